@@ -1,0 +1,208 @@
+//! A thin blocking client for the daemon's REST API over its Unix socket.
+//!
+//! When no daemon answers on the per-user socket, [`Client::connect`] starts one in the
+//! background (guarded by a lock file so two racing commands start only one) and waits for it.
+
+use super::types::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Why a request did not produce a reply.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// No daemon answers and none could be started.
+    #[error("Unable to contact slurm controller (connect failure): {socket}: {why}")]
+    Connect {
+        /// The socket tried.
+        socket: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The HTTP exchange failed.
+    #[error("request to the daemon failed: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The reply is not what the API describes.
+    #[error("unexpected reply from the daemon ({status}): {body}")]
+    Decode {
+        /// HTTP status.
+        status: u16,
+        /// Start of the body.
+        body: String,
+    },
+}
+
+/// A connection to one daemon.
+pub struct Client {
+    http: reqwest::blocking::Client,
+    socket: PathBuf,
+}
+
+const BASE: &str = "http://slurmlet";
+
+impl Client {
+    /// Connects to the per-user daemon, starting it when none answers.
+    pub fn connect() -> Result<Client, ClientError> {
+        let socket = crate::paths::default_socket();
+        if std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            autostart(&socket)?;
+        }
+        Self::at(&socket)
+    }
+
+    /// A client for the daemon listening on `socket` (no auto-start).
+    pub fn at(socket: &Path) -> Result<Client, ClientError> {
+        let http = reqwest::blocking::Client::builder()
+            .unix_socket(socket.to_path_buf())
+            .timeout(None)
+            .build()?;
+        Ok(Client { http, socket: socket.to_path_buf() })
+    }
+
+    /// The socket this client talks to.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    fn decode<T: DeserializeOwned>(resp: reqwest::blocking::Response) -> Result<T, ClientError> {
+        let status = resp.status().as_u16();
+        let bytes = resp.bytes()?;
+        serde_json::from_slice(&bytes).map_err(|_| ClientError::Decode {
+            status,
+            body: String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned(),
+        })
+    }
+
+    /// `GET path` decoded as `T`.
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        Self::decode(self.http.get(format!("{BASE}{path}")).send()?)
+    }
+
+    /// `POST path` with a JSON body, decoded as `T`.
+    pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
+        let body = serde_json::to_vec(body).expect("request bodies serialize");
+        Self::decode(
+            self.http
+                .post(format!("{BASE}{path}"))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()?,
+        )
+    }
+
+    /// `DELETE path` decoded as `T`.
+    pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        Self::decode(self.http.delete(format!("{BASE}{path}")).send()?)
+    }
+
+    /// `GET /slurm/v0.0.43/ping`.
+    pub fn ping(&self) -> Result<PingResponse, ClientError> {
+        self.get(&format!("/slurm/{DATA_PARSER}/ping"))
+    }
+
+    /// `POST /slurm/v0.0.43/job/submit`.
+    pub fn submit(&self, req: &JobSubmitReq) -> Result<JobSubmitResponse, ClientError> {
+        self.post(&format!("/slurm/{DATA_PARSER}/job/submit"), req)
+    }
+
+    /// `GET /slurm/v0.0.43/jobs` (`all=true` adds finished jobs of any age still in the store).
+    pub fn jobs(&self) -> Result<JobsResponse, ClientError> {
+        self.get(&format!("/slurm/{DATA_PARSER}/jobs"))
+    }
+
+    /// `GET /slurm/v0.0.43/job/{id}`.
+    pub fn job(&self, id: &str) -> Result<JobsResponse, ClientError> {
+        self.get(&format!("/slurm/{DATA_PARSER}/job/{id}"))
+    }
+
+    /// `DELETE /slurm/v0.0.43/job/{id}?signal=…&flags=…`.
+    pub fn cancel(&self, id: &str, signal: Option<&str>, batch_only: bool) -> Result<CancelResponse, ClientError> {
+        let mut q = Vec::new();
+        if let Some(s) = signal {
+            q.push(format!("signal={s}"));
+        }
+        if batch_only {
+            q.push("flags=BATCH_JOB".to_string());
+        }
+        let query = if q.is_empty() { String::new() } else { format!("?{}", q.join("&")) };
+        self.delete(&format!("/slurm/{DATA_PARSER}/job/{id}{query}"))
+    }
+
+    /// `GET /slurm/v0.0.43/nodes`.
+    pub fn nodes(&self) -> Result<NodesResponse, ClientError> {
+        self.get(&format!("/slurm/{DATA_PARSER}/nodes"))
+    }
+
+    /// `GET /slurm/v0.0.43/partitions`.
+    pub fn partitions(&self) -> Result<PartitionsResponse, ClientError> {
+        self.get(&format!("/slurm/{DATA_PARSER}/partitions"))
+    }
+}
+
+/// Starts a background daemon for `socket` unless another command is already doing so,
+/// then waits until it accepts connections.
+fn autostart(socket: &Path) -> Result<(), ClientError> {
+    let fail = |why: String| ClientError::Connect { socket: socket.to_path_buf(), why };
+    let dir = socket.parent().unwrap_or(Path::new("/tmp"));
+    create_private_dir(dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
+    let lock_path = dir.join("start.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| fail(format!("cannot open {}: {e}", lock_path.display())))?;
+    let _guard = crate::daemon::lock::FileLock::acquire(&lock).map_err(|e| fail(e.to_string()))?;
+    if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map_err(|e| fail(format!("cannot find own executable: {e}")))?;
+    let log = dir.join("slurmletd.log");
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .map_err(|e| fail(format!("cannot open {}: {e}", log.display())))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0("slurmletd")
+        .arg("--socket")
+        .arg(socket)
+        .stdin(std::process::Stdio::null())
+        .stdout(log_file.try_clone().map_err(|e| fail(e.to_string()))?)
+        .stderr(log_file);
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe; the daemon leaves the caller's session so that it
+    // survives the terminal closing.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| fail(format!("cannot start the daemon: {e}")))?;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(fail(format!("the daemon exited with {status}; see {}", log.display())));
+        }
+        if Instant::now() > deadline {
+            return Err(fail(format!("the daemon did not answer within 15 s; see {}", log.display())));
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Creates `dir` (and parents) with mode 0700 if it does not exist.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}

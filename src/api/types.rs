@@ -1,0 +1,569 @@
+//! Request and response bodies of slurmrestd's data_parser v0.0.43, as far as slurmlet uses them.
+//!
+//! Field names and nesting follow the OpenAPI document of slurmrestd 26.05 (`v0.0.43_*` schemas).
+//! Every response type defaults missing fields so that replies of a real slurmrestd parse too.
+
+use super::noval::NoVal;
+use serde::{Deserialize, Serialize};
+
+/// The data_parser version this crate speaks.
+pub const DATA_PARSER: &str = "v0.0.43";
+
+/// `meta.plugin` of a response.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct MetaPlugin {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+    pub data_parser: String,
+    pub accounting_storage: String,
+}
+
+/// `meta.client` of a response.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct MetaClient {
+    pub source: String,
+    pub user: String,
+    pub group: String,
+}
+
+/// `meta.slurm.version`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Version {
+    pub major: String,
+    pub micro: String,
+    pub minor: String,
+}
+
+/// `meta.slurm`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct MetaSlurm {
+    pub version: Version,
+    pub release: String,
+    pub cluster: String,
+}
+
+/// The `meta` object every response carries.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Meta {
+    pub plugin: MetaPlugin,
+    pub client: MetaClient,
+    pub command: Vec<String>,
+    pub slurm: MetaSlurm,
+}
+
+/// One entry of `errors[]`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct ApiError {
+    pub description: String,
+    pub error_number: i32,
+    pub error: String,
+    pub source: String,
+}
+
+/// One entry of `warnings[]`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct ApiWarning {
+    pub description: String,
+    pub source: String,
+}
+
+/// The `meta`/`errors`/`warnings` envelope shared by all responses.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Envelope {
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// `POST /slurm/v0.0.43/job/submit` body (`job_submit_req`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct JobSubmitReq {
+    /// Script at the top level (older clients); `job.script` wins when both are present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    pub job: Option<JobDescMsg>,
+}
+
+/// The job description (`job_desc_msg`) fields that slurmlet understands.
+///
+/// Fields a real slurmrestd knows but slurmlet does not are listed in
+/// [`JobDescMsg::KNOWN_UNSUPPORTED`]; anything else is an unknown field.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct JobDescMsg {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub begin_time: Option<NoVal<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus_per_task: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_working_directory: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dependency: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded_nodes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hold: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kill_warning_delay: Option<NoVal<u16>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kill_warning_flags: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kill_warning_signal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maximum_nodes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_per_cpu: Option<NoVal<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_per_node: Option<NoVal<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimum_cpus: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimum_nodes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_mode: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_nodes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standard_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standard_input: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standard_output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks_per_node: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_limit: Option<NoVal<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tres_per_job: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tres_per_node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tres_per_task: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wckey: Option<String>,
+}
+
+impl JobDescMsg {
+    /// Every field name slurmlet reads from a `job_desc_msg`.
+    pub const KNOWN: &'static [&'static str] = &[
+        "account",
+        "argv",
+        "array",
+        "begin_time",
+        "comment",
+        "constraints",
+        "cpus_per_task",
+        "current_working_directory",
+        "dependency",
+        "environment",
+        "excluded_nodes",
+        "hold",
+        "kill_warning_delay",
+        "kill_warning_flags",
+        "kill_warning_signal",
+        "maximum_nodes",
+        "memory_per_cpu",
+        "memory_per_node",
+        "minimum_cpus",
+        "minimum_nodes",
+        "name",
+        "nice",
+        "nodes",
+        "open_mode",
+        "partition",
+        "qos",
+        "required_nodes",
+        "script",
+        "standard_error",
+        "standard_input",
+        "standard_output",
+        "tasks",
+        "tasks_per_node",
+        "time_limit",
+        "tres_per_job",
+        "tres_per_node",
+        "tres_per_task",
+        "wckey",
+    ];
+}
+
+/// Reply to a submit (`openapi_job_submit_response`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobSubmitResponse {
+    pub job_id: u32,
+    pub step_id: String,
+    pub job_submit_user_msg: String,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// `process_exit_code_verbose`: an exit status as slurmrestd reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct ExitCode {
+    /// `SUCCESS`, `ERROR`, `SIGNALED`, `CORE_DUMPED`, `PENDING` or `INVALID`.
+    pub status: Vec<String>,
+    pub return_code: NoVal<u32>,
+    pub signal: ExitSignal,
+}
+
+/// The signal part of [`ExitCode`].
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct ExitSignal {
+    pub id: NoVal<u16>,
+    pub name: String,
+}
+
+/// `job_info`: one job as `GET /jobs` and `GET /job/{id}` report it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobInfo {
+    pub account: String,
+    pub accrue_time: NoVal<u64>,
+    pub admin_comment: String,
+    pub allocating_node: String,
+    pub array_job_id: NoVal<u32>,
+    pub array_task_id: NoVal<u32>,
+    pub array_max_tasks: NoVal<u32>,
+    pub array_task_string: String,
+    pub batch_flag: bool,
+    pub batch_host: String,
+    pub flags: Vec<String>,
+    pub cluster: String,
+    pub command: String,
+    pub comment: String,
+    pub contiguous: bool,
+    pub cpus_per_task: NoVal<u16>,
+    pub dependency: String,
+    pub derived_exit_code: ExitCode,
+    pub eligible_time: NoVal<u64>,
+    pub end_time: NoVal<u64>,
+    pub excluded_nodes: String,
+    pub exit_code: ExitCode,
+    pub features: String,
+    pub gres_detail: Vec<String>,
+    pub group_id: u32,
+    pub group_name: String,
+    pub job_id: u32,
+    pub job_state: Vec<String>,
+    pub last_sched_evaluation: NoVal<u64>,
+    pub mail_user: String,
+    pub max_cpus: NoVal<u32>,
+    pub max_nodes: NoVal<u32>,
+    pub name: String,
+    pub nodes: String,
+    pub nice: i32,
+    pub tasks_per_node: NoVal<u16>,
+    pub cpus: NoVal<u32>,
+    pub node_count: NoVal<u32>,
+    pub tasks: NoVal<u32>,
+    pub partition: String,
+    pub memory_per_cpu: NoVal<u64>,
+    pub memory_per_node: NoVal<u64>,
+    pub minimum_cpus_per_node: NoVal<u16>,
+    pub hold: bool,
+    pub priority: NoVal<u32>,
+    pub qos: String,
+    pub required_nodes: String,
+    pub requeue: bool,
+    pub restart_cnt: u32,
+    pub scheduled_nodes: String,
+    pub standard_input: String,
+    pub standard_output: String,
+    pub standard_error: String,
+    pub stdin_expanded: String,
+    pub stdout_expanded: String,
+    pub stderr_expanded: String,
+    pub start_time: NoVal<u64>,
+    pub state_description: String,
+    pub state_reason: String,
+    pub submit_time: NoVal<u64>,
+    pub suspend_time: NoVal<u64>,
+    pub time_limit: NoVal<u32>,
+    pub time_minimum: NoVal<u32>,
+    pub tres_per_job: String,
+    pub tres_per_node: String,
+    pub tres_per_task: String,
+    pub tres_req_str: String,
+    pub tres_alloc_str: String,
+    pub user_id: u32,
+    pub user_name: String,
+    pub wckey: String,
+    pub current_working_directory: String,
+}
+
+/// `GET /slurm/v0.0.43/jobs` and `/job/{id}` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobsResponse {
+    pub jobs: Vec<JobInfo>,
+    pub last_backfill: NoVal<u64>,
+    pub last_update: NoVal<u64>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// One entry of a cancel reply's `status[]`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct KillStatus {
+    pub error: KillError,
+    pub step_id: String,
+    pub job_id: NoVal<u32>,
+}
+
+/// The error of a [`KillStatus`].
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct KillError {
+    pub string: String,
+    pub code: i32,
+    pub message: String,
+}
+
+/// `DELETE /slurm/v0.0.43/job/{id}` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CancelResponse {
+    pub status: Vec<KillStatus>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// `node`: the machine as `GET /nodes` reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Node {
+    pub architecture: String,
+    pub boards: u32,
+    pub boot_time: NoVal<u64>,
+    pub cluster_name: String,
+    pub cores: u32,
+    pub cpu_load: u32,
+    pub free_mem: NoVal<u64>,
+    pub cpus: u32,
+    pub effective_cpus: u32,
+    pub features: Vec<String>,
+    pub active_features: Vec<String>,
+    pub gres: String,
+    pub gres_drained: String,
+    pub gres_used: String,
+    pub last_busy: NoVal<u64>,
+    pub name: String,
+    pub address: String,
+    pub hostname: String,
+    pub state: Vec<String>,
+    pub operating_system: String,
+    pub owner: String,
+    pub partitions: Vec<String>,
+    pub real_memory: u64,
+    pub comment: String,
+    pub reason: String,
+    pub alloc_memory: u64,
+    pub alloc_cpus: u32,
+    pub alloc_idle_cpus: u32,
+    pub tres_used: String,
+    pub slurmd_start_time: NoVal<u64>,
+    pub sockets: u32,
+    pub threads: u32,
+    pub temporary_disk: u32,
+    pub weight: u32,
+    pub tres: String,
+    pub version: String,
+}
+
+/// `GET /slurm/v0.0.43/nodes` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct NodesResponse {
+    pub nodes: Vec<Node>,
+    pub last_update: NoVal<u64>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// `partition_info.nodes`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionNodes {
+    pub allowed_allocation: String,
+    pub configured: String,
+    pub total: u32,
+}
+
+/// `partition_info.cpus`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionCpus {
+    pub task_binding: u32,
+    pub total: u32,
+}
+
+/// `partition_info.defaults`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionDefaults {
+    pub memory_per_cpu: u64,
+    pub partition_memory_per_cpu: NoVal<u64>,
+    pub partition_memory_per_node: NoVal<u64>,
+    pub time: NoVal<u32>,
+    pub job: String,
+}
+
+/// `partition_info.maximums` (the part slurmlet fills).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionMaximums {
+    pub cpus_per_node: NoVal<u32>,
+    pub memory_per_cpu: u64,
+    pub partition_memory_per_node: NoVal<u64>,
+    pub nodes: NoVal<u32>,
+    pub shares: u32,
+    pub time: NoVal<u32>,
+}
+
+/// `partition_info.partition`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionState {
+    pub state: Vec<String>,
+}
+
+/// `partition_info.tres`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionTres {
+    pub billing_weights: String,
+    pub configured: String,
+}
+
+/// `partition_info.priority`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionPriority {
+    pub job_factor: u32,
+    pub tier: u32,
+}
+
+/// `partition_info`: one partition as `GET /partitions` reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionInfo {
+    pub nodes: PartitionNodes,
+    pub tres: PartitionTres,
+    pub cluster: String,
+    pub cpus: PartitionCpus,
+    pub defaults: PartitionDefaults,
+    pub grace_time: u32,
+    pub maximums: PartitionMaximums,
+    pub name: String,
+    pub node_sets: String,
+    pub priority: PartitionPriority,
+    pub partition: PartitionState,
+    /// Not in slurmrestd's schema: whether this is the default partition.
+    /// slurmrestd reports it in `partition.state` as `DEFAULT`… it does not; slurmlet adds it
+    /// to `flags`, which v0.0.45 has.
+    pub flags: Vec<String>,
+}
+
+/// `GET /slurm/v0.0.43/partitions` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PartitionsResponse {
+    pub partitions: Vec<PartitionInfo>,
+    pub last_update: NoVal<u64>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// One entry of `pings[]`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Ping {
+    pub hostname: String,
+    pub pinged: String,
+    pub responding: bool,
+    pub latency: u64,
+    pub mode: String,
+    pub primary: bool,
+}
+
+/// `GET /slurm/v0.0.43/ping` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PingResponse {
+    pub pings: Vec<Ping>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// Slurm error numbers used in `errors[].error_number`.
+pub mod errno {
+    /// `ESLURM_INVALID_PARTITION_NAME`
+    pub const INVALID_PARTITION_NAME: i32 = 2000;
+    /// `ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE`
+    pub const REQUESTED_NODE_CONFIG_UNAVAILABLE: i32 = 2014;
+    /// `ESLURM_INVALID_JOB_ID`
+    pub const INVALID_JOB_ID: i32 = 2017;
+    /// `ESLURM_ALREADY_DONE`
+    pub const ALREADY_DONE: i32 = 2021;
+    /// `ESLURM_ACCESS_DENIED`
+    pub const ACCESS_DENIED: i32 = 2002;
+    /// `ESLURM_INVALID_TIME_LIMIT`
+    pub const INVALID_TIME_LIMIT: i32 = 2051;
+    /// `ESLURM_INVALID_GRES`
+    pub const INVALID_GRES: i32 = 2072;
+    /// `ESLURM_INVALID_DEPENDENCY`
+    pub const INVALID_DEPENDENCY: i32 = 2015;
+    /// `ESLURM_PATHNAME_TOO_LONG`-like: a job's output path cannot be used.
+    pub const INVALID_OUTPUT_PATH: i32 = 9001;
+    /// A field slurmlet does not know.
+    pub const UNKNOWN_FIELD: i32 = 9002;
+    /// The request body could not be parsed.
+    pub const BAD_REQUEST: i32 = 9003;
+    /// Generic error.
+    pub const ERROR: i32 = 1;
+}

@@ -1,0 +1,159 @@
+//! The user-facing commands, one module each, and what they share: argument parsing with
+//! Slurm's error texts, and the multicall dispatch.
+
+pub mod daemon_cmd;
+pub mod generate;
+pub mod install_links;
+pub mod sbatch;
+pub mod scancel;
+pub mod sinfo;
+pub mod squeue;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
+use std::ffi::OsString;
+
+/// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
+pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmletd"];
+
+/// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
+pub fn main_with(args: Vec<OsString>) -> i32 {
+    let argv0 = args.first().cloned().unwrap_or_default();
+    let name = std::path::Path::new(&argv0)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == "slurmlet" || name.starts_with("slurmlet-") || !dispatchable(&name) {
+        return slurmlet_main(args);
+    }
+    dispatch(&name, args)
+}
+
+fn dispatchable(name: &str) -> bool {
+    COMMANDS.contains(&name)
+}
+
+fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
+    match name {
+        "sbatch" => sbatch::run(args),
+        "squeue" => squeue::run(args),
+        "scancel" => scancel::run(args),
+        "sinfo" => sinfo::run(args),
+        "slurmletd" => daemon_cmd::run_daemon(args),
+        _ => unreachable!("dispatchable() checked the name"),
+    }
+}
+
+/// `slurmlet <command> …`: the Slurm commands plus slurmlet's own (`daemon`, `stepd`,
+/// `install-links`, `generate`).
+fn slurmlet_main(args: Vec<OsString>) -> i32 {
+    let sub = args.get(1).map(|s| s.to_string_lossy().into_owned());
+    let rest = |name: &str| -> Vec<OsString> {
+        std::iter::once(OsString::from(name)).chain(args.iter().skip(2).cloned()).collect()
+    };
+    match sub.as_deref() {
+        Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
+        Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
+        Some("stepd") => crate::stepd::run(rest("slurmlet stepd")),
+        Some("install-links") => install_links::run(rest("slurmlet install-links")),
+        Some("generate") => generate::run(rest("slurmlet generate")),
+        Some("--version") | Some("-V") => {
+            println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        _ => {
+            eprintln!(
+                "usage: slurmlet <command> [args…]\n\ncommands:\n  {}\n  daemon [start|stop|status|run]\n  install-links [DIR]\n  generate [DIR]",
+                COMMANDS.join(", ")
+            );
+            if sub.is_none() || sub.as_deref() == Some("--help") || sub.as_deref() == Some("-h") {
+                0
+            } else {
+                1
+            }
+        }
+    }
+}
+
+/// Parses `args` for command `cmd`, printing errors as Slurm does:
+/// `cmd: unrecognized option '--x'` / `Try "cmd --help" for more information`.
+///
+/// Returns the exit code to use when parsing did not produce arguments.
+pub fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>, usage_exit: i32) -> Result<T, i32> {
+    let command = T::command().name(cmd.to_string()).bin_name(cmd.to_string());
+    match command.try_get_matches_from(args).and_then(|m| T::from_arg_matches(&m)) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(report_clap_error(cmd, &e, usage_exit)),
+    }
+}
+
+/// Prints a clap error in Slurm's words and returns the exit code.
+pub fn report_clap_error(cmd: &str, e: &clap::Error, usage_exit: i32) -> i32 {
+    use clap::error::ContextKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            0
+        }
+        ErrorKind::UnknownArgument => {
+            let arg = e
+                .get(ContextKind::InvalidArg)
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            if arg.starts_with("--") {
+                eprintln!("{cmd}: unrecognized option '{arg}'");
+            } else {
+                eprintln!("{cmd}: invalid option -- '{}'", arg.trim_start_matches('-'));
+            }
+            eprintln!("Try \"{cmd} --help\" for more information");
+            usage_exit
+        }
+        ErrorKind::InvalidValue | ErrorKind::NoEquals if e.get(ContextKind::InvalidValue).map(|v| v.to_string()).unwrap_or_default().is_empty() => {
+            let arg = e.get(ContextKind::InvalidArg).map(|a| a.to_string()).unwrap_or_default();
+            let long = arg.split_whitespace().next().unwrap_or(&arg).split('=').next().unwrap_or(&arg);
+            eprintln!("{cmd}: option '{long}' requires an argument");
+            eprintln!("Try \"{cmd} --help\" for more information");
+            usage_exit
+        }
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ");
+            eprintln!("{cmd}: error: {first}");
+            eprintln!("Try \"{cmd} --help\" for more information");
+            usage_exit
+        }
+    }
+}
+
+/// Prints `cmd: error: msg` (each line prefixed) to stderr.
+pub fn error(cmd: &str, msg: &str) {
+    for line in msg.lines() {
+        eprintln!("{cmd}: error: {line}");
+    }
+}
+
+/// Prints `cmd: warning: msg` to stderr.
+pub fn warning(cmd: &str, msg: &str) {
+    for line in msg.lines() {
+        eprintln!("{cmd}: warning: {line}");
+    }
+}
+
+/// Connects to the daemon, printing Slurm's connection error on failure.
+pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
+    crate::api::client::Client::connect().map_err(|e| {
+        error(cmd, &e.to_string());
+        1
+    })
+}
+
+/// Every command's clap definition, for completions and man pages.
+pub fn all_commands() -> Vec<clap::Command> {
+    vec![
+        sbatch::SbatchArgs::command().name("sbatch"),
+        squeue::SqueueArgs::command().name("squeue"),
+        scancel::ScancelArgs::command().name("scancel"),
+        sinfo::SinfoArgs::command().name("sinfo"),
+        daemon_cmd::DaemonArgs::command().name("slurmletd"),
+    ]
+}

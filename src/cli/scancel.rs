@@ -1,0 +1,153 @@
+//! `scancel`: cancel or signal jobs.
+
+use crate::api::types::JobInfo;
+use clap::Parser;
+use std::ffi::OsString;
+
+/// scancel's options.
+#[derive(Debug, Parser)]
+#[command(about = "Used to signal jobs or job steps that are under the control of Slurm", disable_version_flag = true)]
+pub struct ScancelArgs {
+    /// signal batch shell only
+    #[arg(short = 'b', long)]
+    pub batch: bool,
+    /// signal batch shell and all steps for specified job
+    #[arg(short = 'f', long)]
+    pub full: bool,
+    /// act only on jobs with this name
+    #[arg(short = 'n', long = "name", alias = "jobname", value_name = "job_name")]
+    pub name: Option<String>,
+    /// act only on jobs in this partition
+    #[arg(short = 'p', long, value_name = "partition")]
+    pub partition: Option<String>,
+    /// disable warnings
+    #[arg(short = 'Q', long)]
+    pub quiet: bool,
+    /// signal to send to job, default is SIGKILL
+    #[arg(short = 's', long, value_name = "name | integer")]
+    pub signal: Option<String>,
+    /// act only on jobs in this state.  Valid job states are PENDING, RUNNING and SUSPENDED
+    #[arg(short = 't', long = "state", value_name = "states")]
+    pub state: Option<String>,
+    /// act only on jobs of this user
+    #[arg(short = 'u', long, value_name = "user_name")]
+    pub user: Option<String>,
+    /// act only on jobs of the current user
+    #[arg(long)]
+    pub me: bool,
+    /// verbose operation
+    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Job ids to act on
+    #[arg(value_name = "job_id")]
+    pub ids: Vec<String>,
+}
+
+const CMD: &str = "scancel";
+
+fn state_matches(filter: &str, job: &JobInfo) -> bool {
+    let state = job.job_state.first().map(String::as_str).unwrap_or("");
+    filter.split(',').any(|f| {
+        let f = f.to_ascii_uppercase();
+        match f.as_str() {
+            "PD" => state == "PENDING",
+            "R" => state == "RUNNING",
+            "S" => state == "SUSPENDED",
+            _ => state == f,
+        }
+    })
+}
+
+/// Runs scancel.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args: ScancelArgs = match super::parse_args(CMD, args, 1) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let filters = args.name.is_some() || args.partition.is_some() || args.state.is_some() || args.user.is_some() || args.me;
+    if args.ids.is_empty() && !filters {
+        super::error(CMD, "No job identification provided");
+        return 1;
+    }
+    let mut ids = Vec::new();
+    for raw in args.ids.iter().flat_map(|s| s.split(',')).filter(|s| !s.is_empty()) {
+        if raw.contains('.') {
+            super::error(CMD, &format!("Kill job error on job step id {raw}: Invalid job id specified"));
+            return 1;
+        }
+        match raw.parse::<u32>() {
+            Ok(n) if n > 0 => ids.push(n),
+            _ => {
+                super::error(CMD, &format!("Invalid job id {raw}"));
+                return 1;
+            }
+        }
+    }
+    let signal = match &args.signal {
+        Some(s) => match crate::options::signal::signal_number(s) {
+            Some(n) => Some(n.to_string()),
+            None => {
+                super::error(CMD, &format!("Invalid job signal: {s}"));
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let client = match super::connect(CMD) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if filters {
+        let user = if args.me { Some(crate::paths::uid()) } else { args.user.as_deref().map(crate::paths::user_uid).map(|u| u.unwrap_or(u32::MAX)) };
+        let jobs = match client.jobs() {
+            Ok(r) => r.jobs,
+            Err(e) => {
+                super::error(CMD, &e.to_string());
+                return 1;
+            }
+        };
+        let selected: Vec<u32> = jobs
+            .iter()
+            .filter(|j| matches!(j.job_state.first().map(String::as_str), Some("PENDING" | "RUNNING" | "SUSPENDED")))
+            .filter(|j| ids.is_empty() || ids.contains(&j.job_id))
+            .filter(|j| args.name.as_ref().is_none_or(|n| &j.name == n))
+            .filter(|j| args.partition.as_ref().is_none_or(|p| &j.partition == p))
+            .filter(|j| args.state.as_ref().is_none_or(|s| state_matches(s, j)))
+            .filter(|j| user.is_none_or(|u| j.user_id == u))
+            .map(|j| j.job_id)
+            .collect();
+        ids = selected;
+    }
+    let mut code = 0;
+    for id in ids {
+        if args.verbose > 0 {
+            eprintln!("scancel: Terminating job {id}");
+        }
+        match client.cancel(&id.to_string(), signal.as_deref(), args.batch) {
+            Ok(resp) => {
+                for e in resp.errors {
+                    super::error(CMD, &format!("Kill job error on job id {id}: {}", e.description));
+                    code = 1;
+                }
+                for s in resp.status {
+                    match s.error.code {
+                        // Already finished: silent, as Slurm.
+                        2021 => {}
+                        // Unknown: Slurm says nothing unless -v; we always say it, and keep exit 0
+                        // so that scripts cancelling possibly-purged jobs keep working.
+                        2017 => super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message)),
+                        _ => {
+                            super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message));
+                            code = 1;
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                super::error(CMD, &e.to_string());
+                code = 1;
+            }
+        }
+    }
+    code
+}

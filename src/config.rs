@@ -1,0 +1,271 @@
+//! The daemon's TOML configuration.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A configuration that cannot be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown or mistyped keys.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, with line and column.
+        message: String,
+    },
+    /// A value that parses but makes no sense.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `gpus = 4` or `gpus = { type = "tesla", ids = [0, 1, 2, 3] }`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum GpuConfig {
+    /// That many GPUs, ids 0..n.
+    Count(u32),
+    /// Explicit ids with an optional type.
+    List {
+        /// GPU type name shown in `gres` (`gpu:tesla:4`).
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        /// Device indices.
+        ids: Vec<u32>,
+    },
+}
+
+/// One `[[partitions]]` table.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionConfig {
+    /// Partition name.
+    pub name: String,
+    /// Whether jobs without `-p` go here.
+    #[serde(default)]
+    pub default: bool,
+    /// Longest time limit allowed (Slurm time format; absent or `UNLIMITED` means none).
+    pub max_time: Option<String>,
+    /// Time limit of jobs that give none.
+    pub default_time: Option<String>,
+}
+
+/// The configuration file as written.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Cluster name (`SLURM_CLUSTER_NAME`).
+    pub cluster_name: Option<String>,
+    /// Node name (default: the host name).
+    pub node_name: Option<String>,
+    /// CPUs to schedule (default: detected).
+    pub cpus: Option<u32>,
+    /// Memory in MB to schedule (default: detected).
+    pub memory: Option<u64>,
+    /// GPUs (default: detected).
+    pub gpus: Option<GpuConfig>,
+    /// Memory per CPU for jobs that ask for none, in MB (default: none, memory not reserved).
+    pub def_mem_per_cpu: Option<u64>,
+    /// Partitions (default: one partition `gpu`).
+    pub partitions: Option<Vec<PartitionConfig>>,
+    /// Seconds between SIGTERM and SIGKILL (default 30).
+    pub kill_wait: Option<u32>,
+    /// Seconds a finished job stays visible in squeue (default 300).
+    pub min_job_age: Option<u32>,
+    /// Where the store and job files live.
+    pub state_dir: Option<PathBuf>,
+    /// The Unix socket to listen on.
+    pub socket: Option<PathBuf>,
+    /// Whether jobs without GPUs get an empty `CUDA_VISIBLE_DEVICES` (default true).
+    pub hide_gpus_from_cpu_jobs: Option<bool>,
+}
+
+/// A partition with its limits resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partition {
+    /// Name.
+    pub name: String,
+    /// Default partition.
+    pub default: bool,
+    /// Max time in minutes; `None` is unlimited.
+    pub max_time: Option<u32>,
+    /// Default time in minutes; `None` means the max time.
+    pub default_time: Option<u32>,
+}
+
+/// The resolved configuration the daemon runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Cluster name.
+    pub cluster_name: String,
+    /// Node name.
+    pub node_name: String,
+    /// CPUs.
+    pub cpus: u32,
+    /// Memory in MB.
+    pub memory: u64,
+    /// GPU device ids.
+    pub gpu_ids: Vec<u32>,
+    /// GPU type, if any.
+    pub gpu_type: Option<String>,
+    /// Default memory per CPU.
+    pub def_mem_per_cpu: Option<u64>,
+    /// Partitions, the default one flagged.
+    pub partitions: Vec<Partition>,
+    /// KillWait seconds.
+    pub kill_wait: u32,
+    /// MinJobAge seconds.
+    pub min_job_age: u32,
+    /// State directory.
+    pub state_dir: PathBuf,
+    /// Socket path.
+    pub socket: PathBuf,
+    /// Hide GPUs from jobs that asked for none.
+    pub hide_gpus_from_cpu_jobs: bool,
+}
+
+impl Config {
+    /// Loads `path` (a missing file means all defaults).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let file = match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str::<ConfigFile>(&text)
+                .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
+            Err(source) => return Err(ConfigError::Read { path: path.to_path_buf(), source }),
+        };
+        Self::resolve(file, path)
+    }
+
+    /// Fills in defaults and checks values.
+    pub fn resolve(file: ConfigFile, path: &Path) -> Result<Config, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
+        let (gpu_ids, gpu_type) = match file.gpus {
+            Some(GpuConfig::Count(n)) => ((0..n).collect(), None),
+            Some(GpuConfig::List { kind, ids }) => (ids, kind),
+            None => match std::env::var("SLURMLET_GPUS").ok().and_then(|v| v.parse::<u32>().ok()) {
+                Some(n) => ((0..n).collect(), None),
+                None => (crate::daemon::gpus::detect(), None),
+            },
+        };
+        let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {
+            match v {
+                None => Ok(None),
+                Some(t) => crate::options::time::parse_time_limit(t)
+                    .map_err(|_| invalid(format!("partition {part}: invalid {field} '{t}'"))),
+            }
+        };
+        let mut partitions = Vec::new();
+        for p in file.partitions.unwrap_or_else(|| {
+            vec![PartitionConfig { name: "gpu".into(), default: true, max_time: None, default_time: None }]
+        }) {
+            if p.name.is_empty() || p.name.contains([',', ' ']) {
+                return Err(invalid(format!("invalid partition name '{}'", p.name)));
+            }
+            partitions.push(Partition {
+                max_time: parse_time("max_time", &p.name, &p.max_time)?,
+                default_time: parse_time("default_time", &p.name, &p.default_time)?,
+                name: p.name,
+                default: p.default,
+            });
+        }
+        if partitions.is_empty() {
+            return Err(invalid("at least one partition is needed".into()));
+        }
+        if partitions.iter().filter(|p| p.default).count() > 1 {
+            return Err(invalid("more than one partition has default = true".into()));
+        }
+        if !partitions.iter().any(|p| p.default) {
+            partitions[0].default = true;
+        }
+        let cpus = file.cpus.unwrap_or_else(|| {
+            std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
+        });
+        if cpus == 0 {
+            return Err(invalid("cpus must be at least 1".into()));
+        }
+        Ok(Config {
+            cluster_name: file.cluster_name.unwrap_or_else(|| "slurmlet".into()),
+            node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
+            cpus,
+            memory: file.memory.unwrap_or_else(detect_memory_mb),
+            gpu_ids,
+            gpu_type,
+            def_mem_per_cpu: file.def_mem_per_cpu,
+            partitions,
+            kill_wait: file.kill_wait.unwrap_or(30),
+            min_job_age: file.min_job_age.unwrap_or(300),
+            state_dir: file.state_dir.unwrap_or_else(crate::paths::default_state_dir),
+            socket: file.socket.unwrap_or_else(crate::paths::default_socket),
+            hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
+        })
+    }
+
+    /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, or `(null)`).
+    pub fn gres(&self) -> String {
+        match (self.gpu_ids.len(), &self.gpu_type) {
+            (0, _) => "(null)".into(),
+            (n, Some(t)) => format!("gpu:{t}:{n}"),
+            (n, None) => format!("gpu:{n}"),
+        }
+    }
+}
+
+/// Total memory in MB from /proc/meminfo.
+fn detect_memory_mb() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb / 1024)
+        .unwrap_or(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let err = toml::from_str::<ConfigFile>("gpuz = 4").unwrap_err().to_string();
+        assert!(err.contains("unknown field `gpuz`"), "{err}");
+    }
+
+    #[test]
+    fn gpus_as_count_or_list() {
+        let f: ConfigFile = toml::from_str("gpus = 4").unwrap();
+        assert_eq!(f.gpus, Some(GpuConfig::Count(4)));
+        let f: ConfigFile = toml::from_str("gpus = { type = \"tesla\", ids = [0, 2] }").unwrap();
+        let c = Config::resolve(f, Path::new("x")).unwrap();
+        assert_eq!(c.gpu_ids, vec![0, 2]);
+        assert_eq!(c.gres(), "gpu:tesla:2");
+    }
+
+    #[test]
+    fn first_partition_is_default_when_none_is_marked() {
+        let f: ConfigFile = toml::from_str(
+            "[[partitions]]\nname = \"a\"\n[[partitions]]\nname = \"b\"\nmax_time = \"30\"\n",
+        )
+        .unwrap();
+        let c = Config::resolve(f, Path::new("x")).unwrap();
+        assert!(c.partitions[0].default);
+        assert_eq!(c.partitions[1].max_time, Some(30));
+    }
+}

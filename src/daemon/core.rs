@@ -1,0 +1,409 @@
+//! The daemon's state and every change to it: submit, schedule, launch, cancel, finish,
+//! recover. All methods are synchronous and run under one lock; they return [`Effects`] that
+//! the async side carries out (watching new supervisors, arming the begin-time timer).
+
+use super::job::{EndCause, Job, JobState, Resources};
+use super::plan::{Plan, Verdict, NEVER};
+use super::store::{Store, StoreError};
+use super::submit::{self, Caller};
+use crate::api::types::{errno, ApiError};
+use crate::config::Config;
+use crate::stepd::{self, EndStatus};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// Work for the async side after a state change.
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// Supervisors to watch: `(job id, pid)`.
+    pub watch: Vec<(u32, i32)>,
+    /// The earliest future time at which a pending job becomes eligible.
+    pub wake_at: Option<u64>,
+}
+
+/// How many waiting jobs get a reservation in one pass; later ones may still start now if
+/// they fit around the reservations.
+const MAX_RESERVATIONS: usize = 256;
+
+/// The daemon's state.
+pub struct Core {
+    /// The configuration.
+    pub config: Config,
+    store: Store,
+    /// Jobs that are active or ended within MinJobAge, by id.
+    pub jobs: BTreeMap<u32, Job>,
+    next_id: u32,
+    free_gpus: BTreeSet<u32>,
+    used: Resources,
+    exe: PathBuf,
+    jobs_dir: PathBuf,
+    /// When the daemon started.
+    pub started_at: u64,
+    /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
+    pub ended: tokio::sync::watch::Sender<u64>,
+}
+
+/// A cancel/signal request that could not be carried out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KillError {
+    /// Slurm's error number.
+    pub code: i32,
+    /// Slurm's text.
+    pub message: String,
+}
+
+fn kill_error(code: i32, message: &str) -> KillError {
+    KillError { code, message: message.into() }
+}
+
+impl Core {
+    /// Opens the store under the configured state directory and loads recent jobs.
+    pub fn open(config: Config) -> Result<Core, StoreError> {
+        let jobs_dir = config.state_dir.join("jobs");
+        let _ = std::fs::create_dir_all(&jobs_dir);
+        let store = Store::open(&config.state_dir.join("slurmlet.db"))?;
+        let now = crate::options::now();
+        let next_id = store.next_job_id()?;
+        let jobs = store
+            .load_recent(now.saturating_sub(config.min_job_age as u64))?
+            .into_iter()
+            .map(|j| (j.id, j))
+            .collect();
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
+        Ok(Core {
+            free_gpus: config.gpu_ids.iter().copied().collect(),
+            config,
+            store,
+            jobs,
+            next_id,
+            used: Resources::default(),
+            exe,
+            jobs_dir,
+            started_at: now,
+            ended: tokio::sync::watch::channel(0).0,
+        })
+    }
+
+    fn capacity(&self) -> Resources {
+        Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpu_ids.len() as u32 }
+    }
+
+    fn job_dir(&self, id: u32) -> PathBuf {
+        stepd::job_dir(&self.jobs_dir, id)
+    }
+
+    /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
+    /// fenced (held) until their processes are known to be gone, so no GPU is given twice.
+    pub fn recover(&mut self) -> Effects {
+        let mut effects = Effects::default();
+        let active: Vec<u32> = self.jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        for id in &active {
+            let job = &self.jobs[id];
+            self.used = self.used.plus(&job.req);
+            for g in &job.gpu_ids {
+                self.free_gpus.remove(g);
+            }
+        }
+        for id in active {
+            let dir = self.job_dir(id);
+            if let Some(status) = stepd::read_status(&dir) {
+                self.finish(id, Some(status));
+                continue;
+            }
+            match stepd::read_stepd_pid(&dir) {
+                Some((pid, ticks)) if crate::sys::process_start_ticks(pid) == Some(ticks) => {
+                    tracing::info!(job = id, pid, "re-adopted running job");
+                    if let Some(j) = self.jobs.get_mut(&id) {
+                        j.stepd_pid = Some(pid);
+                    }
+                    effects.watch.push((id, pid));
+                }
+                _ => {
+                    tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
+                    self.fence_and_fail(id);
+                }
+            }
+        }
+        let more = self.schedule();
+        effects.watch.extend(more.watch);
+        effects.wake_at = more.wake_at;
+        effects
+    }
+
+    /// Kills whatever is left of a job whose supervisor vanished, then records it as failed.
+    fn fence_and_fail(&mut self, id: u32) {
+        if let Some(pgid) = stepd::read_pgid(&self.job_dir(id)) {
+            let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+        }
+        self.finish(id, None);
+    }
+
+    /// Accepts a job: checks it, stores it durably, and returns its id and notices.
+    pub fn submit(
+        &mut self,
+        desc: &crate::api::types::JobDescMsg,
+        top_script: Option<&str>,
+        caller: Caller,
+    ) -> Result<(u32, Vec<String>), ApiError> {
+        let now = crate::options::now();
+        let mut new = submit::build(desc, top_script, caller, &self.config, now)?;
+        new.job.id = self.next_id;
+        submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
+        self.store.insert(&new.job, &new.payload).map_err(|e| ApiError {
+            description: format!("cannot store the job: {e}"),
+            error_number: errno::ERROR,
+            error: "Unexpected error".into(),
+            source: "store".into(),
+        })?;
+        self.next_id += 1;
+        let id = new.job.id;
+        self.jobs.insert(id, new.job);
+        Ok((id, new.warnings))
+    }
+
+    /// One scheduling pass: starts what may start now, records pending reasons.
+    pub fn schedule(&mut self) -> Effects {
+        let now = crate::options::now();
+        let mut effects = Effects::default();
+        let free = self.capacity().minus(&self.used);
+        let releases: Vec<(u64, Resources)> = self
+            .jobs
+            .values()
+            .filter(|j| j.state().holds_resources())
+            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req))
+            .collect();
+        let mut plan = Plan::new(now, free, releases);
+        let mut pending: Vec<(u32, u32)> = self
+            .jobs
+            .values()
+            .filter(|j| j.state() == JobState::Pending)
+            .map(|j| (j.priority, j.id))
+            .collect();
+        pending.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut reservations = 0;
+        let mut to_start = Vec::new();
+        for (_, id) in pending {
+            let job = &self.jobs[&id];
+            let reason = if job.held {
+                Some("JobHeldUser")
+            } else if job.begin_time > now {
+                effects.wake_at = Some(effects.wake_at.map_or(job.begin_time, |w| w.min(job.begin_time)));
+                Some("BeginTime")
+            } else if self.exceeds_partition_limit(job) {
+                Some("PartitionTimeLimit")
+            } else {
+                None
+            };
+            let reason = match reason {
+                Some(r) => r,
+                None => {
+                    let reserve = reservations < MAX_RESERVATIONS;
+                    match plan.place(&job.req, job.limit_secs(), reserve) {
+                        Verdict::StartNow => {
+                            to_start.push(id);
+                            continue;
+                        }
+                        Verdict::Wait { fits_now } => {
+                            reservations += 1;
+                            if fits_now {
+                                "Priority"
+                            } else {
+                                "Resources"
+                            }
+                        }
+                    }
+                }
+            };
+            if self.jobs[&id].reason != reason {
+                let job = self.jobs.get_mut(&id).expect("pending job exists");
+                job.reason = reason.to_string();
+            }
+        }
+        for id in to_start {
+            if let Some(pid) = self.launch(id, now) {
+                effects.watch.push((id, pid));
+            }
+        }
+        effects
+    }
+
+    fn exceeds_partition_limit(&self, job: &Job) -> bool {
+        let Some(p) = self.config.partitions.iter().find(|p| p.name == job.partition) else { return true };
+        match (p.max_time, job.time_limit) {
+            (Some(max), Some(t)) => t > max,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
+    /// Allocates resources to a pending job and starts its supervisor.
+    fn launch(&mut self, id: u32, now: u64) -> Option<i32> {
+        let gpus: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
+        for g in &gpus {
+            self.free_gpus.remove(g);
+        }
+        let job = self.jobs.get_mut(&id).expect("launching a known job");
+        job.gpu_ids = gpus;
+        job.state = Some(JobState::Running);
+        job.start_time = now;
+        job.reason = "None".into();
+        self.used = self.used.plus(&job.req);
+        // The allocation is durable before any process exists.
+        if let Err(e) = self.store.update(job) {
+            tracing::error!(job = id, "cannot record start: {e}");
+        }
+        let job = self.jobs[&id].clone();
+        let result = self.store.payload(id).map_err(|e| std::io::Error::other(e.to_string())).and_then(|p| {
+            let env = super::launch::batch_env(&job, &self.config, &p.environment);
+            super::launch::start(&job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id))
+        });
+        match result {
+            Ok(pid) => {
+                if let Some(j) = self.jobs.get_mut(&id) {
+                    j.stepd_pid = Some(pid);
+                }
+                Some(pid)
+            }
+            Err(e) => {
+                tracing::error!(job = id, "cannot start the job: {e}");
+                self.finish(
+                    id,
+                    Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }),
+                );
+                None
+            }
+        }
+    }
+
+    /// Records the end of a running job from its supervisor's status (`None`: lost), frees
+    /// its resources and removes its directory.
+    pub fn finish(&mut self, id: u32, status: Option<EndStatus>) {
+        let Some(job) = self.jobs.get_mut(&id) else { return };
+        if !job.state().holds_resources() {
+            return;
+        }
+        let (state, reason) = match &status {
+            None => (JobState::NodeFail, "NodeDown"),
+            Some(s) => match s.cause {
+                EndCause::LaunchFailed => (JobState::Failed, "JobLaunchFailure"),
+                EndCause::Cancelled => (JobState::Cancelled, "None"),
+                EndCause::TimeLimit => (JobState::Timeout, "TimeLimit"),
+                EndCause::Exited if s.wait_status == 0 => (JobState::Completed, "None"),
+                EndCause::Exited => (JobState::Failed, "NonZeroExitCode"),
+            },
+        };
+        job.state = Some(state);
+        job.reason = reason.into();
+        job.end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
+        job.wait_status = status.as_ref().map(|s| s.wait_status);
+        job.end_cause = status.as_ref().map(|s| s.cause);
+        job.stepd_pid = None;
+        self.used = self.used.minus(&job.req);
+        let gpus = job.gpu_ids.clone();
+        if let Err(e) = self.store.update(job) {
+            tracing::error!(job = id, "cannot record end: {e}");
+        }
+        self.free_gpus.extend(gpus);
+        let _ = std::fs::remove_dir_all(self.job_dir(id));
+        self.ended.send_modify(|n| *n += 1);
+    }
+
+    /// The supervisor of job `id` exited: record the end and schedule.
+    pub fn stepd_exited(&mut self, id: u32) -> Effects {
+        let status = stepd::read_status(&self.job_dir(id));
+        if status.is_none() {
+            self.fence_and_fail(id);
+        } else {
+            self.finish(id, status);
+        }
+        self.schedule()
+    }
+
+    /// `scancel`: cancels a job (no signal) or sends it a signal.
+    pub fn cancel(&mut self, id: u32, signal: Option<i32>, batch_only: bool, caller: Caller) -> Result<Effects, KillError> {
+        let dir = self.job_dir(id);
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return Err(kill_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
+        };
+        if caller.uid != 0 && caller.uid != job.uid {
+            return Err(kill_error(errno::ACCESS_DENIED, "Access/permission denied"));
+        }
+        let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && !batch_only;
+        match job.state() {
+            s if s.is_finished() => Err(kill_error(errno::ALREADY_DONE, "Job/step already completing or completed")),
+            JobState::Completing if full_cancel => {
+                Err(kill_error(errno::ALREADY_DONE, "Job/step already completing or completed"))
+            }
+            JobState::Pending if full_cancel => {
+                job.state = Some(JobState::Cancelled);
+                job.end_time = crate::options::now();
+                job.cancelled_by = Some(caller.uid);
+                job.end_cause = Some(EndCause::Cancelled);
+                if let Err(e) = self.store.update(job) {
+                    tracing::error!(job = id, "cannot record cancel: {e}");
+                }
+                self.ended.send_modify(|n| *n += 1);
+                Ok(self.schedule())
+            }
+            JobState::Pending => Err(kill_error(2027, "Job is pending execution")),
+            _ if full_cancel => {
+                job.state = Some(JobState::Completing);
+                job.cancelled_by = Some(caller.uid);
+                if let Err(e) = self.store.update(job) {
+                    tracing::error!(job = id, "cannot record cancel: {e}");
+                }
+                if let Some(pid) = job.stepd_pid {
+                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                }
+                Ok(Effects::default())
+            }
+            _ => {
+                let sig = signal.unwrap_or(libc::SIGTERM);
+                let Some(pgid) = stepd::read_pgid(&dir) else {
+                    return Err(kill_error(errno::ERROR, "Job step not running yet"));
+                };
+                let res = if batch_only { crate::sys::kill_pid(pgid, sig) } else { crate::sys::kill_group(pgid, sig) };
+                res.map_err(|e| kill_error(errno::ERROR, &e.to_string()))?;
+                Ok(Effects::default())
+            }
+        }
+    }
+
+    /// `sbatch --test-only`: checks a job and estimates when it would start, without
+    /// submitting it. Returns the id it would get, the start time, CPUs and partition.
+    pub fn test_only(
+        &self,
+        desc: &crate::api::types::JobDescMsg,
+        top_script: Option<&str>,
+        caller: Caller,
+    ) -> Result<Job, ApiError> {
+        let now = crate::options::now();
+        let mut job = submit::build(desc, top_script, caller, &self.config, now)?.job;
+        job.id = self.next_id;
+        let free = self.capacity().minus(&self.used);
+        let releases = self
+            .jobs
+            .values()
+            .filter(|j| j.state().holds_resources())
+            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+        let mut plan = Plan::new(now, free, releases);
+        let mut pending: Vec<&Job> = self.jobs.values().filter(|j| j.state() == JobState::Pending && !j.held).collect();
+        pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.id.cmp(&b.id)));
+        for p in pending.into_iter().take(MAX_RESERVATIONS) {
+            plan.place(&p.req, p.limit_secs(), true);
+        }
+        job.start_time = plan.earliest_start(&job.req, job.limit_secs()).unwrap_or(0).max(job.begin_time);
+        Ok(job)
+    }
+
+    /// Drops finished jobs older than MinJobAge from memory (they stay in the store).
+    pub fn purge(&mut self, now: u64) {
+        let age = self.config.min_job_age as u64;
+        self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);
+    }
+
+    /// Resources in use by running jobs.
+    pub fn used(&self) -> Resources {
+        self.used
+    }
+}

@@ -1,0 +1,262 @@
+//! The daemon's state as slurmrestd v0.0.43 shapes it: `job_info`, `node`, `partition_info`.
+
+use super::core::Core;
+use super::job::{Job, JobState};
+use crate::api::noval::NoVal;
+use crate::api::types::*;
+use crate::config::Config;
+
+/// The `meta` block of every reply.
+pub fn meta(config: &Config) -> Meta {
+    Meta {
+        plugin: MetaPlugin {
+            kind: "openapi/slurmctld".into(),
+            name: "Slurm OpenAPI slurmctld".into(),
+            data_parser: format!("data_parser/{DATA_PARSER}"),
+            accounting_storage: "accounting_storage/slurmlet".into(),
+        },
+        client: MetaClient::default(),
+        command: Vec::new(),
+        slurm: MetaSlurm {
+            version: Version { major: "26".into(), micro: "0".into(), minor: "05".into() },
+            release: format!("slurmlet {}", env!("CARGO_PKG_VERSION")),
+            cluster: config.cluster_name.clone(),
+        },
+    }
+}
+
+fn time(t: u64) -> NoVal<u64> {
+    NoVal::of(t)
+}
+
+/// slurmrestd's exit-code object for `(exit, signal)`.
+pub fn exit_code(state: JobState, exit: u32, signal: u32) -> ExitCode {
+    let status = if state == JobState::Pending || state == JobState::Running {
+        "PENDING"
+    } else if signal != 0 {
+        "SIGNALED"
+    } else if exit != 0 {
+        "ERROR"
+    } else {
+        "SUCCESS"
+    };
+    ExitCode {
+        status: vec![status.into()],
+        return_code: NoVal::of(exit),
+        signal: ExitSignal {
+            id: if signal != 0 { NoVal::of(signal as u16) } else { NoVal::unset() },
+            name: if signal != 0 { crate::options::signal::signal_name(signal as i32) } else { String::new() },
+        },
+    }
+}
+
+/// The TRES string of a job's request (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`).
+pub fn tres_string(job: &Job) -> String {
+    let mut s = format!("cpu={},mem={}M,node=1,billing={}", job.req.cpus, job.req.mem_mb, job.req.cpus);
+    if job.req.gpus > 0 {
+        s.push_str(&format!(",gres/gpu={}", job.req.gpus));
+    }
+    s
+}
+
+/// One job as `job_info`.
+pub fn job_info(job: &Job, config: &Config) -> JobInfo {
+    let state = job.state();
+    let (exit, signal) = job.exit_pair();
+    let started = job.start_time > 0;
+    let node = &config.node_name;
+    let expand = |p: &str| {
+        if p.is_empty() {
+            String::new()
+        } else {
+            super::submit::output_path(job, p, node).display().to_string()
+        }
+    };
+    let stdout = expand(&job.stdout);
+    let end_time = if state.is_finished() {
+        job.end_time
+    } else if started {
+        job.limit_secs().map(|l| job.start_time + l).unwrap_or(0)
+    } else {
+        0
+    };
+    let mut state_names = vec![state.name().to_string()];
+    if job.cancelled_by.is_some() && state == JobState::Completing {
+        state_names = vec!["RUNNING".into(), "COMPLETING".into()];
+    }
+    JobInfo {
+        account: job.account.clone(),
+        accrue_time: time(job.submit_time),
+        allocating_node: job.submit_host.clone(),
+        array_job_id: NoVal::of(0),
+        array_task_id: NoVal::unset(),
+        array_max_tasks: NoVal::of(0),
+        batch_flag: true,
+        batch_host: if started { node.clone() } else { String::new() },
+        cluster: config.cluster_name.clone(),
+        command: job.command.clone(),
+        comment: job.comment.clone(),
+        cpus_per_task: NoVal::of(job.cpus_per_task as u16),
+        derived_exit_code: exit_code(state, 0, 0),
+        eligible_time: time(job.begin_time.max(job.submit_time)),
+        end_time: time(end_time),
+        exit_code: exit_code(state, exit, signal),
+        gres_detail: if job.gpu_ids.is_empty() || !started {
+            Vec::new()
+        } else {
+            vec![format!("gpu:{}(IDX:{})", job.gpu_ids.len(), idx_list(&job.gpu_ids))]
+        },
+        group_id: job.gid,
+        group_name: crate::paths::group_name(job.gid),
+        job_id: job.id,
+        job_state: state_names,
+        last_sched_evaluation: time(job.submit_time),
+        max_cpus: NoVal::of(0),
+        max_nodes: NoVal::of(0),
+        name: job.name.clone(),
+        nodes: if started { node.clone() } else { String::new() },
+        nice: job.nice,
+        tasks_per_node: NoVal::of(0),
+        cpus: NoVal::of(job.req.cpus),
+        node_count: NoVal::of(1),
+        tasks: NoVal::of(job.ntasks),
+        partition: job.partition.clone(),
+        memory_per_cpu: NoVal::from_option(job.mem_per_cpu),
+        memory_per_node: if job.mem_per_cpu.is_none() { NoVal::of(job.req.mem_mb) } else { NoVal::unset() },
+        minimum_cpus_per_node: NoVal::of(job.req.cpus as u16),
+        hold: job.held,
+        priority: NoVal::of(if job.held { 0 } else { job.priority }),
+        qos: if job.qos.is_empty() { "normal".into() } else { job.qos.clone() },
+        requeue: false,
+        standard_input: if job.stdin.is_empty() { "/dev/null".into() } else { job.stdin.clone() },
+        standard_output: job.stdout.clone(),
+        standard_error: job.stderr.clone(),
+        stdin_expanded: if job.stdin.is_empty() { "/dev/null".into() } else { expand(&job.stdin) },
+        stderr_expanded: if job.stderr.is_empty() { stdout.clone() } else { expand(&job.stderr) },
+        stdout_expanded: stdout,
+        start_time: time(job.start_time),
+        state_reason: job.reason.clone(),
+        submit_time: time(job.submit_time),
+        suspend_time: time(0),
+        time_limit: match job.time_limit {
+            Some(m) => NoVal::of(m),
+            None => NoVal::infinite(),
+        },
+        time_minimum: NoVal::of(0),
+        tres_per_job: job.tres_per_job.clone(),
+        tres_per_node: job.tres_per_node.clone(),
+        tres_req_str: tres_string(job),
+        tres_alloc_str: if started { tres_string(job) } else { String::new() },
+        user_id: job.uid,
+        user_name: crate::paths::user_name(job.uid),
+        wckey: job.wckey.clone(),
+        current_working_directory: job.cwd.clone(),
+        ..Default::default()
+    }
+}
+
+/// `0-1,3` for GPU indices.
+pub fn idx_list(ids: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { ids[i].to_string() } else { format!("{}-{}", ids[i], ids[j]) });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// The node as `node`.
+pub fn node(core: &Core) -> Node {
+    let c = &core.config;
+    let used = core.used();
+    let state = if used.cpus == 0 && used.gpus == 0 && used.mem_mb == 0 {
+        "IDLE"
+    } else if used.cpus >= c.cpus {
+        "ALLOCATED"
+    } else {
+        "MIXED"
+    };
+    let gres_used = match (&c.gpu_type, c.gpu_ids.is_empty()) {
+        (_, true) => String::new(),
+        (Some(t), false) => format!("gpu:{t}:{}", used.gpus),
+        (None, false) => format!("gpu:{}", used.gpus),
+    };
+    let mut tres = format!("cpu={},mem={}M,billing={}", c.cpus, c.memory, c.cpus);
+    if !c.gpu_ids.is_empty() {
+        tres.push_str(&format!(",gres/gpu={}", c.gpu_ids.len()));
+    }
+    Node {
+        architecture: std::env::consts::ARCH.into(),
+        boards: 1,
+        boot_time: NoVal::of(core.started_at),
+        cluster_name: c.cluster_name.clone(),
+        cores: c.cpus,
+        cpus: c.cpus,
+        effective_cpus: c.cpus,
+        free_mem: NoVal::of(c.memory.saturating_sub(used.mem_mb)),
+        gres: c.gres(),
+        gres_drained: "N/A".into(),
+        gres_used,
+        name: c.node_name.clone(),
+        address: c.node_name.clone(),
+        hostname: c.node_name.clone(),
+        state: vec![state.into()],
+        operating_system: "Linux".into(),
+        partitions: c.partitions.iter().map(|p| p.name.clone()).collect(),
+        real_memory: c.memory,
+        alloc_memory: used.mem_mb,
+        alloc_cpus: used.cpus,
+        alloc_idle_cpus: c.cpus - used.cpus.min(c.cpus),
+        slurmd_start_time: NoVal::of(core.started_at),
+        sockets: 1,
+        threads: 1,
+        weight: 1,
+        tres,
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    }
+}
+
+/// The partitions as `partition_info`.
+pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
+    let mut tres = format!("cpu={},mem={}M,node=1,billing={}", config.cpus, config.memory, config.cpus);
+    if !config.gpu_ids.is_empty() {
+        tres.push_str(&format!(",gres/gpu={}", config.gpu_ids.len()));
+    }
+    config
+        .partitions
+        .iter()
+        .map(|p| PartitionInfo {
+            nodes: PartitionNodes { allowed_allocation: String::new(), configured: config.node_name.clone(), total: 1 },
+            tres: PartitionTres { billing_weights: String::new(), configured: tres.clone() },
+            cluster: config.cluster_name.clone(),
+            cpus: PartitionCpus { task_binding: 0, total: config.cpus },
+            defaults: PartitionDefaults {
+                time: NoVal::from_option(p.default_time),
+                partition_memory_per_cpu: NoVal::from_option(config.def_mem_per_cpu),
+                ..Default::default()
+            },
+            maximums: PartitionMaximums {
+                time: match p.max_time {
+                    Some(m) => NoVal::of(m),
+                    None => NoVal::infinite(),
+                },
+                nodes: NoVal::infinite(),
+                cpus_per_node: NoVal::infinite(),
+                shares: 1,
+                ..Default::default()
+            },
+            name: p.name.clone(),
+            node_sets: "ALL".into(),
+            priority: PartitionPriority { job_factor: 1, tier: 1 },
+            partition: PartitionState { state: vec!["UP".into()] },
+            flags: if p.default { vec!["DEFAULT".into()] } else { Vec::new() },
+            ..Default::default()
+        })
+        .collect()
+}

@@ -1,0 +1,241 @@
+//! A job as the daemon keeps it: what was asked, what was given, and where it stands.
+
+use serde::{Deserialize, Serialize};
+
+/// Slurm's job states (the base state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobState {
+    /// Waiting to start.
+    Pending,
+    /// Running.
+    Running,
+    /// Being signalled to end (cancel or time limit); resources still held.
+    Completing,
+    /// Ended with exit code 0.
+    Completed,
+    /// Ended with a non-zero exit code or a signal.
+    Failed,
+    /// Cancelled by a user.
+    Cancelled,
+    /// Reached its time limit.
+    Timeout,
+    /// Killed for using more memory than it asked for.
+    OutOfMemory,
+    /// Lost with its node (supervisor gone without a status).
+    NodeFail,
+}
+
+impl JobState {
+    /// The long name (`PENDING`).
+    pub fn name(self) -> &'static str {
+        match self {
+            JobState::Pending => "PENDING",
+            JobState::Running => "RUNNING",
+            JobState::Completing => "COMPLETING",
+            JobState::Completed => "COMPLETED",
+            JobState::Failed => "FAILED",
+            JobState::Cancelled => "CANCELLED",
+            JobState::Timeout => "TIMEOUT",
+            JobState::OutOfMemory => "OUT_OF_MEMORY",
+            JobState::NodeFail => "NODE_FAIL",
+        }
+    }
+
+    /// Parses a long name.
+    pub fn from_name(name: &str) -> Option<JobState> {
+        ALL_STATES.iter().copied().find(|s| s.name() == name)
+    }
+
+    /// Whether the job has ended.
+    pub fn is_finished(self) -> bool {
+        !matches!(self, JobState::Pending | JobState::Running | JobState::Completing)
+    }
+
+    /// Whether the job holds resources.
+    pub fn holds_resources(self) -> bool {
+        matches!(self, JobState::Running | JobState::Completing)
+    }
+}
+
+/// Every state, for lookups.
+pub const ALL_STATES: &[JobState] = &[
+    JobState::Pending,
+    JobState::Running,
+    JobState::Completing,
+    JobState::Completed,
+    JobState::Failed,
+    JobState::Cancelled,
+    JobState::Timeout,
+    JobState::OutOfMemory,
+    JobState::NodeFail,
+];
+
+/// An amount of the node's consumable resources.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resources {
+    /// CPUs.
+    pub cpus: u32,
+    /// Memory in MB.
+    pub mem_mb: u64,
+    /// GPUs.
+    pub gpus: u32,
+}
+
+impl Resources {
+    /// Whether `self` is at least `need` in every dimension.
+    pub fn covers(&self, need: &Resources) -> bool {
+        self.cpus >= need.cpus && self.mem_mb >= need.mem_mb && self.gpus >= need.gpus
+    }
+    /// `self - other` (saturating).
+    pub fn minus(&self, other: &Resources) -> Resources {
+        Resources {
+            cpus: self.cpus.saturating_sub(other.cpus),
+            mem_mb: self.mem_mb.saturating_sub(other.mem_mb),
+            gpus: self.gpus.saturating_sub(other.gpus),
+        }
+    }
+    /// `self + other`.
+    pub fn plus(&self, other: &Resources) -> Resources {
+        Resources { cpus: self.cpus + other.cpus, mem_mb: self.mem_mb + other.mem_mb, gpus: self.gpus + other.gpus }
+    }
+}
+
+/// `--signal`: a warning signal before the time limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarnSignal {
+    /// Signal number.
+    pub signal: i32,
+    /// Seconds before the limit.
+    pub seconds: u32,
+    /// Only the batch shell gets it.
+    pub batch_only: bool,
+}
+
+/// Why a running job ended, as its supervisor recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndCause {
+    /// The batch script exited by itself.
+    Exited,
+    /// The time limit was reached.
+    TimeLimit,
+    /// A cancel request ended it.
+    Cancelled,
+    /// The job could not be started (output file, working directory, exec).
+    LaunchFailed,
+}
+
+/// Everything the daemon knows about one job.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Job {
+    /// Job id.
+    pub id: u32,
+    /// Job name.
+    pub name: String,
+    /// Owner uid.
+    pub uid: u32,
+    /// Owner gid.
+    pub gid: u32,
+    /// Partition.
+    pub partition: String,
+    /// Current state.
+    pub state: Option<JobState>,
+    /// Pending reason or why it ended (`None`, `Resources`, …).
+    pub reason: String,
+    /// Priority (higher runs first).
+    pub priority: u32,
+    /// Held by the user.
+    pub held: bool,
+    /// Submit time (UNIX seconds).
+    pub submit_time: u64,
+    /// Earliest start (`--begin`), UNIX seconds.
+    pub begin_time: u64,
+    /// Start time.
+    pub start_time: u64,
+    /// End time.
+    pub end_time: u64,
+    /// Time limit in minutes; `None` = unlimited.
+    pub time_limit: Option<u32>,
+    /// Resources requested.
+    pub req: Resources,
+    /// Tasks.
+    pub ntasks: u32,
+    /// CPUs per task.
+    pub cpus_per_task: u32,
+    /// Whether `--cpus-per-task` was given (SLURM_CPUS_PER_TASK is set only then).
+    pub cpus_per_task_set: bool,
+    /// Memory per CPU when the request was per CPU, else `None`.
+    pub mem_per_cpu: Option<u64>,
+    /// `tres_per_node` as submitted.
+    pub tres_per_node: String,
+    /// `tres_per_job` as submitted.
+    pub tres_per_job: String,
+    /// GPU indices given to the job.
+    pub gpu_ids: Vec<u32>,
+    /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
+    pub stdout: String,
+    /// stderr pattern; empty means stdout.
+    pub stderr: String,
+    /// stdin path; empty means /dev/null.
+    pub stdin: String,
+    /// Append instead of truncating output files.
+    pub append: bool,
+    /// Working directory.
+    pub cwd: String,
+    /// The script path as given to sbatch (empty for stdin / --wrap).
+    pub command: String,
+    /// `--comment`.
+    pub comment: String,
+    /// `--wckey`.
+    pub wckey: String,
+    /// `--account`.
+    pub account: String,
+    /// `--qos`.
+    pub qos: String,
+    /// `--nice`.
+    pub nice: i32,
+    /// `--signal`.
+    pub warn_signal: Option<WarnSignal>,
+    /// Host the job was submitted from.
+    pub submit_host: String,
+    /// Raw wait status of the batch shell once it ended.
+    pub wait_status: Option<i32>,
+    /// How the job ended.
+    pub end_cause: Option<EndCause>,
+    /// Uid that cancelled the job.
+    pub cancelled_by: Option<u32>,
+    /// Process id of the job's supervisor while it runs.
+    pub stepd_pid: Option<i32>,
+}
+
+impl Job {
+    /// The current state (a job always has one once created).
+    pub fn state(&self) -> JobState {
+        self.state.unwrap_or(JobState::Pending)
+    }
+
+    /// The `exit:signal` pair Slurm reports for the job.
+    pub fn exit_pair(&self) -> (u32, u32) {
+        match (self.end_cause, self.wait_status) {
+            (Some(EndCause::Exited), Some(ws)) => split_wait_status(ws),
+            (Some(EndCause::LaunchFailed), _) => (1, 0),
+            _ => (0, 0),
+        }
+    }
+
+    /// Time limit in seconds, if any.
+    pub fn limit_secs(&self) -> Option<u64> {
+        self.time_limit.map(|m| m as u64 * 60)
+    }
+}
+
+/// Splits a raw wait status into Slurm's `(exit code, signal)`.
+pub fn split_wait_status(ws: i32) -> (u32, u32) {
+    if libc::WIFSIGNALED(ws) {
+        (0, libc::WTERMSIG(ws) as u32)
+    } else {
+        (libc::WEXITSTATUS(ws) as u32, 0)
+    }
+}

@@ -1,0 +1,128 @@
+//! Starting a job: its environment, its files, and its supervisor process.
+
+use super::job::Job;
+use super::submit::output_path;
+use crate::config::Config;
+use crate::stepd::{files, LaunchSpec};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+
+/// The variables a batch step gets on top of its submit environment (compare a real batch
+/// step's `env | grep SLURM`).
+pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<String> {
+    let node = &config.node_name;
+    let gpus = job.gpu_ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let mut vars: Vec<(&str, String)> = vec![
+        ("SLURMD_NODENAME", node.clone()),
+        ("SLURM_CLUSTER_NAME", config.cluster_name.clone()),
+        ("SLURM_CPUS_ON_NODE", job.req.cpus.to_string()),
+        ("SLURM_GTIDS", "0".into()),
+        ("SLURM_JOBID", job.id.to_string()),
+        ("SLURM_JOB_ID", job.id.to_string()),
+        ("SLURM_JOB_CPUS_PER_NODE", job.req.cpus.to_string()),
+        ("SLURM_JOB_GID", job.gid.to_string()),
+        ("SLURM_JOB_NAME", job.name.clone()),
+        ("SLURM_JOB_NODELIST", node.clone()),
+        ("SLURM_JOB_NUM_NODES", "1".into()),
+        ("SLURM_JOB_PARTITION", job.partition.clone()),
+        ("SLURM_JOB_UID", job.uid.to_string()),
+        ("SLURM_JOB_USER", crate::paths::user_name(job.uid)),
+        ("SLURM_JOB_START_TIME", job.start_time.to_string()),
+        ("SLURM_LOCALID", "0".into()),
+        ("SLURM_NNODES", "1".into()),
+        ("SLURM_NODEID", "0".into()),
+        ("SLURM_NODELIST", node.clone()),
+        ("SLURM_NPROCS", job.ntasks.to_string()),
+        ("SLURM_NTASKS", job.ntasks.to_string()),
+        ("SLURM_PRIO_PROCESS", "0".into()),
+        ("SLURM_PROCID", "0".into()),
+        ("SLURM_SUBMIT_DIR", job.cwd.clone()),
+        ("SLURM_SUBMIT_HOST", job.submit_host.clone()),
+        ("SLURM_TASKS_PER_NODE", job.ntasks.to_string()),
+        ("SLURM_TOPOLOGY_ADDR", node.clone()),
+        ("SLURM_TOPOLOGY_ADDR_PATTERN", "node".into()),
+        ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.clone() }),
+    ];
+    if let Some(limit) = job.limit_secs() {
+        vars.push(("SLURM_JOB_END_TIME", (job.start_time + limit).to_string()));
+    }
+    if !job.account.is_empty() {
+        vars.push(("SLURM_JOB_ACCOUNT", job.account.clone()));
+    }
+    if job.cpus_per_task_set {
+        vars.push(("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string()));
+    }
+    match job.mem_per_cpu {
+        Some(m) => vars.push(("SLURM_MEM_PER_CPU", m.to_string())),
+        None if job.req.mem_mb > 0 => vars.push(("SLURM_MEM_PER_NODE", job.req.mem_mb.to_string())),
+        None => {}
+    }
+    if !job.gpu_ids.is_empty() {
+        vars.push(("CUDA_VISIBLE_DEVICES", gpus.clone()));
+        vars.push(("GPU_DEVICE_ORDINAL", gpus.clone()));
+        vars.push(("SLURM_JOB_GPUS", gpus.clone()));
+        vars.push(("SLURM_GPUS_ON_NODE", job.gpu_ids.len().to_string()));
+        vars.push(("CUDA_DEVICE_ORDER", "PCI_BUS_ID".into()));
+    } else if config.hide_gpus_from_cpu_jobs && !config.gpu_ids.is_empty() {
+        vars.push(("CUDA_VISIBLE_DEVICES", String::new()));
+    }
+    let overridden = |entry: &str| {
+        let name = entry.split('=').next().unwrap_or(entry);
+        vars.iter().any(|(k, _)| *k == name)
+            || (name.starts_with("SLURM_") && name != "SLURM_EXPORT_ENV" && !name.starts_with("SLURM_CONF"))
+            || (job.gpu_ids.is_empty() && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
+    };
+    let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
+    env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
+    env
+}
+
+/// Writes the job directory (script and spec) and starts the supervisor.
+/// Returns the supervisor's pid.
+pub fn start(job: &Job, config: &Config, script: &str, argv: &[String], env: Vec<String>, exe: &Path, dir: &Path) -> std::io::Result<i32> {
+    std::fs::create_dir_all(dir)?;
+    let script_path = dir.join(files::SCRIPT);
+    std::fs::write(&script_path, script)?;
+    std::fs::set_permissions(&script_path, std::fs::Permissions::from_mode(0o700))?;
+    let node = &config.node_name;
+    let stdout = output_path(job, &job.stdout, node);
+    let stderr = (!job.stderr.is_empty()).then(|| output_path(job, &job.stderr, node));
+    let stdin = (!job.stdin.is_empty()).then(|| output_path(job, &job.stdin, node));
+    let spec = LaunchSpec {
+        job_id: job.id,
+        script: script_path,
+        argv: argv.to_vec(),
+        env,
+        cwd: job.cwd.clone().into(),
+        stdout,
+        stderr,
+        stdin,
+        append: job.append,
+        start_time: job.start_time,
+        time_limit_secs: job.limit_secs(),
+        kill_wait: config.kill_wait,
+        warn_signal: job.warn_signal,
+        node_name: node.clone(),
+    };
+    std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&spec).expect("spec serializes"))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0("slurmlet")
+        .arg("stepd")
+        .arg(dir)
+        .stdin(std::process::Stdio::null());
+    // SAFETY: setsid and sigprocmask are async-signal-safe. The supervisor starts in its own
+    // session with SIGTERM blocked, so that a cancel arriving before it is ready stays pending.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    Ok(child.id() as i32)
+}

@@ -1,0 +1,426 @@
+//! The REST server: slurmrestd v0.0.43 paths over a Unix socket, one handler per request.
+//!
+//! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
+//! request.
+
+use super::core::{Core, Effects};
+use super::info;
+use super::submit::Caller;
+use crate::api::types::*;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::net::UnixListener;
+
+/// Shared state of the running daemon.
+pub struct Daemon {
+    /// The state, behind one lock.
+    pub core: Mutex<Core>,
+    /// The next time a pending job becomes eligible (0: none).
+    pub timer: tokio::sync::watch::Sender<u64>,
+    /// Notified to shut down.
+    pub shutdown: tokio::sync::Notify,
+}
+
+/// Peer credentials of a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer {
+    /// uid of the calling process.
+    pub uid: u32,
+    /// gid of the calling process.
+    pub gid: u32,
+}
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, UnixListener>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, UnixListener>) -> Self {
+        match stream.io().peer_cred() {
+            Ok(c) => Peer { uid: c.uid(), gid: c.gid() },
+            // No credentials: treat as nobody, who may only read.
+            Err(_) => Peer { uid: u32::MAX - 1, gid: u32::MAX - 1 },
+        }
+    }
+}
+
+impl Daemon {
+    /// Carries out the effects of a state change: watch new supervisors, re-arm the timer.
+    pub fn apply(self: &Arc<Self>, effects: Effects) {
+        for (id, pid) in effects.watch {
+            let daemon = self.clone();
+            tokio::spawn(async move { daemon.watch(id, pid).await });
+        }
+        if let Some(at) = effects.wake_at {
+            self.timer.send_if_modified(|cur| {
+                if *cur == 0 || at < *cur {
+                    *cur = at;
+                    true
+                } else {
+                    false
+                }
+            });
+        }
+    }
+
+    /// Waits for a supervisor to exit, then records the job's end.
+    async fn watch(self: Arc<Self>, id: u32, pid: i32) {
+        if let Err(e) = crate::sys::wait_exit(pid).await {
+            tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
+        }
+        crate::sys::reap(pid);
+        let effects = self.core.lock().expect("core lock").stepd_exited(id);
+        self.apply(effects);
+    }
+
+    /// Runs a scheduling pass whenever the earliest begin time arrives.
+    pub async fn run_timer(self: Arc<Self>) {
+        let mut rx = self.timer.subscribe();
+        loop {
+            let at = *rx.borrow_and_update();
+            if at == 0 {
+                if rx.changed().await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            let now = crate::options::now();
+            let wait = std::time::Duration::from_secs(at.saturating_sub(now));
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {
+                    self.timer.send_replace(0);
+                    let effects = self.core.lock().expect("core lock").schedule();
+                    self.apply(effects);
+                }
+                r = rx.changed() => if r.is_err() { return },
+            }
+        }
+    }
+}
+
+type Shared = State<Arc<Daemon>>;
+
+/// The router with every endpoint, with and without trailing slashes.
+pub fn router(daemon: Arc<Daemon>) -> Router {
+    let v = DATA_PARSER;
+    let mut r = Router::new();
+    for suffix in ["", "/"] {
+        r = r
+            .route(&format!("/slurm/{v}/ping{suffix}"), get(ping))
+            .route(&format!("/slurm/{v}/job/submit{suffix}"), post(submit))
+            .route(&format!("/slurm/{v}/jobs{suffix}"), get(jobs))
+            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel))
+            .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
+            .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
+            .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
+            .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
+            .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait));
+    }
+    r.with_state(daemon)
+}
+
+fn reply<T: serde::Serialize>(status: StatusCode, body: T) -> Response {
+    (status, Json(body)).into_response()
+}
+
+async fn ping(State(d): Shared) -> Response {
+    let core = d.core.lock().expect("core lock");
+    reply(
+        StatusCode::OK,
+        PingResponse {
+            pings: vec![Ping {
+                hostname: core.config.node_name.clone(),
+                pinged: "UP".into(),
+                responding: true,
+                latency: 0,
+                mode: "primary".into(),
+                primary: true,
+            }],
+            meta: info::meta(&core.config),
+            ..Default::default()
+        },
+    )
+}
+
+/// Lists the fields of `obj` that slurmlet does not know, as errors pointing at them.
+fn unknown_fields(obj: &serde_json::Map<String, serde_json::Value>, known: &[&str], at: &str) -> Vec<ApiError> {
+    obj.keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| ApiError {
+            description: format!("Unknown field \"{k}\" in the job description; it is not applied (fields slurmlet knows: see the OpenAPI job_desc_msg)"),
+            error_number: errno::UNKNOWN_FIELD,
+            error: "Unknown field".into(),
+            source: format!("#/{at}{k}/"),
+        })
+        .collect()
+}
+
+/// A submit body, checked: unknown fields are errors, never dropped.
+fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+        (
+            StatusCode::BAD_REQUEST,
+            vec![ApiError {
+                description: format!("Failure during parsing: {e}"),
+                error_number: errno::BAD_REQUEST,
+                error: "Unable to parse query".into(),
+                source: "body".into(),
+            }],
+        )
+    })?;
+    let bad = |description: String, source: &str| ApiError {
+        description,
+        error_number: errno::BAD_REQUEST,
+        error: "Unable to parse query".into(),
+        source: source.into(),
+    };
+    let Some(top) = value.as_object() else {
+        return Err((StatusCode::UNPROCESSABLE_ENTITY, vec![bad("the request body must be a JSON object".into(), "body")]));
+    };
+    let mut errors = unknown_fields(top, &["script", "job", "jobs"], "");
+    if let Some(job) = top.get("job").and_then(|j| j.as_object()) {
+        errors.extend(unknown_fields(job, JobDescMsg::KNOWN, "job/"));
+    }
+    if top.contains_key("jobs") {
+        errors.push(ApiError {
+            description: "heterogeneous jobs (\"jobs\") are not supported; submit one job at a time".into(),
+            error_number: errno::UNKNOWN_FIELD,
+            error: "Unsupported field".into(),
+            source: "#/jobs/".into(),
+        });
+    }
+    if !errors.is_empty() {
+        return Err((StatusCode::UNPROCESSABLE_ENTITY, errors));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, vec![bad(format!("invalid job description: {e}"), "#/job/")]))
+}
+
+async fn test_only(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+    let core = d.core.lock().expect("core lock");
+    let meta = info::meta(&core.config);
+    let req = match parse_submit(&body) {
+        Ok(r) => r,
+        Err((status, errors)) => return reply(status, JobsResponse { meta, errors, ..Default::default() }),
+    };
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    match core.test_only(&req.job.unwrap_or_default(), req.script.as_deref(), caller) {
+        Ok(job) => {
+            let mut info = info::job_info(&job, &core.config);
+            info.nodes = core.config.node_name.clone();
+            reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta, ..Default::default() })
+        }
+        Err(e) => reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors: vec![e], ..Default::default() }),
+    }
+}
+
+/// Answers once job `id` has ended (long poll for `sbatch --wait`).
+async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
+    let Some(n) = parse_job_id(&id) else {
+        return reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse::default());
+    };
+    let mut rx = d.core.lock().expect("core lock").ended.subscribe();
+    loop {
+        {
+            let core = d.core.lock().expect("core lock");
+            match core.jobs.get(&n) {
+                Some(j) if j.state().is_finished() => {
+                    let info = info::job_info(j, &core.config);
+                    return reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta: info::meta(&core.config), ..Default::default() });
+                }
+                Some(_) => {}
+                None => return reply(StatusCode::NOT_FOUND, JobsResponse { meta: info::meta(&core.config), ..Default::default() }),
+            }
+        }
+        if rx.changed().await.is_err() {
+            return reply(StatusCode::SERVICE_UNAVAILABLE, JobsResponse::default());
+        }
+    }
+}
+
+async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let fail = |status: StatusCode, errors: Vec<ApiError>| {
+        reply(status, JobSubmitResponse { meta: meta.clone(), errors, ..Default::default() })
+    };
+    let req = match parse_submit(&body) {
+        Ok(r) => r,
+        Err((status, errors)) => return fail(status, errors),
+    };
+    let desc = req.job.unwrap_or_default();
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let result = {
+        let mut core = d.core.lock().expect("core lock");
+        core.submit(&desc, req.script.as_deref(), caller).map(|ok| (ok, core.schedule()))
+    };
+    match result {
+        Ok(((id, warnings), effects)) => {
+            d.apply(effects);
+            reply(
+                StatusCode::OK,
+                JobSubmitResponse {
+                    job_id: id,
+                    step_id: "batch".into(),
+                    meta,
+                    warnings: warnings
+                        .into_iter()
+                        .map(|w| ApiWarning { description: w, source: "slurm_submit_batch_job()".into() })
+                        .collect(),
+                    ..Default::default()
+                },
+            )
+        }
+        Err(e) => fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
+    }
+}
+
+async fn jobs(State(d): Shared) -> Response {
+    let mut core = d.core.lock().expect("core lock");
+    let now = crate::options::now();
+    core.purge(now);
+    let jobs = core.jobs.values().map(|j| info::job_info(j, &core.config)).collect();
+    reply(
+        StatusCode::OK,
+        JobsResponse {
+            jobs,
+            last_backfill: NoVal::of(now),
+            last_update: NoVal::of(now),
+            meta: info::meta(&core.config),
+            ..Default::default()
+        },
+    )
+}
+
+use crate::api::noval::NoVal;
+
+fn parse_job_id(text: &str) -> Option<u32> {
+    text.parse().ok().filter(|&n| n > 0)
+}
+
+async fn job(State(d): Shared, Path(id): Path<String>) -> Response {
+    let mut core = d.core.lock().expect("core lock");
+    core.purge(crate::options::now());
+    let meta = info::meta(&core.config);
+    let Some(n) = parse_job_id(&id) else {
+        return reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            JobsResponse {
+                meta,
+                errors: vec![ApiError {
+                    description: format!("Unable to parse JobId={id}"),
+                    error_number: errno::INVALID_JOB_ID,
+                    error: "Invalid job id specified".into(),
+                    source: "_handle_job_get".into(),
+                }],
+                ..Default::default()
+            },
+        );
+    };
+    match core.jobs.get(&n) {
+        Some(j) => reply(StatusCode::OK, JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() }),
+        None => reply(
+            StatusCode::NOT_FOUND,
+            JobsResponse {
+                meta,
+                errors: vec![ApiError {
+                    description: format!("Unable to query JobId={n}"),
+                    error_number: errno::INVALID_JOB_ID,
+                    error: "Invalid job id specified".into(),
+                    source: "_handle_job_get".into(),
+                }],
+                ..Default::default()
+            },
+        ),
+    }
+}
+
+async fn cancel(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let signal = match q.get("signal").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => match crate::options::signal::signal_number(s) {
+            Some(n) => Some(n),
+            None => {
+                return reply(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    CancelResponse {
+                        meta,
+                        errors: vec![ApiError {
+                            description: format!("Invalid signal: {s}"),
+                            error_number: errno::ERROR,
+                            error: "Invalid signal".into(),
+                            source: "signal".into(),
+                        }],
+                        ..Default::default()
+                    },
+                )
+            }
+        },
+    };
+    let batch_only = q.get("flags").is_some_and(|f| f.split(',').any(|f| f == "BATCH_JOB"));
+    let status_of = |code: i32, message: String, job: Option<u32>| KillStatus {
+        error: KillError { string: message.clone(), code, message },
+        step_id: id.clone(),
+        job_id: NoVal::from_option(job),
+    };
+    let Some(n) = parse_job_id(&id) else {
+        return reply(
+            StatusCode::OK,
+            CancelResponse { status: vec![status_of(errno::INVALID_JOB_ID, "Invalid job id specified".into(), None)], meta, ..Default::default() },
+        );
+    };
+    let result = d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller);
+    match result {
+        Ok(effects) => {
+            d.apply(effects);
+            reply(StatusCode::OK, CancelResponse { meta, ..Default::default() })
+        }
+        Err(e) => {
+            if e.code == errno::ACCESS_DENIED {
+                tracing::warn!(job = n, uid = peer.uid, "cancel denied");
+            }
+            let known = e.code != errno::INVALID_JOB_ID;
+            reply(
+                StatusCode::OK,
+                CancelResponse { status: vec![status_of(e.code, e.message, known.then_some(n))], meta, ..Default::default() },
+            )
+        }
+    }
+}
+
+async fn nodes(State(d): Shared) -> Response {
+    let core = d.core.lock().expect("core lock");
+    reply(
+        StatusCode::OK,
+        NodesResponse { nodes: vec![info::node(&core)], last_update: NoVal::of(crate::options::now()), meta: info::meta(&core.config), ..Default::default() },
+    )
+}
+
+async fn partitions(State(d): Shared) -> Response {
+    let core = d.core.lock().expect("core lock");
+    reply(
+        StatusCode::OK,
+        PartitionsResponse {
+            partitions: info::partitions(&core.config),
+            last_update: NoVal::of(crate::options::now()),
+            meta: info::meta(&core.config),
+            ..Default::default()
+        },
+    )
+}
+
+async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+    let daemon_uid = crate::paths::uid();
+    if peer.uid != daemon_uid && peer.uid != 0 {
+        return reply(StatusCode::FORBIDDEN, Envelope { errors: vec![ApiError { description: "only the daemon's owner may stop it".into(), error_number: errno::ACCESS_DENIED, error: "Access/permission denied".into(), source: "shutdown".into() }], ..Default::default() });
+    }
+    d.shutdown.notify_one();
+    reply(StatusCode::OK, Envelope::default())
+}

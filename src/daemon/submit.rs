@@ -1,0 +1,339 @@
+//! Turning a REST job description into a job: defaults, checks, and Slurm's refusals.
+//!
+//! A request that no configuration of this node could ever satisfy is refused here, at
+//! submit time, instead of pending forever.
+
+use super::job::{Job, JobState, Resources, WarnSignal};
+use super::store::Payload;
+use crate::api::types::{errno, ApiError, JobDescMsg};
+use crate::config::Config;
+use crate::options::{gres, pattern, signal};
+use std::path::{Path, PathBuf};
+
+/// Who is submitting.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    /// uid.
+    pub uid: u32,
+    /// gid.
+    pub gid: u32,
+}
+
+/// A submit error with Slurm's number and text.
+pub fn submit_error(number: i32, error: &str) -> ApiError {
+    ApiError {
+        description: "Batch job submission failed".into(),
+        error_number: number,
+        error: error.into(),
+        source: "slurm_submit_batch_job()".into(),
+    }
+}
+
+/// A submit error whose description explains more than Slurm's text does.
+fn explained(number: i32, error: &str, description: String) -> ApiError {
+    ApiError { description, error_number: number, error: error.into(), source: "slurm_submit_batch_job()".into() }
+}
+
+const NODE_CONFIG: &str = "Requested node configuration is not available";
+
+/// Everything a new job needs besides its id.
+pub struct NewJob {
+    /// The job record (id filled in by the caller).
+    pub job: Job,
+    /// Script, environment, arguments.
+    pub payload: Payload,
+    /// Notices for the submitter.
+    pub warnings: Vec<String>,
+}
+
+/// Checks `desc` against `config` and builds the job.
+pub fn build(
+    desc: &JobDescMsg,
+    top_script: Option<&str>,
+    caller: Caller,
+    config: &Config,
+    now: u64,
+) -> Result<NewJob, ApiError> {
+    let script = desc.script.as_deref().or(top_script).filter(|s| !s.is_empty()).ok_or_else(|| ApiError {
+        description: "Populated \"script\" field is required for job submission".into(),
+        error_number: 9000,
+        error: "Query empty or not RFC7320 compliant".into(),
+        source: "_job_post".into(),
+    })?;
+    let environment = desc
+        .environment
+        .clone()
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| submit_error(2127, "Environment is missing in job"))?;
+    let cwd = desc
+        .current_working_directory
+        .clone()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| submit_error(2063, "Job cannot be submitted without the current working directory specified."))?;
+    if !Path::new(&cwd).is_dir() {
+        return Err(explained(
+            2063,
+            "Invalid working directory",
+            format!("working directory {cwd} does not exist or is not a directory"),
+        ));
+    }
+    let mut warnings = Vec::new();
+
+    // Partition and time limit.
+    let partition = match desc.partition.as_deref().filter(|p| !p.is_empty()) {
+        None => config.partitions.iter().find(|p| p.default).expect("config has a default partition"),
+        Some(list) => {
+            let mut found = None;
+            for name in list.split(',') {
+                match config.partitions.iter().find(|p| p.name == name) {
+                    Some(p) => found = found.or(Some(p)),
+                    None => {
+                        return Err(explained(
+                            errno::INVALID_PARTITION_NAME,
+                            "Invalid partition name specified",
+                            format!("invalid partition specified: {name}"),
+                        ))
+                    }
+                }
+            }
+            found.expect("split yields at least one name")
+        }
+    };
+    let time_limit = match desc.time_limit {
+        Some(t) if t.infinite => None,
+        Some(t) if t.set => Some(t.number),
+        _ => partition.default_time.or(partition.max_time),
+    };
+    if let (Some(max), Some(t)) = (partition.max_time, time_limit) {
+        if t > max {
+            warnings.push(format!(
+                "time limit {} exceeds partition {}'s MaxTime {}; the job stays pending (PartitionTimeLimit) until the limit or the partition changes",
+                crate::options::time::format_limit_long(Some(t)),
+                partition.name,
+                crate::options::time::format_limit_long(Some(max))
+            ));
+        }
+    }
+
+    // Nodes.
+    let min_nodes = desc.minimum_nodes.unwrap_or(1).max(1);
+    let nodes_text = desc.nodes.as_deref().unwrap_or("");
+    let min_nodes = nodes_text
+        .split(['-', ':'])
+        .next()
+        .and_then(|n| n.parse::<u32>().ok())
+        .map(|n| n.max(min_nodes))
+        .unwrap_or(min_nodes);
+    if min_nodes > 1 {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!(
+                "this cluster has one node ({}); a job asking for {min_nodes} nodes can never run here. Multi-node jobs need a real Slurm cluster",
+                config.node_name
+            ),
+        ));
+    }
+    for n in desc.required_nodes.iter().flatten() {
+        if n != &config.node_name {
+            return Err(explained(
+                errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+                NODE_CONFIG,
+                format!("node {n} does not exist; this cluster has one node ({})", config.node_name),
+            ));
+        }
+    }
+    if desc.excluded_nodes.iter().flatten().any(|n| n == &config.node_name) {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!("--exclude={} excludes the only node of this cluster", config.node_name),
+        ));
+    }
+
+    // CPUs.
+    let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
+    let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
+    let cpus = (ntasks * cpus_per_task).max(desc.minimum_cpus.unwrap_or(0));
+    if cpus > config.cpus {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!("the job asks for {cpus} CPUs; node {} has {}", config.node_name, config.cpus),
+        ));
+    }
+
+    // Memory.
+    let per_node = desc.memory_per_node.and_then(|m| m.get());
+    let per_cpu = desc.memory_per_cpu.and_then(|m| m.get());
+    let mem_mb = match (per_node, per_cpu) {
+        (Some(m), _) if m > 0 => m,
+        (Some(_), _) => config.memory,
+        (None, Some(m)) => m * cpus as u64,
+        (None, None) => config.def_mem_per_cpu.map(|m| m * cpus as u64).unwrap_or(0),
+    };
+    if mem_mb > config.memory {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!(
+                "Memory specification can not be satisfied: the job asks for {mem_mb}M; node {} has {}M",
+                config.node_name, config.memory
+            ),
+        ));
+    }
+
+    // GPUs.
+    let mut gpus = 0;
+    for tres in [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten() {
+        if tres.is_empty() {
+            continue;
+        }
+        let reqs = gres::parse_gres(tres)
+            .map_err(|_| submit_error(errno::INVALID_GRES, "Invalid generic resource (gres) specification"))?;
+        for r in reqs {
+            if r.name != "gpu" {
+                return Err(explained(
+                    errno::INVALID_GRES,
+                    "Invalid generic resource (gres) specification",
+                    format!("Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})", r.name, config.gres()),
+                ));
+            }
+            if let Some(kind) = &r.kind {
+                if config.gpu_type.as_deref() != Some(kind.as_str()) {
+                    return Err(explained(
+                        errno::INVALID_GRES,
+                        "Invalid generic resource (gres) specification",
+                        format!("Invalid generic resource (gres) specification: no GPU of type '{kind}' here (this node has {})", config.gres()),
+                    ));
+                }
+            }
+            gpus = gpus.max(r.count);
+        }
+    }
+    if gpus as usize > config.gpu_ids.len() {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!("the job asks for {gpus} GPUs; node {} has {}", config.node_name, config.gpu_ids.len()),
+        ));
+    }
+
+    let warn_signal = match desc.kill_warning_signal.as_deref() {
+        None | Some("") => None,
+        Some(s) => Some(WarnSignal {
+            signal: signal::signal_number(s)
+                .ok_or_else(|| submit_error(errno::ERROR, &format!("Invalid signal specification: {s}")))?,
+            seconds: desc.kill_warning_delay.and_then(|d| d.get()).unwrap_or(60) as u32,
+            batch_only: desc.kill_warning_flags.iter().flatten().any(|f| f == "BATCH_JOB"),
+        }),
+    };
+
+    let env_value = |name: &str| {
+        environment
+            .iter()
+            .find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+            .map(str::to_string)
+    };
+    let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
+    let job = Job {
+        id: 0,
+        name,
+        uid: caller.uid,
+        gid: caller.gid,
+        partition: partition.name.clone(),
+        state: Some(JobState::Pending),
+        reason: "None".into(),
+        priority: 1,
+        held: desc.hold.unwrap_or(false),
+        submit_time: now,
+        begin_time: desc.begin_time.and_then(|b| b.get()).unwrap_or(0),
+        time_limit,
+        req: Resources { cpus, mem_mb, gpus },
+        ntasks,
+        cpus_per_task,
+        cpus_per_task_set: desc.cpus_per_task.is_some(),
+        mem_per_cpu: if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None },
+        tres_per_node: desc.tres_per_node.clone().unwrap_or_default(),
+        tres_per_job: desc.tres_per_job.clone().unwrap_or_default(),
+        stdout: desc.standard_output.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| "slurm-%j.out".into()),
+        stderr: desc.standard_error.clone().unwrap_or_default(),
+        stdin: desc.standard_input.clone().unwrap_or_default(),
+        append: desc.open_mode.iter().flatten().any(|m| m.eq_ignore_ascii_case("APPEND")),
+        cwd,
+        command: desc.argv.as_ref().and_then(|a| a.first().cloned()).unwrap_or_default(),
+        comment: desc.comment.clone().unwrap_or_default(),
+        wckey: desc.wckey.clone().unwrap_or_default(),
+        account: desc.account.clone().unwrap_or_default(),
+        qos: desc.qos.clone().unwrap_or_default(),
+        nice: desc.nice.unwrap_or(0),
+        warn_signal,
+        submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname),
+        ..Default::default()
+    };
+    let payload = Payload {
+        script: script.to_string(),
+        environment,
+        argv: desc.argv.as_ref().map(|a| a.iter().skip(1).cloned().collect()).unwrap_or_default(),
+    };
+    Ok(NewJob { job, payload, warnings })
+}
+
+/// The values file name patterns of `job` refer to.
+pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
+    pattern::PatternContext {
+        job_id: job.id,
+        job_name: job.name.clone(),
+        user: crate::paths::user_name(job.uid),
+        node: node.to_string(),
+        array_job_id: job.id,
+        array_task_id: None,
+        step: "batch".into(),
+        task_id: 0,
+        node_id: 0,
+    }
+}
+
+/// Expands an output pattern to an absolute path (relative ones are under the job's cwd).
+pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
+    let expanded = pattern::expand(pattern_text, &pattern_context(job, node));
+    let p = PathBuf::from(expanded);
+    if p.is_absolute() {
+        p
+    } else {
+        Path::new(&job.cwd).join(p)
+    }
+}
+
+/// Makes sure the directories of the job's output files exist (creating them as Slurm 24.11
+/// does), so that a path that can never be written is refused at submit time.
+pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
+    for (what, pat) in [("--output", &job.stdout), ("--error", &job.stderr)] {
+        if pat.is_empty() {
+            continue;
+        }
+        let path = output_path(job, pat, node);
+        let Some(dir) = path.parent() else { continue };
+        if dir.is_dir() {
+            continue;
+        }
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return Err(explained(
+                errno::INVALID_OUTPUT_PATH,
+                "Invalid output file path",
+                format!("cannot create directory {} for {what} {}: {e}", dir.display(), path.display()),
+            ));
+        }
+    }
+    if !job.stdin.is_empty() {
+        let p = output_path(job, &job.stdin, node);
+        if !p.exists() {
+            return Err(explained(
+                errno::INVALID_OUTPUT_PATH,
+                "Invalid input file path",
+                format!("--input file {} does not exist", p.display()),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! slurmlet: Slurm's client commands and a single-machine GPU scheduler in one binary.
+
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod daemon;
+pub mod options;
+pub mod paths;
+pub mod stepd;
+pub mod sys;

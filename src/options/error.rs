@@ -1,0 +1,47 @@
+//! The error type of option and directive parsing.
+
+use thiserror::Error;
+
+/// A job option or directive that cannot be used, with Slurm's wording where Slurm has one.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum OptionError {
+    /// A value that does not parse (`Invalid --time specification`).
+    #[error("Invalid --{option} specification")]
+    InvalidSpec {
+        /// Long option name without dashes.
+        option: &'static str,
+        /// The offending value.
+        value: String,
+    },
+    /// A value that parses but is out of range or otherwise unusable.
+    #[error("invalid --{option} value '{value}': {why}")]
+    Invalid {
+        /// Long option name without dashes.
+        option: &'static str,
+        /// The offending value.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An option that slurmlet refuses, with the reason.
+    #[error("--{option} is not supported: {why}")]
+    Unsupported {
+        /// Long option name without dashes.
+        option: &'static str,
+        /// Why it is refused and what to do instead.
+        why: String,
+    },
+    /// A script that is not a usable batch script (empty, NUL bytes, DOS line breaks…).
+    #[error("{0}")]
+    Script(String),
+    /// A `#SBATCH` line that cannot be read.
+    #[error("{file}:{line}: {message}")]
+    Directive {
+        /// Script name as given on the command line.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}

@@ -1,0 +1,113 @@
+//! Where the per-user daemon keeps its socket, state and configuration.
+
+use std::path::PathBuf;
+
+/// The current user's uid.
+pub fn uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// The current user's primary gid.
+pub fn gid() -> u32 {
+    // SAFETY: getgid has no preconditions and cannot fail.
+    unsafe { libc::getgid() }
+}
+
+/// The daemon's socket: `SLURMLET_SOCKET`, else `$XDG_RUNTIME_DIR/slurmlet/slurmlet.sock`,
+/// else `/tmp/slurmlet-$UID/slurmlet.sock`.
+pub fn default_socket() -> PathBuf {
+    if let Some(p) = std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    runtime_dir().join("slurmlet.sock")
+}
+
+/// The per-user runtime directory holding the socket and the start lock.
+pub fn runtime_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("slurmlet"),
+        None => PathBuf::from(format!("/tmp/slurmlet-{}", uid())),
+    }
+}
+
+/// The per-user state directory (`~/.local/share/slurmlet`).
+pub fn default_state_dir() -> PathBuf {
+    dirs::data_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid())))
+        .join("slurmlet")
+}
+
+/// The daemon configuration file: `SLURMLET_CONF`, else `~/.config/slurmlet/slurmlet.toml`.
+pub fn default_config() -> PathBuf {
+    if let Some(p) = std::env::var_os("SLURMLET_CONF").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    dirs::config_dir()
+        .unwrap_or_else(|| PathBuf::from("/etc"))
+        .join("slurmlet")
+        .join("slurmlet.toml")
+}
+
+/// This machine's short host name.
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates on success.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).to_string();
+    name.split('.').next().unwrap_or("localhost").to_string()
+}
+
+/// The name of a uid, or the number as text.
+pub fn user_name(uid: u32) -> String {
+    lookup_name(uid, false)
+}
+
+/// The name of a gid, or the number as text.
+pub fn group_name(gid: u32) -> String {
+    lookup_name(gid, true)
+}
+
+fn lookup_name(id: u32, group: bool) -> String {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: all pointers refer to live, correctly sized buffers; the result pointer is only
+    // read when the call reports success.
+    unsafe {
+        if group {
+            let mut grp: libc::group = std::mem::zeroed();
+            let mut res: *mut libc::group = std::ptr::null_mut();
+            if libc::getgrgid_r(id, &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+                return std::ffi::CStr::from_ptr(grp.gr_name).to_string_lossy().into_owned();
+            }
+        } else {
+            let mut pw: libc::passwd = std::mem::zeroed();
+            let mut res: *mut libc::passwd = std::ptr::null_mut();
+            if libc::getpwuid_r(id, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+                return std::ffi::CStr::from_ptr(pw.pw_name).to_string_lossy().into_owned();
+            }
+        }
+    }
+    id.to_string()
+}
+
+/// The uid of a user name (or a numeric uid), if it exists.
+pub fn user_uid(name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    let cname = std::ffi::CString::new(name).ok()?;
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: as in lookup_name.
+    unsafe {
+        let mut pw: libc::passwd = std::mem::zeroed();
+        let mut res: *mut libc::passwd = std::ptr::null_mut();
+        if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+            return Some(pw.pw_uid);
+        }
+    }
+    None
+}

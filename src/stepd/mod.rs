@@ -1,0 +1,228 @@
+//! The per-job supervisor (`slurmlet stepd JOBDIR`), slurmlet's slurmstepd.
+//!
+//! The daemon starts one per running job, in its own session, with SIGTERM blocked. The
+//! supervisor starts the batch script in a new process group, enforces the time limit
+//! (warning signal, SIGTERM, SIGKILL after KillWait), turns its own SIGTERM into a cancel of
+//! the job, and records how the job ended in `JOBDIR/status.json` (durably) before it exits.
+//! Because it is not tied to the daemon, a job survives a daemon restart; the restarted daemon
+//! finds the supervisor again through `JOBDIR/stepd.pid`.
+
+mod spawn;
+
+use crate::daemon::job::{EndCause, WarnSignal};
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What the daemon tells the supervisor, written to `JOBDIR/spec.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LaunchSpec {
+    /// Job id.
+    pub job_id: u32,
+    /// The saved batch script.
+    pub script: PathBuf,
+    /// Script arguments.
+    pub argv: Vec<String>,
+    /// The complete environment (`NAME=value`).
+    pub env: Vec<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Standard output file.
+    pub stdout: PathBuf,
+    /// Standard error file (`None`: same as stdout).
+    pub stderr: Option<PathBuf>,
+    /// Standard input file (`None`: /dev/null).
+    pub stdin: Option<PathBuf>,
+    /// Append to output files instead of truncating.
+    pub append: bool,
+    /// When the job started (UNIX seconds); the time limit counts from here.
+    pub start_time: u64,
+    /// Time limit in seconds.
+    pub time_limit_secs: Option<u64>,
+    /// Seconds between SIGTERM and SIGKILL.
+    pub kill_wait: u32,
+    /// `--signal`.
+    pub warn_signal: Option<WarnSignal>,
+    /// Node name, for messages.
+    pub node_name: String,
+}
+
+/// How the job ended, written to `JOBDIR/status.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EndStatus {
+    /// Raw wait status of the batch shell.
+    pub wait_status: i32,
+    /// Why it ended.
+    pub cause: EndCause,
+    /// When (UNIX seconds).
+    pub end_time: u64,
+}
+
+/// File names inside a job directory.
+pub mod files {
+    /// The launch spec.
+    pub const SPEC: &str = "spec.json";
+    /// The script.
+    pub const SCRIPT: &str = "slurm_script";
+    /// `PID STARTTICKS` of the supervisor.
+    pub const STEPD_PID: &str = "stepd.pid";
+    /// The job's process group id.
+    pub const PGID: &str = "pgid";
+    /// The end status.
+    pub const STATUS: &str = "status.json";
+}
+
+/// Reads a job directory's end status, if the supervisor wrote one.
+pub fn read_status(job_dir: &Path) -> Option<EndStatus> {
+    let text = std::fs::read(job_dir.join(files::STATUS)).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// Reads `stepd.pid`: the supervisor's pid and start ticks.
+pub fn read_stepd_pid(job_dir: &Path) -> Option<(i32, u64)> {
+    let text = std::fs::read_to_string(job_dir.join(files::STEPD_PID)).ok()?;
+    let mut it = text.split_whitespace();
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+/// Reads the job's process group id.
+pub fn read_pgid(job_dir: &Path) -> Option<i32> {
+    std::fs::read_to_string(job_dir.join(files::PGID)).ok()?.trim().parse().ok()
+}
+
+/// `slurmlet stepd JOBDIR`.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let Some(dir) = args.get(1).map(PathBuf::from) else {
+        eprintln!("usage: slurmlet stepd JOBDIR (started by the daemon)");
+        return 2;
+    };
+    match supervise(&dir) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("slurmstepd: error: job directory {}: {e}", dir.display());
+            1
+        }
+    }
+}
+
+fn supervise(dir: &Path) -> std::io::Result<()> {
+    let me = std::process::id() as i32;
+    let ticks = crate::sys::process_start_ticks(me).unwrap_or(0);
+    std::fs::write(dir.join(files::STEPD_PID), format!("{me} {ticks}\n"))?;
+    let spec: LaunchSpec = serde_json::from_slice(&std::fs::read(dir.join(files::SPEC))?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let status = match spawn::start(&spec) {
+        Ok(child) => {
+            std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            rt.block_on(watch(&spec, child))?
+        }
+        Err(e) => {
+            eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
+            EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
+        }
+    };
+    crate::sys::write_durably(
+        &dir.join(files::STATUS),
+        &serde_json::to_vec(&status).expect("status serializes"),
+    )
+}
+
+/// Waits for the batch shell, enforcing the time limit and honouring cancel requests.
+async fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatus> {
+    use tokio::signal::unix::{signal, SignalKind};
+    use tokio::time::{sleep_until, Duration, Instant};
+
+    let mut term = signal(SignalKind::terminate())?;
+    spawn::unblock_sigterm();
+    let exited = crate::sys::wait_exit(child.pid);
+    tokio::pin!(exited);
+
+    let now_unix = crate::options::now();
+    let at = |unix: u64| Instant::now() + Duration::from_secs(unix.saturating_sub(now_unix));
+    let far = Instant::now() + Duration::from_secs(100 * 365 * 86400);
+    let limit_at = spec.time_limit_secs.map(|l| at(spec.start_time + l)).unwrap_or(far);
+    let mut warn_at = match (spec.warn_signal, spec.time_limit_secs) {
+        (Some(w), Some(l)) => at((spec.start_time + l).saturating_sub(w.seconds as u64)),
+        _ => far,
+    };
+    let mut limit_armed = true;
+    let mut kill_at = far;
+    let mut cause = EndCause::Exited;
+    let pgid = child.pid;
+    let kill_wait = Duration::from_secs(spec.kill_wait as u64);
+
+    loop {
+        tokio::select! {
+            res = &mut exited => {
+                res?;
+                let ws = child.wait().unwrap_or(0);
+                // Whatever the script left behind goes with it.
+                let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+                return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now() });
+            }
+            _ = term.recv() => {
+                if cause == EndCause::Exited {
+                    cause = EndCause::Cancelled;
+                    child.note(&format!("*** JOB {} ON {} CANCELLED AT {} ***",
+                        spec.job_id, spec.node_name, crate::sys::format_local_time(crate::options::now())));
+                    terminate(pgid);
+                    kill_at = Instant::now() + kill_wait;
+                }
+            }
+            _ = sleep_until(warn_at), if warn_at < far => {
+                if let Some(w) = spec.warn_signal {
+                    send_warning(pgid, w);
+                }
+                warn_at = far;
+            }
+            _ = sleep_until(limit_at), if limit_armed => {
+                limit_armed = false;
+                if cause == EndCause::Exited {
+                    cause = EndCause::TimeLimit;
+                    child.note(&format!("*** JOB {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***",
+                        spec.job_id, spec.node_name, crate::sys::format_local_time(crate::options::now())));
+                    terminate(pgid);
+                    kill_at = Instant::now() + kill_wait;
+                }
+            }
+            _ = sleep_until(kill_at), if kill_at < far => {
+                let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+                kill_at = far;
+            }
+        }
+    }
+}
+
+/// SIGCONT then SIGTERM to the whole job, as slurmstepd does.
+fn terminate(pgid: i32) {
+    let _ = crate::sys::kill_group(pgid, libc::SIGCONT);
+    let _ = crate::sys::kill_group(pgid, libc::SIGTERM);
+}
+
+/// `--signal`: with `B:` only the batch shell, otherwise every process of the job but the
+/// batch shell (the job's steps), as Slurm does.
+fn send_warning(pgid: i32, w: WarnSignal) {
+    if w.batch_only {
+        let _ = crate::sys::kill_pid(pgid, w.signal);
+    } else {
+        for pid in crate::sys::group_members(pgid).into_iter().filter(|&p| p != pgid) {
+            let _ = crate::sys::kill_pid(pid, w.signal);
+        }
+    }
+}
+
+impl spawn::Child {
+    /// Writes a slurmstepd-style line to the job's stderr file.
+    fn note(&mut self, text: &str) {
+        if let Some(f) = self.stderr.as_mut() {
+            let _ = writeln!(f, "slurmstepd: error: {text}");
+        }
+    }
+}
+
+/// The path of job `id`'s directory under `jobs_dir`.
+pub fn job_dir(jobs_dir: &Path, id: u32) -> PathBuf {
+    jobs_dir.join(id.to_string())
+}
