@@ -52,7 +52,7 @@ pub struct JobOptions {
     #[arg(short = 'c', long = "cpus-per-task", value_name = "ncpus")]
     pub cpus_per_task: Option<u32>,
     /// Number of tasks to invoke on each node
-    #[arg(long = "ntasks-per-node", value_name = "n")]
+    #[arg(long = "ntasks-per-node", alias = "tasks-per-node", value_name = "n")]
     pub ntasks_per_node: Option<u32>,
     /// Change working directory
     #[arg(short = 'D', long, value_name = "path")]

@@ -1,0 +1,176 @@
+//! A real daemon in a temporary directory, and the real binary run through its symlinks.
+
+#![allow(dead_code)]
+
+use slurmlet::api::client::Client;
+use slurmlet::api::types::JobInfo;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A test cluster: config, state, socket and work directory under one temp dir.
+pub struct Cluster {
+    pub dir: tempfile::TempDir,
+    pub bin: PathBuf,
+    pub work: PathBuf,
+    pub socket: PathBuf,
+    pub config: PathBuf,
+    pub daemon: Option<Child>,
+}
+
+pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmletd", "slurmlet"];
+
+impl Cluster {
+    /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines.
+    pub fn start(gpus: &str, extra: &str) -> Cluster {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bin = dir.path().join("bin");
+        let work = dir.path().join("work");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_slurmlet"));
+        for c in COMMANDS {
+            std::os::unix::fs::symlink(&exe, bin.join(c)).unwrap();
+        }
+        let socket = dir.path().join("run").join("slurmlet.sock");
+        let config = dir.path().join("slurmlet.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "cluster_name = \"testcluster\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\ngpus = {gpus}\nkill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
+                dir.path().join("state").display(),
+                socket.display()
+            ),
+        )
+        .unwrap();
+        let mut c = Cluster { dir, bin, work, socket, config, daemon: None };
+        c.start_daemon();
+        c
+    }
+
+    /// Starts `slurmletd` in the foreground as a child, and waits until it answers.
+    pub fn start_daemon(&mut self) {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("daemon.log")).unwrap();
+        let child = Command::new(self.bin.join("slurmletd"))
+            .arg("--config")
+            .arg(&self.config)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start slurmletd");
+        self.daemon = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::os::unix::net::UnixStream::connect(&self.socket).is_err() {
+            assert!(Instant::now() < deadline, "daemon did not come up; log:\n{}", self.log());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// `kill -9` the daemon (jobs keep running).
+    pub fn kill_daemon(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            d.kill().unwrap();
+            d.wait().unwrap();
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("daemon.log")).unwrap_or_default()
+    }
+
+    /// Runs a command through its symlink in the work directory.
+    pub fn cmd(&self, name: &str) -> Command {
+        let mut c = Command::new(self.bin.join(name));
+        c.current_dir(&self.work)
+            .env("SLURMLET_CONF", &self.config)
+            .env("SLURMLET_SOCKET", &self.socket)
+            .env("XDG_RUNTIME_DIR", self.dir.path().join("xdg"))
+            .env("PATH", format!("{}:{}", self.bin.display(), std::env::var("PATH").unwrap_or_default()))
+            .stdin(Stdio::null());
+        for (k, _) in std::env::vars() {
+            if k.starts_with("SBATCH_") || k.starts_with("SLURM_") {
+                c.env_remove(k);
+            }
+        }
+        c
+    }
+
+    pub fn run(&self, name: &str, args: &[&str]) -> Output {
+        self.cmd(name).args(args).output().expect("run command")
+    }
+
+    /// `sbatch --parsable ARGS`, asserting success, returning the id.
+    pub fn sbatch(&self, args: &[&str]) -> u32 {
+        let out = self.run("sbatch", &[&["--parsable"], args].concat());
+        assert!(out.status.success(), "sbatch {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().parse().expect("job id")
+    }
+
+    pub fn client(&self) -> Client {
+        Client::at(&self.socket).expect("client")
+    }
+
+    pub fn job(&self, id: u32) -> JobInfo {
+        let r = self.client().job(&id.to_string()).expect("job query");
+        r.jobs.into_iter().next().unwrap_or_else(|| panic!("job {id} unknown: {:?}", r.errors))
+    }
+
+    pub fn state(&self, id: u32) -> String {
+        self.job(id).job_state.join("+")
+    }
+
+    /// Waits until job `id` is in one of `states`.
+    pub fn wait_state(&self, id: u32, states: &[&str], timeout: Duration) -> JobInfo {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let j = self.job(id);
+            if states.iter().any(|s| j.job_state.first().map(String::as_str) == Some(s)) {
+                return j;
+            }
+            assert!(Instant::now() < deadline, "job {id} still {:?} (reason {}), wanted {states:?}; log:\n{}", j.job_state, j.state_reason, self.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits until `path` (relative to the work dir) exists and returns its contents.
+    pub fn wait_file(&self, rel: &str, timeout: Duration) -> String {
+        let p = self.work.join(rel);
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                if !t.is_empty() {
+                    return t;
+                }
+            }
+            assert!(Instant::now() < deadline, "{} did not appear; log:\n{}", p.display(), self.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.work.join(rel)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        // Leave no job behind: kill every job process group the daemon still knows.
+        if let Ok(c) = Client::at(&self.socket) {
+            if let Ok(r) = c.jobs() {
+                for j in r.jobs {
+                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), false);
+                }
+            }
+        }
+        if let Some(mut d) = self.daemon.take() {
+            let _ = d.kill();
+            let _ = d.wait();
+        }
+    }
+}
+
+/// Reads a file's text.
+pub fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
+}
