@@ -9,10 +9,10 @@ use std::path::PathBuf;
 #[command(about = "the slurmlet scheduler daemon", disable_version_flag = true)]
 pub struct DaemonArgs {
     /// Configuration file (default: $SLURMLET_CONF or ~/.config/slurmlet/slurmlet.toml)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
     /// Socket to listen on (overrides the configuration)
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub socket: Option<PathBuf>,
     /// What to do (default: run in the foreground)
     #[command(subcommand)]
