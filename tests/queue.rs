@@ -28,8 +28,8 @@ fn concurrent_gpu_jobs_get_disjoint_devices_and_a_third_waits_for_resources() {
     assert_eq!(p.state_reason, "Resources");
 
     std::fs::write(c.path("release"), "").unwrap();
-    let out = c.wait_file("c.out", T);
     c.wait_state(third, &["COMPLETED"], T);
+    let out = read(&c.path("c.out"));
     let end_a: f64 = c.wait_file("a.end", T).trim().parse().unwrap();
     let mut lines = out.lines();
     let start_c: f64 = lines.next().unwrap().parse().unwrap();

@@ -44,7 +44,7 @@ pub struct SbatchArgs {
     #[arg(short = 'V', long = "version")]
     pub version: bool,
     /// The batch script and its arguments
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "script [args...]")]
+    #[arg(trailing_var_arg = true, value_name = "script [args...]")]
     pub script: Vec<String>,
 }
 
