@@ -25,7 +25,9 @@ pub fn extract(script: &str, prefix: &str, file: &str) -> Result<Vec<Directive>,
         if !trimmed.starts_with('#') {
             break;
         }
-        let Some(rest) = trimmed.strip_prefix(prefix) else { continue };
+        let Some(rest) = trimmed.strip_prefix(prefix) else {
+            continue;
+        };
         if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
             continue;
         }

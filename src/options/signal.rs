@@ -55,11 +55,7 @@ pub fn signal_number(text: &str) -> Option<i32> {
 
 /// The short name of a signal number (`TERM`), or the number as text.
 pub fn signal_name(signal: i32) -> String {
-    NAMES
-        .iter()
-        .find(|(_, v)| *v == signal)
-        .map(|(n, _)| n.to_string())
-        .unwrap_or_else(|| signal.to_string())
+    NAMES.iter().find(|(_, v)| *v == signal).map(|(n, _)| n.to_string()).unwrap_or_else(|| signal.to_string())
 }
 
 /// Parses `--signal=[{R|B}:]SIG[@sig_time]`.
