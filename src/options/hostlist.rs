@@ -185,7 +185,7 @@ pub fn compress_sorted(hosts: &[String]) -> String {
     let mut sorted: Vec<&str> = hosts.iter().map(String::as_str).collect();
     sorted.sort_by_key(|h| {
         let (prefix, num) = split_host(h);
-        (prefix, num.map(|(n, w)| (n, w)))
+        (prefix, num)
     });
     sorted.dedup();
     render(&runs(sorted))
