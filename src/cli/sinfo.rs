@@ -158,7 +158,7 @@ fn nodes_of<'a>(p: &PartitionInfo, nodes: &[&'a Node]) -> Vec<&'a Node> {
     nodes
         .iter()
         .filter(|n| {
-            n.partitions.iter().any(|q| *q == p.name)
+            n.partitions.contains(&p.name)
                 || p.nodes.configured.split(',').any(|c| c == n.name)
         })
         .copied()

@@ -314,7 +314,7 @@ impl Filter {
             }
         }
         if let Some(names) = &self.names {
-            if !names.iter().any(|n| *n == job.name) {
+            if !names.contains(&job.name) {
                 return false;
             }
         }
@@ -586,7 +586,7 @@ pub fn memory_text(mb: u64) -> String {
     let units = ['M', 'G', 'T', 'P'];
     let mut n = mb;
     let mut i = 0;
-    while n % 1024 == 0 && i + 1 < units.len() {
+    while n.is_multiple_of(1024) && i + 1 < units.len() {
         n /= 1024;
         i += 1;
     }
