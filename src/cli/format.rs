@@ -181,6 +181,15 @@ pub fn date_line(ts: u64) -> String {
     )
 }
 
+/// Writes one line to stdout, ignoring a closed pipe (`squeue | head`).
+pub fn emit(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out
+        .write_all(line.as_bytes())
+        .and_then(|_| out.write_all(b"\n"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -143,13 +143,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     let tokens = build_format(&args, &rows);
     if args.long {
-        println!("{}", format::date_line(crate::options::now()));
+        format::emit(&format::date_line(crate::options::now()));
     }
     if !args.noheader {
-        println!("{}", header(&tokens));
+        format::emit(&header(&tokens));
     }
     for row in &rows {
-        println!("{}", format_row(&tokens, row));
+        format::emit(&format_row(&tokens, row));
     }
     0
 }
@@ -158,8 +158,7 @@ fn nodes_of<'a>(p: &PartitionInfo, nodes: &[&'a Node]) -> Vec<&'a Node> {
     nodes
         .iter()
         .filter(|n| {
-            n.partitions.contains(&p.name)
-                || p.nodes.configured.split(',').any(|c| c == n.name)
+            n.partitions.contains(&p.name) || p.nodes.configured.split(',').any(|c| c == n.name)
         })
         .copied()
         .collect()
@@ -560,7 +559,7 @@ pub fn json_value(rows: &[Row]) -> serde_json::Value {
 
 fn print_json(rows: &[Row]) {
     match serde_json::to_string_pretty(&json_value(rows)) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => format::emit(&s),
         Err(e) => super::error(CMD, &e.to_string()),
     }
 }

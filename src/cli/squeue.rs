@@ -198,10 +198,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let now = crate::options::now();
     if let Some(name) = &bad_user {
         if args.long && !args.json {
-            println!("{}", format::date_line(now));
+            format::emit(&format::date_line(now));
         }
         if !args.noheader && !args.json {
-            println!("{}", header(&tokens));
+            format::emit(&header(&tokens));
         }
         eprintln!("{CMD}: error: Invalid user: {name}\n");
         return 0;
@@ -221,20 +221,20 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 0;
     }
     if args.long {
-        println!("{}", format::date_line(now));
+        format::emit(&format::date_line(now));
     }
     if !args.noheader {
-        println!("{}", header(&tokens));
+        format::emit(&header(&tokens));
     }
     for job in &response.jobs {
-        println!("{}", format_job(&tokens, job, now));
+        format::emit(&format_job(&tokens, job, now));
     }
     0
 }
 
 fn print_json(response: &JobsResponse) {
     match serde_json::to_string_pretty(response) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => format::emit(&s),
         Err(e) => super::error(CMD, &e.to_string()),
     }
 }
