@@ -2,6 +2,7 @@
 //! Slurm's error texts, and the multicall dispatch.
 
 pub mod daemon_cmd;
+pub mod format;
 pub mod generate;
 pub mod install_links;
 pub mod sbatch;

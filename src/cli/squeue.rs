@@ -1,42 +1,982 @@
 //! `squeue`: view jobs in the queue.
 
+use super::format::{self, Field, Token};
+use crate::api::types::{JobInfo, JobsResponse};
 use clap::Parser;
 use std::ffi::OsString;
 
+const CMD: &str = "squeue";
+
+/// The default `-o` format.
+pub const DEFAULT_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
+/// The `-l` format.
+pub const LONG_FORMAT: &str = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+/// The `--start` format.
+pub const START_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
+
+/// The job states squeue accepts in `-t`, in the order of its error message.
+const VALID_STATES: &[&str] = &[
+    "PENDING",
+    "RUNNING",
+    "SUSPENDED",
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "COMPLETING",
+    "CONFIGURING",
+    "RESIZING",
+    "RESV_DEL_HOLD",
+    "REQUEUED",
+    "REQUEUE_FED",
+    "REQUEUE_HOLD",
+    "REVOKED",
+    "SIGNALING",
+    "SPECIAL_EXIT",
+    "STAGE_OUT",
+    "STOPPED",
+];
+
+/// States that squeue hides unless `-t` asks for them.
+const FINISHED_STATES: &[&str] = &[
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "SPECIAL_EXIT",
+    "REVOKED",
+];
+
 /// squeue's options.
 #[derive(Debug, Parser)]
-#[command(disable_version_flag = true, disable_help_flag = true, about = "view information about jobs located in the Slurm scheduling queue")]
+#[command(
+    disable_version_flag = true,
+    disable_help_flag = true,
+    about = "view information about jobs located in the Slurm scheduling queue"
+)]
 pub struct SqueueArgs {
+    /// Print this help
+    #[arg(long = "help", action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
     /// Do not print a header
     #[arg(short = 'h', long = "noheader")]
     pub noheader: bool,
     /// Comma separated list of jobs IDs to view
     #[arg(short = 'j', long = "jobs", alias = "job")]
     pub jobs: Option<String>,
+    /// Comma separated list of users to view
+    #[arg(short = 'u', long = "user", alias = "users")]
+    pub user: Option<String>,
+    /// Equivalent to --user=<my username>
+    #[arg(long = "me")]
+    pub me: bool,
+    /// Comma separated list of partitions to view
+    #[arg(short = 'p', long = "partition", alias = "partitions")]
+    pub partition: Option<String>,
+    /// Comma separated list of states to view (default: pending and running)
+    #[arg(short = 't', long = "states", alias = "state")]
+    pub states: Option<String>,
+    /// Comma separated list of job names to view
+    #[arg(short = 'n', long = "name")]
+    pub name: Option<String>,
+    /// Format specification
+    #[arg(short = 'o', long = "format")]
+    pub format: Option<String>,
+    /// Format specification by field names
+    #[arg(short = 'O', long = "Format")]
+    pub format_long: Option<String>,
+    /// Long report
+    #[arg(short = 'l', long = "long")]
+    pub long: bool,
+    /// Print expected start times of pending jobs
+    #[arg(long = "start")]
+    pub start: bool,
+    /// Produce JSON output
+    #[arg(long = "json")]
+    pub json: bool,
+    /// Comma separated list of fields to sort on (accepted, default order used)
+    #[arg(short = 'S', long = "sort")]
+    pub sort: Option<String>,
+    /// Accepted for compatibility; reports once
+    #[arg(short = 'i', long = "iterate")]
+    pub iterate: Option<String>,
+    /// Display jobs in hidden partitions (accepted)
+    #[arg(short = 'a', long = "all")]
+    pub all: bool,
+    /// Display one job array element per line (accepted)
+    #[arg(short = 'r', long = "array")]
+    pub array: bool,
+    /// Only report job states (accepted)
+    #[arg(long = "only-job-state")]
+    pub only_job_state: bool,
+    /// Verbosity (ignored)
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// Runs squeue.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args: SqueueArgs = match super::parse_args("squeue", args, 1) {
+    let args: SqueueArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let client = match super::connect("squeue") {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let jobs = match client.jobs() {
-        Ok(j) => j,
-        Err(e) => {
-            super::error("squeue", &e.to_string());
+    // Validate what can be validated before talking to the daemon.
+    let job_ids = match args.jobs.as_deref().map(parse_job_ids).transpose() {
+        Ok(v) => v,
+        Err(bad) => {
+            super::error(CMD, &format!("Invalid job id: {bad}"));
             return 1;
         }
     };
-    if !args.noheader {
-        println!("             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)");
+    let states = match args.states.as_deref().map(parse_states).transpose() {
+        Ok(v) => v,
+        Err(bad) => {
+            eprintln!("{CMD}: error: Invalid job state specified: {bad}");
+            eprintln!(
+                "{CMD}: error: Valid job states include: {}\n",
+                VALID_STATES.join(",")
+            );
+            return 1;
+        }
+    };
+    let tokens = match build_format(&args) {
+        Ok(t) => t,
+        Err(msg) => {
+            super::error(CMD, &msg);
+            return 1;
+        }
+    };
+    let mut bad_user = None;
+    let mut users: Option<Vec<u32>> = None;
+    if let Some(list) = &args.user {
+        let mut uids = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match crate::paths::user_uid(name) {
+                Some(u) => uids.push(u),
+                None => {
+                    bad_user.get_or_insert_with(|| name.to_string());
+                }
+            }
+        }
+        users = Some(uids);
     }
-    for j in jobs.jobs {
-        println!("{:>18} {:>9} {:>8.8} {:>8.8} {:>2} {:>10} {:>6} {}", j.job_id, j.partition, j.name, j.user_name, j.job_state.join(","), "", 1, j.state_reason);
+    if args.me {
+        users.get_or_insert_with(Vec::new).push(crate::paths::uid());
+    }
+
+    let client = match super::connect(CMD) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut response = match client.jobs() {
+        Ok(j) => j,
+        Err(e) => {
+            super::error(CMD, &e.to_string());
+            return 1;
+        }
+    };
+    if let Some(ids) = &job_ids {
+        let any = response
+            .jobs
+            .iter()
+            .any(|j| ids.iter().any(|&id| job_matches_id(j, id)));
+        if !any {
+            eprintln!("slurm_load_jobs error: Invalid job id specified");
+            return 1;
+        }
+    }
+    let now = crate::options::now();
+    if let Some(name) = &bad_user {
+        if args.long && !args.json {
+            format::emit(&format::date_line(now));
+        }
+        if !args.noheader && !args.json {
+            format::emit(&header(&tokens));
+        }
+        eprintln!("{CMD}: error: Invalid user: {name}\n");
+        return 0;
+    }
+    let filter = Filter {
+        job_ids,
+        users,
+        partitions: split_list(args.partition.as_deref()),
+        names: split_list(args.name.as_deref()),
+        states,
+        start: args.start,
+    };
+    response.jobs.retain(|j| filter.matches(j));
+    sort_jobs(&mut response.jobs);
+    if args.json {
+        print_json(&response);
+        return 0;
+    }
+    if args.long {
+        format::emit(&format::date_line(now));
+    }
+    if !args.noheader {
+        format::emit(&header(&tokens));
+    }
+    for job in &response.jobs {
+        format::emit(&format_job(&tokens, job, now));
     }
     0
+}
+
+fn print_json(response: &JobsResponse) {
+    match serde_json::to_string_pretty(response) {
+        Ok(s) => format::emit(&s),
+        Err(e) => super::error(CMD, &e.to_string()),
+    }
+}
+
+fn split_list(list: Option<&str>) -> Option<Vec<String>> {
+    list.map(|l| {
+        l.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    })
+}
+
+/// Parses `-j`: `123`, `123_4`, `123_[1-3]`; returns the job ids or the offending text.
+fn parse_job_ids(list: &str) -> Result<Vec<u32>, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let base = s.split('_').next().unwrap_or(s);
+            base.parse::<u32>().map_err(|_| s.to_string())
+        })
+        .collect()
+}
+
+/// Parses `-t`: short or long names, case-insensitive, or `all`. Returns long names (`None`
+/// inside for `all`) or the offending text.
+fn parse_states(list: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let up = s.to_ascii_uppercase();
+        if up == "ALL" {
+            out.push("ALL".to_string());
+            continue;
+        }
+        if VALID_STATES.contains(&up.as_str()) {
+            out.push(up);
+            continue;
+        }
+        match VALID_STATES.iter().find(|l| short_state(l) == up) {
+            Some(l) => out.push(l.to_string()),
+            None => return Err(s.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+struct Filter {
+    job_ids: Option<Vec<u32>>,
+    users: Option<Vec<u32>>,
+    partitions: Option<Vec<String>>,
+    names: Option<Vec<String>>,
+    states: Option<Vec<String>>,
+    start: bool,
+}
+
+impl Filter {
+    fn matches(&self, job: &JobInfo) -> bool {
+        if let Some(ids) = &self.job_ids {
+            if !ids.iter().any(|&id| job_matches_id(job, id)) {
+                return false;
+            }
+        }
+        if let Some(users) = &self.users {
+            if !users.contains(&job.user_id) {
+                return false;
+            }
+        }
+        if let Some(parts) = &self.partitions {
+            if !job
+                .partition
+                .split(',')
+                .any(|p| parts.iter().any(|q| q == p))
+            {
+                return false;
+            }
+        }
+        if let Some(names) = &self.names {
+            if !names.contains(&job.name) {
+                return false;
+            }
+        }
+        let state = long_state(job);
+        if self.start && state != "PENDING" {
+            return false;
+        }
+        match &self.states {
+            Some(states) => states.iter().any(|s| s == "ALL" || *s == state),
+            None => !FINISHED_STATES.contains(&state.as_str()),
+        }
+    }
+}
+
+fn job_matches_id(job: &JobInfo, id: u32) -> bool {
+    job.job_id == id || job.array_job_id.get().is_some_and(|a| a != 0 && a == id)
+}
+
+/// The job's state as squeue names it: `COMPLETING` when the list says so, else the base state.
+pub fn long_state(job: &JobInfo) -> String {
+    if job.job_state.iter().any(|s| s == "COMPLETING") {
+        return "COMPLETING".to_string();
+    }
+    job.job_state
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "PENDING".to_string())
+}
+
+/// Slurm's compact state code for a long state name.
+pub fn short_state(state: &str) -> String {
+    match state {
+        "PENDING" => "PD",
+        "RUNNING" => "R",
+        "SUSPENDED" => "S",
+        "COMPLETING" => "CG",
+        "COMPLETED" => "CD",
+        "CONFIGURING" => "CF",
+        "CANCELLED" => "CA",
+        "FAILED" => "F",
+        "TIMEOUT" => "TO",
+        "PREEMPTED" => "PR",
+        "NODE_FAIL" => "NF",
+        "BOOT_FAIL" => "BF",
+        "DEADLINE" => "DL",
+        "OUT_OF_MEMORY" => "OOM",
+        "REQUEUED" => "RQ",
+        "REQUEUE_FED" => "RF",
+        "REQUEUE_HOLD" => "RH",
+        "RESIZING" => "RS",
+        "RESV_DEL_HOLD" => "RD",
+        "REVOKED" => "RV",
+        "SIGNALING" => "SI",
+        "SPECIAL_EXIT" => "SE",
+        "STAGE_OUT" => "SO",
+        "STOPPED" => "ST",
+        other => other,
+    }
+    .to_string()
+}
+
+fn state_rank(state: &str) -> u32 {
+    match state {
+        "PENDING" => 0,
+        "RUNNING" => 1,
+        "SUSPENDED" => 2,
+        "COMPLETING" => 3,
+        _ => 4,
+    }
+}
+
+/// squeue's default order: partition, then state (pending first), then priority (highest
+/// first), then job id.
+pub fn sort_jobs(jobs: &mut [JobInfo]) {
+    jobs.sort_by(|a, b| {
+        a.partition
+            .cmp(&b.partition)
+            .then(state_rank(&long_state(a)).cmp(&state_rank(&long_state(b))))
+            .then(
+                b.priority
+                    .get()
+                    .unwrap_or(0)
+                    .cmp(&a.priority.get().unwrap_or(0)),
+            )
+            .then(a.job_id.cmp(&b.job_id))
+    });
+}
+
+fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
+    if let Some(f) = &args.format_long {
+        let tokens = format::parse_long(f, 20);
+        for t in &tokens {
+            if let Token::Field(field) = t {
+                if long_field(&field.key).is_none() {
+                    return Err(format!("Invalid job format specification: {}", field.key));
+                }
+            }
+        }
+        return Ok(tokens);
+    }
+    let text = match &args.format {
+        Some(f) => f.clone(),
+        None if args.start => START_FORMAT.to_string(),
+        None if args.long => LONG_FORMAT.to_string(),
+        None => match std::env::var("SQUEUE_FORMAT") {
+            Ok(f) if !f.is_empty() => f,
+            _ => DEFAULT_FORMAT.to_string(),
+        },
+    };
+    Ok(format::parse(&text))
+}
+
+/// `-O` field names → (`-o` code, header).
+fn long_field(name: &str) -> Option<(char, &'static str)> {
+    Some(match name {
+        "jobid" | "jobarrayid" => ('i', "JOBID"),
+        "arrayjobid" => ('F', "ARRAY_JOB_ID"),
+        "arraytaskid" => ('K', "ARRAY_TASK_ID"),
+        "name" => ('j', "NAME"),
+        "state" => ('T', "STATE"),
+        "statecompact" => ('t', "ST"),
+        "reason" => ('r', "REASON"),
+        "reasonlist" => ('R', "NODELIST(REASON)"),
+        "tres-per-node" => ('b', "TRES_PER_NODE"),
+        "timelimit" => ('l', "TIME_LIMIT"),
+        "timeused" => ('M', "TIME"),
+        "timeleft" => ('L', "TIME_LEFT"),
+        "username" => ('u', "USER"),
+        "userid" => ('U', "UID"),
+        "groupname" => ('g', "GROUP"),
+        "groupid" => ('G', "GROUP"),
+        "partition" => ('P', "PARTITION"),
+        "numnodes" => ('D', "NODES"),
+        "numcpus" => ('C', "CPUS"),
+        "mincpus" => ('c', "MIN_CPUS"),
+        "minmemory" => ('m', "MIN_MEMORY"),
+        "nodelist" => ('N', "NODELIST"),
+        "account" => ('a', "ACCOUNT"),
+        "qos" => ('q', "QOS"),
+        "priority" => ('Q', "PRIORITY"),
+        "prioritylong" => ('Q', "PRIORITY"),
+        "nice" => ('y', "NICE"),
+        "starttime" => ('S', "START_TIME"),
+        "submittime" => ('V', "SUBMIT_TIME"),
+        "endtime" => ('e', "END_TIME"),
+        "workdir" => ('Z', "WORK_DIR"),
+        "comment" => ('k', "COMMENT"),
+        "command" => ('o', "COMMAND"),
+        "dependency" => ('E', "DEPENDENCY"),
+        "features" => ('f', "FEATURES"),
+        "batchhost" => ('B', "EXEC_HOST"),
+        "wckey" => ('w', "WCKEY"),
+        "schednodes" => ('Y', "SCHEDNODES"),
+        "reqnodes" => ('n', "REQ_NODES"),
+        "exclnodes" => ('x', "EXC_NODES"),
+        "stdout" => ('1', "STDOUT"),
+        "stderr" => ('2', "STDERR"),
+        "stdin" => ('3', "STDIN"),
+        "cpus-per-task" => ('4', "CPUS_PER_TASK"),
+        "tres-per-job" => ('5', "TRES_PER_JOB"),
+        "numtasks" => ('6', "NUM_TASKS"),
+        "cluster" => ('7', "CLUSTER"),
+        _ => return None,
+    })
+}
+
+/// The header title of a `-o` code.
+fn title(code: char) -> &'static str {
+    match code {
+        'a' => "ACCOUNT",
+        'A' => "JOBID",
+        'b' => "TRES_PER_NODE",
+        'B' => "EXEC_HOST",
+        'c' => "MIN_CPUS",
+        'C' => "CPUS",
+        'd' => "MIN_TMP_DISK",
+        'D' => "NODES",
+        'e' => "END_TIME",
+        'E' => "DEPENDENCY",
+        'f' => "FEATURES",
+        'F' => "ARRAY_JOB_ID",
+        'g' => "GROUP",
+        'G' => "GROUP",
+        'h' => "OVER_SUBSCRIBE",
+        'H' => "SOCKETS_PER_NODE",
+        'i' => "JOBID",
+        'I' => "CORES_PER_SOCKET",
+        'j' => "NAME",
+        'J' => "THREADS_PER_CORE",
+        'k' => "COMMENT",
+        'K' => "ARRAY_TASK_ID",
+        'l' => "TIME_LIMIT",
+        'L' => "TIME_LEFT",
+        'm' => "MIN_MEMORY",
+        'M' => "TIME",
+        'n' => "REQ_NODES",
+        'N' => "NODELIST",
+        'o' => "COMMAND",
+        'O' => "CONTIGUOUS",
+        'p' => "PRIORITY",
+        'P' => "PARTITION",
+        'q' => "QOS",
+        'Q' => "PRIORITY",
+        'r' => "REASON",
+        'R' => "NODELIST(REASON)",
+        'S' => "START_TIME",
+        't' => "ST",
+        'T' => "STATE",
+        'u' => "USER",
+        'U' => "UID",
+        'v' => "RESERVATION",
+        'V' => "SUBMIT_TIME",
+        'w' => "WCKEY",
+        'W' => "LICENSES",
+        'x' => "EXC_NODES",
+        'y' => "NICE",
+        'Y' => "SCHEDNODES",
+        'z' => "S:C:T",
+        'Z' => "WORK_DIR",
+        _ => "",
+    }
+}
+
+/// The header line for `tokens`.
+pub fn header(tokens: &[Token]) -> String {
+    format::render(tokens, |f| {
+        if f.key.chars().count() == 1 {
+            title(f.key.chars().next().unwrap_or(' ')).to_string()
+        } else {
+            long_field(&f.key)
+                .map(|(_, t)| t.to_string())
+                .unwrap_or_default()
+        }
+    })
+}
+
+/// One job's line for `tokens`, with `now` the current UNIX time.
+pub fn format_job(tokens: &[Token], job: &JobInfo, now: u64) -> String {
+    format::render(tokens, |f: &Field| {
+        let code = if f.key.chars().count() == 1 {
+            f.key.chars().next().unwrap_or(' ')
+        } else {
+            long_field(&f.key).map(|(c, _)| c).unwrap_or(' ')
+        };
+        value(code, job, now)
+    })
+}
+
+fn or_null(s: &str) -> String {
+    if s.is_empty() {
+        "(null)".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+fn time_or_na(t: Option<u64>) -> String {
+    match t {
+        Some(t) if t > 0 => crate::sys::format_local_time(t),
+        _ => "N/A".to_string(),
+    }
+}
+
+/// Memory in MB as Slurm's convert_num_unit prints it: `1000M`, `2G`.
+pub fn memory_text(mb: u64) -> String {
+    if mb == 0 {
+        return "0".to_string();
+    }
+    let units = ['M', 'G', 'T', 'P'];
+    let mut n = mb;
+    let mut i = 0;
+    while n.is_multiple_of(1024) && i + 1 < units.len() {
+        n /= 1024;
+        i += 1;
+    }
+    format!("{n}{}", units[i])
+}
+
+/// Seconds the job has run.
+fn elapsed(job: &JobInfo, now: u64) -> u64 {
+    let state = long_state(job);
+    let start = match job.start_time.get() {
+        Some(s) if s > 0 => s,
+        _ => return 0,
+    };
+    if state == "PENDING" {
+        return 0;
+    }
+    let end = match job.end_time.get() {
+        Some(e) if e > 0 && !matches!(state.as_str(), "RUNNING" | "SUSPENDED") && e <= now => e,
+        _ => now,
+    };
+    end.saturating_sub(start)
+}
+
+fn job_id_text(job: &JobInfo) -> String {
+    match job.array_job_id.get() {
+        Some(a) if a != 0 => match job.array_task_id.get() {
+            Some(t) => format!("{a}_{t}"),
+            None if !job.array_task_string.is_empty() => format!("{a}_[{}]", job.array_task_string),
+            None => job.job_id.to_string(),
+        },
+        _ => job.job_id.to_string(),
+    }
+}
+
+fn reason_list(job: &JobInfo) -> String {
+    let state = long_state(job);
+    let show_reason = matches!(
+        state.as_str(),
+        "PENDING" | "TIMEOUT" | "OUT_OF_MEMORY" | "DEADLINE" | "FAILED"
+    );
+    if show_reason {
+        format!("({})", reason(job))
+    } else {
+        job.nodes.clone()
+    }
+}
+
+fn reason(job: &JobInfo) -> String {
+    if job.state_reason.is_empty() {
+        "None".to_string()
+    } else {
+        job.state_reason.clone()
+    }
+}
+
+/// The value of `-o` code `code` for `job`.
+pub fn value(code: char, job: &JobInfo, now: u64) -> String {
+    use crate::options::time::{format_elapsed, format_limit};
+    let limit = || {
+        if job.time_limit.infinite {
+            None
+        } else {
+            job.time_limit.get()
+        }
+    };
+    match code {
+        'a' => or_null(&job.account),
+        'A' => job.job_id.to_string(),
+        'b' => {
+            if job.tres_per_node.is_empty() {
+                "N/A".to_string()
+            } else {
+                job.tres_per_node.replace("gres/", "gres:")
+            }
+        }
+        'B' => {
+            if job.batch_host.is_empty() {
+                "n/a".to_string()
+            } else {
+                job.batch_host.clone()
+            }
+        }
+        'c' => job.minimum_cpus_per_node.get().unwrap_or(1).to_string(),
+        'C' => job.cpus.get().unwrap_or(1).to_string(),
+        'd' => "0".to_string(),
+        'D' => job.node_count.get().unwrap_or(1).to_string(),
+        'e' => time_or_na(job.end_time.get()),
+        'E' => or_null(&job.dependency),
+        'f' => or_null(&job.features),
+        'F' => match job.array_job_id.get() {
+            Some(a) if a != 0 => a.to_string(),
+            _ => job.job_id.to_string(),
+        },
+        'g' => job.group_name.clone(),
+        'G' => job.group_id.to_string(),
+        'h' => "OK".to_string(),
+        'H' | 'I' | 'J' => "*".to_string(),
+        'i' => job_id_text(job),
+        'j' => job.name.clone(),
+        'k' => or_null(&job.comment),
+        'K' => match job.array_task_id.get() {
+            Some(t) => t.to_string(),
+            None if !job.array_task_string.is_empty() => job.array_task_string.clone(),
+            None => "N/A".to_string(),
+        },
+        'l' => format_limit(limit()),
+        'L' => match limit() {
+            None => "UNLIMITED".to_string(),
+            Some(m) => format_elapsed((m as u64 * 60).saturating_sub(elapsed(job, now))),
+        },
+        'm' => match (job.memory_per_cpu.get(), job.memory_per_node.get()) {
+            (Some(m), _) => memory_text(m),
+            (None, Some(m)) => memory_text(m),
+            (None, None) => "0".to_string(),
+        },
+        'M' => format_elapsed(elapsed(job, now)),
+        'n' => or_null(&job.required_nodes),
+        'N' => job.nodes.clone(),
+        'o' => or_null(&job.command),
+        'O' => (job.contiguous as u8).to_string(),
+        'p' => format!(
+            "{:.8}",
+            job.priority.get().unwrap_or(0) as f64 / u32::MAX as f64
+        ),
+        'P' => job.partition.clone(),
+        'q' => or_null(&job.qos),
+        'Q' => job.priority.get().unwrap_or(0).to_string(),
+        'r' => reason(job),
+        'R' => reason_list(job),
+        'S' => time_or_na(job.start_time.get()),
+        't' => short_state(&long_state(job)),
+        'T' => long_state(job),
+        'u' => job.user_name.clone(),
+        'U' => job.user_id.to_string(),
+        'v' | 'W' => "(null)".to_string(),
+        'V' => time_or_na(job.submit_time.get()),
+        'w' => or_null(&job.wckey),
+        'x' => or_null(&job.excluded_nodes),
+        'y' => job.nice.to_string(),
+        'Y' => or_null(&job.scheduled_nodes),
+        'z' => "*:*:*".to_string(),
+        'Z' => job.current_working_directory.clone(),
+        '1' => job.stdout_expanded.clone(),
+        '2' => job.stderr_expanded.clone(),
+        '3' => job.stdin_expanded.clone(),
+        '4' => job.cpus_per_task.get().unwrap_or(1).to_string(),
+        '5' => {
+            if job.tres_per_job.is_empty() {
+                "N/A".to_string()
+            } else {
+                job.tres_per_job.replace("gres/", "gres:")
+            }
+        }
+        '6' => job.tasks.get().unwrap_or(1).to_string(),
+        '7' => job.cluster.clone(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::noval::NoVal;
+
+    const NOW: u64 = 1_795_311_682;
+
+    fn job(id: u32, name: &str, part: &str, state: &str, reason: &str) -> JobInfo {
+        JobInfo {
+            job_id: id,
+            name: name.into(),
+            partition: part.into(),
+            job_state: vec![state.into()],
+            state_reason: reason.into(),
+            user_name: "alice".into(),
+            user_id: 2001,
+            node_count: NoVal::of(1),
+            cpus: NoVal::of(1),
+            priority: NoVal::of(1),
+            time_limit: NoVal::infinite(),
+            array_job_id: NoVal::of(0),
+            ..Default::default()
+        }
+    }
+
+    fn running(id: u32, name: &str, secs: u64, limit: u32) -> JobInfo {
+        let mut j = job(id, name, "gpu", "RUNNING", "None");
+        j.nodes = "vm".into();
+        j.start_time = NoVal::of(NOW - secs);
+        j.time_limit = NoVal::of(limit);
+        j
+    }
+
+    fn sample() -> Vec<JobInfo> {
+        let mut toolong = job(27, "toolong", "debug", "PENDING", "PartitionConfig");
+        toolong.time_limit = NoVal::of(60);
+        let mut waiting = job(24, "waiting", "gpu", "PENDING", "None");
+        waiting.time_limit = NoVal::of(5);
+        waiting.tres_per_node = "gres/gpu:1".into();
+        let mut held = job(25, "held", "gpu", "PENDING", "JobHeldUser");
+        held.priority = NoVal::of(0);
+        let dep = job(26, "dep", "gpu", "PENDING", "Dependency");
+        let mut jobs = vec![
+            running(23, "sleeper2", 2, 10),
+            held,
+            running(22, "sleeper", 5, 10),
+            dep,
+            waiting,
+            toolong,
+        ];
+        sort_jobs(&mut jobs);
+        jobs
+    }
+
+    fn lines(format: &str) -> Vec<String> {
+        let t = format::parse(format);
+        let mut out = vec![header(&t)];
+        out.extend(sample().iter().map(|j| format_job(&t, j, NOW)));
+        out
+    }
+
+    #[test]
+    fn default_format() {
+        assert_eq!(
+            lines(DEFAULT_FORMAT),
+            vec![
+                "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)",
+                "                27     debug  toolong    alice PD       0:00      1 (PartitionConfig)",
+                "                24       gpu  waiting    alice PD       0:00      1 (None)",
+                "                26       gpu      dep    alice PD       0:00      1 (Dependency)",
+                "                25       gpu     held    alice PD       0:00      1 (JobHeldUser)",
+                "                22       gpu  sleeper    alice  R       0:05      1 vm",
+                "                23       gpu sleeper2    alice  R       0:02      1 vm",
+            ]
+        );
+    }
+
+    #[test]
+    fn long_format() {
+        assert_eq!(
+            lines(LONG_FORMAT),
+            vec![
+                "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)",
+                "                27     debug  toolong    alice  PENDING       0:00   1:00:00      1 (PartitionConfig)",
+                "                24       gpu  waiting    alice  PENDING       0:00      5:00      1 (None)",
+                "                26       gpu      dep    alice  PENDING       0:00 UNLIMITED      1 (Dependency)",
+                "                25       gpu     held    alice  PENDING       0:00 UNLIMITED      1 (JobHeldUser)",
+                "                22       gpu  sleeper    alice  RUNNING       0:05     10:00      1 vm",
+                "                23       gpu sleeper2    alice  RUNNING       0:02     10:00      1 vm",
+            ]
+        );
+    }
+
+    #[test]
+    fn pipe_format_without_widths() {
+        let l = lines("%i|%j|%u|%T|%M|%l|%D|%R|%b|%P|%C");
+        assert_eq!(l[0], "JOBID|NAME|USER|STATE|TIME|TIME_LIMIT|NODES|NODELIST(REASON)|TRES_PER_NODE|PARTITION|CPUS");
+        assert_eq!(
+            l[1],
+            "27|toolong|alice|PENDING|0:00|1:00:00|1|(PartitionConfig)|N/A|debug|1"
+        );
+        assert_eq!(
+            l[2],
+            "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres:gpu:1|gpu|1"
+        );
+        assert_eq!(l[5], "22|sleeper|alice|RUNNING|0:05|10:00|1|vm|N/A|gpu|1");
+    }
+
+    #[test]
+    fn widths_and_justification() {
+        let l = lines("%.6i %-10j|%10j|%.8l %.10r %.12b %N");
+        assert_eq!(
+            l[0],
+            " JOBID NAME      |NAME      |TIME_LIM     REASON TRES_PER_NOD NODELIST"
+        );
+        assert_eq!(
+            l[2],
+            "    24 waiting   |waiting   |    5:00       None   gres:gpu:1 "
+        );
+        assert_eq!(
+            l[3],
+            "    26 dep       |dep       |UNLIMITE Dependency          N/A "
+        );
+        assert_eq!(
+            l[5],
+            "    22 sleeper   |sleeper   |   10:00       None          N/A vm"
+        );
+    }
+
+    #[test]
+    fn quoted_csv_header() {
+        let l = lines("\"%i\",\"%j\",\"%t\"");
+        assert_eq!(l[0], "\"JOBID\",\"NAME\",\"ST\"");
+        assert_eq!(l[1], "\"27\",\"toolong\",\"PD\"");
+    }
+
+    #[test]
+    fn long_field_format() {
+        let t = format::parse_long(
+            "JobID,Name,State,Reason,tres-per-node,TimeLimit,TimeUsed",
+            20,
+        );
+        assert_eq!(
+            header(&t),
+            "JOBID               NAME                STATE               REASON              TRES_PER_NODE       TIME_LIMIT          TIME                "
+        );
+        let jobs = sample();
+        assert_eq!(
+            format_job(&t, &jobs[1], NOW),
+            "24                  waiting             PENDING             None                gres:gpu:1          5:00                0:00                "
+        );
+        let t = format::parse_long("JobID:6,Name:.8", 20);
+        assert_eq!(header(&t), "JOBID     NAME");
+    }
+
+    #[test]
+    fn reason_pending_vs_running() {
+        let jobs = sample();
+        assert_eq!(value('R', &jobs[0], NOW), "(PartitionConfig)");
+        assert_eq!(value('R', &jobs[4], NOW), "vm");
+        assert_eq!(value('r', &jobs[4], NOW), "None");
+    }
+
+    #[test]
+    fn completing_is_cg() {
+        let mut j = running(30, "x", 100, 10);
+        j.job_state = vec!["RUNNING".into(), "COMPLETING".into()];
+        assert_eq!(value('t', &j, NOW), "CG");
+        assert_eq!(value('T', &j, NOW), "COMPLETING");
+        for (long, short) in [
+            ("COMPLETED", "CD"),
+            ("FAILED", "F"),
+            ("CANCELLED", "CA"),
+            ("TIMEOUT", "TO"),
+            ("OUT_OF_MEMORY", "OOM"),
+            ("NODE_FAIL", "NF"),
+            ("SUSPENDED", "S"),
+        ] {
+            assert_eq!(short_state(long), short);
+        }
+    }
+
+    #[test]
+    fn state_filters() {
+        assert_eq!(
+            parse_states("pd,R,completing").unwrap(),
+            vec!["PENDING", "RUNNING", "COMPLETING"]
+        );
+        assert_eq!(parse_states("all").unwrap(), vec!["ALL"]);
+        assert_eq!(parse_states("BOGUS").unwrap_err(), "BOGUS");
+        let f = Filter {
+            job_ids: None,
+            users: None,
+            partitions: None,
+            names: None,
+            states: None,
+            start: false,
+        };
+        let mut done = job(1, "d", "gpu", "COMPLETED", "None");
+        assert!(!f.matches(&done));
+        assert!(f.matches(&job(2, "p", "gpu", "PENDING", "None")));
+        let f = Filter {
+            states: Some(vec!["ALL".into()]),
+            ..f
+        };
+        assert!(f.matches(&done));
+        done.job_state = vec!["CANCELLED".into()];
+        let f = Filter {
+            states: Some(vec!["COMPLETED".into()]),
+            ..f
+        };
+        assert!(!f.matches(&done));
+    }
+
+    #[test]
+    fn job_id_parsing() {
+        assert_eq!(parse_job_ids("22,24").unwrap(), vec![22, 24]);
+        assert_eq!(parse_job_ids("89_3").unwrap(), vec![89]);
+        assert_eq!(parse_job_ids("abc").unwrap_err(), "abc");
+    }
+
+    #[test]
+    fn times_and_memory() {
+        let mut j = running(40, "x", 3 * 3600 + 5, 24 * 60 * 2);
+        assert_eq!(value('M', &j, NOW), "3:00:05");
+        assert_eq!(value('l', &j, NOW), "2-00:00:00");
+        assert_eq!(value('L', &j, NOW), "1-20:59:55");
+        j.memory_per_cpu = NoVal::of(1000);
+        assert_eq!(value('m', &j, NOW), "1000M");
+        j.memory_per_cpu = NoVal::unset();
+        j.memory_per_node = NoVal::of(2048);
+        assert_eq!(value('m', &j, NOW), "2G");
+    }
 }
