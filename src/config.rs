@@ -191,9 +191,8 @@ impl Config {
         if !partitions.iter().any(|p| p.default) {
             partitions[0].default = true;
         }
-        let cpus = file.cpus.unwrap_or_else(|| {
-            std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
-        });
+        let cpus =
+            file.cpus.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
         if cpus == 0 {
             return Err(invalid("cpus must be at least 1".into()));
         }
@@ -260,10 +259,8 @@ mod tests {
 
     #[test]
     fn first_partition_is_default_when_none_is_marked() {
-        let f: ConfigFile = toml::from_str(
-            "[[partitions]]\nname = \"a\"\n[[partitions]]\nname = \"b\"\nmax_time = \"30\"\n",
-        )
-        .unwrap();
+        let f: ConfigFile =
+            toml::from_str("[[partitions]]\nname = \"a\"\n[[partitions]]\nname = \"b\"\nmax_time = \"30\"\n").unwrap();
         let c = Config::resolve(f, Path::new("x")).unwrap();
         assert!(c.partitions[0].default);
         assert_eq!(c.partitions[1].max_time, Some(30));

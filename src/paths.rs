@@ -33,9 +33,7 @@ pub fn runtime_dir() -> PathBuf {
 
 /// The per-user state directory (`~/.local/share/slurmlet`).
 pub fn default_state_dir() -> PathBuf {
-    dirs::data_dir()
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid())))
-        .join("slurmlet")
+    dirs::data_dir().unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid()))).join("slurmlet")
 }
 
 /// The daemon configuration file: `SLURMLET_CONF`, else `~/.config/slurmlet/slurmlet.toml`.
@@ -43,10 +41,7 @@ pub fn default_config() -> PathBuf {
     if let Some(p) = std::env::var_os("SLURMLET_CONF").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    dirs::config_dir()
-        .unwrap_or_else(|| PathBuf::from("/etc"))
-        .join("slurmlet")
-        .join("slurmlet.toml")
+    dirs::config_dir().unwrap_or_else(|| PathBuf::from("/etc")).join("slurmlet").join("slurmlet.toml")
 }
 
 /// This machine's short host name.
@@ -105,7 +100,9 @@ pub fn user_uid(name: &str) -> Option<u32> {
     unsafe {
         let mut pw: libc::passwd = std::mem::zeroed();
         let mut res: *mut libc::passwd = std::ptr::null_mut();
-        if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+        if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
+            && !res.is_null()
+        {
             return Some(pw.pw_uid);
         }
     }

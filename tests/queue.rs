@@ -11,9 +11,21 @@ const T: Duration = Duration::from_secs(20);
 fn concurrent_gpu_jobs_get_disjoint_devices_and_a_third_waits_for_resources() {
     let c = Cluster::start("4", "");
     let hold = "while [ ! -e release ]; do sleep 0.02; done";
-    let a = c.sbatch(&["--gres=gpu:2", "-o", "a.out", "--wrap", &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; date +%s.%N > a.end")]);
+    let a = c.sbatch(&[
+        "--gres=gpu:2",
+        "-o",
+        "a.out",
+        "--wrap",
+        &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; date +%s.%N > a.end"),
+    ]);
     let b = c.sbatch(&["--gres=gpu:2", "-o", "b.out", "--wrap", &format!("echo $CUDA_VISIBLE_DEVICES; {hold}")]);
-    let third = c.sbatch(&["--gres=gpu:1", "-o", "c.out", "--wrap", "date +%s.%N; echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS $GPU_DEVICE_ORDINAL"]);
+    let third = c.sbatch(&[
+        "--gres=gpu:1",
+        "-o",
+        "c.out",
+        "--wrap",
+        "date +%s.%N; echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS $GPU_DEVICE_ORDINAL",
+    ]);
     let ga = c.wait_file("a.out", T);
     let gb = c.wait_file("b.out", T);
     let ids = |s: &str| s.trim().split(',').map(|x| x.parse::<u32>().unwrap()).collect::<Vec<_>>();
@@ -56,7 +68,10 @@ fn impossible_requests_are_refused_with_slurms_text() {
         let out = c.run("sbatch", &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains("sbatch: error: Batch job submission failed: Requested node configuration is not available"), "{args:?}: {err}");
+        assert!(
+            err.contains("sbatch: error: Batch job submission failed: Requested node configuration is not available"),
+            "{args:?}: {err}"
+        );
         assert!(err.contains(extra), "{args:?}: {err}");
         assert!(out.stdout.is_empty());
     }
@@ -74,7 +89,14 @@ fn impossible_requests_are_refused_with_slurms_text() {
 fn time_limit_ends_jobs_with_timeout_and_sigkill_after_kill_wait() {
     let c = Cluster::start("0", "");
     let plain = c.sbatch(&["-t", "1", "-o", "plain.out", "--wrap", "echo start; sleep 300; echo not-reached"]);
-    let trap = c.sbatch(&["-t", "1", "-o", "trap.out", "--wrap", "trap 'echo got TERM' TERM; echo start; while true; do sleep 0.1; done"]);
+    let trap = c.sbatch(&[
+        "-t",
+        "1",
+        "-o",
+        "trap.out",
+        "--wrap",
+        "trap 'echo got TERM' TERM; echo start; while true; do sleep 0.1; done",
+    ]);
     let begun = Instant::now();
     let jp = c.wait_state(plain, &["TIMEOUT"], Duration::from_secs(90));
     let jt = c.wait_state(trap, &["TIMEOUT"], Duration::from_secs(90));
@@ -145,7 +167,8 @@ fn exit_codes_and_states_follow_slurm() {
 #[test]
 fn output_files_follow_patterns_and_missing_directories_are_created() {
     let c = Cluster::start("0", "");
-    let id = c.sbatch(&["-J", "pat", "-o", "logs/%x-%j.out", "-e", "logs/err-%4j.txt", "--wrap", "echo out; echo err >&2"]);
+    let id =
+        c.sbatch(&["-J", "pat", "-o", "logs/%x-%j.out", "-e", "logs/err-%4j.txt", "--wrap", "echo out; echo err >&2"]);
     c.wait_state(id, &["COMPLETED"], T);
     assert_eq!(read(&c.path(&format!("logs/pat-{id}.out"))), "out\n");
     assert_eq!(read(&c.path(&format!("logs/err-{id:04}.txt"))), "err\n");
@@ -188,7 +211,19 @@ fn the_script_is_saved_at_submit_and_directives_apply() {
 #[test]
 fn batch_environment_has_slurm_variables() {
     let c = Cluster::start("4", "");
-    let id = c.sbatch(&["-J", "envdump", "--gres=gpu:2", "-n", "2", "-c", "1", "-o", "env.out", "--wrap", "env | grep -E '^(SLURM|CUDA|GPU)' | sort"]);
+    let id = c.sbatch(&[
+        "-J",
+        "envdump",
+        "--gres=gpu:2",
+        "-n",
+        "2",
+        "-c",
+        "1",
+        "-o",
+        "env.out",
+        "--wrap",
+        "env | grep -E '^(SLURM|CUDA|GPU)' | sort",
+    ]);
     c.wait_state(id, &["COMPLETED"], T);
     let env = read(&c.path("env.out"));
     for line in [

@@ -11,8 +11,20 @@ const T: Duration = Duration::from_secs(30);
 fn kill_dash_nine_of_the_daemon_loses_nothing() {
     let mut c = Cluster::start("4", "");
     let hold = "while [ ! -e release ]; do sleep 0.02; done";
-    let r1 = c.sbatch(&["--gres=gpu:2", "-o", "r1.out", "--wrap", &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; echo done1; exit 5")]);
-    let r2 = c.sbatch(&["--gres=gpu:2", "-o", "r2.out", "--wrap", &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; echo done2")]);
+    let r1 = c.sbatch(&[
+        "--gres=gpu:2",
+        "-o",
+        "r1.out",
+        "--wrap",
+        &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; echo done1; exit 5"),
+    ]);
+    let r2 = c.sbatch(&[
+        "--gres=gpu:2",
+        "-o",
+        "r2.out",
+        "--wrap",
+        &format!("echo $CUDA_VISIBLE_DEVICES; {hold}; echo done2"),
+    ]);
     let p = c.sbatch(&["--gres=gpu:3", "-o", "p.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
     c.wait_file("r1.out", T);
     c.wait_file("r2.out", T);

@@ -15,7 +15,10 @@ fn bad_options_and_scripts_are_refused_as_slurm_refuses_them() {
     assert_eq!(stderr(&o), "sbatch: error: Invalid --time specification\n");
     let o = c.run("sbatch", &["--bogus-option", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(255));
-    assert_eq!(stderr(&o), "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
+    assert_eq!(
+        stderr(&o),
+        "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n"
+    );
     let o = c.run("sbatch", &["--mem=10Q", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(255));
     assert_eq!(stderr(&o), "sbatch: error: Invalid --mem specification\n");
@@ -48,7 +51,12 @@ fn bad_options_and_scripts_are_refused_as_slurm_refuses_them() {
     assert!(e.contains("bad_dir.sh:2:"), "{e}");
     // SBATCH_* input variables sit between directives and the command line.
     std::fs::write(c.path("named.sh"), "#!/bin/sh\n#SBATCH -J directive\necho $SLURM_JOB_NAME\n").unwrap();
-    let o = c.cmd("sbatch").args(["--parsable", "-o", "named.out", "named.sh"]).env("SBATCH_JOB_NAME", "fromenv").output().unwrap();
+    let o = c
+        .cmd("sbatch")
+        .args(["--parsable", "-o", "named.out", "named.sh"])
+        .env("SBATCH_JOB_NAME", "fromenv")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let id: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
     assert_eq!(c.job(id).name, "fromenv");

@@ -27,7 +27,8 @@ fn single_node_seed_scripts_submit_and_multi_node_ones_are_refused() {
         let out = c.run("sbatch", &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: {err}");
-        let id: u32 = String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("Submitted batch job ").parse().unwrap();
+        let id: u32 =
+            String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("Submitted batch job ").parse().unwrap();
         let j = c.job(id);
         assert_eq!(j.state_reason, "JobHeldUser", "{name}");
         match *name {
@@ -60,7 +61,13 @@ fn single_node_seed_scripts_submit_and_multi_node_ones_are_refused() {
             _ => {}
         }
     }
-    for name in ["001-horovod_tf.sh", "001-ray_cluster.sh", "001-nccl_stream.sh", "001-tf_multi_run.sh", "001-pytorch_ddp_multi.sh"] {
+    for name in [
+        "001-horovod_tf.sh",
+        "001-ray_cluster.sh",
+        "001-nccl_stream.sh",
+        "001-tf_multi_run.sh",
+        "001-pytorch_ddp_multi.sh",
+    ] {
         let out = c.run("sbatch", &["--hold", "-p", "gpu", &fixture(name)]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");

@@ -54,10 +54,7 @@ impl Client {
 
     /// A client for the daemon listening on `socket` (no auto-start).
     pub fn at(socket: &Path) -> Result<Client, ClientError> {
-        let http = reqwest::blocking::Client::builder()
-            .unix_socket(socket.to_path_buf())
-            .timeout(None)
-            .build()?;
+        let http = reqwest::blocking::Client::builder().unix_socket(socket.to_path_buf()).timeout(None).build()?;
         Ok(Client { http, socket: socket.to_path_buf() })
     }
 
@@ -84,11 +81,7 @@ impl Client {
     pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
         let body = serde_json::to_vec(body).expect("request bodies serialize");
         Self::decode(
-            self.http
-                .post(format!("{BASE}{path}"))
-                .header("content-type", "application/json")
-                .body(body)
-                .send()?,
+            self.http.post(format!("{BASE}{path}")).header("content-type", "application/json").body(body).send()?,
         )
     }
 

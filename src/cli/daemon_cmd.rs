@@ -42,9 +42,7 @@ pub fn run_daemon(args: Vec<OsString>) -> i32 {
 
 fn foreground(args: &DaemonArgs) -> i32 {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SLURMLET_LOG").unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SLURMLET_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .try_init();
     let path = args.config.clone().unwrap_or_else(crate::paths::default_config);

@@ -29,11 +29,7 @@ pub struct Field {
 impl Field {
     /// A field with `key`, `width` and justification.
     pub fn new(key: &str, width: usize, right: bool) -> Self {
-        Field {
-            key: key.to_string(),
-            width,
-            right,
-        }
+        Field { key: key.to_string(), width, right }
     }
 }
 
@@ -75,11 +71,7 @@ pub fn parse(format: &str) -> Vec<Token> {
                 if !literal.is_empty() {
                     tokens.push(Token::Literal(std::mem::take(&mut literal)));
                 }
-                tokens.push(Token::Field(Field {
-                    key: code.to_string(),
-                    width,
-                    right,
-                }));
+                tokens.push(Token::Field(Field { key: code.to_string(), width, right }));
                 i = j + 1;
             }
             None => {
@@ -120,11 +112,7 @@ pub fn parse_long(format: &str, default_width: usize) -> Vec<Token> {
                     width = w;
                 }
             }
-            Token::Field(Field {
-                key: name.to_ascii_lowercase(),
-                width,
-                right,
-            })
+            Token::Field(Field { key: name.to_ascii_lowercase(), width, right })
         })
         .collect()
 }
@@ -166,9 +154,7 @@ pub fn date_line(ts: u64) -> String {
         tm
     };
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     format!(
         "{} {} {:2} {:02}:{:02}:{:02} {}",
         DAYS[tm.tm_wday.clamp(0, 6) as usize],
@@ -185,9 +171,7 @@ pub fn date_line(ts: u64) -> String {
 pub fn emit(line: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = out
-        .write_all(line.as_bytes())
-        .and_then(|_| out.write_all(b"\n"));
+    let _ = out.write_all(line.as_bytes()).and_then(|_| out.write_all(b"\n"));
 }
 
 #[cfg(test)]
@@ -239,13 +223,6 @@ mod tests {
     #[test]
     fn renders() {
         let t = parse("%.6i %-4j|");
-        assert_eq!(
-            render(&t, |f| if f.key == "i" {
-                "42".into()
-            } else {
-                "name".into()
-            }),
-            "    42 name|"
-        );
+        assert_eq!(render(&t, |f| if f.key == "i" { "42".into() } else { "name".into() }), "    42 name|");
     }
 }

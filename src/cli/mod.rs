@@ -20,10 +20,7 @@ pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmle
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
     let argv0 = args.first().cloned().unwrap_or_default();
-    let name = std::path::Path::new(&argv0)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = std::path::Path::new(&argv0).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if name == "slurmlet" || name.starts_with("slurmlet-") || !dispatchable(&name) {
         return slurmlet_main(args);
     }
@@ -97,10 +94,7 @@ pub fn report_clap_error(cmd: &str, e: &clap::Error, usage_exit: i32) -> i32 {
             0
         }
         ErrorKind::UnknownArgument => {
-            let arg = e
-                .get(ContextKind::InvalidArg)
-                .map(|a| a.to_string())
-                .unwrap_or_default();
+            let arg = e.get(ContextKind::InvalidArg).map(|a| a.to_string()).unwrap_or_default();
             if arg.starts_with("--") {
                 eprintln!("{cmd}: unrecognized option '{arg}'");
             } else {
@@ -109,7 +103,9 @@ pub fn report_clap_error(cmd: &str, e: &clap::Error, usage_exit: i32) -> i32 {
             eprintln!("Try \"{cmd} --help\" for more information");
             usage_exit
         }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals if e.get(ContextKind::InvalidValue).map(|v| v.to_string()).unwrap_or_default().is_empty() => {
+        ErrorKind::InvalidValue | ErrorKind::NoEquals
+            if e.get(ContextKind::InvalidValue).map(|v| v.to_string()).unwrap_or_default().is_empty() =>
+        {
             let arg = e.get(ContextKind::InvalidArg).map(|a| a.to_string()).unwrap_or_default();
             let long = arg.split_whitespace().next().unwrap_or(&arg).split('=').next().unwrap_or(&arg);
             eprintln!("{cmd}: option '{long}' requires an argument");

@@ -82,7 +82,8 @@ impl From<OptionError> for Failure {
 }
 
 fn parse(tokens: Vec<String>) -> Result<SbatchArgs, Failure> {
-    let argv: Vec<OsString> = std::iter::once(OsString::from(CMD)).chain(tokens.into_iter().map(OsString::from)).collect();
+    let argv: Vec<OsString> =
+        std::iter::once(OsString::from(CMD)).chain(tokens.into_iter().map(OsString::from)).collect();
     super::parse_args(CMD, argv, 255).map_err(Failure::Usage)
 }
 
@@ -108,11 +109,16 @@ fn read_script(cli: &SbatchArgs) -> Result<(String, String), Failure> {
     directive::check_script(&bytes)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         Failure::Message(
-            format!("{}: the script is not UTF-8 text (invalid byte at offset {})", display_name(&name), e.utf8_error().valid_up_to()),
+            format!(
+                "{}: the script is not UTF-8 text (invalid byte at offset {})",
+                display_name(&name),
+                e.utf8_error().valid_up_to()
+            ),
             1,
         )
     })?;
-    Ok((text, name))
+    // A UTF-8 BOM (from Windows editors) would hide the #! line from the kernel.
+    Ok((directive::strip_bom(&text).to_string(), name))
 }
 
 fn display_name(name: &str) -> &str {
@@ -145,7 +151,9 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
             other => other,
         })?;
         if !one.script.is_empty() {
-            return Err(at_line(format!("unexpected argument '{}' (a directive holds options only)", one.script[0])).into());
+            return Err(
+                at_line(format!("unexpected argument '{}' (a directive holds options only)", one.script[0])).into()
+            );
         }
         one.job.validate().map_err(|e| at_line(e.to_string()))?;
         tokens.extend(d.args);
@@ -164,7 +172,8 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     }
 
     let mut desc = merged.job.to_job_desc()?;
-    let cwd = std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
     let workdir = match &merged.job.chdir {
         Some(d) => cwd.join(d),
         None => cwd,
@@ -183,7 +192,8 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     }
     if let Some(name) = merged.script.first() {
         let abs = std::env::current_dir().map(|c| c.join(name)).unwrap_or_else(|_| name.into());
-        desc.argv = Some(std::iter::once(abs.display().to_string()).chain(merged.script.iter().skip(1).cloned()).collect());
+        desc.argv =
+            Some(std::iter::once(abs.display().to_string()).chain(merged.script.iter().skip(1).cloned()).collect());
     }
 
     let client = super::connect(CMD).map_err(Failure::Usage)?;
@@ -245,11 +255,16 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
 
 /// `--wait`: blocks until the job ends; exits with its exit code (1 if it ended otherwise).
 fn wait(client: &crate::api::client::Client, id: u32) -> Result<i32, Failure> {
-    let resp: crate::api::types::JobsResponse = client
-        .get(&format!("/slurmlet/v1/job/{id}/wait"))
-        .map_err(|e| Failure::Message(e.to_string(), 1))?;
+    let resp: crate::api::types::JobsResponse =
+        client.get(&format!("/slurmlet/v1/job/{id}/wait")).map_err(|e| Failure::Message(e.to_string(), 1))?;
     let Some(j) = resp.jobs.first() else { return Ok(1) };
     let rc = j.exit_code.return_code.get().unwrap_or(0) as i32;
     let state = j.job_state.first().map(String::as_str).unwrap_or("");
-    Ok(if rc != 0 { rc } else if state == "COMPLETED" { 0 } else { 1 })
+    Ok(if rc != 0 {
+        rc
+    } else if state == "COMPLETED" {
+        0
+    } else {
+        1
+    })
 }

@@ -64,7 +64,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let filters = args.name.is_some() || args.partition.is_some() || args.state.is_some() || args.user.is_some() || args.me;
+    let filters =
+        args.name.is_some() || args.partition.is_some() || args.state.is_some() || args.user.is_some() || args.me;
     if args.ids.is_empty() && !filters {
         super::error(CMD, "No job identification provided");
         return 1;
@@ -98,7 +99,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     if filters {
-        let user = if args.me { Some(crate::paths::uid()) } else { args.user.as_deref().map(crate::paths::user_uid).map(|u| u.unwrap_or(u32::MAX)) };
+        let user = if args.me {
+            Some(crate::paths::uid())
+        } else {
+            args.user.as_deref().map(crate::paths::user_uid).map(|u| u.unwrap_or(u32::MAX))
+        };
         let jobs = match client.jobs() {
             Ok(r) => r.jobs,
             Err(e) => {

@@ -101,41 +101,22 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 1;
         }
     };
-    let wanted: Option<Vec<&str>> = args.partition.as_deref().map(|p| {
-        p.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect()
-    });
-    let parts: Vec<&PartitionInfo> = partitions
-        .partitions
-        .iter()
-        .filter(|p| wanted.as_ref().is_none_or(|w| w.contains(&p.name.as_str())))
-        .collect();
-    let node_names: Option<Vec<String>> = args
-        .nodes
-        .as_deref()
-        .map(|n| crate::options::hostlist::expand(n).unwrap_or_else(|_| vec![n.to_string()]));
-    let states: Option<Vec<String>> = args.states.as_deref().map(|s| {
-        s.split(',')
-            .map(|x| x.trim().to_ascii_lowercase())
-            .collect()
-    });
+    let wanted: Option<Vec<&str>> =
+        args.partition.as_deref().map(|p| p.split(',').map(str::trim).filter(|s| !s.is_empty()).collect());
+    let parts: Vec<&PartitionInfo> =
+        partitions.partitions.iter().filter(|p| wanted.as_ref().is_none_or(|w| w.contains(&p.name.as_str()))).collect();
+    let node_names: Option<Vec<String>> =
+        args.nodes.as_deref().map(|n| crate::options::hostlist::expand(n).unwrap_or_else(|_| vec![n.to_string()]));
+    let states: Option<Vec<String>> =
+        args.states.as_deref().map(|s| s.split(',').map(|x| x.trim().to_ascii_lowercase()).collect());
     let node_ok = |n: &Node| {
-        node_names
-            .as_ref()
-            .is_none_or(|names| names.contains(&n.name))
-            && states.as_ref().is_none_or(|s| {
-                s.iter()
-                    .any(|x| *x == state_compact(n) || *x == state_long(n) || x == "all")
-            })
+        node_names.as_ref().is_none_or(|names| names.contains(&n.name))
+            && states
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|x| *x == state_compact(n) || *x == state_long(n) || x == "all"))
     };
     let nodes: Vec<&Node> = nodes.nodes.iter().filter(|n| node_ok(n)).collect();
-    let rows = if args.node {
-        node_rows(&parts, &nodes)
-    } else {
-        partition_rows(&parts, &nodes)
-    };
+    let rows = if args.node { node_rows(&parts, &nodes) } else { partition_rows(&parts, &nodes) };
 
     if args.json {
         print_json(&rows);
@@ -157,9 +138,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
 fn nodes_of<'a>(p: &PartitionInfo, nodes: &[&'a Node]) -> Vec<&'a Node> {
     nodes
         .iter()
-        .filter(|n| {
-            n.partitions.contains(&p.name) || p.nodes.configured.split(',').any(|c| c == n.name)
-        })
+        .filter(|n| n.partitions.contains(&p.name) || p.nodes.configured.split(',').any(|c| c == n.name))
         .copied()
         .collect()
 }
@@ -181,10 +160,7 @@ pub fn partition_rows<'a>(parts: &[&'a PartitionInfo], nodes: &[&'a Node]) -> Ve
             }
         }
         for (_, g) in groups {
-            rows.push(Row {
-                partition: Some(p),
-                nodes: g,
-            });
+            rows.push(Row { partition: Some(p), nodes: g });
         }
     }
     rows
@@ -196,10 +172,7 @@ pub fn node_rows<'a>(parts: &[&'a PartitionInfo], nodes: &[&'a Node]) -> Vec<Row
     for n in nodes {
         for p in parts {
             if !nodes_of(p, std::slice::from_ref(n)).is_empty() {
-                rows.push(Row {
-                    partition: Some(p),
-                    nodes: vec![n],
-                });
+                rows.push(Row { partition: Some(p), nodes: vec![n] });
             }
         }
     }
@@ -223,12 +196,7 @@ fn build_format(args: &SinfoArgs, rows: &[Row]) -> Vec<Token> {
     };
     let mut tokens = format::parse(&text);
     if args.format.is_none() && args.node {
-        let width = rows
-            .iter()
-            .flat_map(|r| r.nodes.iter().map(|n| n.name.chars().count()))
-            .max()
-            .unwrap_or(0)
-            .max(9);
+        let width = rows.iter().flat_map(|r| r.nodes.iter().map(|n| n.name.chars().count())).max().unwrap_or(0).max(9);
         if let Some(Token::Field(f)) = tokens.first_mut() {
             f.width = width;
         }
@@ -238,11 +206,7 @@ fn build_format(args: &SinfoArgs, rows: &[Row]) -> Vec<Token> {
 
 /// The node's state in sinfo's compact form (`idle`, `mix`, `alloc`, …).
 pub fn state_compact(n: &Node) -> String {
-    let s = n
-        .state
-        .first()
-        .map(|s| s.to_ascii_uppercase())
-        .unwrap_or_default();
+    let s = n.state.first().map(|s| s.to_ascii_uppercase()).unwrap_or_default();
     match s.as_str() {
         "IDLE" => "idle",
         "MIXED" => "mix",
@@ -261,11 +225,7 @@ pub fn state_compact(n: &Node) -> String {
 
 /// The node's state in sinfo's long form (`idle`, `mixed`, `allocated`, …).
 pub fn state_long(n: &Node) -> String {
-    let s = n
-        .state
-        .first()
-        .map(|s| s.to_ascii_lowercase())
-        .unwrap_or_else(|| "unknown".into());
+    let s = n.state.first().map(|s| s.to_ascii_lowercase()).unwrap_or_else(|| "unknown".into());
     match s.as_str() {
         "drain" => "drained".to_string(),
         _ => s,
@@ -379,12 +339,8 @@ pub fn value(key: &str, row: &Row) -> String {
                 .unwrap_or_else(|| "up".into()),
             None => "n/a".to_string(),
         },
-        "l" | "timelimit" => p
-            .map(|p| time_text(&p.maximums.time, "infinite"))
-            .unwrap_or_else(|| "n/a".into()),
-        "L" | "defaulttime" => p
-            .map(|p| time_text(&p.defaults.time, "n/a"))
-            .unwrap_or_else(|| "n/a".into()),
+        "l" | "timelimit" => p.map(|p| time_text(&p.maximums.time, "infinite")).unwrap_or_else(|| "n/a".into()),
+        "L" | "defaulttime" => p.map(|p| time_text(&p.defaults.time, "n/a")).unwrap_or_else(|| "n/a".into()),
         "s" | "size" => match p {
             Some(p) if !p.maximums.nodes.infinite => match p.maximums.nodes.get() {
                 Some(n) => format!("1-{n}"),
@@ -431,16 +387,10 @@ pub fn value(key: &str, row: &Row) -> String {
                 format!("{}:{}:{}", sockets, n.cores / sockets, n.threads.max(1))
             })
             .unwrap_or_default(),
-        "d" | "disk" => first
-            .map(|n| n.temporary_disk.to_string())
-            .unwrap_or_default(),
+        "d" | "disk" => first.map(|n| n.temporary_disk.to_string()).unwrap_or_default(),
         "w" | "weight" => first.map(|n| n.weight.to_string()).unwrap_or_default(),
         "f" | "features" => or_null(&first.map(|n| n.features.join(",")).unwrap_or_default()),
-        "b" | "features_act" => or_null(
-            &first
-                .map(|n| n.active_features.join(","))
-                .unwrap_or_default(),
-        ),
+        "b" | "features_act" => or_null(&first.map(|n| n.active_features.join(",")).unwrap_or_default()),
         "E" | "reason" => match first.map(|n| n.reason.as_str()) {
             Some(r) if !r.is_empty() => r.to_string(),
             _ => "none".to_string(),
@@ -593,16 +543,11 @@ mod tests {
     }
 
     fn partition(name: &str, max: Option<u32>, default: bool) -> PartitionInfo {
-        let mut p = PartitionInfo {
-            name: name.into(),
-            ..Default::default()
-        };
+        let mut p = PartitionInfo { name: name.into(), ..Default::default() };
         p.maximums.time = max.map(NoVal::of).unwrap_or_else(NoVal::infinite);
         p.maximums.nodes = NoVal::infinite();
         p.priority.tier = 1;
-        p.partition = PartitionState {
-            state: vec!["UP".into()],
-        };
+        p.partition = PartitionState { state: vec!["UP".into()] };
         p.nodes.configured = "vm".into();
         if default {
             p.flags = vec!["DEFAULT".into()];
@@ -611,18 +556,11 @@ mod tests {
     }
 
     fn render(format: &str, node_mode: bool, state: &str, alloc: u32) -> Vec<String> {
-        let parts = [
-            partition("gpu", None, true),
-            partition("debug", Some(30), false),
-        ];
+        let parts = [partition("gpu", None, true), partition("debug", Some(30), false)];
         let n = node(state, alloc);
         let prefs: Vec<&PartitionInfo> = parts.iter().collect();
         let nodes = vec![&n];
-        let rows = if node_mode {
-            node_rows(&prefs, &nodes)
-        } else {
-            partition_rows(&prefs, &nodes)
-        };
+        let rows = if node_mode { node_rows(&prefs, &nodes) } else { partition_rows(&prefs, &nodes) };
         let mut tokens = format::parse(format);
         if format == NODE_FORMAT || format == NODE_LONG_FORMAT {
             if let Some(Token::Field(f)) = tokens.first_mut() {
@@ -698,19 +636,13 @@ mod tests {
         );
         assert_eq!(
             render("%N %c %m %G %t %O %e", true, "IDLE", 0)[..2],
-            [
-                "NODELIST CPUS MEMORY GRES STATE CPU_LOAD FREE_MEM",
-                "vm 2 23081 gpu:4 idle 0.41 22965"
-            ]
+            ["NODELIST CPUS MEMORY GRES STATE CPU_LOAD FREE_MEM", "vm 2 23081 gpu:4 idle 0.41 22965"]
         );
         assert_eq!(
             render("%N %C %G %t", true, "MIXED", 1)[..2],
             ["NODELIST CPUS(A/I/O/T) GRES STATE", "vm 1/1/0/2 gpu:4 mix"]
         );
-        assert_eq!(
-            render("%P %G %l %p %c %m", false, "ALLOCATED", 2)[1],
-            "gpu* gpu:4 infinite 1 2 23081"
-        );
+        assert_eq!(render("%P %G %l %p %c %m", false, "ALLOCATED", 2)[1], "gpu* gpu:4 infinite 1 2 23081");
         assert_eq!(render("%T", false, "ALLOCATED", 2)[1], "allocated");
         assert_eq!(render("%t", false, "ALLOCATED", 2)[1], "alloc");
     }
@@ -724,14 +656,8 @@ mod tests {
         assert_eq!(value("G", &rows[0]), "(null)");
         assert_eq!(value("l", &rows[0]), "1-00:00:00");
         let t = format::parse_long("Partition,Gres:8,CPUsState", 20);
-        assert_eq!(
-            header(&t),
-            "PARTITION           GRES    CPUS(A/I/O/T)       "
-        );
-        assert_eq!(
-            format_row(&t, &rows[0]),
-            "gpu*                (null)  0/2/0/2             "
-        );
+        assert_eq!(header(&t), "PARTITION           GRES    CPUS(A/I/O/T)       ");
+        assert_eq!(format_row(&t, &rows[0]), "gpu*                (null)  0/2/0/2             ");
     }
 
     #[test]

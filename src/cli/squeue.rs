@@ -142,10 +142,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(v) => v,
         Err(bad) => {
             eprintln!("{CMD}: error: Invalid job state specified: {bad}");
-            eprintln!(
-                "{CMD}: error: Valid job states include: {}\n",
-                VALID_STATES.join(",")
-            );
+            eprintln!("{CMD}: error: Valid job states include: {}\n", VALID_STATES.join(","));
             return 1;
         }
     };
@@ -186,10 +183,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     };
     if let Some(ids) = &job_ids {
-        let any = response
-            .jobs
-            .iter()
-            .any(|j| ids.iter().any(|&id| job_matches_id(j, id)));
+        let any = response.jobs.iter().any(|j| ids.iter().any(|&id| job_matches_id(j, id)));
         if !any {
             eprintln!("slurm_load_jobs error: Invalid job id specified");
             return 1;
@@ -240,13 +234,7 @@ fn print_json(response: &JobsResponse) {
 }
 
 fn split_list(list: Option<&str>) -> Option<Vec<String>> {
-    list.map(|l| {
-        l.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect()
-    })
+    list.map(|l| l.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
 }
 
 /// Parses `-j`: `123`, `123_4`, `123_[1-3]`; returns the job ids or the offending text.
@@ -305,11 +293,7 @@ impl Filter {
             }
         }
         if let Some(parts) = &self.partitions {
-            if !job
-                .partition
-                .split(',')
-                .any(|p| parts.iter().any(|q| q == p))
-            {
+            if !job.partition.split(',').any(|p| parts.iter().any(|q| q == p)) {
                 return false;
             }
         }
@@ -338,10 +322,7 @@ pub fn long_state(job: &JobInfo) -> String {
     if job.job_state.iter().any(|s| s == "COMPLETING") {
         return "COMPLETING".to_string();
     }
-    job.job_state
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "PENDING".to_string())
+    job.job_state.first().cloned().unwrap_or_else(|| "PENDING".to_string())
 }
 
 /// Slurm's compact state code for a long state name.
@@ -393,12 +374,7 @@ pub fn sort_jobs(jobs: &mut [JobInfo]) {
         a.partition
             .cmp(&b.partition)
             .then(state_rank(&long_state(a)).cmp(&state_rank(&long_state(b))))
-            .then(
-                b.priority
-                    .get()
-                    .unwrap_or(0)
-                    .cmp(&a.priority.get().unwrap_or(0)),
-            )
+            .then(b.priority.get().unwrap_or(0).cmp(&a.priority.get().unwrap_or(0)))
             .then(a.job_id.cmp(&b.job_id))
     });
 }
@@ -544,9 +520,7 @@ pub fn header(tokens: &[Token]) -> String {
         if f.key.chars().count() == 1 {
             title(f.key.chars().next().unwrap_or(' ')).to_string()
         } else {
-            long_field(&f.key)
-                .map(|(_, t)| t.to_string())
-                .unwrap_or_default()
+            long_field(&f.key).map(|(_, t)| t.to_string()).unwrap_or_default()
         }
     })
 }
@@ -623,10 +597,7 @@ fn job_id_text(job: &JobInfo) -> String {
 
 fn reason_list(job: &JobInfo) -> String {
     let state = long_state(job);
-    let show_reason = matches!(
-        state.as_str(),
-        "PENDING" | "TIMEOUT" | "OUT_OF_MEMORY" | "DEADLINE" | "FAILED"
-    );
+    let show_reason = matches!(state.as_str(), "PENDING" | "TIMEOUT" | "OUT_OF_MEMORY" | "DEADLINE" | "FAILED");
     if show_reason {
         format!("({})", reason(job))
     } else {
@@ -707,10 +678,7 @@ pub fn value(code: char, job: &JobInfo, now: u64) -> String {
         'N' => job.nodes.clone(),
         'o' => or_null(&job.command),
         'O' => (job.contiguous as u8).to_string(),
-        'p' => format!(
-            "{:.8}",
-            job.priority.get().unwrap_or(0) as f64 / u32::MAX as f64
-        ),
+        'p' => format!("{:.8}", job.priority.get().unwrap_or(0) as f64 / u32::MAX as f64),
         'P' => job.partition.clone(),
         'q' => or_null(&job.qos),
         'Q' => job.priority.get().unwrap_or(0).to_string(),
@@ -788,14 +756,7 @@ mod tests {
         let mut held = job(25, "held", "gpu", "PENDING", "JobHeldUser");
         held.priority = NoVal::of(0);
         let dep = job(26, "dep", "gpu", "PENDING", "Dependency");
-        let mut jobs = vec![
-            running(23, "sleeper2", 2, 10),
-            held,
-            running(22, "sleeper", 5, 10),
-            dep,
-            waiting,
-            toolong,
-        ];
+        let mut jobs = vec![running(23, "sleeper2", 2, 10), held, running(22, "sleeper", 5, 10), dep, waiting, toolong];
         sort_jobs(&mut jobs);
         jobs
     }
@@ -843,36 +804,18 @@ mod tests {
     fn pipe_format_without_widths() {
         let l = lines("%i|%j|%u|%T|%M|%l|%D|%R|%b|%P|%C");
         assert_eq!(l[0], "JOBID|NAME|USER|STATE|TIME|TIME_LIMIT|NODES|NODELIST(REASON)|TRES_PER_NODE|PARTITION|CPUS");
-        assert_eq!(
-            l[1],
-            "27|toolong|alice|PENDING|0:00|1:00:00|1|(PartitionConfig)|N/A|debug|1"
-        );
-        assert_eq!(
-            l[2],
-            "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres:gpu:1|gpu|1"
-        );
+        assert_eq!(l[1], "27|toolong|alice|PENDING|0:00|1:00:00|1|(PartitionConfig)|N/A|debug|1");
+        assert_eq!(l[2], "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres:gpu:1|gpu|1");
         assert_eq!(l[5], "22|sleeper|alice|RUNNING|0:05|10:00|1|vm|N/A|gpu|1");
     }
 
     #[test]
     fn widths_and_justification() {
         let l = lines("%.6i %-10j|%10j|%.8l %.10r %.12b %N");
-        assert_eq!(
-            l[0],
-            " JOBID NAME      |NAME      |TIME_LIM     REASON TRES_PER_NOD NODELIST"
-        );
-        assert_eq!(
-            l[2],
-            "    24 waiting   |waiting   |    5:00       None   gres:gpu:1 "
-        );
-        assert_eq!(
-            l[3],
-            "    26 dep       |dep       |UNLIMITE Dependency          N/A "
-        );
-        assert_eq!(
-            l[5],
-            "    22 sleeper   |sleeper   |   10:00       None          N/A vm"
-        );
+        assert_eq!(l[0], " JOBID NAME      |NAME      |TIME_LIM     REASON TRES_PER_NOD NODELIST");
+        assert_eq!(l[2], "    24 waiting   |waiting   |    5:00       None   gres:gpu:1 ");
+        assert_eq!(l[3], "    26 dep       |dep       |UNLIMITE Dependency          N/A ");
+        assert_eq!(l[5], "    22 sleeper   |sleeper   |   10:00       None          N/A vm");
     }
 
     #[test]
@@ -884,10 +827,7 @@ mod tests {
 
     #[test]
     fn long_field_format() {
-        let t = format::parse_long(
-            "JobID,Name,State,Reason,tres-per-node,TimeLimit,TimeUsed",
-            20,
-        );
+        let t = format::parse_long("JobID,Name,State,Reason,tres-per-node,TimeLimit,TimeUsed", 20);
         assert_eq!(
             header(&t),
             "JOBID               NAME                STATE               REASON              TRES_PER_NODE       TIME_LIMIT          TIME                "
@@ -930,33 +870,17 @@ mod tests {
 
     #[test]
     fn state_filters() {
-        assert_eq!(
-            parse_states("pd,R,completing").unwrap(),
-            vec!["PENDING", "RUNNING", "COMPLETING"]
-        );
+        assert_eq!(parse_states("pd,R,completing").unwrap(), vec!["PENDING", "RUNNING", "COMPLETING"]);
         assert_eq!(parse_states("all").unwrap(), vec!["ALL"]);
         assert_eq!(parse_states("BOGUS").unwrap_err(), "BOGUS");
-        let f = Filter {
-            job_ids: None,
-            users: None,
-            partitions: None,
-            names: None,
-            states: None,
-            start: false,
-        };
+        let f = Filter { job_ids: None, users: None, partitions: None, names: None, states: None, start: false };
         let mut done = job(1, "d", "gpu", "COMPLETED", "None");
         assert!(!f.matches(&done));
         assert!(f.matches(&job(2, "p", "gpu", "PENDING", "None")));
-        let f = Filter {
-            states: Some(vec!["ALL".into()]),
-            ..f
-        };
+        let f = Filter { states: Some(vec!["ALL".into()]), ..f };
         assert!(f.matches(&done));
         done.job_state = vec!["CANCELLED".into()];
-        let f = Filter {
-            states: Some(vec!["COMPLETED".into()]),
-            ..f
-        };
+        let f = Filter { states: Some(vec!["COMPLETED".into()]), ..f };
         assert!(!f.matches(&done));
     }
 

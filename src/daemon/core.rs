@@ -64,11 +64,8 @@ impl Core {
         let store = Store::open(&config.state_dir.join("slurmlet.db"))?;
         let now = crate::options::now();
         let next_id = store.next_job_id()?;
-        let jobs = store
-            .load_recent(now.saturating_sub(config.min_job_age as u64))?
-            .into_iter()
-            .map(|j| (j.id, j))
-            .collect();
+        let jobs =
+            store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpu_ids.iter().copied().collect(),
@@ -173,12 +170,8 @@ impl Core {
             .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req))
             .collect();
         let mut plan = Plan::new(now, free, releases);
-        let mut pending: Vec<(u32, u32)> = self
-            .jobs
-            .values()
-            .filter(|j| j.state() == JobState::Pending)
-            .map(|j| (j.priority, j.id))
-            .collect();
+        let mut pending: Vec<(u32, u32)> =
+            self.jobs.values().filter(|j| j.state() == JobState::Pending).map(|j| (j.priority, j.id)).collect();
         pending.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut reservations = 0;
         let mut to_start = Vec::new();
@@ -266,10 +259,7 @@ impl Core {
             }
             Err(e) => {
                 tracing::error!(job = id, "cannot start the job: {e}");
-                self.finish(
-                    id,
-                    Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }),
-                );
+                self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
                 None
             }
         }
@@ -320,7 +310,13 @@ impl Core {
     }
 
     /// `scancel`: cancels a job (no signal) or sends it a signal.
-    pub fn cancel(&mut self, id: u32, signal: Option<i32>, batch_only: bool, caller: Caller) -> Result<Effects, KillError> {
+    pub fn cancel(
+        &mut self,
+        id: u32,
+        signal: Option<i32>,
+        batch_only: bool,
+        caller: Caller,
+    ) -> Result<Effects, KillError> {
         let dir = self.job_dir(id);
         let Some(job) = self.jobs.get_mut(&id) else {
             return Err(kill_error(errno::INVALID_JOB_ID, "Invalid job id specified"));

@@ -71,7 +71,8 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
             || (name.starts_with("SLURM_") && name != "SLURM_EXPORT_ENV" && !name.starts_with("SLURM_CONF"))
-            || (job.gpu_ids.is_empty() && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
+            || (job.gpu_ids.is_empty()
+                && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
     };
     let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
@@ -80,7 +81,15 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
 
 /// Writes the job directory (script and spec) and starts the supervisor.
 /// Returns the supervisor's pid.
-pub fn start(job: &Job, config: &Config, script: &str, argv: &[String], env: Vec<String>, exe: &Path, dir: &Path) -> std::io::Result<i32> {
+pub fn start(
+    job: &Job,
+    config: &Config,
+    script: &str,
+    argv: &[String],
+    env: Vec<String>,
+    exe: &Path,
+    dir: &Path,
+) -> std::io::Result<i32> {
     std::fs::create_dir_all(dir)?;
     let script_path = dir.join(files::SCRIPT);
     std::fs::write(&script_path, script)?;
@@ -107,10 +116,7 @@ pub fn start(job: &Job, config: &Config, script: &str, argv: &[String], env: Vec
     };
     std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&spec).expect("spec serializes"))?;
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg0("slurmlet")
-        .arg("stepd")
-        .arg(dir)
-        .stdin(std::process::Stdio::null());
+    cmd.arg0("slurmlet").arg("stepd").arg(dir).stdin(std::process::Stdio::null());
     // SAFETY: setsid and sigprocmask are async-signal-safe. The supervisor starts in its own
     // session with SIGTERM blocked, so that a cancel arriving before it is ready stays pending.
     unsafe {

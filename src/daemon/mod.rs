@@ -74,8 +74,8 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
 
-        let listener = tokio::net::UnixListener::bind(&socket)
-            .map_err(io(format!("cannot listen on {}", socket.display())))?;
+        let listener =
+            tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o700))
             .map_err(io(format!("cannot set the mode of {}", socket.display())))?;
@@ -93,10 +93,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
                 _ = stop.shutdown.notified() => {},
             }
         };
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(io("server failed"))?;
+        axum::serve(listener, app).with_graceful_shutdown(shutdown).await.map_err(io("server failed"))?;
         let _ = std::fs::remove_file(&socket);
         tracing::info!("slurmletd stopped");
         Ok(())

@@ -176,7 +176,10 @@ fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)
         source: source.into(),
     };
     let Some(top) = value.as_object() else {
-        return Err((StatusCode::UNPROCESSABLE_ENTITY, vec![bad("the request body must be a JSON object".into(), "body")]));
+        return Err((
+            StatusCode::UNPROCESSABLE_ENTITY,
+            vec![bad("the request body must be a JSON object".into(), "body")],
+        ));
     };
     let mut errors = unknown_fields(top, &["script", "job", "jobs"], "");
     if let Some(job) = top.get("job").and_then(|j| j.as_object()) {
@@ -227,10 +230,18 @@ async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
             match core.jobs.get(&n) {
                 Some(j) if j.state().is_finished() => {
                     let info = info::job_info(j, &core.config);
-                    return reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta: info::meta(&core.config), ..Default::default() });
+                    return reply(
+                        StatusCode::OK,
+                        JobsResponse { jobs: vec![info], meta: info::meta(&core.config), ..Default::default() },
+                    );
                 }
                 Some(_) => {}
-                None => return reply(StatusCode::NOT_FOUND, JobsResponse { meta: info::meta(&core.config), ..Default::default() }),
+                None => {
+                    return reply(
+                        StatusCode::NOT_FOUND,
+                        JobsResponse { meta: info::meta(&core.config), ..Default::default() },
+                    )
+                }
             }
         }
         if rx.changed().await.is_err() {
@@ -318,7 +329,10 @@ async fn job(State(d): Shared, Path(id): Path<String>) -> Response {
         );
     };
     match core.jobs.get(&n) {
-        Some(j) => reply(StatusCode::OK, JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() }),
+        Some(j) => reply(
+            StatusCode::OK,
+            JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() },
+        ),
         None => reply(
             StatusCode::NOT_FOUND,
             JobsResponse {
@@ -373,7 +387,11 @@ async fn cancel(
     let Some(n) = parse_job_id(&id) else {
         return reply(
             StatusCode::OK,
-            CancelResponse { status: vec![status_of(errno::INVALID_JOB_ID, "Invalid job id specified".into(), None)], meta, ..Default::default() },
+            CancelResponse {
+                status: vec![status_of(errno::INVALID_JOB_ID, "Invalid job id specified".into(), None)],
+                meta,
+                ..Default::default()
+            },
         );
     };
     let result = d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller);
@@ -389,7 +407,11 @@ async fn cancel(
             let known = e.code != errno::INVALID_JOB_ID;
             reply(
                 StatusCode::OK,
-                CancelResponse { status: vec![status_of(e.code, e.message, known.then_some(n))], meta, ..Default::default() },
+                CancelResponse {
+                    status: vec![status_of(e.code, e.message, known.then_some(n))],
+                    meta,
+                    ..Default::default()
+                },
             )
         }
     }
@@ -399,7 +421,12 @@ async fn nodes(State(d): Shared) -> Response {
     let core = d.core.lock().expect("core lock");
     reply(
         StatusCode::OK,
-        NodesResponse { nodes: vec![info::node(&core)], last_update: NoVal::of(crate::options::now()), meta: info::meta(&core.config), ..Default::default() },
+        NodesResponse {
+            nodes: vec![info::node(&core)],
+            last_update: NoVal::of(crate::options::now()),
+            meta: info::meta(&core.config),
+            ..Default::default()
+        },
     )
 }
 
@@ -419,7 +446,18 @@ async fn partitions(State(d): Shared) -> Response {
 async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let daemon_uid = crate::paths::uid();
     if peer.uid != daemon_uid && peer.uid != 0 {
-        return reply(StatusCode::FORBIDDEN, Envelope { errors: vec![ApiError { description: "only the daemon's owner may stop it".into(), error_number: errno::ACCESS_DENIED, error: "Access/permission denied".into(), source: "shutdown".into() }], ..Default::default() });
+        return reply(
+            StatusCode::FORBIDDEN,
+            Envelope {
+                errors: vec![ApiError {
+                    description: "only the daemon's owner may stop it".into(),
+                    error_number: errno::ACCESS_DENIED,
+                    error: "Access/permission denied".into(),
+                    source: "shutdown".into(),
+                }],
+                ..Default::default()
+            },
+        );
     }
     d.shutdown.notify_one();
     reply(StatusCode::OK, Envelope::default())

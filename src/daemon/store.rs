@@ -86,10 +86,8 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = 'next_job_id'", [], |r| r.get(0))
             .optional()
             .map_err(|e| self.sql(e))?;
-        let max: Option<i64> = self
-            .conn
-            .query_row("SELECT MAX(id) FROM jobs", [], |r| r.get(0))
-            .map_err(|e| self.sql(e))?;
+        let max: Option<i64> =
+            self.conn.query_row("SELECT MAX(id) FROM jobs", [], |r| r.get(0)).map_err(|e| self.sql(e))?;
         Ok(stored.unwrap_or(1).max(max.unwrap_or(0) + 1) as u32)
     }
 

@@ -65,11 +65,9 @@ pub fn build(
         .clone()
         .filter(|e| !e.is_empty())
         .ok_or_else(|| submit_error(2127, "Environment is missing in job"))?;
-    let cwd = desc
-        .current_working_directory
-        .clone()
-        .filter(|c| !c.is_empty())
-        .ok_or_else(|| submit_error(2063, "Job cannot be submitted without the current working directory specified."))?;
+    let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
+        submit_error(2063, "Job cannot be submitted without the current working directory specified.")
+    })?;
     if !Path::new(&cwd).is_dir() {
         return Err(explained(
             2063,
@@ -196,7 +194,11 @@ pub fn build(
                 return Err(explained(
                     errno::INVALID_GRES,
                     "Invalid generic resource (gres) specification",
-                    format!("Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})", r.name, config.gres()),
+                    format!(
+                        "Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})",
+                        r.name,
+                        config.gres()
+                    ),
                 ));
             }
             if let Some(kind) = &r.kind {
@@ -230,10 +232,7 @@ pub fn build(
     };
 
     let env_value = |name: &str| {
-        environment
-            .iter()
-            .find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
-            .map(str::to_string)
+        environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
     let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
     let job = Job {

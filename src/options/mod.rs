@@ -278,8 +278,7 @@ impl JobOptions {
             begin::parse_begin(b, now())?;
         }
         if let Some(n) = &self.nice {
-            n.parse::<i32>()
-                .map_err(|_| OptionError::InvalidSpec { option: "nice", value: n.clone() })?;
+            n.parse::<i32>().map_err(|_| OptionError::InvalidSpec { option: "nice", value: n.clone() })?;
         }
         if self.array.is_some() {
             return Err(OptionError::Unsupported {
@@ -304,7 +303,8 @@ impl JobOptions {
         ];
         for (name, given) in no_effect {
             if given {
-                warnings.push(OptionWarning(format!("--{name} has no effect on this cluster (one node, no accounting)")));
+                warnings
+                    .push(OptionWarning(format!("--{name} has no effect on this cluster (one node, no accounting)")));
             }
         }
         Ok(warnings)
@@ -401,8 +401,5 @@ pub fn parse_node_range(text: &str) -> Result<(u32, Option<u32>), OptionError> {
 
 /// Seconds since the UNIX epoch.
 pub fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

@@ -123,10 +123,7 @@ fn supervise(dir: &Path) -> std::io::Result<()> {
             EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
         }
     };
-    crate::sys::write_durably(
-        &dir.join(files::STATUS),
-        &serde_json::to_vec(&status).expect("status serializes"),
-    )
+    crate::sys::write_durably(&dir.join(files::STATUS), &serde_json::to_vec(&status).expect("status serializes"))
 }
 
 /// Waits for the batch shell, enforcing the time limit and honouring cancel requests.

@@ -33,13 +33,7 @@ fn open_output(path: &Path, append: bool) -> std::io::Result<File> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .mode(0o644)
-        .open(path)
+    OpenOptions::new().create(true).write(true).append(append).truncate(!append).mode(0o644).open(path)
 }
 
 fn cstring(bytes: &[u8]) -> std::io::Result<CString> {
@@ -67,7 +61,9 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
         _ => stdout.try_clone()?,
     };
     let stdin = match &spec.stdin {
-        Some(p) => File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("cannot open {}: {e}", p.display())))?,
+        Some(p) => {
+            File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("cannot open {}: {e}", p.display())))?
+        }
         None => File::open("/dev/null")?,
     };
     let path = cstring(spec.script.as_os_str().as_bytes())?;

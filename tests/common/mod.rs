@@ -50,7 +50,8 @@ impl Cluster {
 
     /// Starts `slurmletd` in the foreground as a child, and waits until it answers.
     pub fn start_daemon(&mut self) {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("daemon.log")).unwrap();
+        let log =
+            std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("daemon.log")).unwrap();
         let child = Command::new(self.bin.join("slurmletd"))
             .arg("--config")
             .arg(&self.config)
@@ -128,7 +129,13 @@ impl Cluster {
             if states.iter().any(|s| j.job_state.first().map(String::as_str) == Some(s)) {
                 return j;
             }
-            assert!(Instant::now() < deadline, "job {id} still {:?} (reason {}), wanted {states:?}; log:\n{}", j.job_state, j.state_reason, self.log());
+            assert!(
+                Instant::now() < deadline,
+                "job {id} still {:?} (reason {}), wanted {states:?}; log:\n{}",
+                j.job_state,
+                j.state_reason,
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
