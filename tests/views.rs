@@ -1,0 +1,62 @@
+//! squeue and sinfo against a live daemon, through their symlinks.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn squeue_and_sinfo_show_the_queue_as_slurm_does() {
+    let c = Cluster::start("4", "");
+    let run = c.sbatch(&["-J", "sleeper", "--gres=gpu:4", "-o", "s.out", "--wrap", "echo up; sleep 300"]);
+    let pend = c.sbatch(&["-J", "waiting", "--gres=gpu:1", "-t", "5", "--wrap", "true"]);
+    let held = c.sbatch(&["-J", "held", "--hold", "--wrap", "true"]);
+    c.wait_file("s.out", Duration::from_secs(20));
+
+    let o = c.run("squeue", &[]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)");
+    assert_eq!(lines.len(), 4, "{text}");
+    let row = |id: u32| lines.iter().find(|l| l.split_whitespace().next() == Some(&id.to_string())).copied().unwrap();
+    assert!(row(pend).ends_with("PD       0:00      1 (Resources)"), "{text}");
+    assert!(row(held).ends_with("(JobHeldUser)"), "{text}");
+    assert!(row(run).contains(" R ") && row(run).ends_with(" node1"), "{text}");
+
+    let o = c.run("squeue", &["-h", "-o", "%i %t", "-t", "PD"]);
+    let mut got: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    got.sort();
+    let mut want = vec![format!("{pend} PD"), format!("{held} PD")];
+    want.sort();
+    assert_eq!(got, want);
+
+    let o = c.run("squeue", &["-j", "999999"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "slurm_load_jobs error: Invalid job id specified\n");
+
+    let o = c.run("squeue", &["--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("squeue --json is JSON");
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 3);
+
+    let o = c.run("sinfo", &[]);
+    // One CPU of eight in use: the node is mixed, as Slurm reports it.
+    assert_eq!(
+        stdout(&o),
+        "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\ngpu*         up   infinite      1    mix node1\n"
+    );
+    let o = c.run("sinfo", &["-h", "-N", "-o", "%N %G %C"]);
+    assert_eq!(stdout(&o), "node1 gpu:4 1/7/0/8\n");
+    let o = c.run("sinfo", &["-O", "Gres,GresUsed", "-h"]);
+    let cols: Vec<String> = stdout(&o).split_whitespace().map(str::to_string).collect();
+    assert_eq!(cols, vec!["gpu:4", "gpu:4"]);
+    let o = c.run("squeue", &["--bogus"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "squeue: unrecognized option '--bogus'\nTry \"squeue --help\" for more information\n"
+    );
+}
