@@ -49,6 +49,8 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
         let name = cmd.get_name().to_string();
         let mut buf = Vec::new();
         clap_mangen::Man::new(cmd.bin_name(name.clone()))
+            .source(format!("slurmlet {}", env!("CARGO_PKG_VERSION")))
+            .manual("slurmlet manual")
             .render(&mut buf)
             .expect("rendering into memory cannot fail");
         files.push((Path::new("man").join(format!("{name}.1")), buf));
