@@ -10,12 +10,7 @@ fn exe() -> PathBuf {
 }
 
 fn install(dir: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_slurmlet"))
-        .arg("install-links")
-        .args(extra)
-        .arg(dir)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_slurmlet")).arg("install-links").args(extra).arg(dir).output().unwrap()
 }
 
 #[test]

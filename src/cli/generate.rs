@@ -80,11 +80,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     match write_all(&dir) {
         Ok(n) => {
-            println!(
-                "wrote {n} files to {} and {}",
-                dir.join("completions").display(),
-                dir.join("man").display()
-            );
+            println!("wrote {n} files to {} and {}", dir.join("completions").display(), dir.join("man").display());
             0
         }
         Err(e) => {
