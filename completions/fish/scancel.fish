@@ -1,0 +1,11 @@
+complete -c scancel -s n -l name -d 'act only on jobs with this name' -r
+complete -c scancel -s p -l partition -d 'act only on jobs in this partition' -r
+complete -c scancel -s s -l signal -d 'signal to send to job, default is SIGKILL' -r
+complete -c scancel -s t -l state -d 'act only on jobs in this state.  Valid job states are PENDING, RUNNING and SUSPENDED' -r
+complete -c scancel -s u -l user -d 'act only on jobs of this user' -r
+complete -c scancel -s b -l batch -d 'signal batch shell only'
+complete -c scancel -s f -l full -d 'signal batch shell and all steps for specified job'
+complete -c scancel -s Q -l quiet -d 'disable warnings'
+complete -c scancel -l me -d 'act only on jobs of the current user'
+complete -c scancel -s v -l verbose -d 'verbose operation'
+complete -c scancel -s h -l help -d 'Print help'

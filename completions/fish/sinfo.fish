@@ -1,0 +1,1 @@
+complete -c sinfo -s h -l noheader -d 'no headers on output'
