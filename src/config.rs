@@ -156,9 +156,13 @@ impl Config {
         let (gpu_ids, gpu_type) = match file.gpus {
             Some(GpuConfig::Count(n)) => ((0..n).collect(), None),
             Some(GpuConfig::List { kind, ids }) => (ids, kind),
-            None => match std::env::var("SLURMLET_GPUS").ok().and_then(|v| v.parse::<u32>().ok()) {
-                Some(n) => ((0..n).collect(), None),
-                None => (crate::daemon::gpus::detect(), None),
+            None => match crate::daemon::gpus::detect() {
+                ids if !ids.is_empty() => (ids, None),
+                // No GPU found: SLURMLET_GPUS=N stands in N fake ones (for trying things out).
+                _ => match std::env::var("SLURMLET_GPUS").ok().and_then(|v| v.parse::<u32>().ok()) {
+                    Some(n) => ((0..n).collect(), None),
+                    None => (Vec::new(), None),
+                },
             },
         };
         let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {

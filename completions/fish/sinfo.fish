@@ -1,1 +1,16 @@
+complete -c sinfo -s o -l format -d 'Format specification' -r
+complete -c sinfo -s O -l Format -d 'Format specification by field names' -r
+complete -c sinfo -s p -l partition -d 'Report on specific partition(s)' -r
+complete -c sinfo -s n -l nodes -d 'Report on specific node(s)' -r
+complete -c sinfo -s t -l states -d 'Only nodes in these states' -r
+complete -c sinfo -s i -l iterate -d 'Report once (accepted)' -r
+complete -c sinfo -s S -l sort -d 'Sort order (accepted)' -r
+complete -c sinfo -l help -d 'Print this help'
 complete -c sinfo -s h -l noheader -d 'no headers on output'
+complete -c sinfo -s N -l Node -d 'Node-centric format'
+complete -c sinfo -s l -l long -d 'Long output'
+complete -c sinfo -s s -l summarize -d 'Summarize partition information'
+complete -c sinfo -l json -d 'Produce JSON output'
+complete -c sinfo -s a -l all -d 'Show all partitions (accepted)'
+complete -c sinfo -s e -l exact -d 'Group only identical nodes (accepted)'
+complete -c sinfo -s v -l verbose -d 'Verbosity (ignored)'

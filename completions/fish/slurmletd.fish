@@ -32,9 +32,17 @@ complete -c slurmletd -n "__fish_slurmletd_needs_command" -f -a "start" -d 'Star
 complete -c slurmletd -n "__fish_slurmletd_needs_command" -f -a "stop" -d 'Stop the running daemon (jobs keep running and are re-adopted on the next start)'
 complete -c slurmletd -n "__fish_slurmletd_needs_command" -f -a "status" -d 'Say whether a daemon answers, and where'
 complete -c slurmletd -n "__fish_slurmletd_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand run" -l config -d 'Configuration file (default: $SLURMLET_CONF or ~/.config/slurmlet/slurmlet.toml)' -r -F
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand run" -l socket -d 'Socket to listen on (overrides the configuration)' -r -F
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand run" -s h -l help -d 'Print help'
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand start" -l config -d 'Configuration file (default: $SLURMLET_CONF or ~/.config/slurmlet/slurmlet.toml)' -r -F
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand start" -l socket -d 'Socket to listen on (overrides the configuration)' -r -F
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand start" -s h -l help -d 'Print help'
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand stop" -l config -d 'Configuration file (default: $SLURMLET_CONF or ~/.config/slurmlet/slurmlet.toml)' -r -F
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand stop" -l socket -d 'Socket to listen on (overrides the configuration)' -r -F
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand stop" -s h -l help -d 'Print help'
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand status" -l config -d 'Configuration file (default: $SLURMLET_CONF or ~/.config/slurmlet/slurmlet.toml)' -r -F
+complete -c slurmletd -n "__fish_slurmletd_using_subcommand status" -l socket -d 'Socket to listen on (overrides the configuration)' -r -F
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand status" -s h -l help -d 'Print help'
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand help; and not __fish_seen_subcommand_from run start stop status help" -f -a "run" -d 'Run in the foreground'
 complete -c slurmletd -n "__fish_slurmletd_using_subcommand help; and not __fish_seen_subcommand_from run start stop status help" -f -a "start" -d 'Start in the background unless one is running'

@@ -1,2 +1,19 @@
 complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r
+complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r
+complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r
+complete -c squeue -s t -l states -d 'Comma separated list of states to view (default: pending and running)' -r
+complete -c squeue -s n -l name -d 'Comma separated list of job names to view' -r
+complete -c squeue -s o -l format -d 'Format specification' -r
+complete -c squeue -s O -l Format -d 'Format specification by field names' -r
+complete -c squeue -s S -l sort -d 'Comma separated list of fields to sort on (accepted, default order used)' -r
+complete -c squeue -s i -l iterate -d 'Accepted for compatibility; reports once' -r
+complete -c squeue -l help -d 'Print this help'
 complete -c squeue -s h -l noheader -d 'Do not print a header'
+complete -c squeue -l me -d 'Equivalent to --user=<my username>'
+complete -c squeue -s l -l long -d 'Long report'
+complete -c squeue -l start -d 'Print expected start times of pending jobs'
+complete -c squeue -l json -d 'Produce JSON output'
+complete -c squeue -s a -l all -d 'Display jobs in hidden partitions (accepted)'
+complete -c squeue -s r -l array -d 'Display one job array element per line (accepted)'
+complete -c squeue -l only-job-state -d 'Only report job states (accepted)'
+complete -c squeue -s v -l verbose -d 'Verbosity (ignored)'
