@@ -21,8 +21,16 @@ pub struct Cluster {
 pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmletd", "slurmlet"];
 
 impl Cluster {
-    /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines.
+    /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines, with its
+    /// daemon started.
     pub fn start(gpus: &str, extra: &str) -> Cluster {
+        let mut c = Cluster::configure(gpus, extra);
+        c.start_daemon();
+        c
+    }
+
+    /// The same, without starting a daemon (the first command will).
+    pub fn configure(gpus: &str, extra: &str) -> Cluster {
         let dir = tempfile::tempdir().expect("tempdir");
         let bin = dir.path().join("bin");
         let work = dir.path().join("work");
@@ -43,9 +51,7 @@ impl Cluster {
             ),
         )
         .unwrap();
-        let mut c = Cluster { dir, bin, work, socket, config, daemon: None };
-        c.start_daemon();
-        c
+        Cluster { dir, bin, work, socket, config, daemon: None }
     }
 
     /// Starts `slurmletd` in the foreground as a child, and waits until it answers.
@@ -170,9 +176,15 @@ impl Drop for Cluster {
                 }
             }
         }
-        if let Some(mut d) = self.daemon.take() {
-            let _ = d.kill();
-            let _ = d.wait();
+        match self.daemon.take() {
+            Some(mut d) => {
+                let _ = d.kill();
+                let _ = d.wait();
+            }
+            // An auto-started daemon: ask it to stop.
+            None => {
+                let _ = self.run("slurmlet", &["daemon", "stop", "--socket", self.socket.to_str().unwrap_or_default()]);
+            }
         }
     }
 }

@@ -1,0 +1,94 @@
+//! Scheduling order and pending reasons: backfill that never delays an earlier job,
+//! begin times, partition limits, --test-only, and the auto-started daemon.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(20);
+
+#[test]
+fn backfill_starts_short_jobs_but_never_delays_the_job_ahead() {
+    let c = Cluster::start("4", "");
+    // 2 of 4 GPUs busy for up to 10 minutes.
+    let a = c.sbatch(&["-t", "10", "--gres=gpu:2", "-o", "a.out", "--wrap", "echo up; sleep 300"]);
+    c.wait_file("a.out", T);
+    // The head job needs all 4 GPUs: it waits for A (Resources) and has the GPUs reserved
+    // from A's end on.
+    let head = c.sbatch(&["-t", "10", "--gres=gpu:4", "--wrap", "true"]);
+    // A 1-GPU job that ends before A's limit can go first (backfill).
+    let short = c.sbatch(&["-t", "5", "--gres=gpu:1", "-o", "short.out", "--wrap", "echo ran; sleep 300"]);
+    // One that would run past A's limit would delay the head job: it waits its turn.
+    let long = c.sbatch(&["-t", "20", "--gres=gpu:1", "--wrap", "true"]);
+    let unlimited = c.sbatch(&["--gres=gpu:1", "--wrap", "true"]);
+    c.wait_file("short.out", T);
+    assert_eq!(c.state(short), "RUNNING");
+    assert_eq!(c.job(head).state_reason, "Resources");
+    assert_eq!(c.job(long).state_reason, "Priority");
+    assert_eq!(c.job(unlimited).state_reason, "Priority");
+    assert_eq!(c.state(a), "RUNNING");
+}
+
+#[test]
+fn begin_time_holds_a_job_until_then_and_the_timer_starts_it() {
+    let c = Cluster::start("0", "");
+    let id = c.sbatch(&["--begin=now+2", "-o", "b.out", "--wrap", "date +%s"]);
+    let j = c.job(id);
+    assert_eq!(j.job_state, vec!["PENDING"]);
+    assert_eq!(j.state_reason, "BeginTime");
+    let j = c.wait_state(id, &["COMPLETED"], T);
+    assert!(j.start_time.number >= j.submit_time.number + 2, "{} {}", j.start_time.number, j.submit_time.number);
+}
+
+#[test]
+fn a_time_limit_over_the_partition_maximum_waits_with_a_warning() {
+    let c = Cluster::start(
+        "0",
+        "[[partitions]]\nname = \"gpu\"\ndefault = true\n[[partitions]]\nname = \"debug\"\nmax_time = \"30\"\n",
+    );
+    let o = c.run("sbatch", &["--parsable", "-p", "debug", "-t", "1:00:00", "--wrap", "true"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("sbatch: warning: ") && err.contains("MaxTime"), "{err}");
+    let id: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+    assert_eq!(c.job(id).state_reason, "PartitionTimeLimit");
+    // Without -t the partition's limit applies and the job runs.
+    let id = c.sbatch(&["-p", "debug", "--wrap", "true"]);
+    let j = c.wait_state(id, &["COMPLETED"], T);
+    assert_eq!(j.time_limit.number, 30);
+}
+
+#[test]
+fn test_only_estimates_without_queueing() {
+    let c = Cluster::start("2", "");
+    let o = c.run("sbatch", &["--test-only", "-n", "2", "--gres=gpu:2", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("sbatch: Job 1 to start at "), "{err}");
+    assert!(err.trim_end().ends_with("using 2 processors on nodes node1 in partition gpu"), "{err}");
+    assert!(o.stdout.is_empty());
+    assert!(c.client().jobs().unwrap().jobs.is_empty());
+    let o = c.run("sbatch", &["--test-only", "--gres=gpu:3", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn racing_commands_start_one_daemon() {
+    let c = Cluster::configure("0", "");
+    let handles: Vec<_> = (0..4)
+        .map(|_| c.cmd("sbatch").args(["--parsable", "--hold", "--wrap", "true"]).stdout(std::process::Stdio::piped()).spawn().unwrap())
+        .collect();
+    let mut ids: Vec<u32> = handles
+        .into_iter()
+        .map(|h| {
+            let o = h.wait_with_output().unwrap();
+            assert!(o.status.success());
+            String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, vec![1, 2, 3, 4]);
+    let log = read(&c.socket.parent().unwrap().join("slurmletd.log"));
+    assert_eq!(log.matches("slurmletd listening").count(), 1, "{log}");
+    assert!(!log.contains("already running"), "{log}");
+}
