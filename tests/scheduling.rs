@@ -53,9 +53,16 @@ fn a_time_limit_over_the_partition_maximum_waits_with_a_warning() {
     let id: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
     assert_eq!(c.job(id).state_reason, "PartitionTimeLimit");
     // Without -t the partition's limit applies and the job runs.
-    let id = c.sbatch(&["-p", "debug", "--wrap", "true"]);
-    let j = c.wait_state(id, &["COMPLETED"], T);
+    let short = c.sbatch(&["-p", "debug", "--wrap", "true"]);
+    let j = c.wait_state(short, &["COMPLETED"], T);
     assert_eq!(j.time_limit.number, 30);
+    // Raising the limit and reloading the configuration (SIGHUP) lets the waiting job run.
+    let conf = read(&c.config).replace("max_time = \"30\"", "max_time = \"2:00:00\"");
+    std::fs::write(&c.config, conf).unwrap();
+    let pid = c.daemon.as_ref().unwrap().id() as i32;
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGHUP) }, 0);
+    c.wait_state(id, &["COMPLETED"], T);
 }
 
 #[test]
@@ -76,7 +83,13 @@ fn test_only_estimates_without_queueing() {
 fn racing_commands_start_one_daemon() {
     let c = Cluster::configure("0", "");
     let handles: Vec<_> = (0..4)
-        .map(|_| c.cmd("sbatch").args(["--parsable", "--hold", "--wrap", "true"]).stdout(std::process::Stdio::piped()).spawn().unwrap())
+        .map(|_| {
+            c.cmd("sbatch")
+                .args(["--parsable", "--hold", "--wrap", "true"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
         .collect();
     let mut ids: Vec<u32> = handles
         .into_iter()

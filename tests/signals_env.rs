@@ -29,7 +29,14 @@ fn signal_before_the_time_limit_reaches_the_batch_shell() {
 #[test]
 fn scancel_signals_and_filters() {
     let c = Cluster::start("0", "");
-    let trap = c.sbatch(&["-J", "trapper", "-o", "t.out", "--wrap", "trap 'echo got USR2' USR2; echo up; while true; do sleep 0.1; done"]);
+    let trap = c.sbatch(&[
+        "-J",
+        "trapper",
+        "-o",
+        "t.out",
+        "--wrap",
+        "trap 'echo got USR2' USR2; echo up; while true; do sleep 0.1; done",
+    ]);
     c.wait_file("t.out", T);
     let o = c.run("scancel", &["-b", "-s", "USR2", &trap.to_string()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -501,9 +501,8 @@ pub struct PartitionInfo {
     pub node_sets: String,
     pub priority: PartitionPriority,
     pub partition: PartitionState,
-    /// Not in slurmrestd's schema: whether this is the default partition.
-    /// slurmrestd reports it in `partition.state` as `DEFAULT`… it does not; slurmlet adds it
-    /// to `flags`, which v0.0.45 has.
+    /// Partition flags as data_parser v0.0.45 reports them; slurmlet sets `DEFAULT` on the
+    /// default partition (v0.0.43 has no field for it).
     pub flags: Vec<String>,
 }
 

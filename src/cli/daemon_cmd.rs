@@ -56,7 +56,7 @@ fn foreground(args: &DaemonArgs) -> i32 {
     if let Some(s) = &args.socket {
         config.socket = s.clone();
     }
-    match crate::daemon::run(config) {
+    match crate::daemon::run(config, path) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("slurmletd: error: {e}");

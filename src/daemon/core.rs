@@ -45,15 +45,15 @@ pub struct Core {
 
 /// A cancel/signal request that could not be carried out.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KillError {
+pub struct CancelError {
     /// Slurm's error number.
     pub code: i32,
     /// Slurm's text.
     pub message: String,
 }
 
-fn kill_error(code: i32, message: &str) -> KillError {
-    KillError { code, message: message.into() }
+fn cancel_error(code: i32, message: &str) -> CancelError {
+    CancelError { code, message: message.into() }
 }
 
 impl Core {
@@ -316,19 +316,19 @@ impl Core {
         signal: Option<i32>,
         batch_only: bool,
         caller: Caller,
-    ) -> Result<Effects, KillError> {
+    ) -> Result<Effects, CancelError> {
         let dir = self.job_dir(id);
         let Some(job) = self.jobs.get_mut(&id) else {
-            return Err(kill_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
+            return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
         if caller.uid != 0 && caller.uid != job.uid {
-            return Err(kill_error(errno::ACCESS_DENIED, "Access/permission denied"));
+            return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && !batch_only;
         match job.state() {
-            s if s.is_finished() => Err(kill_error(errno::ALREADY_DONE, "Job/step already completing or completed")),
+            s if s.is_finished() => Err(cancel_error(errno::ALREADY_DONE, "Job/step already completing or completed")),
             JobState::Completing if full_cancel => {
-                Err(kill_error(errno::ALREADY_DONE, "Job/step already completing or completed"))
+                Err(cancel_error(errno::ALREADY_DONE, "Job/step already completing or completed"))
             }
             JobState::Pending if full_cancel => {
                 job.state = Some(JobState::Cancelled);
@@ -341,7 +341,7 @@ impl Core {
                 self.ended.send_modify(|n| *n += 1);
                 Ok(self.schedule())
             }
-            JobState::Pending => Err(kill_error(2027, "Job is pending execution")),
+            JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
             _ if full_cancel => {
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
@@ -356,13 +356,40 @@ impl Core {
             _ => {
                 let sig = signal.unwrap_or(libc::SIGTERM);
                 let Some(pgid) = stepd::read_pgid(&dir) else {
-                    return Err(kill_error(errno::ERROR, "Job step not running yet"));
+                    return Err(cancel_error(errno::ERROR, "Job step not running yet"));
                 };
                 let res = if batch_only { crate::sys::kill_pid(pgid, sig) } else { crate::sys::kill_group(pgid, sig) };
-                res.map_err(|e| kill_error(errno::ERROR, &e.to_string()))?;
+                res.map_err(|e| cancel_error(errno::ERROR, &e.to_string()))?;
                 Ok(Effects::default())
             }
         }
+    }
+
+    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory and
+    /// GPU hiding change at once; the node's resources, names and paths need a restart: their
+    /// names are returned and the old values kept.
+    pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
+        let old = &self.config;
+        let mut kept = Vec::new();
+        if new.cpus != old.cpus || new.memory != old.memory {
+            kept.push("cpus/memory");
+        }
+        if new.gpu_ids != old.gpu_ids || new.gpu_type != old.gpu_type {
+            kept.push("gpus");
+        }
+        if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
+            kept.push("node_name/cluster_name");
+        }
+        if new.state_dir != old.state_dir || new.socket != old.socket {
+            kept.push("state_dir/socket");
+        }
+        // Jobs queued in a partition that is gone stay pending until it comes back.
+        self.config.partitions = new.partitions;
+        self.config.kill_wait = new.kill_wait;
+        self.config.min_job_age = new.min_job_age;
+        self.config.def_mem_per_cpu = new.def_mem_per_cpu;
+        self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
+        kept
     }
 
     /// `sbatch --test-only`: checks a job and estimates when it would start, without

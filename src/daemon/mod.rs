@@ -41,8 +41,9 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
 }
 
 /// Runs the daemon until it is told to stop (SIGTERM, SIGINT or `slurmlet daemon stop`).
-/// Running jobs are left running; the next daemon re-adopts them.
-pub fn run(config: Config) -> Result<(), DaemonError> {
+/// Running jobs are left running; the next daemon re-adopts them. SIGHUP re-reads the
+/// configuration from `config_path`.
+pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), DaemonError> {
     crate::api::client::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     let lock_path = config.state_dir.join("daemon.lock");
@@ -73,6 +74,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         let daemon = Arc::new(server::Daemon { core: Mutex::new(core), timer, shutdown: tokio::sync::Notify::new() });
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
+        tokio::spawn(daemon.clone().reload_on_hangup(config_path));
 
         let listener =
             tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;

@@ -74,6 +74,29 @@ impl Daemon {
         self.apply(effects);
     }
 
+    /// Re-reads the configuration on SIGHUP and schedules with it.
+    pub async fn reload_on_hangup(self: Arc<Self>, path: std::path::PathBuf) {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
+        while hup.recv().await.is_some() {
+            let effects = match crate::config::Config::load(&path) {
+                Ok(new) => {
+                    let mut core = self.core.lock().expect("core lock");
+                    for ignored in core.reload(new) {
+                        tracing::warn!("configuration reload: {ignored} changed; it takes effect after a restart");
+                    }
+                    tracing::info!(path = %path.display(), "configuration reloaded");
+                    core.schedule()
+                }
+                Err(e) => {
+                    tracing::error!("configuration reload failed, keeping the old one: {e}");
+                    continue;
+                }
+            };
+            self.apply(effects);
+        }
+    }
+
     /// Runs a scheduling pass whenever the earliest begin time arrives.
     pub async fn run_timer(self: Arc<Self>) {
         let mut rx = self.timer.subscribe();
