@@ -23,6 +23,19 @@ pub fn default_socket() -> PathBuf {
     runtime_dir().join("slurmlet.sock")
 }
 
+/// The socket the commands talk to: `SLURMLET_SOCKET`, else the `socket` key of the daemon
+/// configuration (so that commands and daemon agree), else [`default_socket`].
+pub fn client_socket() -> PathBuf {
+    if let Some(p) = std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    std::fs::read_to_string(default_config())
+        .ok()
+        .and_then(|text| toml::from_str::<crate::config::ConfigFile>(&text).ok())
+        .and_then(|c| c.socket)
+        .unwrap_or_else(default_socket)
+}
+
 /// The per-user runtime directory holding the socket and the start lock.
 pub fn runtime_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {

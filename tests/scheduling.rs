@@ -105,3 +105,18 @@ fn racing_commands_start_one_daemon() {
     assert_eq!(log.matches("slurmletd listening").count(), 1, "{log}");
     assert!(!log.contains("already running"), "{log}");
 }
+
+#[test]
+fn commands_find_the_socket_named_in_the_configuration() {
+    let c = Cluster::configure("0", "");
+    let o = c
+        .cmd("sbatch")
+        .env_remove("SLURMLET_SOCKET")
+        .args(["--parsable", "--hold", "--wrap", "true"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(c.socket.exists(), "the daemon listens where the configuration says");
+    let o = c.cmd("slurmlet").env_remove("SLURMLET_SOCKET").args(["daemon", "status"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains(c.socket.to_str().unwrap()));
+}

@@ -45,7 +45,7 @@ const BASE: &str = "http://slurmlet";
 impl Client {
     /// Connects to the per-user daemon, starting it when none answers.
     pub fn connect() -> Result<Client, ClientError> {
-        let socket = crate::paths::default_socket();
+        let socket = crate::paths::client_socket();
         if std::os::unix::net::UnixStream::connect(&socket).is_err() {
             autostart(&socket)?;
         }
