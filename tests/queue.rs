@@ -257,3 +257,18 @@ fn batch_environment_has_slurm_variables() {
     c.wait_state(id, &["COMPLETED"], T);
     assert_eq!(read(&c.path("nogpu.out")), "[]\n");
 }
+
+#[test]
+fn jobs_start_with_default_signal_handling() {
+    let c = Cluster::start("0", "");
+    // With SIGPIPE ignored, `yes` would report "Broken pipe" instead of dying quietly.
+    let id = c.sbatch(&["-o", "pipe.out", "--wrap", "yes | head -n1; grep -E '^Sig(Ign|Blk)' /proc/self/status"]);
+    c.wait_state(id, &["COMPLETED"], T);
+    let out = read(&c.path("pipe.out"));
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("y"), "{out}");
+    let mask = |l: Option<&str>| u64::from_str_radix(l.unwrap().split('\t').nth(1).unwrap(), 16).unwrap();
+    assert_eq!(mask(lines.next()), 0, "signals blocked in the job: {out}");
+    // None of the standard signals (1-31) is ignored; SIGPIPE in particular.
+    assert_eq!(mask(lines.next()) & 0x7fff_ffff, 0, "signals ignored in the job: {out}");
+}

@@ -126,6 +126,11 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
                 *digits.add(i) = tmp[len - 1 - i];
             }
             *digits.add(len) = 0;
+            // The job starts with default signal handling: Rust ignores SIGPIPE and the
+            // daemon blocks SIGTERM, neither of which a job script expects.
+            for sig in 1..32 {
+                libc::signal(sig, libc::SIG_DFL);
+            }
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
