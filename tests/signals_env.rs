@@ -96,3 +96,25 @@ fn open_mode_append_keeps_earlier_output() {
     c.wait_state(id, &["COMPLETED"], T);
     assert_eq!(read(&c.path("log.out")), "only\n");
 }
+
+#[test]
+fn files_created_by_the_job_get_the_submitters_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let c = Cluster::start("0", "");
+    let mut cmd = c.cmd("sbatch");
+    // SAFETY: umask is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o077);
+            Ok(())
+        });
+    }
+    let o = cmd.args(["--parsable", "-o", "u.out", "--wrap", "touch made; umask"]).output().unwrap();
+    assert!(o.status.success());
+    let id: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+    c.wait_state(id, &["COMPLETED"], T);
+    assert_eq!(read(&c.path("u.out")), "0077\n");
+    let mode = std::fs::metadata(c.path("made")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}

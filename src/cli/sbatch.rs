@@ -179,7 +179,10 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
         None => cwd,
     };
     desc.current_working_directory = Some(workdir.display().to_string());
-    desc.environment = Some(options::job_environment(merged.job.export.as_deref(), &env));
+    let mut environment = options::job_environment(merged.job.export.as_deref(), &env);
+    // Files the job creates get the submitter's umask, as in Slurm.
+    environment.push(format!("SLURM_UMASK={:04o}", current_umask()));
+    desc.environment = Some(environment);
     desc.script = Some(script);
     if desc.name.is_none() {
         desc.name = Some(if merged.wrap.is_some() {
@@ -215,6 +218,16 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
         return wait(&client, resp.job_id);
     }
     Ok(0)
+}
+
+/// The process umask (read by setting and restoring it).
+fn current_umask() -> u32 {
+    // SAFETY: umask has no memory preconditions; the old mask is restored at once.
+    unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask as u32
+    }
 }
 
 /// Prints a submit reply's errors as Slurm does and fails.

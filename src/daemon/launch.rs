@@ -70,13 +70,18 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
     let overridden = |entry: &str| {
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
-            || (name.starts_with("SLURM_") && name != "SLURM_EXPORT_ENV" && !name.starts_with("SLURM_CONF"))
+            || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK" | "SLURM_CONF"))
             || (job.gpu_ids.is_empty()
                 && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
     };
     let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
     env
+}
+
+/// The submitter's umask from `SLURM_UMASK` in the job's submit environment.
+fn umask_of(env: &[String]) -> Option<u32> {
+    env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok())
 }
 
 /// Writes the job directory (script and spec) and starts the supervisor.
@@ -98,6 +103,7 @@ pub fn start(
     let stdout = output_path(job, &job.stdout, node);
     let stderr = (!job.stderr.is_empty()).then(|| output_path(job, &job.stderr, node));
     let stdin = (!job.stdin.is_empty()).then(|| output_path(job, &job.stdin, node));
+    let umask = umask_of(&env);
     let spec = LaunchSpec {
         job_id: job.id,
         script: script_path,
@@ -113,6 +119,7 @@ pub fn start(
         kill_wait: config.kill_wait,
         warn_signal: job.warn_signal,
         node_name: node.clone(),
+        umask,
     };
     std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&spec).expect("spec serializes"))?;
     let mut cmd = std::process::Command::new(exe);

@@ -46,6 +46,9 @@ pub struct LaunchSpec {
     pub warn_signal: Option<WarnSignal>,
     /// Node name, for messages.
     pub node_name: String,
+    /// The submitter's umask (`SLURM_UMASK`), if known.
+    #[serde(default)]
+    pub umask: Option<u32>,
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.

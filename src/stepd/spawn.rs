@@ -91,6 +91,7 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
         "slurmstepd: error: couldn't chdir to `{}': No such file or directory: going to /tmp instead\n",
         spec.cwd.display()
     );
+    let umask = spec.umask;
     let exec_msg = format!("slurmstepd: error: execve(): {}: ", spec.script.display());
 
     // SAFETY: between fork and execve/_exit the child calls only async-signal-safe functions
@@ -105,6 +106,9 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
             libc::dup2(in_fd, 0);
             libc::dup2(out_fd, 1);
             libc::dup2(err_fd, 2);
+            if let Some(mask) = umask {
+                libc::umask(mask as libc::mode_t);
+            }
             if libc::chdir(cwd.as_ptr()) != 0 {
                 libc::write(2, chdir_msg.as_ptr().cast(), chdir_msg.len());
                 libc::chdir(c"/tmp".as_ptr());
