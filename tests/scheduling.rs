@@ -120,3 +120,13 @@ fn commands_find_the_socket_named_in_the_configuration() {
     let o = c.cmd("slurmlet").env_remove("SLURMLET_SOCKET").args(["daemon", "status"]).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains(c.socket.to_str().unwrap()));
 }
+
+#[test]
+fn a_bad_configuration_is_reported_by_the_command_that_starts_the_daemon() {
+    let c = Cluster::configure("0", "gpuz = 4");
+    let o = c.run("sbatch", &["--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("sbatch: error: "), "{err}");
+    assert!(err.contains("unknown field `gpuz`") && err.contains("slurmlet.toml"), "{err}");
+}

@@ -181,7 +181,10 @@ fn autostart(socket: &Path) -> Result<(), ClientError> {
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
-            return Err(fail(format!("the daemon exited with {status}; see {}", log.display())));
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            // The daemon's last error, which may span several lines (TOML errors do).
+            let last = text.rfind("slurmletd: error: ").map(|i| text[i + 18..].trim_end()).unwrap_or("");
+            return Err(fail(format!("the daemon could not start ({status}): {last}\n(log: {})", log.display())));
         }
         if Instant::now() > deadline {
             return Err(fail(format!("the daemon did not answer within 15 s; see {}", log.display())));
