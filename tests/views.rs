@@ -60,3 +60,25 @@ fn squeue_and_sinfo_show_the_queue_as_slurm_does() {
         "squeue: unrecognized option '--bogus'\nTry \"squeue --help\" for more information\n"
     );
 }
+
+#[test]
+fn finished_jobs_stay_visible_for_min_job_age_then_leave_the_queue() {
+    let c = Cluster::start("0", "min_job_age = 2");
+    let mut cmd = c.cmd("sbatch");
+    let mut child =
+        cmd.arg("--parsable").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"#!/bin/sh\necho from-stdin $SLURM_JOB_NAME\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let id: u32 = stdout(&o).trim().parse().unwrap();
+    c.wait_state(id, &["COMPLETED"], Duration::from_secs(20));
+    assert_eq!(read(&c.path(&format!("slurm-{id}.out"))), "from-stdin sbatch\n");
+    // Hidden from the default view, shown with -t all while younger than MinJobAge.
+    assert_eq!(stdout(&c.run("squeue", &["-h", "-o", "%i %T"])), "");
+    assert_eq!(stdout(&c.run("squeue", &["-h", "-t", "all", "-o", "%i %T"])), format!("{id} COMPLETED\n"));
+    std::thread::sleep(Duration::from_millis(3100));
+    assert_eq!(stdout(&c.run("squeue", &["-h", "-t", "all", "-o", "%i %T"])), "");
+    let o = c.run("squeue", &["-j", &id.to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+}
