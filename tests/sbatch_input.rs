@@ -19,6 +19,18 @@ fn bad_options_and_scripts_are_refused_as_slurm_refuses_them() {
         stderr(&o),
         "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n"
     );
+    let o = c.run("sbatch", &["--wrap"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert_eq!(
+        stderr(&o),
+        "sbatch: option '--wrap' requires an argument\nTry \"sbatch --help\" for more information\n"
+    );
+    let o = c.run("sbatch", &["-Z", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert_eq!(stderr(&o), "sbatch: invalid option -- 'Z'\nTry \"sbatch --help\" for more information\n");
+    let o = c.run("sbatch", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "sbatch: error: Batch script is empty!\n");
     let o = c.run("sbatch", &["--mem=10Q", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(255));
     assert_eq!(stderr(&o), "sbatch: error: Invalid --mem specification\n");
