@@ -55,17 +55,20 @@ pub fn kill_pid(pid: i32, signal: i32) -> io::Result<()> {
 /// The start time of `pid` in clock ticks since boot (field 22 of `/proc/PID/stat`), used to
 /// tell a process from a later one that reuses its pid.
 pub fn process_start_ticks(pid: i32) -> Option<u64> {
+    stat_field(pid, 22)?.parse().ok()
+}
+
+/// Field `n` (1-based, as in proc(5)) of `/proc/PID/stat`, for fields after the command name.
+fn stat_field(pid: i32, n: usize) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may contain spaces; fields resume after the last ')'.
+    // The command name (field 2) may contain spaces; field 3 starts after the last ')'.
     let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    rest.split_whitespace().nth(n.checked_sub(3)?).map(str::to_string)
 }
 
 /// The process group of `pid` (field 5 of `/proc/PID/stat`).
 pub fn process_group(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split_whitespace().nth(2)?.parse().ok()
+    stat_field(pid, 5)?.parse().ok()
 }
 
 /// Pids of all processes in process group `pgid`.

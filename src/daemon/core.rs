@@ -158,24 +158,33 @@ impl Core {
         Ok((id, new.warnings))
     }
 
+    /// The availability profile now: free resources, and running jobs' releases at their
+    /// time limits.
+    fn plan(&self, now: u64) -> Plan {
+        let releases = self
+            .jobs
+            .values()
+            .filter(|j| j.state().holds_resources())
+            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+        Plan::new(now, self.capacity().minus(&self.used), releases)
+    }
+
+    /// Pending job ids in scheduling order: priority, then submit order.
+    fn pending_in_order(&self) -> Vec<u32> {
+        let mut pending: Vec<(u32, u32)> =
+            self.jobs.values().filter(|j| j.state() == JobState::Pending).map(|j| (j.priority, j.id)).collect();
+        pending.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        pending.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// One scheduling pass: starts what may start now, records pending reasons.
     pub fn schedule(&mut self) -> Effects {
         let now = crate::options::now();
         let mut effects = Effects::default();
-        let free = self.capacity().minus(&self.used);
-        let releases: Vec<(u64, Resources)> = self
-            .jobs
-            .values()
-            .filter(|j| j.state().holds_resources())
-            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req))
-            .collect();
-        let mut plan = Plan::new(now, free, releases);
-        let mut pending: Vec<(u32, u32)> =
-            self.jobs.values().filter(|j| j.state() == JobState::Pending).map(|j| (j.priority, j.id)).collect();
-        pending.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut plan = self.plan(now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
-        for (_, id) in pending {
+        for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if job.held {
                 Some("JobHeldUser")
@@ -403,16 +412,9 @@ impl Core {
         let now = crate::options::now();
         let mut job = submit::build(desc, top_script, caller, &self.config, now)?.job;
         job.id = self.next_id;
-        let free = self.capacity().minus(&self.used);
-        let releases = self
-            .jobs
-            .values()
-            .filter(|j| j.state().holds_resources())
-            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
-        let mut plan = Plan::new(now, free, releases);
-        let mut pending: Vec<&Job> = self.jobs.values().filter(|j| j.state() == JobState::Pending && !j.held).collect();
-        pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.id.cmp(&b.id)));
-        for p in pending.into_iter().take(MAX_RESERVATIONS) {
+        let mut plan = self.plan(now);
+        let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]).filter(|j| !j.held);
+        for p in eligible.take(MAX_RESERVATIONS) {
             plan.place(&p.req, p.limit_secs(), true);
         }
         job.start_time = plan.earliest_start(&job.req, job.limit_secs()).unwrap_or(0).max(job.begin_time);

@@ -50,13 +50,20 @@ pub fn exit_code(state: JobState, exit: u32, signal: u32) -> ExitCode {
     }
 }
 
-/// The TRES string of a job's request (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`).
-pub fn tres_string(job: &Job) -> String {
-    let mut s = format!("cpu={},mem={}M,node=1,billing={}", job.req.cpus, job.req.mem_mb, job.req.cpus);
-    if job.req.gpus > 0 {
-        s.push_str(&format!(",gres/gpu={}", job.req.gpus));
+/// A TRES string in Slurm's order (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`); the node
+/// itself reports no `node=` count.
+fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize) -> String {
+    let node = if with_node { "node=1," } else { "" };
+    let mut s = format!("cpu={cpus},mem={mem_mb}M,{node}billing={cpus}");
+    if gpus > 0 {
+        s.push_str(&format!(",gres/gpu={gpus}"));
     }
     s
+}
+
+/// The TRES string of a job's request.
+pub fn tres_string(job: &Job) -> String {
+    tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
 }
 
 /// One job as `job_info`.
@@ -186,10 +193,7 @@ pub fn node(core: &Core) -> Node {
         (Some(t), false) => format!("gpu:{t}:{}", used.gpus),
         (None, false) => format!("gpu:{}", used.gpus),
     };
-    let mut tres = format!("cpu={},mem={}M,billing={}", c.cpus, c.memory, c.cpus);
-    if !c.gpu_ids.is_empty() {
-        tres.push_str(&format!(",gres/gpu={}", c.gpu_ids.len()));
-    }
+    let tres = tres(c.cpus, c.memory, false, c.gpu_ids.len());
     Node {
         architecture: std::env::consts::ARCH.into(),
         boards: 1,
@@ -224,10 +228,7 @@ pub fn node(core: &Core) -> Node {
 
 /// The partitions as `partition_info`.
 pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
-    let mut tres = format!("cpu={},mem={}M,node=1,billing={}", config.cpus, config.memory, config.cpus);
-    if !config.gpu_ids.is_empty() {
-        tres.push_str(&format!(",gres/gpu={}", config.gpu_ids.len()));
-    }
+    let tres = tres(config.cpus, config.memory, true, config.gpu_ids.len());
     config
         .partitions
         .iter()
