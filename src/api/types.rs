@@ -114,6 +114,9 @@ pub struct JobDescMsg {
     pub constraints: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpus_per_task: Option<u32>,
+    /// CPUs per GPU (`--cpus-per-gpu`): `gres/gpu:N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus_per_tres: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_working_directory: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +139,9 @@ pub struct JobDescMsg {
     pub memory_per_cpu: Option<NoVal<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_per_node: Option<NoVal<u64>>,
+    /// Memory per GPU in MiB (`--mem-per-gpu`): `gres/gpu:N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_per_tres: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minimum_cpus: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -188,6 +194,7 @@ impl JobDescMsg {
         "comment",
         "constraints",
         "cpus_per_task",
+        "cpus_per_tres",
         "current_working_directory",
         "dependency",
         "environment",
@@ -199,6 +206,7 @@ impl JobDescMsg {
         "maximum_nodes",
         "memory_per_cpu",
         "memory_per_node",
+        "memory_per_tres",
         "minimum_cpus",
         "minimum_nodes",
         "name",

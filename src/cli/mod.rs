@@ -147,7 +147,7 @@ pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
 /// Every command's clap definition, for completions and man pages.
 pub fn all_commands() -> Vec<clap::Command> {
     vec![
-        sbatch::SbatchArgs::command().name("sbatch"),
+        crate::options::parse::command(crate::options::Tool::Sbatch),
         squeue::SqueueArgs::command().name("squeue"),
         scancel::ScancelArgs::command().name("scancel"),
         sinfo::SinfoArgs::command().name("sinfo"),

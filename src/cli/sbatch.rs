@@ -5,48 +5,10 @@
 //! Slurm. Each directive line is first parsed alone, so that an error names its line.
 
 use crate::api::types::{JobSubmitReq, JobSubmitResponse};
-use crate::options::{self, directive, JobOptions, OptionError};
-use clap::Parser;
+use crate::options::sources::{self, SourceError};
+use crate::options::{self, directive, help, JobOptions, OptionError, Tool};
 use std::ffi::OsString;
 use std::io::Read;
-
-/// sbatch's options.
-#[derive(Debug, Clone, Parser, Default)]
-#[command(
-    about = "Submit a batch script to Slurm",
-    disable_version_flag = true,
-    args_override_self = true,
-    override_usage = "sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]"
-)]
-pub struct SbatchArgs {
-    /// Job options shared with srun and salloc.
-    #[command(flatten)]
-    pub job: JobOptions,
-    /// Outputs only the job id number and the cluster name if present
-    #[arg(long)]
-    pub parsable: bool,
-    /// Wrap command string in a sh script and submit
-    #[arg(long, value_name = "command string")]
-    pub wrap: Option<String>,
-    /// Validate the batch script and return an estimate of when the job would be scheduled
-    #[arg(long = "test-only")]
-    pub test_only: bool,
-    /// Wait for job completion before exiting
-    #[arg(short = 'W', long)]
-    pub wait: bool,
-    /// Quiet mode (suppress informational messages)
-    #[arg(short = 'Q', long)]
-    pub quiet: bool,
-    /// Verbose mode (multiple -v's increase verbosity)
-    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
-    pub verbose: u8,
-    /// Print version information and exit
-    #[arg(short = 'V', long = "version")]
-    pub version: bool,
-    /// The batch script and its arguments
-    #[arg(trailing_var_arg = true, value_name = "script [args...]")]
-    pub script: Vec<String>,
-}
 
 const CMD: &str = "sbatch";
 
@@ -58,7 +20,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(Failure::Option(e)) => {
             super::error(CMD, &e.to_string());
             match e {
-                OptionError::InvalidSpec { .. } | OptionError::Directive { .. } => 255,
+                OptionError::InvalidSpec { .. } | OptionError::InvalidNumber { .. } | OptionError::Directive { .. } => {
+                    255
+                }
                 _ => 1,
             }
         }
@@ -81,21 +45,32 @@ impl From<OptionError> for Failure {
     }
 }
 
-fn parse(tokens: Vec<String>) -> Result<SbatchArgs, Failure> {
-    let argv: Vec<OsString> =
-        std::iter::once(OsString::from(CMD)).chain(tokens.into_iter().map(OsString::from)).collect();
-    super::parse_args(CMD, argv, 255).map_err(Failure::Usage)
+impl From<SourceError> for Failure {
+    fn from(e: SourceError) -> Self {
+        match e {
+            SourceError::Usage(error) => Failure::Usage(super::report_clap_error(CMD, &error, 255)),
+            SourceError::DirectiveUsage { error, at } => {
+                super::report_clap_error(CMD, &error, 255);
+                Failure::Option(at)
+            }
+            SourceError::EnvUsage { error, var } => {
+                super::report_clap_error(CMD, &error, 255);
+                Failure::Message(format!("in input environment variable {var}"), 255)
+            }
+            SourceError::Option(e) => Failure::Option(e),
+        }
+    }
 }
 
 /// Reads the script: the named file, `--wrap`, or standard input.
-fn read_script(cli: &SbatchArgs) -> Result<(String, String), Failure> {
-    if let Some(cmd) = &cli.wrap {
-        if !cli.script.is_empty() {
+fn read_script(cli: &JobOptions) -> Result<(String, String), Failure> {
+    if let Some(cmd) = cli.value("wrap") {
+        if !cli.positional.is_empty() {
             return Err(Failure::Message("script argument not permitted with --wrap option".into(), 1));
         }
         return Ok((format!("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n{cmd}\n"), String::new()));
     }
-    let (bytes, name) = match cli.script.first() {
+    let (bytes, name) = match cli.positional.first() {
         Some(path) => match std::fs::read(path) {
             Ok(b) => (b, path.clone()),
             Err(_) => return Err(Failure::Message(format!("Unable to open file {path}"), 1)),
@@ -131,61 +106,47 @@ fn display_name(name: &str) -> &str {
 
 fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     let cli_tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = parse(cli_tokens.clone())?;
-    if cli.version {
+    let cli = JobOptions::parse(Tool::Sbatch, &cli_tokens).map_err(SourceError::Usage)?;
+    if cli.has("help") {
+        print!("{}", help::help(Tool::Sbatch));
+        return Ok(0);
+    }
+    if cli.has("usage") {
+        print!("{}", help::usage(Tool::Sbatch));
+        return Ok(0);
+    }
+    if cli.has("version") {
         println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
         return Ok(0);
     }
     let (script, script_name) = read_script(&cli)?;
-
-    // Directives, each checked on its own line first.
-    let mut tokens = Vec::new();
-    for d in directive::extract(&script, "#SBATCH", display_name(&script_name))? {
-        let at_line = |message: String| OptionError::Directive {
-            file: display_name(&script_name).to_string(),
-            line: d.line,
-            message,
-        };
-        let one = parse(d.args.clone()).map_err(|f| match f {
-            Failure::Usage(_) => Failure::Option(at_line(format!("cannot use this line: {}", d.text.trim()))),
-            other => other,
-        })?;
-        if !one.script.is_empty() {
-            return Err(
-                at_line(format!("unexpected argument '{}' (a directive holds options only)", one.script[0])).into()
-            );
-        }
-        one.job.validate().map_err(|e| at_line(e.to_string()))?;
-        tokens.extend(d.args);
-    }
+    let file = display_name(&script_name);
+    let directives = directive::extract(&script, "#SBATCH", file)?;
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let env_tokens = options::env_tokens(&env);
-    for t in &env_tokens {
-        let one = parse(vec![t.clone()])?;
-        one.job.validate().map_err(|e| Failure::Message(format!("input environment variable {t}: {e}"), 255))?;
-    }
-    tokens.extend(env_tokens);
-    tokens.extend(cli_tokens);
-    let merged = parse(tokens)?;
-    for w in merged.job.validate()? {
+    let composed = sources::compose(Tool::Sbatch, &directives, Some(&script), file, &env, &cli_tokens)?;
+    for w in &composed.warnings {
         super::warning(CMD, &w.0);
     }
+    let merged = composed.options;
 
-    let mut desc = merged.job.to_job_desc()?;
+    let mut desc = merged.to_job_desc()?;
     let cwd =
         std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
-    let workdir = match &merged.job.chdir {
+    let workdir = match merged.value("chdir") {
         Some(d) => cwd.join(d),
         None => cwd,
     };
     desc.current_working_directory = Some(workdir.display().to_string());
-    let mut environment = options::job_environment(merged.job.export.as_deref(), &env);
+    let mut environment = options::job_environment(merged.value("export"), &env);
+    if let Some(path) = merged.value("export-file") {
+        environment.extend(export_file(path)?);
+    }
     // Files the job creates get the submitter's umask, as in Slurm.
     environment.push(format!("SLURM_UMASK={:04o}", current_umask()));
     desc.environment = Some(environment);
     desc.script = Some(script);
     if desc.name.is_none() {
-        desc.name = Some(if merged.wrap.is_some() {
+        desc.name = Some(if merged.has("wrap") {
             "wrap".into()
         } else if script_name.is_empty() {
             "sbatch".into()
@@ -193,15 +154,15 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
             std::path::Path::new(&script_name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
         });
     }
-    if let Some(name) = merged.script.first() {
+    if let Some(name) = merged.positional.first() {
         let abs = std::env::current_dir().map(|c| c.join(name)).unwrap_or_else(|_| name.into());
         desc.argv =
-            Some(std::iter::once(abs.display().to_string()).chain(merged.script.iter().skip(1).cloned()).collect());
+            Some(std::iter::once(abs.display().to_string()).chain(merged.positional.iter().skip(1).cloned()).collect());
     }
 
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     let req = JobSubmitReq { script: None, job: Some(desc) };
-    if merged.test_only {
+    if merged.has("test-only") {
         return test_only(&client, &req);
     }
     let resp: JobSubmitResponse = client.submit(&req).map_err(|e| Failure::Message(e.to_string(), 1))?;
@@ -209,15 +170,30 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     for w in &resp.warnings {
         super::warning(CMD, &w.description);
     }
-    if merged.parsable {
+    if merged.has("parsable") {
         println!("{}", resp.job_id);
-    } else if !merged.quiet {
+    } else if !merged.has("quiet") {
         println!("Submitted batch job {}", resp.job_id);
     }
-    if merged.wait {
+    if merged.has("wait") {
         return wait(&client, resp.job_id);
     }
     Ok(0)
+}
+
+/// The `NAME=value` definitions of `--export-file` (NUL- or newline-separated).
+fn export_file(path: &str) -> Result<Vec<String>, Failure> {
+    let text =
+        std::fs::read(path).map_err(|e| Failure::Message(format!("--export-file={path}: cannot read it: {e}"), 1))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut out = Vec::new();
+    for def in text.split(['\0', '\n']).filter(|d| !d.is_empty()) {
+        if def.split_once('=').is_none_or(|(name, _)| name.is_empty()) {
+            return Err(Failure::Message(format!("--export-file={path}: '{def}' is not NAME=value"), 1));
+        }
+        out.push(def.to_string());
+    }
+    Ok(out)
 }
 
 /// The process umask (read by setting and restoring it).

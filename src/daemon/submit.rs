@@ -149,10 +149,15 @@ pub fn build(
         ));
     }
 
-    // CPUs.
+    // CPUs and GPUs.
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
-    let cpus = (ntasks * cpus_per_task).max(desc.minimum_cpus.unwrap_or(0));
+    let gpus = requested_gpus(desc, config, ntasks)?;
+    let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?;
+    let cpus = ntasks
+        .saturating_mul(cpus_per_task)
+        .max(desc.minimum_cpus.unwrap_or(0))
+        .max(gpus.saturating_mul(cpus_per_gpu.unwrap_or(0) as u32));
     if cpus > config.cpus {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -168,7 +173,10 @@ pub fn build(
         (Some(m), _) if m > 0 => m,
         (Some(_), _) => config.memory,
         (None, Some(m)) => m * cpus as u64,
-        (None, None) => config.def_mem_per_cpu.map(|m| m * cpus as u64).unwrap_or(0),
+        (None, None) => match per_gpu(desc.memory_per_tres.as_deref())? {
+            Some(m) => m * gpus as u64,
+            None => config.def_mem_per_cpu.map(|m| m * cpus as u64).unwrap_or(0),
+        },
     };
     if mem_mb > config.memory {
         return Err(explained(
@@ -181,38 +189,6 @@ pub fn build(
         ));
     }
 
-    // GPUs.
-    let mut gpus = 0;
-    for tres in [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten() {
-        if tres.is_empty() {
-            continue;
-        }
-        let reqs = gres::parse_gres(tres)
-            .map_err(|_| submit_error(errno::INVALID_GRES, "Invalid generic resource (gres) specification"))?;
-        for r in reqs {
-            if r.name != "gpu" {
-                return Err(explained(
-                    errno::INVALID_GRES,
-                    "Invalid generic resource (gres) specification",
-                    format!(
-                        "Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})",
-                        r.name,
-                        config.gres()
-                    ),
-                ));
-            }
-            if let Some(kind) = &r.kind {
-                if config.gpu_type.as_deref() != Some(kind.as_str()) {
-                    return Err(explained(
-                        errno::INVALID_GRES,
-                        "Invalid generic resource (gres) specification",
-                        format!("Invalid generic resource (gres) specification: no GPU of type '{kind}' here (this node has {})", config.gres()),
-                    ));
-                }
-            }
-            gpus = gpus.max(r.count);
-        }
-    }
     if gpus as usize > config.gpu_ids.len() {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -335,4 +311,54 @@ pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// The GPUs a job asks for: the largest of its per-node, per-job and per-task (times the
+/// task count) requests, each checked against the node's GPUs.
+fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32, ApiError> {
+    let mut gpus = 0;
+    let per_task = desc.tres_per_task.as_deref().map(|t| (t, ntasks));
+    let whole = [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten().map(|t| (t, 1));
+    for (tres, times) in whole.chain(per_task) {
+        if tres.is_empty() {
+            continue;
+        }
+        let reqs = gres::parse_gres(tres)
+            .map_err(|_| submit_error(errno::INVALID_GRES, "Invalid generic resource (gres) specification"))?;
+        for r in reqs {
+            if r.name != "gpu" {
+                return Err(explained(
+                    errno::INVALID_GRES,
+                    "Invalid generic resource (gres) specification",
+                    format!(
+                        "Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})",
+                        r.name,
+                        config.gres()
+                    ),
+                ));
+            }
+            if let Some(kind) = &r.kind {
+                if config.gpu_type.as_deref() != Some(kind.as_str()) {
+                    return Err(explained(
+                        errno::INVALID_GRES,
+                        "Invalid generic resource (gres) specification",
+                        format!("Invalid generic resource (gres) specification: no GPU of type '{kind}' here (this node has {})", config.gres()),
+                    ));
+                }
+            }
+            gpus = gpus.max(r.count.saturating_mul(times));
+        }
+    }
+    Ok(gpus)
+}
+
+/// The number in a per-GPU request (`gres/gpu:N`, as sent for `--cpus-per-gpu` and
+/// `--mem-per-gpu`).
+fn per_gpu(tres: Option<&str>) -> Result<Option<u64>, ApiError> {
+    let Some(tres) = tres.filter(|t| !t.is_empty()) else { return Ok(None) };
+    tres.strip_prefix("gres/gpu:")
+        .or_else(|| tres.strip_prefix("gpu:"))
+        .and_then(|n| n.parse().ok())
+        .map(Some)
+        .ok_or_else(|| submit_error(errno::INVALID_GRES, &format!("Invalid per-GPU request: {tres}")))
 }

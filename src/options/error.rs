@@ -13,6 +13,14 @@ pub enum OptionError {
         /// The offending value.
         value: String,
     },
+    /// A count that is not a whole number (`Invalid numeric value "x" for --ntasks.`).
+    #[error("Invalid numeric value \"{value}\" for --{option}.")]
+    InvalidNumber {
+        /// Long option name without dashes.
+        option: &'static str,
+        /// The offending value.
+        value: String,
+    },
     /// A value that parses but is out of range or otherwise unusable.
     #[error("invalid --{option} value '{value}': {why}")]
     Invalid {

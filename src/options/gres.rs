@@ -95,6 +95,34 @@ pub fn to_tres(requests: &[GresRequest]) -> String {
         .join(",")
 }
 
+/// Parses `--tres-per-task` (`cpu=4,gres/gpu=1`, `gres/gpu:a100=2`): entries
+/// `trestype[/name[:type]]=count`. Returns the CPUs per task and the GPU requests per task.
+///
+/// Only `cpu` and `gres/gpu` are resources here; any other is an error naming it.
+pub fn parse_tres_per_task(text: &str) -> Result<(Option<u32>, Vec<GresRequest>), OptionError> {
+    let bad = |why: String| OptionError::Invalid { option: "tres-per-task", value: text.to_string(), why };
+    let mut cpus = None;
+    let mut gpus = Vec::new();
+    for entry in text.split(',') {
+        let Some((name, count)) = entry.split_once('=') else {
+            return Err(bad(format!("'{entry}' is not trestype[/name]=count")));
+        };
+        let count: u32 = count.parse().map_err(|_| bad(format!("'{count}' is not a count")))?;
+        match name {
+            "cpu" => cpus = Some(count),
+            _ => match name.strip_prefix("gres/").or_else(|| name.strip_prefix("gres:")) {
+                Some(gres) if gres == "gpu" || gres.starts_with("gpu:") => gpus.push(GresRequest {
+                    name: "gpu".into(),
+                    kind: gres.strip_prefix("gpu:").map(str::to_string),
+                    count,
+                }),
+                _ => return Err(bad(format!("'{name}' is not a resource here (cpu and gres/gpu are)"))),
+            },
+        }
+    }
+    Ok((cpus, gpus))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +200,16 @@ mod tests {
         assert_eq!(tres, "gres/gpu:a100:1,gres/gpu:2");
         assert_eq!(parse_gres(&tres).unwrap(), reqs);
         assert_eq!(to_tres(&[req("gpu", None, 0)]), "gres/gpu:0");
+    }
+
+    #[test]
+    fn tres_per_task_gives_cpus_and_gpus_per_task() {
+        let (cpus, gpus) = parse_tres_per_task("cpu=4,gres/gpu:a100=2").unwrap();
+        assert_eq!(cpus, Some(4));
+        assert_eq!(gpus, vec![GresRequest { name: "gpu".into(), kind: Some("a100".into()), count: 2 }]);
+        assert_eq!(parse_tres_per_task("gres/gpu=1").unwrap().1[0].count, 1);
+        for bad in ["", "cpu", "cpu=x", "license/matlab=1", "gres/mps=1"] {
+            assert!(parse_tres_per_task(bad).is_err(), "{bad}");
+        }
     }
 }
