@@ -19,7 +19,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(Failure::Usage(code)) => code,
         Err(Failure::Option(e)) => {
             super::error(CMD, &e.to_string());
-            match e {
+            match e.innermost() {
                 OptionError::InvalidSpec { .. } | OptionError::InvalidNumber { .. } | OptionError::Directive { .. } => {
                     255
                 }

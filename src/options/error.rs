@@ -42,6 +42,16 @@ pub enum OptionError {
     /// A script that is not a usable batch script (empty, NUL bytes, DOS line breaks…).
     #[error("{0}")]
     Script(String),
+    /// An input environment variable whose value cannot be used.
+    #[error("{error}\n(from input environment variable {var}={value})")]
+    InputVariable {
+        /// The variable (`SBATCH_TIMELIMIT`).
+        var: String,
+        /// Its value.
+        value: String,
+        /// What is wrong with it.
+        error: Box<OptionError>,
+    },
     /// A `#SBATCH` line that cannot be read.
     #[error("{file}:{line}: {message}")]
     Directive {
@@ -52,4 +62,14 @@ pub enum OptionError {
         /// What is wrong.
         message: String,
     },
+}
+
+impl OptionError {
+    /// The error itself, for one that only says where it was written.
+    pub fn innermost(&self) -> &OptionError {
+        match self {
+            OptionError::InputVariable { error, .. } => error.innermost(),
+            other => other,
+        }
+    }
 }

@@ -95,8 +95,10 @@ pub fn compose(
     for (var, token) in &env_tokens {
         let one = JobOptions::parse(tool, std::slice::from_ref(token))
             .map_err(|error| SourceError::EnvUsage { error, var: var.clone() })?;
-        one.validate(tool).map_err(|e| {
-            OptionError::Script(format!("{e}\ninput environment variable {var}={}", token_value(token)))
+        one.validate(tool).map_err(|e| OptionError::InputVariable {
+            var: var.clone(),
+            value: token_value(token).to_string(),
+            error: Box::new(e),
         })?;
     }
     let cli_options = JobOptions::parse(tool, cli).map_err(SourceError::Usage)?;
