@@ -19,6 +19,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(Failure::Usage(code)) => code,
         Err(Failure::Option(e)) => {
             super::error(CMD, &e.to_string());
+            if let Some(why) = e.innermost().explanation() {
+                super::error(CMD, why);
+            }
             match e.innermost() {
                 OptionError::InvalidSpec { .. } | OptionError::InvalidNumber { .. } | OptionError::Directive { .. } => {
                     255

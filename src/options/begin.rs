@@ -1,13 +1,17 @@
-//! `--begin` times: `now+60`, `now+1hour`, `HH:MM[:SS][AM|PM]`, `MM/DD[/YY]`, `MMDDYY`,
-//! `YYYY-MM-DD[THH:MM[:SS]]`, `midnight`, `noon`, `fika`, `teatime`, `today`, `tomorrow`.
+//! `--begin` times: `now+60`, `now + 1 hour`, `HH:MM[:SS] [AM|PM]`, `MMDD[YY]`,
+//! `MM/DD[/YY]`, `MM.DD[.YY]`, `MM/DD[/YY]-HH:MM[:SS]`, `YYYY-MM-DD[THH:MM[:SS]]`, `midnight`,
+//! `noon`, `elevenses`, `fika`, `teatime`, `today`, `tomorrow`.
 
 use super::OptionError;
 use nom::branch::alt;
-use nom::bytes::complete::{tag_no_case, take_while, take_while_m_n};
-use nom::character::complete::{char, digit1};
+use nom::bytes::complete::{tag_no_case, take_while_m_n};
+use nom::character::complete::{char, digit1, one_of, space0, space1};
 use nom::combinator::{all_consuming, map, map_res, opt, value};
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
+
+/// A time of day: hour, minute, second.
+type Clock = (u32, u32, u32);
 
 /// What a `--begin` value says, before it is placed in local time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,22 +19,28 @@ enum Spec {
     /// `now[+count[unit]]`: seconds from now.
     After(u64),
     /// A time of day (`HH:MM[:SS]`, `noon`…): today, or tomorrow if it has passed.
-    TimeOfDay(u32, u32, u32),
-    /// `today` / `tomorrow`: midnight at the start of today plus this many days.
-    Day(u32),
-    /// A date (year if given, month 1-12, day) and a time of day.
-    Date(Option<i32>, u32, u32, (u32, u32, u32)),
+    TimeOfDay(Clock),
+    /// `today` / `tomorrow` (this many days after today), at 00:00 or the given time.
+    Day(u32, Option<Clock>),
+    /// A date (year if given, month 1-12, day), at 00:00 or the given time.
+    Date(Option<i32>, u32, u32, Option<Clock>),
 }
 
 fn fixed(n: usize) -> impl FnMut(&str) -> IResult<&str, u32> {
     move |i| map_res(take_while_m_n(n, n, |c: char| c.is_ascii_digit()), str::parse::<u32>).parse(i)
 }
 
+/// One or two digits.
+fn small(i: &str) -> IResult<&str, u32> {
+    map_res(take_while_m_n(1, 2, |c: char| c.is_ascii_digit()), str::parse::<u32>).parse(i)
+}
+
 fn num(i: &str) -> IResult<&str, u64> {
     map_res(digit1, str::parse::<u64>).parse(i)
 }
 
-/// `now[+count[unit]]`; the unit words of Slurm, singular or plural, case-insensitive.
+/// `now[ + count[ unit]]`; the unit words of Slurm, singular or plural, or abbreviated, in any
+/// case; blanks are allowed around `+` and before the unit, as in Slurm.
 fn now_spec(i: &str) -> IResult<&str, Spec> {
     let unit = alt((
         value(
@@ -61,7 +71,7 @@ fn now_spec(i: &str) -> IResult<&str, Spec> {
         value(604800, alt((tag_no_case("weeks"), tag_no_case("week"), tag_no_case("w")))),
     ));
     map_res(
-        preceded(tag_no_case("now"), opt(preceded((char('+'), take_while(|c| c == ' ')), (num, opt(unit))))),
+        preceded(tag_no_case("now"), opt(preceded((space0, char('+'), space0), (num, opt(preceded(space0, unit)))))),
         |delta| match delta {
             None => Ok(Spec::After(0)),
             Some((n, unit)) => n.checked_mul(unit.unwrap_or(1)).map(Spec::After).ok_or(()),
@@ -70,71 +80,95 @@ fn now_spec(i: &str) -> IResult<&str, Spec> {
     .parse(i)
 }
 
-fn keyword(i: &str) -> IResult<&str, Spec> {
+/// `midnight`, `noon`, `elevenses`, `fika`, `teatime`.
+fn named_time(i: &str) -> IResult<&str, Clock> {
     alt((
-        value(Spec::TimeOfDay(0, 0, 0), tag_no_case("midnight")),
-        value(Spec::TimeOfDay(12, 0, 0), tag_no_case("noon")),
-        value(Spec::TimeOfDay(15, 0, 0), tag_no_case("fika")),
-        value(Spec::TimeOfDay(16, 0, 0), tag_no_case("teatime")),
-        value(Spec::Day(0), tag_no_case("today")),
-        value(Spec::Day(1), tag_no_case("tomorrow")),
+        value((0, 0, 0), tag_no_case("midnight")),
+        value((12, 0, 0), tag_no_case("noon")),
+        value((11, 0, 0), tag_no_case("elevenses")),
+        value((15, 0, 0), tag_no_case("fika")),
+        value((16, 0, 0), tag_no_case("teatime")),
     ))
     .parse(i)
 }
 
+/// `today` (0) or `tomorrow` (1).
+fn named_day(i: &str) -> IResult<&str, u32> {
+    alt((value(0, tag_no_case("today")), value(1, tag_no_case("tomorrow")))).parse(i)
+}
+
 /// `HH:MM[:SS]` (one or two digits for the hour).
-fn clock(i: &str) -> IResult<&str, (u32, u32, u32)> {
-    map(
-        (
-            map_res(take_while_m_n(1, 2, |c: char| c.is_ascii_digit()), str::parse::<u32>),
-            preceded(char(':'), fixed(2)),
-            opt(preceded(char(':'), fixed(2))),
-        ),
-        |(h, m, s)| (h, m, s.unwrap_or(0)),
-    )
-    .parse(i)
+fn clock(i: &str) -> IResult<&str, Clock> {
+    map((small, preceded(char(':'), fixed(2)), opt(preceded(char(':'), fixed(2)))), |(h, m, s)| (h, m, s.unwrap_or(0)))
+        .parse(i)
 }
 
 /// `HH:MM[:SS][ ][AM|PM]`.
-fn time_of_day(i: &str) -> IResult<&str, Spec> {
-    map_res(
-        (clock, opt(preceded(take_while(|c| c == ' '), alt((tag_no_case("am"), tag_no_case("pm")))))),
-        |((h, m, s), half)| {
-            let h = match half.map(|x: &str| x.to_ascii_lowercase()) {
-                None => h,
-                Some(_) if !(1..=12).contains(&h) => return Err(()),
-                Some(x) if x == "am" => h % 12,
-                Some(_) => h % 12 + 12,
-            };
-            Ok(Spec::TimeOfDay(h, m, s))
-        },
-    )
-    .parse(i)
-}
-
-/// `YYYY-MM-DD[THH:MM[:SS]]`.
-fn iso(i: &str) -> IResult<&str, Spec> {
-    map((fixed(4), char('-'), fixed(2), char('-'), fixed(2), opt(preceded(char('T'), clock))), |(y, _, mo, _, d, t)| {
-        Spec::Date(Some(y as i32), mo, d, t.unwrap_or((0, 0, 0)))
+fn time_of_day(i: &str) -> IResult<&str, Clock> {
+    map_res((clock, opt(preceded(space0, alt((tag_no_case("am"), tag_no_case("pm")))))), |((h, m, s), half)| {
+        let h = match half.map(|x: &str| x.to_ascii_lowercase()) {
+            None => h,
+            Some(_) if !(1..=12).contains(&h) => return Err(()),
+            Some(x) if x == "am" => h % 12,
+            Some(_) => h % 12 + 12,
+        };
+        Ok((h, m, s))
     })
     .parse(i)
 }
 
-/// `MM/DD[/YY]` (a four-digit year is taken too).
-fn slashed(i: &str) -> IResult<&str, Spec> {
-    map((fixed(2), char('/'), fixed(2), opt(preceded(char('/'), alt((fixed(4), fixed(2)))))), |(mo, _, d, y)| {
-        Spec::Date(y.map(|y| if y < 100 { 2000 + y as i32 } else { y as i32 }), mo, d, (0, 0, 0))
-    })
+/// A time part: a clock time or a named one.
+fn time_part(i: &str) -> IResult<&str, Clock> {
+    alt((named_time, time_of_day)).parse(i)
+}
+
+/// `YYYY-MM-DD`.
+fn iso(i: &str) -> IResult<&str, (Option<i32>, u32, u32)> {
+    map((fixed(4), char('-'), fixed(2), char('-'), fixed(2)), |(y, _, mo, _, d)| (Some(y as i32), mo, d)).parse(i)
+}
+
+/// `MM/DD[/YY]` or `MM.DD[.YY]` (one or two digits for month and day; a four-digit year is
+/// taken too); the same separator throughout.
+fn separated(i: &str) -> IResult<&str, (Option<i32>, u32, u32)> {
+    let (i, mo) = small(i)?;
+    let (i, sep) = one_of("/.")(i)?;
+    let (i, d) = small(i)?;
+    let (i, y) = opt(preceded(char(sep), alt((fixed(4), fixed(2))))).parse(i)?;
+    Ok((i, (y.map(|y| if y < 100 { 2000 + y as i32 } else { y as i32 }), mo, d)))
+}
+
+/// `MMDD[YY]`.
+fn compact(i: &str) -> IResult<&str, (Option<i32>, u32, u32)> {
+    map((fixed(2), fixed(2), opt(fixed(2))), |(mo, d, y)| (y.map(|y| 2000 + y as i32), mo, d)).parse(i)
+}
+
+/// Between a day and a time: `T`, `-` or blanks.
+fn day_time_sep(i: &str) -> IResult<&str, ()> {
+    value((), alt((value((), char('T')), value((), char('-')), value((), space1)))).parse(i)
+}
+
+/// A date or `today`/`tomorrow`, optionally followed by a time: `2030-01-20T12:34`,
+/// `01/20-12:34`, `tomorrow noon`.
+fn dated(i: &str) -> IResult<&str, Spec> {
+    let date = alt((iso, separated, compact));
+    alt((
+        map((date, opt(preceded(day_time_sep, time_part))), |((y, mo, d), t)| Spec::Date(y, mo, d, t)),
+        map((named_day, opt(preceded(day_time_sep, time_part))), |(n, t)| Spec::Day(n, t)),
+    ))
     .parse(i)
 }
 
-/// `MMDDYY`.
-fn compact(i: &str) -> IResult<&str, Spec> {
-    map((fixed(2), fixed(2), fixed(2)), |(mo, d, y)| Spec::Date(Some(2000 + y as i32), mo, d, (0, 0, 0))).parse(i)
+/// A time, optionally followed by `today`/`tomorrow` (`noon tomorrow`, `16:00 today`).
+fn timed(i: &str) -> IResult<&str, Spec> {
+    map((time_part, opt(preceded(space1, named_day))), |(t, day)| match day {
+        Some(n) => Spec::Day(n, Some(t)),
+        None => Spec::TimeOfDay(t),
+    })
+    .parse(i)
 }
 
 fn spec(i: &str) -> IResult<&str, Spec> {
-    alt((now_spec, keyword, iso, slashed, compact, time_of_day)).parse(i)
+    alt((now_spec, dated, timed)).parse(i)
 }
 
 fn local(t: u64) -> libc::tm {
@@ -149,7 +183,7 @@ fn local(t: u64) -> libc::tm {
 
 /// Local date and time to UNIX seconds (DST decided by the C library); `None` if the fields
 /// do not name a real moment (Feb 30) or it is before the epoch.
-fn make(year: i32, month: u32, day: u32, (h, m, s): (u32, u32, u32)) -> Option<u64> {
+fn make(year: i32, month: u32, day: u32, (h, m, s): Clock) -> Option<u64> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 59 {
         return None;
     }
@@ -174,13 +208,16 @@ fn make(year: i32, month: u32, day: u32, (h, m, s): (u32, u32, u32)) -> Option<u
 /// Parses a `--begin` value into a UNIX timestamp, relative to `now` (UNIX seconds), with
 /// Slurm's meanings in local time:
 ///
-/// * `now`, `now+N[unit]`: unit `seconds` (default), `minutes`, `hours`, `days`, `weeks`
-///   (singular, plural or abbreviated, any case);
-/// * `HH:MM[:SS]` with optional `AM`/`PM`, `midnight` (00:00), `noon` (12:00), `fika`
-///   (15:00), `teatime` (16:00): today, or tomorrow if that moment has passed;
-/// * `today`, `tomorrow`: 00:00 of that day (`today` is therefore already due);
-/// * `MM/DD[/YY]`, `MMDDYY`, `YYYY-MM-DD[THH:MM[:SS]]`: that date at 00:00 (or the given
-///   time); a `MM/DD` without a year that is already behind today means next year.
+/// * `now`, `now+N[unit]` (blanks allowed: `now + 1 hour`): unit `seconds` (default),
+///   `minutes`, `hours`, `days`, `weeks` (singular, plural or abbreviated, any case);
+/// * `HH:MM[:SS]` with optional `AM`/`PM`, `midnight` (00:00), `noon` (12:00), `elevenses`
+///   (11:00), `fika` (15:00), `teatime` (16:00): today, or tomorrow if that moment has
+///   passed;
+/// * `today`, `tomorrow`: 00:00 of that day (`today` is therefore already due), or the time
+///   given with it (`tomorrow noon`, `tomorrow-16:00`, `16:00 tomorrow`);
+/// * `MMDD[YY]`, `MM/DD[/YY]`, `MM.DD[.YY]`, `YYYY-MM-DD`: that date at 00:00, or at the
+///   time that follows after `T`, `-` or blanks (`2030-01-20T12:34:00`, `01/20-12:34`);
+///   without a year, this year unless that moment has already passed, else next year.
 ///
 /// Anything else, or a date that does not exist (`02/30`, `13/01`, `25:00`), is
 /// `Invalid --begin specification`.
@@ -191,20 +228,26 @@ pub fn parse_begin(text: &str, now: u64) -> Result<u64, OptionError> {
     let (year, month, day) = (tm.tm_year + 1900, tm.tm_mon as u32 + 1, tm.tm_mday as u32);
     let at = match spec {
         Spec::After(secs) => now.checked_add(secs),
-        Spec::TimeOfDay(h, m, s) => match make(year, month, day, (h, m, s)) {
+        Spec::TimeOfDay(time) => match make(year, month, day, time) {
             Some(t) if t > now => Some(t),
-            Some(_) => plus_days(year, month, day, 1, (h, m, s)),
+            Some(_) => plus_days(year, month, day, 1, time),
             None => None,
         },
-        Spec::Day(n) => plus_days(year, month, day, n, (0, 0, 0)),
-        Spec::Date(Some(y), mo, d, time) => make(y, mo, d, time),
-        Spec::Date(None, mo, d, time) => make(if (mo, d) < (month, day) { year + 1 } else { year }, mo, d, time),
+        Spec::Day(n, time) => plus_days(year, month, day, n, time.unwrap_or((0, 0, 0))),
+        Spec::Date(Some(y), mo, d, time) => make(y, mo, d, time.unwrap_or((0, 0, 0))),
+        Spec::Date(None, mo, d, time) => {
+            let time = time.unwrap_or((0, 0, 0));
+            match make(year, mo, d, time) {
+                Some(t) if t > now => Some(t),
+                _ => make(year + 1, mo, d, time),
+            }
+        }
     };
     at.ok_or_else(bad)
 }
 
 /// `n` days after the given date, at the given local time (so DST days stay correct).
-fn plus_days(year: i32, month: u32, day: u32, n: u32, time: (u32, u32, u32)) -> Option<u64> {
+fn plus_days(year: i32, month: u32, day: u32, n: u32, time: Clock) -> Option<u64> {
     let base = make(year, month, day, (12, 0, 0))?;
     let next = local(base + n as u64 * 86400);
     make(next.tm_year + 1900, next.tm_mon as u32 + 1, next.tm_mday as u32, time)
@@ -219,7 +262,10 @@ mod tests {
         make(2030, 6, 15, (12, 0, 0)).unwrap()
     }
 
-    fn fields(t: u64) -> (i32, u32, u32, u32, u32, u32) {
+    /// Year, month, day, hour, minute, second.
+    type Fields = (i32, u32, u32, u32, u32, u32);
+
+    fn fields(t: u64) -> Fields {
         let tm = local(t);
         (
             tm.tm_year + 1900,
@@ -262,9 +308,13 @@ mod tests {
         assert_eq!(fields(at("07/01/31", now)), (2031, 7, 1, 0, 0, 0));
         assert_eq!(fields(at("07/01/2031", now)), (2031, 7, 1, 0, 0, 0));
         assert_eq!(fields(at("070131", now)), (2031, 7, 1, 0, 0, 0));
-        // without a year: this year, or next year when already behind today
+        // without a year: this year, or next year when that moment has passed (sbatch(1):
+        // "unless the combination of MM/DD and HH:MM:SS has already passed for that year")
         assert_eq!(fields(at("12/31", now)), (2030, 12, 31, 0, 0, 0));
-        assert_eq!(fields(at("06/15", now)), (2030, 6, 15, 0, 0, 0));
+        assert_eq!(fields(at("06/15", now)), (2031, 6, 15, 0, 0, 0));
+        assert_eq!(fields(at("06/15-16:00", now)), (2030, 6, 15, 16, 0, 0));
+        assert_eq!(fields(at("06/15-11:59", now)), (2031, 6, 15, 11, 59, 0));
+        assert_eq!(fields(at("06/16", now)), (2030, 6, 16, 0, 0, 0));
         assert_eq!(fields(at("01/01", now)), (2031, 1, 1, 0, 0, 0));
         // leap day
         assert_eq!(fields(at("2032-02-29", now)), (2032, 2, 29, 0, 0, 0));
@@ -276,6 +326,64 @@ mod tests {
     }
 
     #[test]
+    fn all_date_forms_of_the_man_page() {
+        let now = noon_0615();
+        let cases: &[(&str, Fields)] = &[
+            // MMDD[YY]
+            ("0701", (2030, 7, 1, 0, 0, 0)),
+            ("070131", (2031, 7, 1, 0, 0, 0)),
+            ("0601", (2031, 6, 1, 0, 0, 0)),
+            // MM/DD[/YY], MM.DD[.YY], one or two digits
+            ("07/01", (2030, 7, 1, 0, 0, 0)),
+            ("7/1", (2030, 7, 1, 0, 0, 0)),
+            ("7/1/31", (2031, 7, 1, 0, 0, 0)),
+            ("07.01", (2030, 7, 1, 0, 0, 0)),
+            ("07.01.31", (2031, 7, 1, 0, 0, 0)),
+            ("7.1.2031", (2031, 7, 1, 0, 0, 0)),
+            // MM/DD[/YY]-HH:MM[:SS], and the other joins Slurm reads
+            ("07/01-10:30", (2030, 7, 1, 10, 30, 0)),
+            ("07/01/31-10:30:15", (2031, 7, 1, 10, 30, 15)),
+            ("07.01.31-10:30", (2031, 7, 1, 10, 30, 0)),
+            ("070131-23:59:59", (2031, 7, 1, 23, 59, 59)),
+            ("07/01 10:30", (2030, 7, 1, 10, 30, 0)),
+            ("07/01-4:00pm", (2030, 7, 1, 16, 0, 0)),
+            ("07/01-teatime", (2030, 7, 1, 16, 0, 0)),
+            // YYYY-MM-DD[THH:MM[:SS]]
+            ("2010-01-20T12:34:00", (2010, 1, 20, 12, 34, 0)),
+            ("2030-07-01T10:30", (2030, 7, 1, 10, 30, 0)),
+            ("2030-07-01 10:30", (2030, 7, 1, 10, 30, 0)),
+            ("2030-07-01-10:30", (2030, 7, 1, 10, 30, 0)),
+            ("2030-07-01Tnoon", (2030, 7, 1, 12, 0, 0)),
+            // today / tomorrow with a time
+            ("today 16:00", (2030, 6, 15, 16, 0, 0)),
+            ("today 9:00", (2030, 6, 15, 9, 0, 0)),
+            ("tomorrow noon", (2030, 6, 16, 12, 0, 0)),
+            ("tomorrow-16:00", (2030, 6, 16, 16, 0, 0)),
+            ("tomorrowT16:00:05", (2030, 6, 16, 16, 0, 5)),
+            ("noon tomorrow", (2030, 6, 16, 12, 0, 0)),
+            ("9:00am tomorrow", (2030, 6, 16, 9, 0, 0)),
+            ("elevenses today", (2030, 6, 15, 11, 0, 0)),
+            ("TOMORROW  Elevenses", (2030, 6, 16, 11, 0, 0)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(fields(at(text, now)), *want, "{text:?}");
+        }
+        // a leap day without a year waits for the next one that has it
+        let feb = make(2031, 2, 1, (12, 0, 0)).unwrap();
+        assert_eq!(fields(at("02/29", feb)), (2032, 2, 29, 0, 0, 0));
+    }
+
+    #[test]
+    fn now_with_blanks() {
+        let now = noon_0615();
+        assert_eq!(at("now + 1 hour", now), now + 3600);
+        assert_eq!(at("now +90", now), now + 90);
+        assert_eq!(at("now+2 days", now), now + 2 * 86400);
+        assert_eq!(at("now + 3 Weeks", now), now + 3 * 604800);
+        assert_eq!(at("now+10 seconds", now), now + 10);
+    }
+
+    #[test]
     fn times_of_day() {
         let now = noon_0615();
         assert_eq!(fields(at("16:00", now)), (2030, 6, 15, 16, 0, 0));
@@ -284,6 +392,8 @@ mod tests {
         assert_eq!(fields(at("12:00", now)), (2030, 6, 16, 12, 0, 0)); // not after now
         assert_eq!(fields(at("midnight", now)), (2030, 6, 16, 0, 0, 0));
         assert_eq!(fields(at("noon", now)), (2030, 6, 16, 12, 0, 0));
+        assert_eq!(fields(at("elevenses", now)), (2030, 6, 16, 11, 0, 0));
+        assert_eq!(fields(at("ELEVENSES", now)), (2030, 6, 16, 11, 0, 0));
         assert_eq!(fields(at("fika", now)), (2030, 6, 15, 15, 0, 0));
         assert_eq!(fields(at("teatime", now)), (2030, 6, 15, 16, 0, 0));
         assert_eq!(fields(at("TeaTime", now)), (2030, 6, 15, 16, 0, 0));
@@ -302,7 +412,8 @@ mod tests {
     #[test]
     fn times_of_day_from_the_real_now() {
         let now = crate::options::now();
-        for (text, h) in [("midnight", 0), ("noon", 12), ("fika", 15), ("teatime", 16), ("03:07", 3)] {
+        for (text, h) in [("midnight", 0), ("noon", 12), ("elevenses", 11), ("fika", 15), ("teatime", 16), ("03:07", 3)]
+        {
             let t = at(text, now);
             assert!(t > now && t <= now + 25 * 3600, "{text}");
             assert_eq!((fields(t).3, fields(t).5), (h, 0), "{text}");
@@ -339,6 +450,29 @@ mod tests {
             "12345",
             "next week",
             "now+99999999999999999999",
+            "now +",
+            "now 5",
+            "now+5 x",
+            "2030-06-15T",
+            "2030-06-15T10",
+            "07/01-",
+            "07/01-25:00",
+            "07/01.31",
+            "7/1/3",
+            "7//1",
+            "/7/1",
+            "123/1",
+            "07/01 10:30 tomorrow",
+            "today tomorrow",
+            "tomorrow today",
+            "noon noon",
+            "16:00tomorrow",
+            "tomorrow16:00",
+            "1600",
+            "0230",
+            "elevenses+1",
+            "teatime:00",
+            "uts1900000000",
         ] {
             assert_eq!(
                 parse_begin(t, now),
@@ -347,5 +481,29 @@ mod tests {
             );
         }
         assert_eq!(parse_begin("soon", now).unwrap_err().to_string(), "Invalid --begin specification");
+    }
+
+    /// Every string of up to `len` characters from `alphabet`.
+    fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..len {
+            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn no_input_panics() {
+        let now = noon_0615();
+        for s in short_strings("0129:/.-T +apn", 4) {
+            let _ = parse_begin(&s, now);
+        }
+        for t in [0, u64::MAX, i64::MAX as u64] {
+            let _ = parse_begin("now+1", t);
+            let _ = parse_begin("noon", t);
+            let _ = parse_begin("tomorrow", t);
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! From the options given to the checks and the REST job description.
 
 use super::table::{self, Support, Tool};
-use super::{begin, gres, hostlist, memory, signal, time, JobOptions, OptionError, OptionWarning};
+use super::{array, begin, dependency, export, gres, hostlist, memory, signal, time};
+use super::{JobOptions, OptionError, OptionWarning};
 use crate::api::noval::NoVal;
 use crate::api::types::JobDescMsg;
 
@@ -67,6 +68,15 @@ impl JobOptions {
         }
         if let Some(n) = self.value("nice").filter(|n| !n.is_empty()) {
             n.parse::<i32>().map_err(|_| OptionError::InvalidSpec { option: "nice", value: n.into() })?;
+        }
+        if let Some(e) = self.value("export") {
+            export::parse_export(e)?;
+        }
+        if let Some(a) = self.value("array") {
+            array::parse_array(a, array::DEFAULT_MAX_ARRAY_SIZE)?;
+        }
+        if let Some(d) = self.value("dependency") {
+            dependency::parse_dependency(d)?;
         }
         let mut warnings = Vec::new();
         for (long, _) in self.given() {

@@ -31,6 +31,24 @@ pub enum OptionError {
         /// What is wrong with it.
         why: String,
     },
+    /// A `--array` value that Slurm refuses. Slurm's wording has no detail, so the reason is
+    /// kept in `why` for a second line (see [`OptionError::explanation`]).
+    #[error("Invalid job array specification")]
+    InvalidArray {
+        /// The offending value.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A `--dependency` value that Slurm refuses (`Job dependency problem`, the controller's
+    /// wording); the reason is kept in `why` for a second line.
+    #[error("Job dependency problem")]
+    InvalidDependency {
+        /// The offending value.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// An option that slurmlet refuses, with the reason.
     #[error("--{option} is not supported: {why}")]
     Unsupported {
@@ -70,6 +88,15 @@ impl OptionError {
         match self {
             OptionError::InputVariable { error, .. } => error.innermost(),
             other => other,
+        }
+    }
+
+    /// The detail that Slurm's one-line wording leaves out, for errors that keep it apart
+    /// from their message ([`OptionError::InvalidArray`], [`OptionError::InvalidDependency`]).
+    pub fn explanation(&self) -> Option<&str> {
+        match self {
+            OptionError::InvalidArray { why, .. } | OptionError::InvalidDependency { why, .. } => Some(why),
+            _ => None,
         }
     }
 }
