@@ -1,4 +1,5 @@
-//! `slurmlet generate [DIR]`: writes shell completions and man pages from the clap definitions.
+//! `slurmlet generate [DIR]`: writes shell completions and man pages from the clap definitions,
+//! and `docs/options.md` from the option table.
 //!
 //! The output depends only on the clap definitions in [`super::all_commands`], so the same
 //! binary always produces the same bytes; `tests/generated_files.rs` checks that the copies
@@ -55,6 +56,7 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
             .expect("rendering into memory cannot fail");
         files.push((Path::new("man").join(format!("{name}.1")), buf));
     }
+    files.push((PathBuf::from("docs/options.md"), crate::options::help::markdown().into_bytes()));
     files
 }
 
