@@ -96,10 +96,26 @@ impl JobOptions {
     }
 
     /// Parses option tokens (no program name first) for `tool`.
+    ///
+    /// The parser is built once per command and thread, since sbatch parses each directive
+    /// line, each input variable and the command line apart.
     pub fn parse(tool: Tool, tokens: &[String]) -> Result<Self, clap::Error> {
+        thread_local! {
+            static PARSERS: std::cell::RefCell<Vec<(Tool, Command)>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         let argv = std::iter::once(tool.name().to_string()).chain(tokens.iter().cloned());
-        let m = command(tool).try_get_matches_from(argv)?;
-        Ok(Self::from_matches(tool, &m))
+        PARSERS.with(|parsers| {
+            let mut parsers = parsers.borrow_mut();
+            let index = match parsers.iter().position(|(t, _)| *t == tool) {
+                Some(i) => i,
+                None => {
+                    parsers.push((tool, command(tool)));
+                    parsers.len() - 1
+                }
+            };
+            let m = parsers[index].1.try_get_matches_from_mut(argv)?;
+            Ok(Self::from_matches(tool, &m))
+        })
     }
 
     /// The value of `--long`, if given (`""` for an optional value left out).
