@@ -185,6 +185,7 @@ pub fn format_array(indices: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::test_support::short_strings;
 
     fn spec(indices: &[u32], max_running: Option<u32>) -> ArraySpec {
         ArraySpec { indices: indices.to_vec(), max_running }
@@ -340,17 +341,6 @@ mod tests {
             assert_eq!(s.to_slurm_string(), text);
             assert_eq!(parse_array(&s.to_slurm_string(), DEFAULT_MAX_ARRAY_SIZE).unwrap(), s);
         }
-    }
-
-    /// Every string of up to `len` characters from `alphabet`.
-    fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
-        let mut all = vec![String::new()];
-        let mut last = vec![String::new()];
-        for _ in 0..len {
-            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
-            all.extend(last.iter().cloned());
-        }
-        all
     }
 
     #[test]

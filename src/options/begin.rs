@@ -256,6 +256,7 @@ fn plus_days(year: i32, month: u32, day: u32, n: u32, time: Clock) -> Option<u64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::test_support::short_strings;
 
     /// 2030-06-15 12:00:00 local time.
     fn noon_0615() -> u64 {
@@ -481,17 +482,6 @@ mod tests {
             );
         }
         assert_eq!(parse_begin("soon", now).unwrap_err().to_string(), "Invalid --begin specification");
-    }
-
-    /// Every string of up to `len` characters from `alphabet`.
-    fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
-        let mut all = vec![String::new()];
-        let mut last = vec![String::new()];
-        for _ in 0..len {
-            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
-            all.extend(last.iter().cloned());
-        }
-        all
     }
 
     #[test]

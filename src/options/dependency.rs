@@ -272,6 +272,7 @@ fn push_item(out: &mut Vec<DepItem>, raw: RawItem<'_>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::test_support::short_strings;
     use DepKind::*;
 
     fn on(kind: DepKind, job: u32) -> DepItem {
@@ -415,17 +416,6 @@ mod tests {
         let no_job = DepItem { kind: AfterOk, job_id: None, array_task: None, delay_minutes: None };
         assert_eq!(no_job.to_slurm_string(), "afterok");
         assert_eq!(DependencySpec::default().to_slurm_string(), "");
-    }
-
-    /// Every string of up to `len` characters from `alphabet`.
-    fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
-        let mut all = vec![String::new()];
-        let mut last = vec![String::new()];
-        for _ in 0..len {
-            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
-            all.extend(last.iter().cloned());
-        }
-        all
     }
 
     #[test]

@@ -169,6 +169,7 @@ pub fn job_environment(export: Option<&str>, submit_env: &[(String, String)]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::test_support::short_strings;
 
     fn vars(list: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
         list.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect()
@@ -269,17 +270,6 @@ mod tests {
         assert_eq!(job_environment(Some("ALL,1A=x"), &e), vec!["FOO=hello", "BAR=world"]);
         assert_eq!(job_environment(Some("NONE,BAR"), &e), vec!["BAR=world", "SLURM_EXPORT_ENV=NONE,BAR"]);
         assert_eq!(job_environment(Some("BAR,'X=1"), &e), vec!["BAR=world", "SLURM_EXPORT_ENV=BAR,'X=1"]);
-    }
-
-    /// Every string of up to `len` characters from `alphabet`.
-    fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
-        let mut all = vec![String::new()];
-        let mut last = vec![String::new()];
-        for _ in 0..len {
-            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
-            all.extend(last.iter().cloned());
-        }
-        all
     }
 
     #[test]

@@ -38,3 +38,18 @@ pub struct OptionWarning(pub String);
 pub fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
+
+/// Helpers shared by the grammars' tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// Every string of up to `len` characters from `alphabet`, for exhaustive no-panic checks.
+    pub fn short_strings(alphabet: &str, len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..len {
+            last = last.iter().flat_map(|s| alphabet.chars().map(move |c| format!("{s}{c}"))).collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+}
