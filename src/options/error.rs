@@ -70,6 +70,16 @@ pub enum OptionError {
         /// What is wrong with it.
         error: Box<OptionError>,
     },
+    /// A `#SBATCH` line whose option cannot be used.
+    #[error("{file}:{line}: {error}")]
+    AtLine {
+        /// Script name as given on the command line.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with the option.
+        error: Box<OptionError>,
+    },
     /// A `#SBATCH` line that cannot be read.
     #[error("{file}:{line}: {message}")]
     Directive {
@@ -86,7 +96,7 @@ impl OptionError {
     /// The error itself, for one that only says where it was written.
     pub fn innermost(&self) -> &OptionError {
         match self {
-            OptionError::InputVariable { error, .. } => error.innermost(),
+            OptionError::InputVariable { error, .. } | OptionError::AtLine { error, .. } => error.innermost(),
             other => other,
         }
     }

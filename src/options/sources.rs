@@ -88,7 +88,11 @@ pub fn compose(
         if let Some(word) = one.positional.first() {
             return Err(at(format!("unexpected argument '{word}' (a directive holds options only)")).into());
         }
-        one.validate(tool).map_err(|e| at(e.to_string()))?;
+        one.validate(tool).map_err(|e| OptionError::AtLine {
+            file: file.to_string(),
+            line: d.line,
+            error: Box::new(e),
+        })?;
         explicit.extend(d.args.iter().cloned());
     }
     let env_tokens = env_tokens(tool, env);
