@@ -1282,6 +1282,26 @@ pub static INPUT_VARS: &[(Tools, &str, &str)] = &[
     (A, "SALLOC_WAIT_ALL_NODES", "wait-all-nodes"),
     (A, "SALLOC_WAIT4SWITCH", "switches"),
     (A, "SALLOC_WCKEY", "wckey"),
+    // Read by Slurm's commands though their man pages leave them out.
+    (B, "SBATCH_BURST_BUFFER", "bb"),
+    (B, "SBATCH_CLUSTER_CONSTRAINT", "cluster-constraint"),
+    (B, "SBATCH_CONSOLIDATE_SEGMENTS", "consolidate-segments"),
+    (B, "SBATCH_CPU_FREQ_REQ", "cpu-freq"),
+    (B, "SBATCH_GPUS_PER_SOCKET", "gpus-per-socket"),
+    (B, "SBATCH_SPREAD_SEGMENTS", "spread-segments"),
+    (R, "SLURM_CLUSTER_CONSTRAINT", "cluster-constraint"),
+    (R, "SLURM_CONSOLIDATE_SEGMENTS", "consolidate-segments"),
+    (R, "SLURM_EXTERNAL_LAUNCHER", "external-launcher"),
+    (R, "SLURM_GPUS_PER_SOCKET", "gpus-per-socket"),
+    (R, "SLURM_NCORES_PER_SOCKET", "cores-per-socket"),
+    (R, "SLURM_NSOCKETS_PER_NODE", "sockets-per-node"),
+    (R, "SLURM_OOM_KILL_STEP", "oom-kill-step"),
+    (R, "SLURM_SPREAD_SEGMENTS", "spread-segments"),
+    (A, "SALLOC_CLUSTER_CONSTRAINT", "cluster-constraint"),
+    (A, "SALLOC_CONSOLIDATE_SEGMENTS", "consolidate-segments"),
+    (A, "SALLOC_CPU_FREQ_REQ", "cpu-freq"),
+    (A, "SALLOC_GPUS_PER_SOCKET", "gpus-per-socket"),
+    (A, "SALLOC_SPREAD_SEGMENTS", "spread-segments"),
 ];
 
 /// The input variables `tool` reads, as (variable, option).
