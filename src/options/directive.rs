@@ -1,6 +1,13 @@
 //! `#SBATCH` directive lines at the top of a batch script.
 
 use super::OptionError;
+use nom::branch::alt;
+use nom::bytes::complete::take_while1;
+use nom::character::complete::{anychar, char, satisfy};
+use nom::combinator::{map, opt};
+use nom::multi::{fold_many0, fold_many1};
+use nom::sequence::{delimited, preceded};
+use nom::{IResult, Parser};
 
 /// The options of one directive line.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,49 +68,69 @@ pub fn extract(script: &str, prefix: &str, file: &str) -> Result<Vec<Directive>,
     Ok(out)
 }
 
-/// Splits a directive's text into words the way sbatch's `_get_argument` does.
+/// A backslash and the character it escapes (nothing, at the end of the line).
+fn escaped(i: &str) -> IResult<&str, Option<char>> {
+    preceded(char('\\'), opt(anychar)).parse(i)
+}
+
+/// `'…'` or `"…"`: the characters between the quotes, escapes resolved.
+fn quoted<'a>(quote: char) -> impl Parser<&'a str, Output = String, Error = nom::error::Error<&'a str>> {
+    delimited(
+        char(quote),
+        fold_many0(alt((escaped, map(satisfy(move |c| c != quote && c != '\\'), Some))), String::new, |mut s, c| {
+            s.extend(c);
+            s
+        }),
+        char(quote),
+    )
+}
+
+/// A character that stands for itself outside quotes.
+fn plain(c: char) -> bool {
+    !c.is_ascii_whitespace() && !matches!(c, '"' | '\'' | '#' | '\\')
+}
+
+/// One word: plain characters, escapes and quoted parts, side by side (`--comment="a b"`).
+fn word(i: &str) -> IResult<&str, String> {
+    fold_many1(
+        alt((
+            map(escaped, |c| c.map(String::from).unwrap_or_default()),
+            quoted('"'),
+            quoted('\''),
+            map(take_while1(plain), str::to_string),
+        )),
+        String::new,
+        |mut s, part| {
+            s.push_str(&part);
+            s
+        },
+    )
+    .parse(i)
+}
+
+/// Splits a directive's text into words the way sbatch's `_get_argument` does: white space
+/// separates, quotes group, `\` escapes, an unquoted `#` ends the line.
 fn split_words(text: &str, line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
-    let mut chars = text.chars().peekable();
+    let mut rest = text;
     loop {
-        while chars.next_if(|c| c.is_ascii_whitespace()).is_some() {}
-        match chars.peek() {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
+        match rest.chars().next() {
             None | Some('#') => break,
             Some(':') => return Err(format!("Unexpected `:` in [{line}]")),
             _ => {}
         }
-        let mut word = String::new();
-        let mut quote: Option<char> = None;
-        let mut comment = false;
-        while let Some(&c) = chars.peek() {
-            if quote.is_none() && c.is_ascii_whitespace() {
-                break;
+        // A word cannot start here only at an unmatched quote, reported just below.
+        if let Ok((after, w)) = word(rest) {
+            if !w.is_empty() {
+                words.push(w);
             }
-            chars.next();
-            match (quote, c) {
-                (_, '\\') => {
-                    if let Some(n) = chars.next() {
-                        word.push(n);
-                    }
-                }
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), c) => word.push(c),
-                (None, '"' | '\'') => quote = Some(c),
-                (None, '#') => {
-                    comment = true;
-                    break;
-                }
-                (None, c) => word.push(c),
-            }
+            rest = after;
         }
-        if let Some(q) = quote {
-            return Err(format!("Unmatched `{q}` in [{line}]"));
-        }
-        if !word.is_empty() {
-            words.push(word);
-        }
-        if comment {
-            break;
+        match rest.chars().next() {
+            Some(q @ ('"' | '\'')) => return Err(format!("Unmatched `{q}` in [{line}]")),
+            Some('#') | None => break,
+            _ => {}
         }
     }
     Ok(words)
@@ -345,5 +372,18 @@ mod tests {
             "This does not look like a batch script.  The first\nline must start with #! followed by the path to an interpreter.\nFor instance: #!/bin/sh"
         );
         assert!(check_script(b"#!/bin/bash -l\necho\n").is_ok());
+    }
+
+    #[test]
+    fn every_short_line_splits_or_fails_without_hanging() {
+        for text in crate::options::test_support::short_strings(" a\"'#\\:=-", 5) {
+            match split_words(&text, &text) {
+                Ok(words) => assert!(words.iter().all(|w| !w.is_empty()), "{text:?}"),
+                Err(e) => assert!(e.starts_with("Un"), "{text:?}: {e}"),
+            }
+        }
+        assert_eq!(split_words(r#"--comment="a \"b\" c" x\ y 'q'"#, "").unwrap(), ["--comment=a \"b\" c", "x y", "q"]);
+        assert_eq!(split_words("-J a#b c", "").unwrap(), ["-J", "a"]);
+        assert_eq!(split_words("-J x\\", "").unwrap(), ["-J", "x"]);
     }
 }
