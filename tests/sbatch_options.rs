@@ -112,3 +112,33 @@ fn per_gpu_and_per_task_requests_are_scheduled() {
     assert_eq!(j.cpus.number, 4);
     assert!(j.tres_req_str.contains("gres/gpu=2"), "{}", j.tres_req_str);
 }
+
+#[test]
+fn bad_input_from_the_slurm_transcript_gets_slurms_text_and_exit_code() {
+    let c = Cluster::start("2", "");
+    let o = c.run("sbatch", &["-t", "1:2:3:4", "--wrap", "true"]);
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(255), "sbatch: error: Invalid --time specification\n"));
+    let o = c.run("sbatch", &["-p", "gpu,nope", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "sbatch: error: invalid partition specified: nope\nsbatch: error: Batch job submission failed: Invalid partition name specified\n"
+    );
+    for gres in ["--gres=gpx:1", "--gres=gpu:abc"] {
+        let o = c.run("sbatch", &[gres, "--wrap", "true"]);
+        assert_eq!(o.status.code(), Some(1), "{gres}");
+        assert!(stderr(&o).starts_with("sbatch: error: Invalid generic resource (gres) specification"), "{gres}");
+    }
+    // Slurm accepts a request for zero GPUs; the job sees none.
+    let id = c.sbatch(&["--gres=gpu:0", "-o", "gres0.out", "--wrap", "echo CVD=$CUDA_VISIBLE_DEVICES"]);
+    c.wait_state(id, &["COMPLETED"], std::time::Duration::from_secs(30));
+    assert_eq!(c.wait_file("gres0.out", std::time::Duration::from_secs(10)), "CVD=\n");
+    // Slurm takes --time=-5 and gives the job a limit of 2982611 days; here it is an error.
+    let o = c.run("sbatch", &["--time=-5", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(
+        stderr(&o).starts_with("sbatch: error: invalid --time value '-5': a time cannot be negative"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -23,9 +23,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 super::error(CMD, why);
             }
             match e.innermost() {
-                OptionError::InvalidSpec { .. } | OptionError::InvalidNumber { .. } | OptionError::Directive { .. } => {
-                    255
-                }
+                // A value sbatch itself cannot read is a usage error, as in Slurm.
+                OptionError::InvalidSpec { .. }
+                | OptionError::InvalidNumber { .. }
+                | OptionError::Invalid { .. }
+                | OptionError::Directive { .. } => 255,
                 _ => 1,
             }
         }
