@@ -6,9 +6,11 @@ use super::job::{EndCause, Job, JobState, Resources};
 use super::plan::{Plan, Verdict, NEVER};
 use super::store::{Store, StoreError};
 use super::submit::{self, Caller};
+use super::writer::{Durable, Writer};
 use crate::api::types::{errno, ApiError};
 use crate::config::Config;
 use crate::stepd::{self, EndStatus};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -17,8 +19,38 @@ use std::path::PathBuf;
 pub struct Effects {
     /// Supervisors to watch: `(job id, pid)`.
     pub watch: Vec<(u32, i32)>,
+    /// Jobs given resources whose supervisors start once that is durable: call
+    /// [`Core::start_supervisor`] after the [`Durable`] resolves.
+    pub launch: Vec<(u32, Durable)>,
+    /// The last change written; the caller waits for it before answering a client.
+    pub durable: Option<Durable>,
     /// The earliest future time at which a pending job becomes eligible.
     pub wake_at: Option<u64>,
+}
+
+impl Effects {
+    /// Adds what `more` asks for (its `durable`, written later, replaces ours).
+    pub fn merge(&mut self, more: Effects) {
+        self.watch.extend(more.watch);
+        self.launch.extend(more.launch);
+        if more.durable.is_some() {
+            self.durable = more.durable;
+        }
+        self.wake_at = match (self.wake_at, more.wake_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// A job checked and numbered, whose insert is queued; [`Core::admit`] it once durable.
+pub struct Staged {
+    /// The job.
+    pub job: Job,
+    /// Notices for the submitter.
+    pub warnings: Vec<String>,
+    /// Resolves when the job is stored.
+    pub durable: Durable,
 }
 
 /// How many waiting jobs get a reservation in one pass; later ones may still start now if
@@ -30,8 +62,11 @@ pub struct Core {
     /// The configuration.
     pub config: Config,
     store: Store,
+    writer: Writer,
     /// Jobs that are active or ended within MinJobAge, by id.
     pub jobs: BTreeMap<u32, Job>,
+    /// Pending jobs that are not held, in scheduling order (priority, then submit order).
+    queue: BTreeSet<(Reverse<u32>, u32)>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
     used: Resources,
@@ -61,17 +96,22 @@ impl Core {
     pub fn open(config: Config) -> Result<Core, StoreError> {
         let jobs_dir = config.state_dir.join("jobs");
         let _ = std::fs::create_dir_all(&jobs_dir);
-        let store = Store::open(&config.state_dir.join("slurmlet.db"))?;
+        let db = config.state_dir.join("slurmlet.db");
+        let store = Store::open(&db)?;
+        let writer = Writer::start(&db)?;
         let now = crate::options::now();
         let next_id = store.next_job_id()?;
-        let jobs =
+        let jobs: BTreeMap<u32, Job> =
             store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
+        let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpu_ids.iter().copied().collect(),
             config,
             store,
+            writer,
             jobs,
+            queue,
             next_id,
             used: Resources::default(),
             exe,
@@ -121,10 +161,13 @@ impl Core {
                 }
             }
         }
-        let more = self.schedule();
-        effects.watch.extend(more.watch);
-        effects.wake_at = more.wake_at;
+        effects.merge(self.schedule());
         effects
+    }
+
+    /// Whether a job waits in the scheduling queue: pending and not held.
+    fn queued(job: &Job) -> bool {
+        job.state() == JobState::Pending && !job.held
     }
 
     /// Kills whatever is left of a job whose supervisor vanished, then records it as failed.
@@ -135,27 +178,44 @@ impl Core {
         self.finish(id, None);
     }
 
-    /// Accepts a job: checks it, stores it durably, and returns its id and notices.
-    pub fn submit(
+    /// Checks a job, gives it the next id, creates its output directories and queues its
+    /// insert. The job becomes visible and schedulable with [`Core::admit`], once the insert
+    /// is durable.
+    pub fn stage(
         &mut self,
         desc: &crate::api::types::JobDescMsg,
         top_script: Option<&str>,
         caller: Caller,
-    ) -> Result<(u32, Vec<String>), ApiError> {
+    ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now)?;
         new.job.id = self.next_id;
         submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
-        self.store.insert(&new.job, &new.payload).map_err(|e| ApiError {
+        if new.job.held {
+            new.job.reason = "JobHeldUser".into();
+        }
+        self.next_id += 1;
+        let durable = self.writer.insert(&new.job, new.payload);
+        Ok(Staged { job: new.job, warnings: new.warnings, durable })
+    }
+
+    /// Adds a stored job to the queue and schedules.
+    pub fn admit(&mut self, job: Job) -> Effects {
+        if Self::queued(&job) {
+            self.queue.insert((Reverse(job.priority), job.id));
+        }
+        self.jobs.insert(job.id, job);
+        self.schedule()
+    }
+
+    /// The error a client gets when its change could not be stored.
+    pub fn store_failure(e: &str) -> ApiError {
+        ApiError {
             description: format!("cannot store the job: {e}"),
             error_number: errno::ERROR,
             error: "Unexpected error".into(),
             source: "store".into(),
-        })?;
-        self.next_id += 1;
-        let id = new.job.id;
-        self.jobs.insert(id, new.job);
-        Ok((id, new.warnings))
+        }
     }
 
     /// The availability profile now: free resources, and running jobs' releases at their
@@ -169,12 +229,9 @@ impl Core {
         Plan::new(now, self.capacity().minus(&self.used), releases)
     }
 
-    /// Pending job ids in scheduling order: priority, then submit order.
+    /// Pending, not held job ids in scheduling order: priority, then submit order.
     fn pending_in_order(&self) -> Vec<u32> {
-        let mut pending: Vec<(u32, u32)> =
-            self.jobs.values().filter(|j| j.state() == JobState::Pending).map(|j| (j.priority, j.id)).collect();
-        pending.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        pending.into_iter().map(|(_, id)| id).collect()
+        self.queue.iter().map(|(_, id)| *id).collect()
     }
 
     /// One scheduling pass: starts what may start now, records pending reasons.
@@ -186,9 +243,7 @@ impl Core {
         let mut to_start = Vec::new();
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
-            let reason = if job.held {
-                Some("JobHeldUser")
-            } else if job.begin_time > now {
+            let reason = if job.begin_time > now {
                 effects.wake_at = Some(effects.wake_at.map_or(job.begin_time, |w| w.min(job.begin_time)));
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
@@ -222,9 +277,7 @@ impl Core {
             }
         }
         for id in to_start {
-            if let Some(pid) = self.launch(id, now) {
-                effects.watch.push((id, pid));
-            }
+            effects.launch.push((id, self.allocate(id, now)));
         }
         effects
     }
@@ -238,23 +291,36 @@ impl Core {
         }
     }
 
-    /// Allocates resources to a pending job and starts its supervisor.
-    fn launch(&mut self, id: u32, now: u64) -> Option<i32> {
+    /// Gives a pending job its resources and records it as running. Its supervisor starts
+    /// once that record is durable ([`Core::start_supervisor`]).
+    fn allocate(&mut self, id: u32, now: u64) -> Durable {
         let gpus: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
         for g in &gpus {
             self.free_gpus.remove(g);
         }
         let job = self.jobs.get_mut(&id).expect("launching a known job");
+        self.queue.remove(&(Reverse(job.priority), id));
         job.gpu_ids = gpus;
         job.state = Some(JobState::Running);
         job.start_time = now;
         job.reason = "None".into();
         self.used = self.used.plus(&job.req);
-        // The allocation is durable before any process exists.
-        if let Err(e) = self.store.update(job) {
-            tracing::error!(job = id, "cannot record start: {e}");
+        self.writer.update(job)
+    }
+
+    /// Starts the supervisor of a job whose allocation is durable, and returns its pid. A job
+    /// cancelled meanwhile ends without starting.
+    pub fn start_supervisor(&mut self, id: u32) -> Effects {
+        let now = crate::options::now();
+        let Some(job) = self.jobs.get(&id) else { return Effects::default() };
+        if job.state() != JobState::Running || job.stepd_pid.is_some() {
+            if job.state() == JobState::Completing {
+                self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+                return self.schedule();
+            }
+            return Effects::default();
         }
-        let job = self.jobs[&id].clone();
+        let job = job.clone();
         let result = self.store.payload(id).map_err(|e| std::io::Error::other(e.to_string())).and_then(|p| {
             let env = super::launch::batch_env(&job, &self.config, &p.environment);
             super::launch::start(&job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id))
@@ -264,12 +330,12 @@ impl Core {
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
                 }
-                Some(pid)
+                Effects { watch: vec![(id, pid)], ..Default::default() }
             }
             Err(e) => {
                 tracing::error!(job = id, "cannot start the job: {e}");
                 self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
-                None
+                self.schedule()
             }
         }
     }
@@ -299,11 +365,11 @@ impl Core {
         job.stepd_pid = None;
         self.used = self.used.minus(&job.req);
         let gpus = job.gpu_ids.clone();
-        if let Err(e) = self.store.update(job) {
-            tracing::error!(job = id, "cannot record end: {e}");
-        }
+        // The job's directory (its status file) stays until the end is durable.
+        let dir = stepd::job_dir(&self.jobs_dir, id);
+        // Nobody waits for it: until it is durable, recovery finds the end in the directory.
+        drop(self.writer.update_then_remove(job, dir));
         self.free_gpus.extend(gpus);
-        let _ = std::fs::remove_dir_all(self.job_dir(id));
         self.ended.send_modify(|n| *n += 1);
     }
 
@@ -344,23 +410,23 @@ impl Core {
                 job.end_time = crate::options::now();
                 job.cancelled_by = Some(caller.uid);
                 job.end_cause = Some(EndCause::Cancelled);
-                if let Err(e) = self.store.update(job) {
-                    tracing::error!(job = id, "cannot record cancel: {e}");
-                }
+                let key = (Reverse(job.priority), id);
+                let durable = self.writer.update(job);
+                self.queue.remove(&key);
                 self.ended.send_modify(|n| *n += 1);
-                Ok(self.schedule())
+                let mut effects = self.schedule();
+                effects.durable = Some(durable);
+                Ok(effects)
             }
             JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
             _ if full_cancel => {
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
-                if let Err(e) = self.store.update(job) {
-                    tracing::error!(job = id, "cannot record cancel: {e}");
-                }
+                let durable = self.writer.update(job);
                 if let Some(pid) = job.stepd_pid {
                     let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                 }
-                Ok(Effects::default())
+                Ok(Effects { durable: Some(durable), ..Default::default() })
             }
             _ => {
                 let sig = signal.unwrap_or(libc::SIGTERM);
@@ -413,7 +479,7 @@ impl Core {
         let mut job = submit::build(desc, top_script, caller, &self.config, now)?.job;
         job.id = self.next_id;
         let mut plan = self.plan(now);
-        let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]).filter(|j| !j.held);
+        let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);
         for p in eligible.take(MAX_RESERVATIONS) {
             plan.place(&p.req, p.limit_secs(), true);
         }
@@ -425,6 +491,11 @@ impl Core {
     pub fn purge(&mut self, now: u64) {
         let age = self.config.min_job_age as u64;
         self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);
+    }
+
+    /// Waits until every queued change is durable.
+    pub fn flush(&self) {
+        self.writer.flush();
     }
 
     /// Resources in use by running jobs.

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod server;
 pub mod store;
 pub mod submit;
+pub mod writer;
 
 use crate::config::Config;
 use std::sync::{Arc, Mutex};
@@ -97,6 +98,8 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         };
         axum::serve(listener, app).with_graceful_shutdown(shutdown).await.map_err(io("server failed"))?;
         let _ = std::fs::remove_file(&socket);
+        let core = daemon.core.lock().expect("core lock");
+        tokio::task::block_in_place(|| core.flush());
         tracing::info!("slurmletd stopped");
         Ok(())
     })

@@ -103,8 +103,12 @@ impl Plan {
     /// resources from now if it starts, a reservation at its earliest start otherwise
     /// (when `reserve` is true).
     pub fn place(&mut self, need: &Resources, duration: Option<u64>, reserve: bool) -> Verdict {
-        let start = self.earliest_start(need, duration);
         let fits_now = self.free_now.covers(need);
+        if !fits_now && !reserve {
+            // It cannot start now, and nothing is to be booked for it: no need to look ahead.
+            return Verdict::Wait { fits_now };
+        }
+        let start = self.earliest_start(need, duration);
         match start {
             Some(s) if s == self.now => {
                 self.book(need, s, duration);

@@ -46,11 +46,27 @@ impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Unix
 }
 
 impl Daemon {
-    /// Carries out the effects of a state change: watch new supervisors, re-arm the timer.
-    pub fn apply(self: &Arc<Self>, effects: Effects) {
+    /// Carries out the effects of a state change: start supervisors once their allocation is
+    /// durable, watch them, re-arm the timer. Returns the change to wait for before answering.
+    pub fn apply(self: &Arc<Self>, effects: Effects) -> Option<super::writer::Durable> {
         for (id, pid) in effects.watch {
             let daemon = self.clone();
             tokio::spawn(async move { daemon.watch(id, pid).await });
+        }
+        for (id, durable) in effects.launch {
+            let daemon = self.clone();
+            tokio::spawn(async move {
+                match durable.await {
+                    Ok(Ok(())) => {
+                        let more = daemon.core.lock().expect("core lock").start_supervisor(id);
+                        daemon.apply(more);
+                    }
+                    // The allocation is not stored: starting the job could hand its GPUs out
+                    // twice after a restart. It stays recorded as running in memory only; the
+                    // store error is in the log.
+                    _ => tracing::error!(job = id, "not starting the job: its allocation could not be stored"),
+                }
+            });
         }
         if let Some(at) = effects.wake_at {
             self.timer.send_if_modified(|cur| {
@@ -62,6 +78,7 @@ impl Daemon {
                 }
             });
         }
+        effects.durable
     }
 
     /// Waits for a supervisor to exit, then records the job's end.
@@ -118,6 +135,14 @@ impl Daemon {
                 }
                 r = rx.changed() => if r.is_err() { return },
             }
+        }
+    }
+
+    /// Applies `effects` and waits until their last change is durable.
+    pub async fn apply_durably(self: &Arc<Self>, effects: Effects) -> Result<(), String> {
+        match self.apply(effects) {
+            Some(durable) => durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())),
+            None => Ok(()),
         }
     }
 }
@@ -284,10 +309,18 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let result = {
-        let mut core = d.core.lock().expect("core lock");
-        core.submit(&desc, req.script.as_deref(), caller).map(|ok| (ok, core.schedule()))
+    let staged = d.core.lock().expect("core lock").stage(&desc, req.script.as_deref(), caller);
+    let staged = match staged {
+        Ok(s) => s,
+        Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
     };
+    // The client hears the id only once the job is stored.
+    let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
+    let result = stored.map(|()| {
+        let (id, warnings) = (staged.job.id, staged.warnings);
+        let effects = d.core.lock().expect("core lock").admit(staged.job);
+        ((id, warnings), effects)
+    });
     match result {
         Ok(((id, warnings), effects)) => {
             d.apply(effects);
@@ -305,7 +338,7 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
                 },
             )
         }
-        Err(e) => fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
+        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![Core::store_failure(&e)]),
     }
 }
 
@@ -419,10 +452,13 @@ async fn cancel(
     };
     let result = d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller);
     match result {
-        Ok(effects) => {
-            d.apply(effects);
-            reply(StatusCode::OK, CancelResponse { meta, ..Default::default() })
-        }
+        Ok(effects) => match d.apply_durably(effects).await {
+            Ok(()) => reply(StatusCode::OK, CancelResponse { meta, ..Default::default() }),
+            Err(e) => reply(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                CancelResponse { meta, errors: vec![Core::store_failure(&e)], ..Default::default() },
+            ),
+        },
         Err(e) => {
             if e.code == errno::ACCESS_DENIED {
                 tracing::warn!(job = n, uid = peer.uid, "cancel denied");

@@ -1,7 +1,8 @@
 //! The durable job store: one SQLite file in WAL mode.
 //!
 //! Every state change is written here before anyone is told about it: a submit is committed
-//! (and fsynced) before the client hears its job id.
+//! (and fsynced) before the client hears its job id. Reads use [`Store`]; writes go through
+//! the group-committing [`super::writer::Writer`].
 
 use super::job::Job;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -19,6 +20,9 @@ pub enum StoreError {
         /// The error.
         source: rusqlite::Error,
     },
+    /// The writer thread could not be started.
+    #[error("job store: cannot start the writer thread: {0}")]
+    Thread(String),
     /// A stored record no longer parses.
     #[error("job store: record of job {id} is unreadable: {source}")]
     Record {
@@ -47,8 +51,14 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`.
+    /// Opens (creating if needed) the store at `path`, for reading; changes go through a
+    /// [`super::writer::Writer`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Ok(Store { conn: Store::connect(path)?, path: path.display().to_string() })
+    }
+
+    /// A connection to the store at `path`, creating its tables if needed.
+    pub fn connect(path: &Path) -> Result<Connection, StoreError> {
         let p = path.display().to_string();
         let wrap = |source| StoreError::Sql { path: p.clone(), source };
         let conn = Connection::open(path).map_err(wrap)?;
@@ -72,7 +82,7 @@ impl Store {
              );",
         )
         .map_err(wrap)?;
-        Ok(Store { conn, path: p })
+        Ok(conn)
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
@@ -89,47 +99,6 @@ impl Store {
         let max: Option<i64> =
             self.conn.query_row("SELECT MAX(id) FROM jobs", [], |r| r.get(0)).map_err(|e| self.sql(e))?;
         Ok(stored.unwrap_or(1).max(max.unwrap_or(0) + 1) as u32)
-    }
-
-    /// Inserts a new job with its payload, and advances the id counter, in one transaction.
-    pub fn insert(&mut self, job: &Job, payload: &Payload) -> Result<(), StoreError> {
-        let record = serde_json::to_string(job).expect("jobs serialize");
-        let path = self.path.clone();
-        let wrap = |source| StoreError::Sql { path: path.clone(), source };
-        let tx = self.conn.transaction().map_err(wrap)?;
-        let res = (|| {
-            tx.execute(
-                "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)",
-                params![job.id, job.state().name(), job.end_time as i64, record],
-            )?;
-            tx.execute(
-                "INSERT INTO payloads (id, script, environment, argv) VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    job.id,
-                    payload.script,
-                    serde_json::to_string(&payload.environment).expect("strings serialize"),
-                    serde_json::to_string(&payload.argv).expect("strings serialize"),
-                ],
-            )?;
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('next_job_id', ?1)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![job.id as i64 + 1],
-            )?;
-            Ok(())
-        })();
-        res.map_err(wrap)?;
-        tx.commit().map_err(wrap)
-    }
-
-    /// Writes a job's current record.
-    pub fn update(&self, job: &Job) -> Result<(), StoreError> {
-        let record = serde_json::to_string(job).expect("jobs serialize");
-        self.conn
-            .prepare_cached("UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1")
-            .and_then(|mut s| s.execute(params![job.id, job.state().name(), job.end_time as i64, record]))
-            .map_err(|e| self.sql(e))?;
-        Ok(())
     }
 
     /// Loads a job's script, environment and arguments.
@@ -161,32 +130,5 @@ impl Store {
             jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
         }
         Ok(jobs)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::daemon::job::JobState;
-
-    #[test]
-    fn ids_are_monotonic_and_records_round_trip() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.db");
-        let mut store = Store::open(&path).unwrap();
-        assert_eq!(store.next_job_id().unwrap(), 1);
-        let mut job = Job { id: 1, name: "a".into(), state: Some(JobState::Pending), ..Default::default() };
-        store.insert(&job, &Payload { script: "#!/bin/sh\n".into(), ..Default::default() }).unwrap();
-        job.state = Some(JobState::Completed);
-        job.end_time = 10;
-        store.update(&job).unwrap();
-        drop(store);
-        let store = Store::open(&path).unwrap();
-        assert_eq!(store.next_job_id().unwrap(), 2);
-        let jobs = store.load_recent(5).unwrap();
-        assert_eq!(jobs.len(), 1);
-        assert_eq!(jobs[0].state(), JobState::Completed);
-        assert!(store.load_recent(11).unwrap().is_empty());
-        assert_eq!(store.payload(1).unwrap().script, "#!/bin/sh\n");
     }
 }

@@ -1,0 +1,216 @@
+//! The store's writer: one thread that owns the write connection and commits changes in
+//! groups.
+//!
+//! Every change (a new job, a job's new state) is queued here in order. The thread takes all
+//! that is queued, writes it in one transaction and commits once, so one fsync makes a whole
+//! burst of submits and state changes durable. Whoever must not go on before a change is
+//! durable (a submit before the client hears its id, a launch before its process exists)
+//! waits for that change's [`Durable`].
+
+use super::job::Job;
+use super::store::{Payload, Store, StoreError};
+use rusqlite::{params, Connection};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use tokio::sync::oneshot;
+
+/// Resolves once a queued change is committed (or has failed, with the reason).
+pub type Durable = oneshot::Receiver<Result<(), String>>;
+
+/// The most changes one transaction takes.
+const MAX_GROUP: usize = 4096;
+
+/// A change to write.
+enum Change {
+    /// A new job, its payload, and the id counter past it.
+    Insert(Box<Job>, Payload),
+    /// A job's current record.
+    Update(Box<Job>),
+    /// Nothing: resolves once everything queued before it is durable.
+    Barrier,
+}
+
+/// A queued change, what to tell when it is durable, and a directory to remove after.
+struct Queued {
+    change: Change,
+    done: Option<oneshot::Sender<Result<(), String>>>,
+    remove_after: Option<PathBuf>,
+}
+
+/// The handle to the writer thread. Dropping it lets the thread finish what is queued and end.
+pub struct Writer {
+    queue: mpsc::Sender<Queued>,
+}
+
+impl Writer {
+    /// Opens a write connection to the store at `path` and starts the writer thread.
+    pub fn start(path: &Path) -> Result<Writer, StoreError> {
+        let conn = Store::connect(path)?;
+        let label = path.display().to_string();
+        let (queue, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || run(conn, label, rx))
+            .map_err(|e| StoreError::Thread(e.to_string()))?;
+        Ok(Writer { queue })
+    }
+
+    fn push(&self, change: Change, remove_after: Option<PathBuf>) -> Durable {
+        let (done, durable) = oneshot::channel();
+        let queued = Queued { change, done: Some(done), remove_after };
+        if let Err(mpsc::SendError(q)) = self.queue.send(queued) {
+            if let Some(done) = q.done {
+                let _ = done.send(Err("the store writer has stopped".into()));
+            }
+        }
+        durable
+    }
+
+    /// Queues a new job with its payload.
+    pub fn insert(&self, job: &Job, payload: Payload) -> Durable {
+        self.push(Change::Insert(Box::new(job.clone()), payload), None)
+    }
+
+    /// Queues a job's current record.
+    pub fn update(&self, job: &Job) -> Durable {
+        self.push(Change::Update(Box::new(job.clone())), None)
+    }
+
+    /// Blocks until everything queued so far is durable (before the daemon exits).
+    pub fn flush(&self) {
+        let _ = self.push(Change::Barrier, None).blocking_recv();
+    }
+
+    /// Queues a job's current record, and removes `dir` once it is durable (the job's
+    /// directory holds what recovery would need until then).
+    pub fn update_then_remove(&self, job: &Job, dir: PathBuf) -> Durable {
+        self.push(Change::Update(Box::new(job.clone())), Some(dir))
+    }
+}
+
+/// The writer thread: waits for a change, takes all that is queued behind it, commits them
+/// together, then reports.
+fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>) {
+    while let Ok(first) = rx.recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(q) => group.push(q),
+                Err(_) => break,
+            }
+        }
+        let results: Vec<Result<(), String>> = match write_group(&mut conn, &group) {
+            Ok(()) => vec![Ok(()); group.len()],
+            // One bad change must not sink the others: write them one by one.
+            Err(_) if group.len() > 1 => group
+                .iter()
+                .map(|q| write_group(&mut conn, std::slice::from_ref(q)).map_err(|e| format!("job store {label}: {e}")))
+                .collect(),
+            Err(e) => vec![Err(format!("job store {label}: {e}"))],
+        };
+        for (q, result) in group.into_iter().zip(results) {
+            if let Err(e) = &result {
+                tracing::error!("{e}");
+            }
+            if result.is_ok() {
+                if let Some(dir) = &q.remove_after {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+            }
+            if let Some(done) = q.done {
+                let _ = done.send(result);
+            }
+        }
+    }
+}
+
+fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    let mut next_id = None;
+    for q in group {
+        match &q.change {
+            Change::Insert(job, payload) => {
+                tx.prepare_cached("INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)")?.execute(
+                    params![
+                        job.id,
+                        job.state().name(),
+                        job.end_time as i64,
+                        serde_json::to_string(job).expect("jobs serialize")
+                    ],
+                )?;
+                tx.prepare_cached("INSERT INTO payloads (id, script, environment, argv) VALUES (?1, ?2, ?3, ?4)")?
+                    .execute(params![
+                        job.id,
+                        payload.script,
+                        serde_json::to_string(&payload.environment).expect("strings serialize"),
+                        serde_json::to_string(&payload.argv).expect("strings serialize"),
+                    ])?;
+                next_id = Some(next_id.unwrap_or(0).max(job.id as i64 + 1));
+            }
+            Change::Barrier => {}
+            Change::Update(job) => {
+                tx.prepare_cached("UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1")?.execute(
+                    params![
+                        job.id,
+                        job.state().name(),
+                        job.end_time as i64,
+                        serde_json::to_string(job).expect("jobs serialize")
+                    ],
+                )?;
+            }
+        }
+    }
+    if let Some(n) = next_id {
+        tx.prepare_cached(
+            "INSERT INTO meta (key, value) VALUES ('next_job_id', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)",
+        )?
+        .execute(params![n])?;
+    }
+    tx.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::job::JobState;
+
+    #[test]
+    fn ids_are_monotonic_and_records_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path).unwrap();
+        let writer = Writer::start(&path).unwrap();
+        assert_eq!(store.next_job_id().unwrap(), 1);
+        let mut job = Job { id: 1, name: "a".into(), state: Some(JobState::Pending), ..Default::default() };
+        let first = writer.insert(&job, Payload { script: "#!/bin/sh\n".into(), ..Default::default() });
+        job.state = Some(JobState::Completed);
+        job.end_time = 10;
+        let job_dir = dir.path().join("job1");
+        std::fs::create_dir(&job_dir).unwrap();
+        let second = writer.update_then_remove(&job, job_dir.clone());
+        assert_eq!(first.blocking_recv().unwrap(), Ok(()));
+        assert_eq!(second.blocking_recv().unwrap(), Ok(()));
+        assert!(!job_dir.exists(), "the directory goes once the end is durable");
+        drop((store, writer));
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.next_job_id().unwrap(), 2);
+        let jobs = store.load_recent(5).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].state(), JobState::Completed);
+        assert!(store.load_recent(11).unwrap().is_empty());
+        assert_eq!(store.payload(1).unwrap().script, "#!/bin/sh\n");
+    }
+
+    #[test]
+    fn a_failed_write_is_reported_to_its_waiter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let _store = Store::open(&path).unwrap();
+        let writer = Writer::start(&path).unwrap();
+        let job = Job { id: 7, state: Some(JobState::Pending), ..Default::default() };
+        assert_eq!(writer.insert(&job, Payload::default()).blocking_recv().unwrap(), Ok(()));
+        let again = writer.insert(&job, Payload::default()).blocking_recv().unwrap();
+        assert!(again.unwrap_err().contains("UNIQUE"), "a duplicate id is refused");
+    }
+}
