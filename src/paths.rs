@@ -80,7 +80,24 @@ pub fn group_name(gid: u32) -> String {
     lookup_name(gid, true)
 }
 
+/// Names already looked up, as ((is group, id), name): a listing of many jobs asks for the
+/// same few users over and over, and each NSS lookup reads files.
+static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<(bool, u32), String>>> =
+    std::sync::OnceLock::new();
+
 fn lookup_name(id: u32, group: bool) -> String {
+    let names = NAMES.get_or_init(Default::default);
+    if let Some(name) = names.lock().ok().and_then(|n| n.get(&(group, id)).cloned()) {
+        return name;
+    }
+    let name = lookup_name_uncached(id, group);
+    if let Ok(mut n) = names.lock() {
+        n.insert((group, id), name.clone());
+    }
+    name
+}
+
+fn lookup_name_uncached(id: u32, group: bool) -> String {
     let mut buf = vec![0u8; 4096];
     // SAFETY: all pointers refer to live, correctly sized buffers; the result pointer is only
     // read when the call reports success.

@@ -105,6 +105,11 @@ impl Client {
         self.get(&format!("/slurm/{DATA_PARSER}/jobs"))
     }
 
+    /// `GET /slurmlet/v1/jobs/summary`: the compact listing squeue uses.
+    pub fn job_summaries(&self) -> Result<JobSummaries, ClientError> {
+        self.get("/slurmlet/v1/jobs/summary")
+    }
+
     /// `GET /slurm/v0.0.43/job/{id}`.
     pub fn job(&self, id: &str) -> Result<JobsResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/job/{id}"))

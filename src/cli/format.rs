@@ -174,6 +174,19 @@ pub fn emit(line: &str) {
     let _ = out.write_all(line.as_bytes()).and_then(|_| out.write_all(b"\n"));
 }
 
+/// Writes many lines to stdout through one buffer (a long listing in a few system calls),
+/// ignoring a closed pipe.
+pub fn emit_all(lines: impl IntoIterator<Item = String>) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    for line in lines {
+        if out.write_all(line.as_bytes()).and_then(|_| out.write_all(b"\n")).is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! `squeue`: view jobs in the queue.
 
 use super::format::{self, Field, Token};
-use crate::api::types::{JobInfo, JobsResponse};
+use crate::api::types::{JobInfo, JobSummary, JobsResponse};
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -175,7 +175,18 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let mut response = match client.jobs() {
+    // The usual formats need only a few fields of each job: ask for those (a much smaller
+    // reply for a long queue); --json and the rarer fields take the full job_info.
+    let compact = !args.json && field_codes(&tokens).all(|c| SUMMARY_CODES.contains(c));
+    let listing = if compact {
+        client.job_summaries().map(|s| JobsResponse {
+            jobs: s.jobs.into_iter().map(JobSummary::into_job_info).collect(),
+            ..Default::default()
+        })
+    } else {
+        client.jobs()
+    };
+    let mut response = match listing {
         Ok(j) => j,
         Err(e) => {
             super::error(CMD, &e.to_string());
@@ -220,9 +231,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if !args.noheader {
         format::emit(&header(&tokens));
     }
-    for job in &response.jobs {
-        format::emit(&format_job(&tokens, job, now));
-    }
+    format::emit_all(response.jobs.iter().map(|job| format_job(&tokens, job, now)));
     0
 }
 
@@ -370,12 +379,8 @@ fn state_rank(state: &str) -> u32 {
 /// squeue's default order: partition, then state (pending first), then priority (highest
 /// first), then job id.
 pub fn sort_jobs(jobs: &mut [JobInfo]) {
-    jobs.sort_by(|a, b| {
-        a.partition
-            .cmp(&b.partition)
-            .then(state_rank(&long_state(a)).cmp(&state_rank(&long_state(b))))
-            .then(b.priority.get().unwrap_or(0).cmp(&a.priority.get().unwrap_or(0)))
-            .then(a.job_id.cmp(&b.job_id))
+    jobs.sort_by_cached_key(|j| {
+        (j.partition.clone(), state_rank(&long_state(j)), std::cmp::Reverse(j.priority.get().unwrap_or(0)), j.job_id)
     });
 }
 
@@ -527,15 +532,28 @@ pub fn header(tokens: &[Token]) -> String {
 
 /// One job's line for `tokens`, with `now` the current UNIX time.
 pub fn format_job(tokens: &[Token], job: &JobInfo, now: u64) -> String {
-    format::render(tokens, |f: &Field| {
-        let code = if f.key.chars().count() == 1 {
-            f.key.chars().next().unwrap_or(' ')
-        } else {
-            long_field(&f.key).map(|(c, _)| c).unwrap_or(' ')
-        };
-        value(code, job, now)
+    format::render(tokens, |f: &Field| value(field_code(f), job, now))
+}
+
+/// The `%` code a format field stands for (`-O` names map to theirs).
+fn field_code(f: &Field) -> char {
+    if f.key.chars().count() == 1 {
+        f.key.chars().next().unwrap_or(' ')
+    } else {
+        long_field(&f.key).map(|(c, _)| c).unwrap_or(' ')
+    }
+}
+
+/// The codes of a format's fields.
+fn field_codes(tokens: &[Token]) -> impl Iterator<Item = char> + '_ {
+    tokens.iter().filter_map(|t| match t {
+        Token::Field(f) => Some(field_code(f)),
+        Token::Literal(_) => None,
     })
 }
+
+/// The `%` codes whose values come only from [`JobSummary`] fields (or are constant).
+pub const SUMMARY_CODES: &str = "aAbcCdDeFhHIJijkKlLmMNpPqQrRStTuUvVWwyz456";
 
 fn or_null(s: &str) -> String {
     if s.is_empty() {

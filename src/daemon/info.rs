@@ -66,7 +66,57 @@ pub fn tres_string(job: &Job) -> String {
     tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
 }
 
-/// One job as `job_info`.
+/// The fields of a job that squeue's usual formats read, as `job_info` has them.
+pub fn summary(job: &Job, config: &Config) -> JobSummary {
+    let state = job.state();
+    let started = job.start_time > 0;
+    let end_time = if state.is_finished() {
+        job.end_time
+    } else if started {
+        job.limit_secs().map(|l| job.start_time + l).unwrap_or(0)
+    } else {
+        0
+    };
+    let job_state = if job.cancelled_by.is_some() && state == JobState::Completing {
+        vec!["RUNNING".into(), "COMPLETING".into()]
+    } else {
+        vec![state.name().to_string()]
+    };
+    JobSummary {
+        job_id: job.id,
+        array_job_id: 0,
+        array_task_id: None,
+        array_task_string: String::new(),
+        partition: job.partition.clone(),
+        name: job.name.clone(),
+        account: job.account.clone(),
+        qos: if job.qos.is_empty() { "normal".into() } else { job.qos.clone() },
+        comment: job.comment.clone(),
+        wckey: job.wckey.clone(),
+        user_id: job.uid,
+        user_name: crate::paths::user_name(job.uid),
+        job_state,
+        state_reason: job.reason.clone(),
+        nodes: if started { config.node_name.clone() } else { String::new() },
+        node_count: 1,
+        cpus: job.req.cpus,
+        minimum_cpus_per_node: job.req.cpus as u16,
+        tasks: job.ntasks,
+        cpus_per_task: job.cpus_per_task as u16,
+        submit_time: job.submit_time,
+        start_time: job.start_time,
+        end_time,
+        time_limit: job.time_limit,
+        priority: if job.held { 0 } else { job.priority },
+        nice: job.nice,
+        tres_per_node: job.tres_per_node.clone(),
+        tres_per_job: job.tres_per_job.clone(),
+        memory_per_cpu: job.mem_per_cpu,
+        memory_per_node: if job.mem_per_cpu.is_none() { Some(job.req.mem_mb) } else { None },
+    }
+}
+
+/// One job as `job_info`: its [`summary`] and the rest.
 pub fn job_info(job: &Job, config: &Config) -> JobInfo {
     let state = job.state();
     let (exit, signal) = job.exit_pair();
@@ -80,33 +130,16 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         }
     };
     let stdout = expand(&job.stdout);
-    let end_time = if state.is_finished() {
-        job.end_time
-    } else if started {
-        job.limit_secs().map(|l| job.start_time + l).unwrap_or(0)
-    } else {
-        0
-    };
-    let mut state_names = vec![state.name().to_string()];
-    if job.cancelled_by.is_some() && state == JobState::Completing {
-        state_names = vec!["RUNNING".into(), "COMPLETING".into()];
-    }
     JobInfo {
-        account: job.account.clone(),
         accrue_time: time(job.submit_time),
         allocating_node: job.submit_host.clone(),
-        array_job_id: NoVal::of(0),
-        array_task_id: NoVal::unset(),
         array_max_tasks: NoVal::of(0),
         batch_flag: true,
         batch_host: if started { node.clone() } else { String::new() },
         cluster: config.cluster_name.clone(),
         command: job.command.clone(),
-        comment: job.comment.clone(),
-        cpus_per_task: NoVal::of(job.cpus_per_task as u16),
         derived_exit_code: exit_code(state, 0, 0),
         eligible_time: time(job.begin_time.max(job.submit_time)),
-        end_time: time(end_time),
         exit_code: exit_code(state, exit, signal),
         gres_detail: if job.gpu_ids.is_empty() || !started {
             Vec::new()
@@ -115,25 +148,11 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         },
         group_id: job.gid,
         group_name: crate::paths::group_name(job.gid),
-        job_id: job.id,
-        job_state: state_names,
         last_sched_evaluation: time(job.submit_time),
         max_cpus: NoVal::of(0),
         max_nodes: NoVal::of(0),
-        name: job.name.clone(),
-        nodes: if started { node.clone() } else { String::new() },
-        nice: job.nice,
         tasks_per_node: NoVal::of(0),
-        cpus: NoVal::of(job.req.cpus),
-        node_count: NoVal::of(1),
-        tasks: NoVal::of(job.ntasks),
-        partition: job.partition.clone(),
-        memory_per_cpu: NoVal::from_option(job.mem_per_cpu),
-        memory_per_node: if job.mem_per_cpu.is_none() { NoVal::of(job.req.mem_mb) } else { NoVal::unset() },
-        minimum_cpus_per_node: NoVal::of(job.req.cpus as u16),
         hold: job.held,
-        priority: NoVal::of(if job.held { 0 } else { job.priority }),
-        qos: if job.qos.is_empty() { "normal".into() } else { job.qos.clone() },
         requeue: false,
         standard_input: if job.stdin.is_empty() { "/dev/null".into() } else { job.stdin.clone() },
         standard_output: job.stdout.clone(),
@@ -141,24 +160,12 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         stdin_expanded: if job.stdin.is_empty() { "/dev/null".into() } else { expand(&job.stdin) },
         stderr_expanded: if job.stderr.is_empty() { stdout.clone() } else { expand(&job.stderr) },
         stdout_expanded: stdout,
-        start_time: time(job.start_time),
-        state_reason: job.reason.clone(),
-        submit_time: time(job.submit_time),
         suspend_time: time(0),
-        time_limit: match job.time_limit {
-            Some(m) => NoVal::of(m),
-            None => NoVal::infinite(),
-        },
         time_minimum: NoVal::of(0),
-        tres_per_job: job.tres_per_job.clone(),
-        tres_per_node: job.tres_per_node.clone(),
         tres_req_str: tres_string(job),
         tres_alloc_str: if started { tres_string(job) } else { String::new() },
-        user_id: job.uid,
-        user_name: crate::paths::user_name(job.uid),
-        wckey: job.wckey.clone(),
         current_working_directory: job.cwd.clone(),
-        ..Default::default()
+        ..summary(job, config).into_job_info()
     }
 }
 
@@ -260,4 +267,76 @@ pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
             ..Default::default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::squeue::{value, SUMMARY_CODES};
+    use crate::daemon::job::{EndCause, Resources};
+
+    fn jobs() -> Vec<Job> {
+        let base = Job {
+            id: 7,
+            name: "train".into(),
+            uid: 0,
+            gid: 0,
+            partition: "gpu".into(),
+            reason: "Resources".into(),
+            priority: 1,
+            submit_time: 1_000,
+            time_limit: Some(90),
+            req: Resources { cpus: 4, mem_mb: 2048, gpus: 2 },
+            ntasks: 2,
+            cpus_per_task: 2,
+            tres_per_node: "gres/gpu:2".into(),
+            comment: "a b".into(),
+            account: "proj".into(),
+            qos: "high".into(),
+            cwd: "/work".into(),
+            command: "/work/run.sh".into(),
+            stdout: "out-%j.log".into(),
+            nice: 5,
+            begin_time: 1_010,
+            ..Default::default()
+        };
+        vec![
+            Job { state: Some(JobState::Pending), ..base.clone() },
+            Job { state: Some(JobState::Pending), held: true, reason: "JobHeldUser".into(), ..base.clone() },
+            Job {
+                state: Some(JobState::Running),
+                start_time: 1_100,
+                gpu_ids: vec![0, 1],
+                mem_per_cpu: Some(512),
+                time_limit: None,
+                ..base.clone()
+            },
+            Job { state: Some(JobState::Completing), start_time: 1_100, cancelled_by: Some(0), ..base.clone() },
+            Job {
+                state: Some(JobState::Completed),
+                start_time: 1_100,
+                end_time: 1_160,
+                end_cause: Some(EndCause::Exited),
+                wait_status: Some(0),
+                wckey: "w".into(),
+                tres_per_job: "gres/gpu:tesla:1".into(),
+                ..base
+            },
+        ]
+    }
+
+    #[test]
+    fn the_summary_renders_every_summary_code_as_the_full_job_info_does() {
+        let file = toml::from_str("node_name = \"node1\"\ngpus = 2\ncpus = 8\nmemory = 4096\n").unwrap();
+        let config = Config::resolve(file, std::path::Path::new("test.toml")).unwrap();
+        for job in jobs() {
+            let full = job_info(&job, &config);
+            let compact = summary(&job, &config).into_job_info();
+            for code in SUMMARY_CODES.chars() {
+                for now in [1_050, 1_200, 9_999] {
+                    assert_eq!(value(code, &compact, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
+                }
+            }
+        }
+    }
 }

@@ -163,6 +163,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
             .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
+            .route(&format!("/slurmlet/v1/jobs/summary{suffix}"), get(jobs_summary))
             .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait));
     }
     r.with_state(daemon)
@@ -357,6 +358,14 @@ async fn jobs(State(d): Shared) -> Response {
             ..Default::default()
         },
     )
+}
+
+/// `GET /slurmlet/v1/jobs/summary`: every job as a [`JobSummary`] row, for squeue.
+async fn jobs_summary(State(d): Shared) -> Response {
+    let mut core = d.core.lock().expect("core lock");
+    core.purge(crate::options::now());
+    let jobs = core.jobs.values().map(|j| info::summary(j, &core.config)).collect();
+    reply(StatusCode::OK, JobSummaries { jobs, errors: Vec::new() })
 }
 
 use crate::api::noval::NoVal;
