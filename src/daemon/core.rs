@@ -24,15 +24,24 @@ pub struct Effects {
     pub launch: Vec<(u32, Durable)>,
     /// The last change written; the caller waits for it before answering a client.
     pub durable: Option<Durable>,
+    /// Something changed that may let a pending job start: run a scheduling pass (passes
+    /// asked for in a burst are run once).
+    pub reschedule: bool,
     /// The earliest future time at which a pending job becomes eligible.
     pub wake_at: Option<u64>,
 }
 
 impl Effects {
+    /// Only a scheduling pass.
+    pub fn reschedule() -> Effects {
+        Effects { reschedule: true, ..Default::default() }
+    }
+
     /// Adds what `more` asks for (its `durable`, written later, replaces ours).
     pub fn merge(&mut self, more: Effects) {
         self.watch.extend(more.watch);
         self.launch.extend(more.launch);
+        self.reschedule |= more.reschedule;
         if more.durable.is_some() {
             self.durable = more.durable;
         }
@@ -161,7 +170,7 @@ impl Core {
                 }
             }
         }
-        effects.merge(self.schedule());
+        effects.reschedule = true;
         effects
     }
 
@@ -199,13 +208,14 @@ impl Core {
         Ok(Staged { job: new.job, warnings: new.warnings, durable })
     }
 
-    /// Adds a stored job to the queue and schedules.
+    /// Adds a stored job to the queue; a scheduling pass follows.
     pub fn admit(&mut self, job: Job) -> Effects {
-        if Self::queued(&job) {
+        let queued = Self::queued(&job);
+        if queued {
             self.queue.insert((Reverse(job.priority), job.id));
         }
         self.jobs.insert(job.id, job);
-        self.schedule()
+        Effects { reschedule: queued, ..Default::default() }
     }
 
     /// The error a client gets when its change could not be stored.
@@ -316,7 +326,7 @@ impl Core {
         if job.state() != JobState::Running || job.stepd_pid.is_some() {
             if job.state() == JobState::Completing {
                 self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
-                return self.schedule();
+                return Effects::reschedule();
             }
             return Effects::default();
         }
@@ -335,7 +345,7 @@ impl Core {
             Err(e) => {
                 tracing::error!(job = id, "cannot start the job: {e}");
                 self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
-                self.schedule()
+                Effects::reschedule()
             }
         }
     }
@@ -381,7 +391,7 @@ impl Core {
         } else {
             self.finish(id, status);
         }
-        self.schedule()
+        Effects::reschedule()
     }
 
     /// `scancel`: cancels a job (no signal) or sends it a signal.
@@ -414,9 +424,7 @@ impl Core {
                 let durable = self.writer.update(job);
                 self.queue.remove(&key);
                 self.ended.send_modify(|n| *n += 1);
-                let mut effects = self.schedule();
-                effects.durable = Some(durable);
-                Ok(effects)
+                Ok(Effects { durable: Some(durable), reschedule: true, ..Default::default() })
             }
             JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
             _ if full_cancel => {

@@ -72,7 +72,13 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         let mut core = core::Core::open(config)?;
         let effects = core.recover();
         let (timer, _) = tokio::sync::watch::channel(0u64);
-        let daemon = Arc::new(server::Daemon { core: Mutex::new(core), timer, shutdown: tokio::sync::Notify::new() });
+        let daemon = Arc::new(server::Daemon {
+            core: Mutex::new(core),
+            timer,
+            shutdown: tokio::sync::Notify::new(),
+            kick: tokio::sync::Notify::new(),
+        });
+        tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));

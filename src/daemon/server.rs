@@ -24,6 +24,8 @@ pub struct Daemon {
     pub timer: tokio::sync::watch::Sender<u64>,
     /// Notified to shut down.
     pub shutdown: tokio::sync::Notify,
+    /// Notified when a scheduling pass is due; a burst of notices makes one pass.
+    pub kick: tokio::sync::Notify,
 }
 
 /// Peer credentials of a connection.
@@ -68,6 +70,9 @@ impl Daemon {
                 }
             });
         }
+        if effects.reschedule {
+            self.kick.notify_one();
+        }
         if let Some(at) = effects.wake_at {
             self.timer.send_if_modified(|cur| {
                 if *cur == 0 || at < *cur {
@@ -103,7 +108,7 @@ impl Daemon {
                         tracing::warn!("configuration reload: {ignored} changed; it takes effect after a restart");
                     }
                     tracing::info!(path = %path.display(), "configuration reloaded");
-                    core.schedule()
+                    Effects::reschedule()
                 }
                 Err(e) => {
                     tracing::error!("configuration reload failed, keeping the old one: {e}");
@@ -130,11 +135,20 @@ impl Daemon {
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {
                     self.timer.send_replace(0);
-                    let effects = self.core.lock().expect("core lock").schedule();
-                    self.apply(effects);
+                    self.kick.notify_one();
                 }
                 r = rx.changed() => if r.is_err() { return },
             }
+        }
+    }
+
+    /// Runs a scheduling pass each time one is due. Passes asked for while one runs are
+    /// folded into the next, so a burst of submits or job ends costs one pass, not one each.
+    pub async fn run_scheduler(self: Arc<Self>) {
+        loop {
+            self.kick.notified().await;
+            let effects = self.core.lock().expect("core lock").schedule();
+            self.apply(effects);
         }
     }
 
