@@ -65,7 +65,9 @@ fn hostlist(i: &str) -> IResult<&str, Vec<Vec<Segment<'_>>>> {
 /// Duplicates are kept, as `scontrol show hostnames` keeps them.
 ///
 /// Unbalanced or empty brackets, a reversed range (`n[3-1]`) or a non-numeric range is
-/// `Invalid --nodelist specification`.
+/// `Invalid --nodelist specification`. An expression naming more than [`MAX_HOSTS`] hosts is
+/// refused with [`OptionError::Invalid`] before anything is allocated, however large its
+/// ranges (`n[0-18446744073709551615]` too).
 pub fn expand(text: &str) -> Result<Vec<String>, OptionError> {
     let bad = || OptionError::InvalidSpec { option: "nodelist", value: text.to_string() };
     let (_, items) = all_consuming(hostlist).parse(text).map_err(|_| bad())?;
@@ -76,7 +78,9 @@ pub fn expand(text: &str) -> Result<Vec<String>, OptionError> {
             match seg {
                 Segment::Text(t) => names.iter_mut().for_each(|n| n.push_str(t)),
                 Segment::Ranges(ranges) => {
-                    let per: u64 = ranges.iter().map(|r| r.hi - r.lo + 1).sum();
+                    // Saturating: `n[0-18446744073709551615]` names 2^64 hosts, one more
+                    // than a u64 holds; wrapping to 0 would slip past the cap below.
+                    let per = ranges.iter().fold(0u64, |sum, r| sum.saturating_add((r.hi - r.lo).saturating_add(1)));
                     if per.saturating_mul(names.len() as u64).saturating_add(hosts.len() as u64) > MAX_HOSTS as u64 {
                         return Err(OptionError::Invalid {
                             option: "nodelist",
@@ -238,6 +242,21 @@ mod tests {
         }
         assert!(matches!(expand("n[0-99999999]"), Err(OptionError::Invalid { .. })));
         assert!(matches!(expand("a[0-2000]b[0-2000]"), Err(OptionError::Invalid { .. })));
+    }
+
+    #[test]
+    fn fuzz_regression_range_count_overflow() {
+        // The host count of a range covering all of u64, or of ranges adding up past it,
+        // overflowed (a panic with overflow checks, an unbounded expansion without them).
+        for t in [
+            "n[0-18446744073709551615]",
+            "n[0-9223372036854775807,0-9223372036854775807]",
+            "n[1-18446744073709551615,0-18446744073709551615]",
+            "[0-18446744073709551615]x[0-1]",
+        ] {
+            assert!(matches!(expand(t), Err(OptionError::Invalid { option: "nodelist", .. })), "{t}");
+        }
+        assert_eq!(ex("n[18446744073709551615]"), hosts(&["n18446744073709551615"]));
     }
 
     #[test]
