@@ -111,11 +111,11 @@ pub fn parse_tres_per_task(text: &str) -> Result<(Option<u32>, Vec<GresRequest>)
         match name {
             "cpu" => cpus = Some(count),
             _ => match name.strip_prefix("gres/").or_else(|| name.strip_prefix("gres:")) {
-                Some(gres) if gres == "gpu" || gres.starts_with("gpu:") => gpus.push(GresRequest {
-                    name: "gpu".into(),
-                    kind: gres.strip_prefix("gpu:").map(str::to_string),
-                    count,
-                }),
+                // The GPU part reads as a --gres item, so its type follows the same rules.
+                Some(gres) if gres == "gpu" || gres.starts_with("gpu:") => match parse_gres(&format!("{gres}:{count}")) {
+                    Ok(mut one) if one.len() == 1 => gpus.push(one.remove(0)),
+                    _ => return Err(bad(format!("'{name}' is not a GPU request"))),
+                },
                 _ => return Err(bad(format!("'{name}' is not a resource here (cpu and gres/gpu are)"))),
             },
         }
@@ -208,7 +208,9 @@ mod tests {
         assert_eq!(cpus, Some(4));
         assert_eq!(gpus, vec![GresRequest { name: "gpu".into(), kind: Some("a100".into()), count: 2 }]);
         assert_eq!(parse_tres_per_task("gres/gpu=1").unwrap().1[0].count, 1);
-        for bad in ["", "cpu", "cpu=x", "license/matlab=1", "gres/mps=1"] {
+        // `gres/gpu:!100=2` was taken with a type that no GRES string could carry (found by
+        // fuzzing).
+        for bad in ["", "cpu", "cpu=x", "license/matlab=1", "gres/mps=1", "gres/gpu:!100=2", "gres/gpu:a:b=1"] {
             assert!(parse_tres_per_task(bad).is_err(), "{bad}");
         }
     }
