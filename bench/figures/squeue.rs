@@ -1,0 +1,166 @@
+//! Figure 5: `squeue` (default format) and `squeue --json` wall time, and the JSON's size,
+//! with growing numbers of held jobs in the store. Baseline: `/bin/true`, interleaved.
+
+use super::{count, summary, Ctx};
+use crate::cluster::Cluster;
+use crate::error::{failed, Result};
+use crate::proc::{bin_true, interleaved, timed_ok};
+use crate::report::{Real, Row, Unit, Value};
+use crate::stats::Summary;
+use std::process::Command;
+
+/// Timings of one command at one store size.
+struct Timed {
+    /// The command's wall times.
+    ours: Summary,
+    /// `/bin/true`'s, interleaved.
+    base: Summary,
+    /// Size of the command's output.
+    bytes: usize,
+    /// Lines of the command's output.
+    lines: usize,
+}
+
+/// Longest a stage of repeated timings should take: slower commands get fewer runs.
+const STAGE_BUDGET_MS: f64 = 30_000.0;
+
+/// Times `runs` runs of `make()` interleaved with `/bin/true`, after one untimed run that
+/// warms caches and tells how long a run takes: when `runs` of them would exceed
+/// [`STAGE_BUDGET_MS`], fewer are taken (never fewer than 3).
+fn time_cmd(runs: usize, mut make: impl FnMut() -> Command) -> Result<Timed> {
+    let (first, _) = timed_ok(&mut make())?;
+    let runs = runs.min(((STAGE_BUDGET_MS / first.max(1e-3)) as usize).max(3));
+    let (mut bytes, mut lines) = (0, 0);
+    let (ours, base) = interleaved(
+        runs,
+        || {
+            let (ms, out) = timed_ok(&mut make())?;
+            bytes = out.stdout.len();
+            lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+            Ok(ms)
+        },
+        || Ok(timed_ok(&mut bin_true())?.0),
+    )?;
+    Ok(Timed { ours: summary(&ours)?, base: summary(&base)?, bytes, lines })
+}
+
+/// Measures figure 5.
+pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
+    let c = &ctx.counts;
+    let cluster = ctx.stage("figure 5: start a daemon", || ctx.cluster("store"))?;
+    let mut held = 0;
+    let mut rows = Vec::new();
+    let mut raw = Vec::new();
+    let max_real = ctx.real.as_ref().map(|r| r.max_job_count.unwrap_or(10_000));
+    let mut real_filled = 0;
+    for (i, &level) in c.store_levels.iter().enumerate() {
+        fill(ctx, &cluster, &mut held, level)?;
+        let (runs, json_runs) = (c.squeue_runs[i], c.squeue_json_runs[i]);
+        let plain = ctx.stage(format!("figure 5: {runs} squeue, {} jobs", count(level)), || {
+            let t = time_cmd(runs, || cluster.cmd("squeue"))?;
+            // The header plus one line per job.
+            if t.lines < level + 1 {
+                return Err(failed(format!("squeue listed {} jobs, the store has {level}", t.lines.saturating_sub(1))));
+            }
+            Ok(t)
+        })?;
+        let json = ctx.stage(format!("figure 5: {json_runs} squeue --json, {} jobs", count(level)), || {
+            time_cmd(json_runs, || {
+                let mut cmd = cluster.cmd("squeue");
+                cmd.arg("--json");
+                cmd
+            })
+        })?;
+
+        let (mut real_plain, mut real_json) = (ctx.real_skipped(), ctx.real_skipped());
+        let mut real_raw = serde_json::Value::Null;
+        if let (Some(real), Some(max)) = (&ctx.real, max_real) {
+            if level > max {
+                let why = format!("{} jobs exceed real Slurm's MaxJobCount {max}", count(level));
+                ctx.note(format!("figure 5: real Slurm not run at {} jobs: {why}", count(level)));
+                (real_plain, real_json) = (Real::Skipped(why.clone()), Real::Skipped(why));
+            } else {
+                let (p, j) = ctx.stage(format!("figure 5: real Slurm at {} held jobs", count(level)), || {
+                    real.fill_held(level - real_filled)?;
+                    real_filled = level;
+                    Ok((
+                        time_cmd(runs, || real.cmd("squeue"))?,
+                        time_cmd(json_runs, || {
+                            let mut cmd = real.cmd("squeue");
+                            cmd.arg("--json");
+                            cmd
+                        })?,
+                    ))
+                })?;
+                real_raw = serde_json::json!({ "squeue_ms": p.ours.json(), "squeue_json_ms": j.ours.json(), "json_bytes": j.bytes });
+                ctx.note(format!(
+                    "figure 5: squeue --json output at {} jobs: slurmlet {:.1} MB, real Slurm {:.1} MB",
+                    count(level),
+                    json.bytes as f64 / 1e6,
+                    j.bytes as f64 / 1e6
+                ));
+                (real_plain, real_json) = (Real::Measured(Value::of(&p.ours)), Real::Measured(Value::of(&j.ours)));
+            }
+        }
+        for (what, t, asked) in [("squeue", &plain, runs), ("squeue --json", &json, json_runs)] {
+            if t.ours.n < asked {
+                ctx.note(format!(
+                    "figure 5: {what} at {} jobs timed {} times instead of {asked} (one run takes {:.1} s)",
+                    count(level),
+                    t.ours.n,
+                    t.ours.median / 1e3
+                ));
+            }
+        }
+        raw.push(serde_json::json!({
+            "jobs": level,
+            "squeue_ms": plain.ours.json(), "squeue_bin_true_ms": plain.base.json(), "squeue_bytes": plain.bytes,
+            "squeue_json_ms": json.ours.json(), "squeue_json_bin_true_ms": json.base.json(), "json_bytes": json.bytes,
+            "real": real_raw,
+        }));
+        let mut row = Row::new(format!("5 squeue, {} jobs", count(level)), Unit::Ms, Value::of(&plain.ours))
+            .base(plain.base.median, "/bin/true started the same way")
+            .real(real_plain);
+        // The absolute targets are set for these two sizes only.
+        match level {
+            10_000 => row = row.target("p50 <=10 ms", Some(plain.ours.median <= 10.0)),
+            100_000 => row = row.target("p50 <=100 ms", Some(plain.ours.median <= 100.0)),
+            _ => {}
+        }
+        rows.push(row.faster_than_slurm(8.0));
+        rows.push(
+            Row::new(
+                format!("5 squeue --json, {} jobs ({:.1} MB)", count(level), json.bytes as f64 / 1e6),
+                Unit::Ms,
+                Value::of(&json.ours),
+            )
+            .base(json.base.median, "/bin/true started the same way")
+            .real(real_json)
+            .faster_than_slurm(20.0),
+        );
+    }
+    if let Some(real) = &ctx.real {
+        real.cancel_all()?;
+    }
+    ctx.raw("5", serde_json::Value::Array(raw));
+    Ok(rows)
+}
+
+/// Brings the store from `held` to `level` held jobs, submitted over REST.
+fn fill(ctx: &Ctx, cluster: &Cluster, held: &mut usize, level: usize) -> Result<()> {
+    if *held >= level {
+        return Ok(());
+    }
+    let desc = cluster.held_desc();
+    let run = ctx.stage(format!("figure 5: fill the store to {} held jobs", count(level)), || {
+        cluster.submit_many(level - *held, ctx.counts.connections, |_| desc.clone())
+    })?;
+    ctx.note(format!(
+        "figure 5: store fill {} -> {} held jobs at {:.0} REST submits/s",
+        count(*held),
+        count(level),
+        run.rate()
+    ));
+    *held = level;
+    Ok(())
+}
