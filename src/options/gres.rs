@@ -112,7 +112,8 @@ pub fn parse_tres_per_task(text: &str) -> Result<(Option<u32>, Vec<GresRequest>)
             "cpu" => cpus = Some(count),
             _ => match name.strip_prefix("gres/").or_else(|| name.strip_prefix("gres:")) {
                 // The GPU part reads as a --gres item, so its type follows the same rules.
-                Some(gres) if gres == "gpu" || gres.starts_with("gpu:") => match parse_gres(&format!("{gres}:{count}")) {
+                Some(gres) if gres == "gpu" || gres.starts_with("gpu:") => match parse_gres(&format!("{gres}:{count}"))
+                {
                     Ok(mut one) if one.len() == 1 => gpus.push(one.remove(0)),
                     _ => return Err(bad(format!("'{name}' is not a GPU request"))),
                 },
