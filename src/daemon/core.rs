@@ -246,6 +246,7 @@ impl Core {
 
     /// One scheduling pass: starts what may start now, records pending reasons.
     pub fn schedule(&mut self) -> Effects {
+        tracing::debug!(queued = self.queue.len(), "scheduling pass");
         let now = crate::options::now();
         let mut effects = Effects::default();
         let mut plan = self.plan(now);
@@ -304,6 +305,7 @@ impl Core {
     /// Gives a pending job its resources and records it as running. Its supervisor starts
     /// once that record is durable ([`Core::start_supervisor`]).
     fn allocate(&mut self, id: u32, now: u64) -> Durable {
+        tracing::debug!(job = id, "allocating");
         let gpus: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
         for g in &gpus {
             self.free_gpus.remove(g);
@@ -337,6 +339,7 @@ impl Core {
         });
         match result {
             Ok(pid) => {
+                tracing::debug!(job = id, pid, "supervisor started");
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
                 }
@@ -353,6 +356,7 @@ impl Core {
     /// Records the end of a running job from its supervisor's status (`None`: lost), frees
     /// its resources and removes its directory.
     pub fn finish(&mut self, id: u32, status: Option<EndStatus>) {
+        tracing::debug!(job = id, "job ended");
         let Some(job) = self.jobs.get_mut(&id) else { return };
         if !job.state().holds_resources() {
             return;

@@ -60,6 +60,7 @@ impl Daemon {
             tokio::spawn(async move {
                 match durable.await {
                     Ok(Ok(())) => {
+                        tracing::debug!(job = id, "allocation stored");
                         let more = daemon.core.lock().expect("core lock").start_supervisor(id);
                         daemon.apply(more);
                     }
@@ -92,6 +93,7 @@ impl Daemon {
             tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
         }
         crate::sys::reap(pid);
+        tracing::debug!(job = id, pid, "supervisor exited");
         let effects = self.core.lock().expect("core lock").stepd_exited(id);
         self.apply(effects);
     }
