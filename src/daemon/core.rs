@@ -320,37 +320,51 @@ impl Core {
         self.writer.update(job)
     }
 
-    /// Starts the supervisor of a job whose allocation is durable, and returns its pid. A job
-    /// cancelled meanwhile ends without starting.
-    pub fn start_supervisor(&mut self, id: u32) -> Effects {
+    /// Gathers what the supervisor of a job whose allocation is durable needs; the caller
+    /// spawns it without the lock and reports with [`Core::supervisor_started`]. `Err`: the
+    /// job does not start (cancelled meanwhile, or its payload is unreadable).
+    pub fn prepare_launch(&mut self, id: u32) -> Result<super::launch::Prepared, Effects> {
         let now = crate::options::now();
-        let Some(job) = self.jobs.get(&id) else { return Effects::default() };
+        let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
         if job.state() != JobState::Running || job.stepd_pid.is_some() {
-            if job.state() == JobState::Completing {
+            if job.state() == JobState::Completing && job.stepd_pid.is_none() {
                 self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
-                return Effects::reschedule();
+                return Err(Effects::reschedule());
             }
-            return Effects::default();
+            return Err(Effects::default());
         }
-        let job = job.clone();
-        let result = self.store.payload(id).map_err(|e| std::io::Error::other(e.to_string())).and_then(|p| {
-            let env = super::launch::batch_env(&job, &self.config, &p.environment);
-            super::launch::start(&job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id))
-        });
+        match self.store.payload(id) {
+            Ok(p) => {
+                let env = super::launch::batch_env(job, &self.config, &p.environment);
+                Ok(super::launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
+            }
+            Err(e) => Err(self.launch_failed(id, &e.to_string())),
+        }
+    }
+
+    /// Records the outcome of starting a job's supervisor.
+    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<i32>) -> Effects {
         match result {
             Ok(pid) => {
                 tracing::debug!(job = id, pid, "supervisor started");
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
+                    if j.state() == JobState::Completing {
+                        // Cancelled while it was starting: the supervisor ends it.
+                        let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                    }
                 }
                 Effects { watch: vec![(id, pid)], ..Default::default() }
             }
-            Err(e) => {
-                tracing::error!(job = id, "cannot start the job: {e}");
-                self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
-                Effects::reschedule()
-            }
+            Err(e) => self.launch_failed(id, &e.to_string()),
         }
+    }
+
+    fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
+        tracing::error!(job = id, "cannot start the job: {why}");
+        let now = crate::options::now();
+        self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
+        Effects::reschedule()
     }
 
     /// Records the end of a running job from its supervisor's status (`None`: lost), frees

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::stepd::{files, LaunchSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The variables a batch step gets on top of its submit environment (compare a real batch
 /// step's `env | grep SLURM`).
@@ -84,9 +84,17 @@ fn umask_of(env: &[String]) -> Option<u32> {
     env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok())
 }
 
-/// Writes the job directory (script and spec) and starts the supervisor.
-/// Returns the supervisor's pid.
-pub fn start(
+/// Everything needed to start a job's supervisor, gathered under the daemon's lock; the slow
+/// part ([`Prepared::spawn`]: files and a process start) runs without it.
+pub struct Prepared {
+    spec: LaunchSpec,
+    script: String,
+    exe: PathBuf,
+    dir: PathBuf,
+}
+
+/// Gathers what the supervisor of `job` needs.
+pub fn prepare(
     job: &Job,
     config: &Config,
     script: &str,
@@ -94,11 +102,8 @@ pub fn start(
     env: Vec<String>,
     exe: &Path,
     dir: &Path,
-) -> std::io::Result<i32> {
-    std::fs::create_dir_all(dir)?;
+) -> Prepared {
     let script_path = dir.join(files::SCRIPT);
-    std::fs::write(&script_path, script)?;
-    std::fs::set_permissions(&script_path, std::fs::Permissions::from_mode(0o700))?;
     let node = &config.node_name;
     let stdout = output_path(job, &job.stdout, node);
     let stderr = (!job.stderr.is_empty()).then(|| output_path(job, &job.stderr, node));
@@ -121,21 +126,33 @@ pub fn start(
         node_name: node.clone(),
         umask,
     };
-    std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&spec).expect("spec serializes"))?;
-    let mut cmd = std::process::Command::new(exe);
-    cmd.arg0("slurmlet").arg("stepd").arg(dir).stdin(std::process::Stdio::null());
-    // SAFETY: setsid and sigprocmask are async-signal-safe. The supervisor starts in its own
-    // session with SIGTERM blocked, so that a cancel arriving before it is ready stays pending.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            Ok(())
-        });
+    Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
+}
+
+impl Prepared {
+    /// Writes the job directory (script and spec) and starts the supervisor. Returns its pid.
+    pub fn spawn(self) -> std::io::Result<i32> {
+        let dir = &self.dir;
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(&self.spec.script, &self.script)?;
+        std::fs::set_permissions(&self.spec.script, std::fs::Permissions::from_mode(0o700))?;
+        std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))?;
+        let mut cmd = std::process::Command::new(&self.exe);
+        cmd.arg0("slurmlet").arg("stepd").arg(dir).stdin(std::process::Stdio::null());
+        // SAFETY: setsid and sigprocmask are async-signal-safe. The supervisor starts in its own
+        // session with SIGTERM blocked, so that a cancel arriving before it is ready stays
+        // pending.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, libc::SIGTERM);
+                libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                Ok(())
+            });
+        }
+        let child = cmd.spawn()?;
+        Ok(child.id() as i32)
     }
-    let child = cmd.spawn()?;
-    Ok(child.id() as i32)
 }

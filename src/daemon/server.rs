@@ -61,7 +61,17 @@ impl Daemon {
                 match durable.await {
                     Ok(Ok(())) => {
                         tracing::debug!(job = id, "allocation stored");
-                        let more = daemon.core.lock().expect("core lock").start_supervisor(id);
+                        let prepared = daemon.core.lock().expect("core lock").prepare_launch(id);
+                        let more = match prepared {
+                            // Files and a process start: not under the lock, not on a worker.
+                            Ok(p) => {
+                                let started = tokio::task::spawn_blocking(move || p.spawn())
+                                    .await
+                                    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+                                daemon.core.lock().expect("core lock").supervisor_started(id, started)
+                            }
+                            Err(effects) => effects,
+                        };
                         daemon.apply(more);
                     }
                     // The allocation is not stored: starting the job could hand its GPUs out

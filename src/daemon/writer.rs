@@ -20,6 +20,11 @@ pub type Durable = oneshot::Receiver<Result<(), String>>;
 /// The most changes one transaction takes.
 const MAX_GROUP: usize = 4096;
 
+/// How long a change nobody waits for (a job's end) may wait for company before it is
+/// committed alone. A job's end is usually followed at once by the start of the next job,
+/// whose allocation must be durable: both then take one fsync.
+const LAZY_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// A change to write.
 enum Change {
     /// A new job, its payload, and the id counter past it.
@@ -35,6 +40,8 @@ struct Queued {
     change: Change,
     done: Option<oneshot::Sender<Result<(), String>>>,
     remove_after: Option<PathBuf>,
+    /// Nobody waits for it: it may wait [`LAZY_WAIT`] for other changes.
+    lazy: bool,
 }
 
 /// The handle to the writer thread. Dropping it lets the thread finish what is queued and end.
@@ -56,8 +63,12 @@ impl Writer {
     }
 
     fn push(&self, change: Change, remove_after: Option<PathBuf>) -> Durable {
+        self.queue_change(change, remove_after, false)
+    }
+
+    fn queue_change(&self, change: Change, remove_after: Option<PathBuf>, lazy: bool) -> Durable {
         let (done, durable) = oneshot::channel();
-        let queued = Queued { change, done: Some(done), remove_after };
+        let queued = Queued { change, done: Some(done), remove_after, lazy };
         if let Err(mpsc::SendError(q)) = self.queue.send(queued) {
             if let Some(done) = q.done {
                 let _ = done.send(Err("the store writer has stopped".into()));
@@ -82,9 +93,10 @@ impl Writer {
     }
 
     /// Queues a job's current record, and removes `dir` once it is durable (the job's
-    /// directory holds what recovery would need until then).
+    /// directory holds what recovery would need until then). The change may wait a little for
+    /// others to share its commit.
     pub fn update_then_remove(&self, job: &Job, dir: PathBuf) -> Durable {
-        self.push(Change::Update(Box::new(job.clone())), Some(dir))
+        self.queue_change(Change::Update(Box::new(job.clone())), Some(dir), true)
     }
 }
 
@@ -93,10 +105,21 @@ impl Writer {
 fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>) {
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
+        let mut deadline = None;
         while group.len() < MAX_GROUP {
             match rx.try_recv() {
                 Ok(q) => group.push(q),
-                Err(_) => break,
+                Err(mpsc::TryRecvError::Disconnected) => break,
+                Err(mpsc::TryRecvError::Empty) => {
+                    if group.iter().any(|q| !q.lazy) {
+                        break;
+                    }
+                    let until = *deadline.get_or_insert_with(|| std::time::Instant::now() + LAZY_WAIT);
+                    match rx.recv_timeout(until.saturating_duration_since(std::time::Instant::now())) {
+                        Ok(q) => group.push(q),
+                        Err(_) => break,
+                    }
+                }
             }
         }
         let results: Vec<Result<(), String>> = match write_group(&mut conn, &group) {
