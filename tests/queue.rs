@@ -272,3 +272,27 @@ fn jobs_start_with_default_signal_handling() {
     // None of the standard signals (1-31) is ignored; SIGPIPE in particular.
     assert_eq!(mask(lines.next()) & 0x7fff_ffff, 0, "signals ignored in the job: {out}");
 }
+
+#[test]
+fn a_burst_of_trivial_jobs_all_complete() {
+    // Many supervisors start at once: none of their scripts may fail to exec (a script still
+    // open for writing in a concurrently forked process makes exec fail with ETXTBSY).
+    use slurmlet::api::types::{JobDescMsg, JobSubmitReq};
+    let c = Cluster::start("8", "cpus = 64\n");
+    let client = c.client();
+    let mut ids = Vec::new();
+    for _ in 0..600 {
+        let job = JobDescMsg {
+            script: Some("#!/bin/sh\ntrue\n".into()),
+            current_working_directory: Some(c.path("").display().to_string()),
+            environment: Some(vec!["PATH=/usr/bin:/bin".into()]),
+            standard_output: Some("/dev/null".into()),
+            ..Default::default()
+        };
+        ids.push(client.submit(&JobSubmitReq { script: None, job: Some(job) }).unwrap().job_id);
+    }
+    for id in ids {
+        let j = c.wait_state(id, &["COMPLETED", "FAILED", "NODE_FAIL"], std::time::Duration::from_secs(120));
+        assert_eq!(j.job_state, vec!["COMPLETED".to_string()], "job {id}: {:?}", j.exit_code);
+    }
+}

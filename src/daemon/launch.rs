@@ -129,9 +129,15 @@ pub fn prepare(
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
 
+/// Held while a job's script is written and while a supervisor is started. A process forked
+/// while another thread has a script open for writing would inherit that descriptor until it
+/// execs, and the script's own exec would then fail with "Text file busy".
+static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl Prepared {
     /// Writes the job directory (script and spec) and starts the supervisor. Returns its pid.
     pub fn spawn(self) -> std::io::Result<i32> {
+        let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let dir = &self.dir;
         std::fs::create_dir_all(dir)?;
         std::fs::write(&self.spec.script, &self.script)?;

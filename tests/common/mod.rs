@@ -45,9 +45,11 @@ impl Cluster {
         std::fs::write(
             &config,
             format!(
-                "cluster_name = \"testcluster\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\ngpus = {gpus}\nkill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
+                "cluster_name = \"testcluster\"\nnode_name = \"node1\"\n{cpus}memory = 16000\ngpus = {gpus}\nkill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
                 dir.path().join("state").display(),
-                socket.display()
+                socket.display(),
+                // `extra` may set its own CPU count.
+                cpus = if extra.contains("cpus =") { "" } else { "cpus = 8\n" }
             ),
         )
         .unwrap();
