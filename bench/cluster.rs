@@ -306,18 +306,22 @@ impl Cluster {
     }
 
     /// Waits until every job of `ids` has finished (polling one job at a time every 10 ms,
-    /// in order); returns how many did not end COMPLETED.
-    pub fn wait_finished(&self, ids: &[u32], timeout: Duration) -> Result<usize> {
+    /// in order); returns a description of each job that did not end COMPLETED.
+    pub fn wait_finished(&self, ids: &[u32], timeout: Duration) -> Result<Vec<String>> {
         let client = self.client()?;
         let deadline = Instant::now() + timeout;
-        let mut not_completed = 0;
+        let mut not_completed = Vec::new();
         for &id in ids {
             loop {
                 let r = client.job(&id.to_string())?;
-                let state = r.jobs.first().and_then(|j| j.job_state.first().cloned()).unwrap_or_default();
+                let job = r.jobs.first();
+                let state = job.and_then(|j| j.job_state.first().cloned()).unwrap_or_default();
                 if is_finished(&state) {
-                    if state != "COMPLETED" {
-                        not_completed += 1;
+                    if let (Some(j), false) = (job, state == "COMPLETED") {
+                        not_completed.push(format!(
+                            "job {id} {state} (exit {}, signal {}, reason {})",
+                            j.exit_code.return_code.number, j.exit_code.signal.id.number, j.state_reason
+                        ));
                     }
                     break;
                 }
@@ -328,6 +332,18 @@ impl Cluster {
             }
         }
         Ok(not_completed)
+    }
+
+    /// An error saying which jobs did not complete (the first few) and the daemon's log tail.
+    pub fn not_completed(&self, what: &str, jobs: &[String]) -> crate::error::BenchError {
+        let shown: Vec<&str> = jobs.iter().take(5).map(String::as_str).collect();
+        failed(format!(
+            "{} {what} jobs did not complete: {}{}; daemon log:\n{}",
+            jobs.len(),
+            shown.join("; "),
+            if jobs.len() > shown.len() { "; …" } else { "" },
+            self.log_tail()
+        ))
     }
 
     /// Records a job that runs until cancelled, so that dropping the cluster cancels it.

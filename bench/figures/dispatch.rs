@@ -44,8 +44,8 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     let not_completed = ctx.stage(format!("figure 3: run {} jobs on {gpus} GPUs", count(jobs)), || {
         cluster.wait_finished(&run.results, budget)
     })?;
-    if not_completed > 0 {
-        return Err(failed(format!("{not_completed} dispatch jobs did not complete; log:\n{}", cluster.log_tail())));
+    if !not_completed.is_empty() {
+        return Err(cluster.not_completed("dispatch", &not_completed));
     }
     let text = std::fs::read_to_string(&file).map_err(io(format!("cannot read {}", file.display())))?;
     let stamps = stamp::parse(&text);

@@ -3,7 +3,7 @@
 //! the shell each job runs. Real Slurm: sequential `sbatch` until its queue is empty.
 
 use super::{count, Ctx};
-use crate::error::{failed, Result};
+use crate::error::Result;
 use crate::proc::timed_ok;
 use crate::report::{Real, Row, Unit, Value};
 use std::process::Command;
@@ -20,11 +20,8 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
             let run = cluster.submit_many(c.trivial_jobs, c.connections, |_| desc.clone())?;
             let submitted = t0.elapsed();
             let not_completed = cluster.wait_finished(&run.results, Duration::from_secs(600))?;
-            if not_completed > 0 {
-                return Err(failed(format!(
-                    "{not_completed} trivial jobs did not complete; log:\n{}",
-                    cluster.log_tail()
-                )));
+            if !not_completed.is_empty() {
+                return Err(cluster.not_completed("trivial", &not_completed));
             }
             Ok((t0.elapsed(), submitted.as_secs_f64()))
         })?;
