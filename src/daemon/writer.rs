@@ -147,20 +147,24 @@ fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>) {
     }
 }
 
+/// Runs `sql` (an insert or update of the jobs table) with a job's id, state, end time and
+/// record.
+fn write_record(tx: &rusqlite::Transaction, sql: &str, job: &Job) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params![
+        job.id,
+        job.state().name(),
+        job.end_time as i64,
+        serde_json::to_string(job).expect("jobs serialize")
+    ])
+}
+
 fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let mut next_id = None;
     for q in group {
         match &q.change {
             Change::Insert(job, payload) => {
-                tx.prepare_cached("INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)")?.execute(
-                    params![
-                        job.id,
-                        job.state().name(),
-                        job.end_time as i64,
-                        serde_json::to_string(job).expect("jobs serialize")
-                    ],
-                )?;
+                write_record(&tx, "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)", job)?;
                 tx.prepare_cached("INSERT INTO payloads (id, script, environment, argv) VALUES (?1, ?2, ?3, ?4)")?
                     .execute(params![
                         job.id,
@@ -172,14 +176,7 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
             }
             Change::Barrier => {}
             Change::Update(job) => {
-                tx.prepare_cached("UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1")?.execute(
-                    params![
-                        job.id,
-                        job.state().name(),
-                        job.end_time as i64,
-                        serde_json::to_string(job).expect("jobs serialize")
-                    ],
-                )?;
+                write_record(&tx, "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1", job)?;
             }
         }
     }
