@@ -218,16 +218,6 @@ impl Core {
         Effects { reschedule: queued, ..Default::default() }
     }
 
-    /// The error a client gets when its change could not be stored.
-    pub fn store_failure(e: &str) -> ApiError {
-        ApiError {
-            description: format!("cannot store the job: {e}"),
-            error_number: errno::ERROR,
-            error: "Unexpected error".into(),
-            source: "store".into(),
-        }
-    }
-
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {

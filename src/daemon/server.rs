@@ -365,7 +365,7 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
                 },
             )
         }
-        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![Core::store_failure(&e)]),
+        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![super::submit::store_failure(&e)]),
     }
 }
 
@@ -491,7 +491,7 @@ async fn cancel(
             Ok(()) => reply(StatusCode::OK, CancelResponse { meta, ..Default::default() }),
             Err(e) => reply(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                CancelResponse { meta, errors: vec![Core::store_failure(&e)], ..Default::default() },
+                CancelResponse { meta, errors: vec![super::submit::store_failure(&e)], ..Default::default() },
             ),
         },
         Err(e) => {

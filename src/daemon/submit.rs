@@ -29,6 +29,16 @@ pub fn submit_error(number: i32, error: &str) -> ApiError {
     }
 }
 
+/// The error a client gets when its change could not be stored.
+pub fn store_failure(e: &str) -> ApiError {
+    ApiError {
+        description: format!("cannot store the job: {e}"),
+        error_number: errno::ERROR,
+        error: "Unexpected error".into(),
+        source: "store".into(),
+    }
+}
+
 /// A submit error whose description explains more than Slurm's text does.
 fn explained(number: i32, error: &str, description: String) -> ApiError {
     ApiError { description, error_number: number, error: error.into(), source: "slurm_submit_batch_job()".into() }

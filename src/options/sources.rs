@@ -51,11 +51,13 @@ pub struct Composed {
 /// (variable, token).
 pub fn env_tokens(tool: Tool, env: &[(String, String)]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
+    let mut taken: Vec<&str> = Vec::new();
     for (var, spec) in table::input_vars(tool) {
         let Some((_, v)) = env.iter().find(|(k, _)| k == var) else { continue };
-        if out.iter().any(|(_, t)| t.split('=').next() == Some(&format!("--{}", spec.long))) {
+        if taken.contains(&spec.long) {
             continue; // SBATCH_CLUSTERS before SLURM_CLUSTERS: the first one listed wins.
         }
+        taken.push(spec.long);
         let token = match spec.value {
             Value::Flag | Value::Count => format!("--{}", spec.long),
             Value::Optional(_) if v.is_empty() => format!("--{}", spec.long),
