@@ -1,8 +1,9 @@
-//! A thin blocking client for the daemon's REST API over its Unix socket.
+//! A thin blocking client for the daemon's REST API over its Unix socket (see [`super::http`]).
 //!
 //! When no daemon answers on the per-user socket, [`Client::connect`] starts one in the
 //! background (guarded by a lock file so two racing commands start only one) and waits for it.
 
+use super::http::{HttpError, Response, UnixHttp};
 use super::types::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -23,7 +24,7 @@ pub enum ClientError {
     },
     /// The HTTP exchange failed.
     #[error("request to the daemon failed: {0}")]
-    Http(#[from] reqwest::Error),
+    Http(#[from] HttpError),
     /// The reply is not what the API describes.
     #[error("unexpected reply from the daemon ({status}): {body}")]
     Decode {
@@ -36,58 +37,55 @@ pub enum ClientError {
 
 /// A connection to one daemon.
 pub struct Client {
-    http: reqwest::blocking::Client,
-    socket: PathBuf,
+    http: UnixHttp,
 }
-
-const BASE: &str = "http://slurmlet";
 
 impl Client {
     /// Connects to the per-user daemon, starting it when none answers.
     pub fn connect() -> Result<Client, ClientError> {
         let socket = crate::paths::client_socket();
-        if std::os::unix::net::UnixStream::connect(&socket).is_err() {
-            autostart(&socket)?;
-        }
-        Self::at(&socket)
+        // The connection that finds the daemon is the one the requests go over.
+        let stream = match std::os::unix::net::UnixStream::connect(&socket) {
+            Ok(stream) => Some(stream),
+            Err(_) => {
+                autostart(&socket)?;
+                None
+            }
+        };
+        Ok(Client { http: UnixHttp::new(&socket, stream) })
     }
 
     /// A client for the daemon listening on `socket` (no auto-start).
     pub fn at(socket: &Path) -> Result<Client, ClientError> {
-        let http = reqwest::blocking::Client::builder().unix_socket(socket.to_path_buf()).timeout(None).build()?;
-        Ok(Client { http, socket: socket.to_path_buf() })
+        Ok(Client { http: UnixHttp::new(socket, None) })
     }
 
     /// The socket this client talks to.
     pub fn socket(&self) -> &Path {
-        &self.socket
+        self.http.socket()
     }
 
-    fn decode<T: DeserializeOwned>(resp: reqwest::blocking::Response) -> Result<T, ClientError> {
-        let status = resp.status().as_u16();
-        let bytes = resp.bytes()?;
-        serde_json::from_slice(&bytes).map_err(|_| ClientError::Decode {
-            status,
-            body: String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned(),
+    fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
+        serde_json::from_slice(&resp.body).map_err(|_| ClientError::Decode {
+            status: resp.status,
+            body: String::from_utf8_lossy(&resp.body[..resp.body.len().min(300)]).into_owned(),
         })
     }
 
     /// `GET path` decoded as `T`.
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(self.http.get(format!("{BASE}{path}")).send()?)
+        Self::decode(self.http.request("GET", path, None)?)
     }
 
     /// `POST path` with a JSON body, decoded as `T`.
     pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
         let body = serde_json::to_vec(body).expect("request bodies serialize");
-        Self::decode(
-            self.http.post(format!("{BASE}{path}")).header("content-type", "application/json").body(body).send()?,
-        )
+        Self::decode(self.http.request("POST", path, Some(&body))?)
     }
 
     /// `DELETE path` decoded as `T`.
     pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(self.http.delete(format!("{BASE}{path}")).send()?)
+        Self::decode(self.http.request("DELETE", path, None)?)
     }
 
     /// `GET /slurm/v0.0.43/ping`.

@@ -1,0 +1,334 @@
+//! HTTP/1.1 over the daemon's Unix socket: blocking, on the calling thread, over one
+//! keep-alive connection.
+//!
+//! Every command makes one or a few requests to a daemon on the same machine, so the cost that
+//! matters is the command's own start-up: this transport needs no runtime and no helper thread,
+//! and it reuses the connection that found the daemon. Response heads are read with `httparse`;
+//! bodies come with a `Content-Length` or chunked.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use thiserror::Error;
+
+/// Why an exchange with the daemon failed.
+#[derive(Debug, Error)]
+pub enum HttpError {
+    /// The socket failed while sending the request or reading the reply.
+    #[error("{context} {socket}: {source}")]
+    Io {
+        /// What was being done.
+        context: &'static str,
+        /// The socket.
+        socket: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// The reply is not HTTP/1.1 as this client reads it.
+    #[error("malformed reply from {socket}: {why}")]
+    Malformed {
+        /// The socket.
+        socket: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// A reply: its status and its whole body.
+#[derive(Debug)]
+pub struct Response {
+    /// The HTTP status code.
+    pub status: u16,
+    /// The body, with any chunked framing removed.
+    pub body: Vec<u8>,
+}
+
+/// One keep-alive connection to a Unix socket, opened on first use and reopened when the
+/// daemon has closed it.
+#[derive(Debug)]
+pub struct UnixHttp {
+    socket: PathBuf,
+    conn: Mutex<Option<BufReader<UnixStream>>>,
+}
+
+/// The largest response head accepted, in bytes.
+const MAX_HEAD: usize = 64 * 1024;
+/// The most response headers accepted.
+const MAX_HEADERS: usize = 32;
+
+impl UnixHttp {
+    /// A transport for `socket`, starting from `stream` when one is already connected.
+    pub fn new(socket: &Path, stream: Option<UnixStream>) -> UnixHttp {
+        UnixHttp { socket: socket.to_path_buf(), conn: Mutex::new(stream.map(BufReader::new)) }
+    }
+
+    /// The socket this transport talks to.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// Sends `method path` with an optional JSON body and reads the whole reply.
+    ///
+    /// A connection that was already open may have been closed by the daemon in the meantime;
+    /// when it fails before any byte of the reply arrives, the request is sent once more on a
+    /// fresh connection.
+    pub fn request(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, HttpError> {
+        let request = encode_request(method, path, body);
+        let mut guard = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(conn) = guard.as_mut() {
+            match exchange(conn, &request) {
+                Ok((response, keep)) => {
+                    if !keep {
+                        *guard = None;
+                    }
+                    return Ok(response);
+                }
+                Err(Failure::BeforeReply(_)) => *guard = None,
+                Err(failure) => {
+                    *guard = None;
+                    return Err(self.error(failure));
+                }
+            }
+        }
+        let stream = UnixStream::connect(&self.socket).map_err(|source| HttpError::Io {
+            context: "cannot connect to",
+            socket: self.socket.clone(),
+            source,
+        })?;
+        let mut conn = BufReader::new(stream);
+        let (response, keep) = exchange(&mut conn, &request).map_err(|failure| self.error(failure))?;
+        if keep {
+            *guard = Some(conn);
+        }
+        Ok(response)
+    }
+
+    fn error(&self, failure: Failure) -> HttpError {
+        let socket = self.socket.clone();
+        match failure {
+            Failure::BeforeReply(source) => HttpError::Io { context: "no reply from", socket, source },
+            Failure::Io(source) => HttpError::Io { context: "the reply broke off from", socket, source },
+            Failure::Malformed(why) => HttpError::Malformed { socket, why },
+        }
+    }
+}
+
+/// How one exchange failed.
+enum Failure {
+    /// Sending failed, or the connection closed before the reply's first byte.
+    BeforeReply(io::Error),
+    /// Reading the reply failed part way.
+    Io(io::Error),
+    /// The reply cannot be read as HTTP/1.1.
+    Malformed(String),
+}
+
+fn encode_request(method: &str, path: &str, body: Option<&[u8]>) -> Vec<u8> {
+    let body = body.unwrap_or_default();
+    let mut out = Vec::with_capacity(128 + body.len());
+    out.extend_from_slice(format!("{method} {path} HTTP/1.1\r\nhost: slurmlet\r\n").as_bytes());
+    if !body.is_empty() || method == "POST" {
+        out.extend_from_slice(
+            format!("content-type: application/json\r\ncontent-length: {}\r\n", body.len()).as_bytes(),
+        );
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
+    out
+}
+
+/// Sends `request` and reads one reply; also says whether the connection may be reused.
+fn exchange(conn: &mut BufReader<UnixStream>, request: &[u8]) -> Result<(Response, bool), Failure> {
+    conn.get_mut().write_all(request).map_err(Failure::BeforeReply)?;
+    let first = conn.fill_buf().map_err(Failure::BeforeReply)?;
+    if first.is_empty() {
+        return Err(Failure::BeforeReply(io::ErrorKind::UnexpectedEof.into()));
+    }
+    let head = read_head(conn)?;
+    let body = match head.framing {
+        Framing::Length(n) => {
+            let mut body = vec![0; n];
+            conn.read_exact(&mut body).map_err(Failure::Io)?;
+            body
+        }
+        Framing::Chunked => read_chunked(conn)?,
+        Framing::UntilClose => {
+            let mut body = Vec::new();
+            conn.read_to_end(&mut body).map_err(Failure::Io)?;
+            body
+        }
+    };
+    let keep = head.keep_alive && !matches!(head.framing, Framing::UntilClose);
+    Ok((Response { status: head.status, body }, keep))
+}
+
+/// How the body of a reply is delimited.
+enum Framing {
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+struct Head {
+    status: u16,
+    framing: Framing,
+    keep_alive: bool,
+}
+
+/// Reads bytes up to and including the blank line that ends the head, and parses them.
+fn read_head(conn: &mut BufReader<UnixStream>) -> Result<Head, Failure> {
+    let mut raw = Vec::with_capacity(512);
+    loop {
+        let n = conn.read_until(b'\n', &mut raw).map_err(Failure::Io)?;
+        if n == 0 {
+            return Err(Failure::Io(io::ErrorKind::UnexpectedEof.into()));
+        }
+        if raw.ends_with(b"\r\n\r\n") || raw.ends_with(b"\n\n") {
+            break;
+        }
+        if raw.len() > MAX_HEAD {
+            return Err(Failure::Malformed(format!("response head longer than {MAX_HEAD} bytes")));
+        }
+    }
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut parsed = httparse::Response::new(&mut headers);
+    match parsed.parse(&raw) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err(Failure::Malformed("incomplete response head".into())),
+        Err(e) => return Err(Failure::Malformed(e.to_string())),
+    }
+    let status = parsed.code.ok_or_else(|| Failure::Malformed("no status code".into()))?;
+    let mut framing = Framing::UntilClose;
+    let mut keep_alive = parsed.version == Some(1);
+    for h in parsed.headers.iter() {
+        let value = std::str::from_utf8(h.value).unwrap_or("").trim();
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let n = value.parse().map_err(|_| Failure::Malformed(format!("content-length {value:?}")))?;
+            framing = Framing::Length(n);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
+            framing = Framing::Chunked;
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            keep_alive = !value.eq_ignore_ascii_case("close");
+        }
+    }
+    Ok(Head { status, framing, keep_alive })
+}
+
+/// Reads a chunked body up to its last chunk and trailers.
+fn read_chunked(conn: &mut BufReader<UnixStream>) -> Result<Vec<u8>, Failure> {
+    let mut body = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        conn.read_line(&mut line).map_err(Failure::Io)?;
+        let size_text = line.trim_end().split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size_text, 16)
+            .map_err(|_| Failure::Malformed(format!("chunk size {size_text:?}")))?;
+        if size == 0 {
+            // Trailers, up to the blank line.
+            loop {
+                line.clear();
+                if conn.read_line(&mut line).map_err(Failure::Io)? == 0 || line.trim_end().is_empty() {
+                    return Ok(body);
+                }
+            }
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        conn.read_exact(&mut body[start..]).map_err(Failure::Io)?;
+        line.clear();
+        conn.read_line(&mut line).map_err(Failure::Io)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixListener;
+
+    /// Serves each accepted connection's requests with the canned replies in turn, then closes.
+    fn serve(replies: Vec<Vec<&'static [u8]>>) -> (tempfile::TempDir, PathBuf, std::thread::JoinHandle<Vec<String>>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let handle = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for conn_replies in replies {
+                let (stream, _) = listener.accept().unwrap();
+                let mut reader = BufReader::new(stream);
+                for reply in conn_replies {
+                    let mut head = Vec::new();
+                    while !head.ends_with(b"\r\n\r\n") {
+                        if reader.read_until(b'\n', &mut head).unwrap() == 0 {
+                            break;
+                        }
+                    }
+                    let text = String::from_utf8(head).unwrap();
+                    let len = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length: "))
+                        .map(|v| v.parse::<usize>().unwrap())
+                        .unwrap_or(0);
+                    let mut body = vec![0; len];
+                    reader.read_exact(&mut body).unwrap();
+                    seen.push(format!("{}{}", text, String::from_utf8(body).unwrap()));
+                    reader.get_mut().write_all(reply).unwrap();
+                }
+            }
+            seen
+        });
+        (dir, path, handle)
+    }
+
+    #[test]
+    fn reads_length_and_chunked_bodies_over_one_connection() {
+        let (_dir, path, server) = serve(vec![vec![
+            b"HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n{\"a\":1}",
+            b"HTTP/1.1 422 Unprocessable\r\ntransfer-encoding: chunked\r\n\r\n3;x=y\r\n{\"b\r\n4\r\n\":2}\r\n0\r\n\r\n",
+        ]]);
+        let http = UnixHttp::new(&path, None);
+        let first = http.request("POST", "/submit", Some(b"{\"job\":{}}")).unwrap();
+        assert_eq!((first.status, first.body.as_slice()), (200, &b"{\"a\":1}"[..]));
+        let second = http.request("GET", "/jobs", None).unwrap();
+        assert_eq!((second.status, second.body.as_slice()), (422, &b"{\"b\":2}"[..]));
+        let seen = server.join().unwrap();
+        assert!(seen[0].starts_with("POST /submit HTTP/1.1\r\n"), "{}", seen[0]);
+        assert!(seen[0].contains("content-type: application/json\r\n"), "{}", seen[0]);
+        assert!(seen[0].ends_with("\r\n\r\n{\"job\":{}}"), "{}", seen[0]);
+        assert!(seen[1].starts_with("GET /jobs HTTP/1.1\r\n"), "{}", seen[1]);
+    }
+
+    #[test]
+    fn a_connection_the_server_closed_is_replaced() {
+        // The first connection answers once and closes; the second request must arrive on a
+        // new connection and still get its reply.
+        let (_dir, path, server) = serve(vec![
+            vec![b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"],
+            vec![b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nnull"],
+        ]);
+        let http = UnixHttp::new(&path, None);
+        assert_eq!(http.request("GET", "/a", None).unwrap().body, b"{}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(http.request("GET", "/b", None).unwrap().body, b"null");
+        assert_eq!(server.join().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_reply_cut_short_is_an_error_naming_the_socket() {
+        let (_dir, path, server) = serve(vec![vec![b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}"]]);
+        let http = UnixHttp::new(&path, None);
+        let err = http.request("GET", "/a", None).unwrap_err().to_string();
+        server.join().unwrap();
+        assert!(err.contains("the reply broke off from") && err.contains("s.sock"), "{err}");
+    }
+
+    #[test]
+    fn no_daemon_is_a_connect_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let http = UnixHttp::new(&dir.path().join("none.sock"), None);
+        let err = http.request("GET", "/a", None).unwrap_err().to_string();
+        assert!(err.starts_with("cannot connect to") && err.contains("none.sock"), "{err}");
+    }
+}
