@@ -6,7 +6,7 @@
 use super::http::{HttpError, Response, UnixHttp};
 use super::types::*;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -65,7 +65,8 @@ impl Client {
         self.http.socket()
     }
 
-    fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
+    /// Decodes a reply's JSON body as `T`, which may borrow from it.
+    pub fn decode<'a, T: Deserialize<'a>>(resp: &'a Response) -> Result<T, ClientError> {
         serde_json::from_slice(&resp.body).map_err(|_| ClientError::Decode {
             status: resp.status,
             body: String::from_utf8_lossy(&resp.body[..resp.body.len().min(300)]).into_owned(),
@@ -74,18 +75,24 @@ impl Client {
 
     /// `GET path` decoded as `T`.
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(self.http.request("GET", path, None)?)
+        Self::decode(&self.http.request("GET", path, None)?)
     }
 
     /// `POST path` with a JSON body, decoded as `T`.
     pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
+        Self::decode(&self.post_for_bytes(path, body)?)
+    }
+
+    /// `POST path` with a JSON body; the reply undecoded, for a caller that decodes it into
+    /// values borrowed from its bytes (see [`Client::decode`]).
+    pub fn post_for_bytes<B: Serialize>(&self, path: &str, body: &B) -> Result<Response, ClientError> {
         let body = serde_json::to_vec(body).expect("request bodies serialize");
-        Self::decode(self.http.request("POST", path, Some(&body))?)
+        Ok(self.http.request("POST", path, Some(&body))?)
     }
 
     /// `DELETE path` decoded as `T`.
     pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(self.http.request("DELETE", path, None)?)
+        Self::decode(&self.http.request("DELETE", path, None)?)
     }
 
     /// `GET /slurm/v0.0.43/ping`.
@@ -101,11 +108,6 @@ impl Client {
     /// `GET /slurm/v0.0.43/jobs` (`all=true` adds finished jobs of any age still in the store).
     pub fn jobs(&self) -> Result<JobsResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/jobs"))
-    }
-
-    /// `GET /slurmlet/v1/jobs/summary`: the compact listing squeue uses.
-    pub fn job_summaries(&self) -> Result<JobSummaries, ClientError> {
-        self.get("/slurmlet/v1/jobs/summary")
     }
 
     /// `GET /slurm/v0.0.43/job/{id}`.

@@ -575,165 +575,42 @@ pub mod errno {
     pub const ERROR: i32 = 1;
 }
 
-/// The fields of a job that squeue's usual formats, filters and sort order read: one row of
-/// `GET /slurmlet/v1/jobs/summary`, which lists a long queue in a fraction of the bytes of
-/// `/slurm/v0.0.43/jobs`. Short keys keep the rows small.
+/// Body of `POST /slurmlet/v1/jobs/query`: which jobs squeue lists and which `%` codes of
+/// each it prints. The daemon filters, sorts and renders; the reply carries only the values.
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 #[serde(default)]
-pub struct JobSummary {
-    /// `job_id`.
-    #[serde(rename = "i")]
-    pub job_id: u32,
-    /// `array_job_id` (0: not an array job).
-    #[serde(rename = "ai", skip_serializing_if = "is_zero")]
-    pub array_job_id: u32,
-    /// `array_task_id`.
-    #[serde(rename = "at", skip_serializing_if = "Option::is_none")]
-    pub array_task_id: Option<u32>,
-    /// `array_task_string`.
-    #[serde(rename = "as", skip_serializing_if = "String::is_empty")]
-    pub array_task_string: String,
-    /// `partition`.
-    #[serde(rename = "p")]
-    pub partition: String,
-    /// `name`.
-    #[serde(rename = "n")]
-    pub name: String,
-    /// `account`.
-    #[serde(rename = "a", skip_serializing_if = "String::is_empty")]
-    pub account: String,
-    /// `qos`.
-    #[serde(rename = "q")]
-    pub qos: String,
-    /// `comment`.
-    #[serde(rename = "k", skip_serializing_if = "String::is_empty")]
-    pub comment: String,
-    /// `wckey`.
-    #[serde(rename = "w", skip_serializing_if = "String::is_empty")]
-    pub wckey: String,
-    /// `user_id`.
-    #[serde(rename = "U")]
-    pub user_id: u32,
-    /// `user_name`.
-    #[serde(rename = "u")]
-    pub user_name: String,
-    /// `job_state`.
-    #[serde(rename = "s")]
-    pub job_state: Vec<String>,
-    /// `state_reason`.
-    #[serde(rename = "r")]
-    pub state_reason: String,
-    /// `nodes`.
-    #[serde(rename = "N", skip_serializing_if = "String::is_empty")]
-    pub nodes: String,
-    /// `node_count`.
-    #[serde(rename = "D")]
-    pub node_count: u32,
-    /// `cpus`.
-    #[serde(rename = "C")]
-    pub cpus: u32,
-    /// `minimum_cpus_per_node`.
-    #[serde(rename = "c")]
-    pub minimum_cpus_per_node: u16,
-    /// `tasks`.
-    #[serde(rename = "T")]
-    pub tasks: u32,
-    /// `cpus_per_task`.
-    #[serde(rename = "ct")]
-    pub cpus_per_task: u16,
-    /// `submit_time`.
-    #[serde(rename = "V")]
-    pub submit_time: u64,
-    /// `start_time` (0: not started).
-    #[serde(rename = "S", skip_serializing_if = "is_zero_u64")]
-    pub start_time: u64,
-    /// `end_time` (0: none).
-    #[serde(rename = "e", skip_serializing_if = "is_zero_u64")]
-    pub end_time: u64,
-    /// `time_limit` in minutes (`None`: unlimited).
-    #[serde(rename = "l")]
-    pub time_limit: Option<u32>,
-    /// `priority`.
-    #[serde(rename = "Q")]
-    pub priority: u32,
-    /// `nice`.
-    #[serde(rename = "y", skip_serializing_if = "is_zero_i32")]
-    pub nice: i32,
-    /// `tres_per_node`.
-    #[serde(rename = "b", skip_serializing_if = "String::is_empty")]
-    pub tres_per_node: String,
-    /// `tres_per_job`.
-    #[serde(rename = "g", skip_serializing_if = "String::is_empty")]
-    pub tres_per_job: String,
-    /// `memory_per_cpu`.
-    #[serde(rename = "mc", skip_serializing_if = "Option::is_none")]
-    pub memory_per_cpu: Option<u64>,
-    /// `memory_per_node`.
-    #[serde(rename = "mn", skip_serializing_if = "Option::is_none")]
-    pub memory_per_node: Option<u64>,
+pub struct JobQuery {
+    /// The `%` codes to render, one character each, in the order of the row's cells.
+    pub codes: String,
+    /// `-j`: only these job ids (an array's id selects its tasks).
+    pub job_ids: Option<Vec<u32>>,
+    /// `-u`/`--me`: only jobs of these uids.
+    pub users: Option<Vec<u32>>,
+    /// `-p`: only jobs in one of these partitions.
+    pub partitions: Option<Vec<String>>,
+    /// `-n`: only jobs with one of these names.
+    pub names: Option<Vec<String>>,
+    /// `-t`: only jobs in these long states (`ALL`: any); none given: pending and active.
+    pub states: Option<Vec<String>>,
+    /// `--start`: only pending jobs.
+    pub pending_only: bool,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
+/// One rendered value of a [`JobRows`] row; borrowed from the reply when it can be.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub struct Cell<'a>(#[serde(borrow)] pub std::borrow::Cow<'a, str>);
 
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_i32(n: &i32) -> bool {
-    *n == 0
-}
-
-impl JobSummary {
-    /// The same fields as a `job_info`, the others left at their defaults.
-    pub fn into_job_info(self) -> JobInfo {
-        let when = |t: u64| NoVal::of(t);
-        JobInfo {
-            job_id: self.job_id,
-            array_job_id: NoVal::of(self.array_job_id),
-            array_task_id: NoVal::from_option(self.array_task_id),
-            array_task_string: self.array_task_string,
-            partition: self.partition,
-            name: self.name,
-            account: self.account,
-            qos: self.qos,
-            comment: self.comment,
-            wckey: self.wckey,
-            user_id: self.user_id,
-            user_name: self.user_name,
-            job_state: self.job_state,
-            state_reason: self.state_reason,
-            nodes: self.nodes,
-            node_count: NoVal::of(self.node_count),
-            cpus: NoVal::of(self.cpus),
-            minimum_cpus_per_node: NoVal::of(self.minimum_cpus_per_node),
-            tasks: NoVal::of(self.tasks),
-            cpus_per_task: NoVal::of(self.cpus_per_task),
-            submit_time: when(self.submit_time),
-            start_time: when(self.start_time),
-            end_time: when(self.end_time),
-            time_limit: match self.time_limit {
-                Some(m) => NoVal::of(m),
-                None => NoVal::infinite(),
-            },
-            priority: NoVal::of(self.priority),
-            nice: self.nice,
-            tres_per_node: self.tres_per_node,
-            tres_per_job: self.tres_per_job,
-            memory_per_cpu: NoVal::from_option(self.memory_per_cpu),
-            memory_per_node: NoVal::from_option(self.memory_per_node),
-            ..Default::default()
-        }
-    }
-}
-
-/// Reply of `GET /slurmlet/v1/jobs/summary`.
+/// Reply of `POST /slurmlet/v1/jobs/query`.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
-pub struct JobSummaries {
-    /// One row per job known to the daemon (active, or ended within MinJobAge).
-    pub jobs: Vec<JobSummary>,
+pub struct JobRows<'a> {
+    /// One row per job that matched, in squeue's order; one cell per code asked for.
+    #[serde(borrow)]
+    pub rows: Vec<Vec<Cell<'a>>>,
+    /// Whether any job in the store has one of the ids asked for (`-j`), whatever the other
+    /// filters say; true when no ids were given.
+    pub ids_found: bool,
     /// Errors.
     pub errors: Vec<ApiError>,
 }

@@ -119,29 +119,59 @@ pub fn parse_long(format: &str, default_width: usize) -> Vec<Token> {
 
 /// Pads or truncates `value` to `width` characters (`width` 0: unchanged).
 pub fn justify(value: &str, width: usize, right: bool) -> String {
+    let mut out = String::with_capacity(width.max(value.len()));
+    push_justified(&mut out, value, width, right);
+    out
+}
+
+/// Appends `value` to `out`, padded or truncated to `width` characters (`width` 0: as is).
+pub fn push_justified(out: &mut String, value: &str, width: usize, right: bool) {
     if width == 0 {
-        return value.to_string();
+        out.push_str(value);
+        return;
     }
-    let cut: String = value.chars().take(width).collect();
-    let len = cut.chars().count();
-    let pad = " ".repeat(width - len);
-    if right {
-        format!("{pad}{cut}")
+    let (cut, len) = if value.is_ascii() {
+        let len = value.len().min(width);
+        (&value[..len], len)
     } else {
-        format!("{cut}{pad}")
+        match value.char_indices().nth(width) {
+            Some((end, _)) => (&value[..end], width),
+            None => (value, value.chars().count()),
+        }
+    };
+    if right {
+        push_spaces(out, width - len);
+        out.push_str(cut);
+    } else {
+        out.push_str(cut);
+        push_spaces(out, width - len);
+    }
+}
+
+fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
 
 /// Renders one line: literals as is, each field through `value` and [`justify`].
-pub fn render<F: FnMut(&Field) -> String>(tokens: &[Token], mut value: F) -> String {
-    let mut out = String::new();
+pub fn render<S: AsRef<str>, F: FnMut(&Field) -> S>(tokens: &[Token], value: F) -> String {
+    let mut out = String::with_capacity(128);
+    render_into(&mut out, tokens, value);
+    out
+}
+
+/// Appends one line (without its newline) to `out`, as [`render`] makes it.
+pub fn render_into<S: AsRef<str>, F: FnMut(&Field) -> S>(out: &mut String, tokens: &[Token], mut value: F) {
     for t in tokens {
         match t {
             Token::Literal(s) => out.push_str(s),
-            Token::Field(f) => out.push_str(&justify(&value(f), f.width, f.right)),
+            Token::Field(f) => push_justified(out, value(f).as_ref(), f.width, f.right),
         }
     }
-    out
 }
 
 /// The `-l` date line: `Sun Nov 22 01:40:31 2026` in local time.
@@ -172,6 +202,12 @@ pub fn emit(line: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(line.as_bytes()).and_then(|_| out.write_all(b"\n"));
+}
+
+/// Writes `text` to stdout as it is, ignoring a closed pipe.
+pub fn emit_text(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Writes many lines to stdout through one buffer (a long listing in a few system calls),
@@ -236,6 +272,6 @@ mod tests {
     #[test]
     fn renders() {
         let t = parse("%.6i %-4j|");
-        assert_eq!(render(&t, |f| if f.key == "i" { "42".into() } else { "name".into() }), "    42 name|");
+        assert_eq!(render(&t, |f| if f.key == "i" { "42" } else { "name" }), "    42 name|");
     }
 }

@@ -2,6 +2,8 @@
 
 use super::core::Core;
 use super::job::{Job, JobState};
+use super::listing::{state_list, JobRow};
+use crate::cli::squeue::QueueJob;
 use crate::api::noval::NoVal;
 use crate::api::types::*;
 use crate::config::Config;
@@ -66,77 +68,52 @@ pub fn tres_string(job: &Job) -> String {
     tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
 }
 
-/// The fields of a job that squeue's usual formats read, as `job_info` has them.
-pub fn summary(job: &Job, config: &Config) -> JobSummary {
-    let state = job.state();
-    let started = job.start_time > 0;
-    let end_time = if state.is_finished() {
-        job.end_time
-    } else if started {
-        job.limit_secs().map(|l| job.start_time + l).unwrap_or(0)
-    } else {
-        0
-    };
-    let job_state = if job.cancelled_by.is_some() && state == JobState::Completing {
-        vec!["RUNNING".into(), "COMPLETING".into()]
-    } else {
-        vec![state.name().to_string()]
-    };
-    JobSummary {
-        job_id: job.id,
-        array_job_id: 0,
-        array_task_id: None,
-        array_task_string: String::new(),
-        partition: job.partition.clone(),
-        name: job.name.clone(),
-        account: job.account.clone(),
-        qos: if job.qos.is_empty() { "normal".into() } else { job.qos.clone() },
-        comment: job.comment.clone(),
-        wckey: job.wckey.clone(),
-        user_id: job.uid,
-        user_name: crate::paths::user_name(job.uid),
-        job_state,
-        state_reason: job.reason.clone(),
-        nodes: if started { config.node_name.clone() } else { String::new() },
-        node_count: 1,
-        cpus: job.req.cpus,
-        minimum_cpus_per_node: job.req.cpus as u16,
-        tasks: job.ntasks,
-        cpus_per_task: job.cpus_per_task as u16,
-        submit_time: job.submit_time,
-        start_time: job.start_time,
-        end_time,
-        time_limit: job.time_limit,
-        priority: if job.held { 0 } else { job.priority },
-        nice: job.nice,
-        tres_per_node: job.tres_per_node.clone(),
-        tres_per_job: job.tres_per_job.clone(),
-        memory_per_cpu: job.mem_per_cpu,
-        memory_per_node: if job.mem_per_cpu.is_none() { Some(job.req.mem_mb) } else { None },
-    }
-}
-
-/// One job as `job_info`: its [`summary`] and the rest.
+/// One job as `job_info`. The fields squeue prints are read through [`JobRow`], as the
+/// rows of `POST /slurmlet/v1/jobs/query` are.
 pub fn job_info(job: &Job, config: &Config) -> JobInfo {
+    let user_name = crate::paths::user_name(job.uid);
+    let row = JobRow { job, config, user_name: &user_name };
     let state = job.state();
     let (exit, signal) = job.exit_pair();
     let started = job.start_time > 0;
-    let node = &config.node_name;
-    let expand = |p: &str| {
-        if p.is_empty() {
-            String::new()
-        } else {
-            super::submit::output_path(job, p, node).display().to_string()
-        }
-    };
-    let stdout = expand(&job.stdout);
     JobInfo {
+        job_id: job.id,
+        array_job_id: NoVal::of(0),
+        partition: job.partition.clone(),
+        name: job.name.clone(),
+        account: job.account.clone(),
+        qos: row.qos().to_string(),
+        comment: job.comment.clone(),
+        wckey: job.wckey.clone(),
+        user_id: job.uid,
+        user_name: user_name.clone(),
+        job_state: state_list(job),
+        state_reason: job.reason.clone(),
+        nodes: row.nodes().to_string(),
+        node_count: NoVal::of(row.node_count()),
+        cpus: NoVal::of(row.cpus()),
+        minimum_cpus_per_node: NoVal::of(row.minimum_cpus_per_node() as u16),
+        tasks: NoVal::of(row.tasks()),
+        cpus_per_task: NoVal::of(row.cpus_per_task() as u16),
+        submit_time: time(job.submit_time),
+        start_time: time(job.start_time),
+        end_time: time(row.end_time()),
+        time_limit: match job.time_limit {
+            Some(m) => NoVal::of(m),
+            None => NoVal::infinite(),
+        },
+        priority: NoVal::of(row.priority()),
+        nice: job.nice,
+        tres_per_node: job.tres_per_node.clone(),
+        tres_per_job: job.tres_per_job.clone(),
+        memory_per_cpu: NoVal::from_option(row.memory_per_cpu()),
+        memory_per_node: NoVal::from_option(row.memory_per_node()),
         accrue_time: time(job.submit_time),
         allocating_node: job.submit_host.clone(),
         array_max_tasks: NoVal::of(0),
         batch_flag: true,
-        batch_host: if started { node.clone() } else { String::new() },
-        cluster: config.cluster_name.clone(),
+        batch_host: row.batch_host().to_string(),
+        cluster: row.cluster().to_string(),
         command: job.command.clone(),
         derived_exit_code: exit_code(state, 0, 0),
         eligible_time: time(job.begin_time.max(job.submit_time)),
@@ -147,7 +124,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
             vec![format!("gpu:{}(IDX:{})", job.gpu_ids.len(), idx_list(&job.gpu_ids))]
         },
         group_id: job.gid,
-        group_name: crate::paths::group_name(job.gid),
+        group_name: row.group_name().into_owned(),
         last_sched_evaluation: time(job.submit_time),
         max_cpus: NoVal::of(0),
         max_nodes: NoVal::of(0),
@@ -157,15 +134,15 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         standard_input: if job.stdin.is_empty() { "/dev/null".into() } else { job.stdin.clone() },
         standard_output: job.stdout.clone(),
         standard_error: job.stderr.clone(),
-        stdin_expanded: if job.stdin.is_empty() { "/dev/null".into() } else { expand(&job.stdin) },
-        stderr_expanded: if job.stderr.is_empty() { stdout.clone() } else { expand(&job.stderr) },
-        stdout_expanded: stdout,
+        stdin_expanded: row.stdin_expanded().into_owned(),
+        stderr_expanded: row.stderr_expanded().into_owned(),
+        stdout_expanded: row.stdout_expanded().into_owned(),
         suspend_time: time(0),
         time_minimum: NoVal::of(0),
         tres_req_str: tres_string(job),
         tres_alloc_str: if started { tres_string(job) } else { String::new() },
         current_working_directory: job.cwd.clone(),
-        ..summary(job, config).into_job_info()
+        ..Default::default()
     }
 }
 
@@ -267,76 +244,4 @@ pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
             ..Default::default()
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::squeue::{value, SUMMARY_CODES};
-    use crate::daemon::job::{EndCause, Resources};
-
-    fn jobs() -> Vec<Job> {
-        let base = Job {
-            id: 7,
-            name: "train".into(),
-            uid: 0,
-            gid: 0,
-            partition: "gpu".into(),
-            reason: "Resources".into(),
-            priority: 1,
-            submit_time: 1_000,
-            time_limit: Some(90),
-            req: Resources { cpus: 4, mem_mb: 2048, gpus: 2 },
-            ntasks: 2,
-            cpus_per_task: 2,
-            tres_per_node: "gres/gpu:2".into(),
-            comment: "a b".into(),
-            account: "proj".into(),
-            qos: "high".into(),
-            cwd: "/work".into(),
-            command: "/work/run.sh".into(),
-            stdout: "out-%j.log".into(),
-            nice: 5,
-            begin_time: 1_010,
-            ..Default::default()
-        };
-        vec![
-            Job { state: Some(JobState::Pending), ..base.clone() },
-            Job { state: Some(JobState::Pending), held: true, reason: "JobHeldUser".into(), ..base.clone() },
-            Job {
-                state: Some(JobState::Running),
-                start_time: 1_100,
-                gpu_ids: vec![0, 1],
-                mem_per_cpu: Some(512),
-                time_limit: None,
-                ..base.clone()
-            },
-            Job { state: Some(JobState::Completing), start_time: 1_100, cancelled_by: Some(0), ..base.clone() },
-            Job {
-                state: Some(JobState::Completed),
-                start_time: 1_100,
-                end_time: 1_160,
-                end_cause: Some(EndCause::Exited),
-                wait_status: Some(0),
-                wckey: "w".into(),
-                tres_per_job: "gres/gpu:tesla:1".into(),
-                ..base
-            },
-        ]
-    }
-
-    #[test]
-    fn the_summary_renders_every_summary_code_as_the_full_job_info_does() {
-        let file = toml::from_str("node_name = \"node1\"\ngpus = 2\ncpus = 8\nmemory = 4096\n").unwrap();
-        let config = Config::resolve(file, std::path::Path::new("test.toml")).unwrap();
-        for job in jobs() {
-            let full = job_info(&job, &config);
-            let compact = summary(&job, &config).into_job_info();
-            for code in SUMMARY_CODES.chars() {
-                for now in [1_050, 1_200, 9_999] {
-                    assert_eq!(value(code, &compact, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
-                }
-            }
-        }
-    }
 }

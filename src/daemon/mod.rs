@@ -6,6 +6,7 @@ pub mod gpus;
 pub mod info;
 pub mod job;
 pub mod launch;
+pub mod listing;
 pub mod lock;
 pub mod plan;
 pub mod server;

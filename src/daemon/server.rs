@@ -5,6 +5,7 @@
 
 use super::core::{Core, Effects};
 use super::info;
+use super::listing;
 use super::submit::Caller;
 use crate::api::types::*;
 use axum::extract::{ConnectInfo, Path, Query, State};
@@ -189,7 +190,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
             .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
-            .route(&format!("/slurmlet/v1/jobs/summary{suffix}"), get(jobs_summary))
+            .route(&format!("/slurmlet/v1/jobs/query{suffix}"), post(jobs_query))
             .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait));
     }
     r.with_state(daemon)
@@ -386,12 +387,28 @@ async fn jobs(State(d): Shared) -> Response {
     )
 }
 
-/// `GET /slurmlet/v1/jobs/summary`: every job as a [`JobSummary`] row, for squeue.
-async fn jobs_summary(State(d): Shared) -> Response {
-    let mut core = d.core.lock().expect("core lock");
-    core.purge(crate::options::now());
-    let jobs = core.jobs.values().map(|j| info::summary(j, &core.config)).collect();
-    reply(StatusCode::OK, JobSummaries { jobs, errors: Vec::new() })
+/// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
+/// that the reply carries only the values it prints.
+async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
+    let query: JobQuery = match serde_json::from_slice(&body) {
+        Ok(q) => q,
+        Err(e) => {
+            let error = ApiError {
+                description: format!("Failure during parsing: {e}"),
+                error_number: errno::BAD_REQUEST,
+                error: "Unable to parse query".into(),
+                source: "body".into(),
+            };
+            return reply(StatusCode::BAD_REQUEST, JobRows { errors: vec![error], ..Default::default() });
+        }
+    };
+    let now = crate::options::now();
+    let bytes = {
+        let mut core = d.core.lock().expect("core lock");
+        core.purge(now);
+        listing::query(core.jobs.values(), &core.config, &query, now)
+    };
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
 use crate::api::noval::NoVal;

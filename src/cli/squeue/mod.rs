@@ -1,7 +1,14 @@
 //! `squeue`: view jobs in the queue.
 
+mod fields;
+mod select;
+
+pub use fields::{memory_text, short_state, value, write_value, QueueJob, CODES};
+pub use select::{ids_found, matches, sort_jobs};
+
 use super::format::{self, Field, Token};
-use crate::api::types::{JobInfo, JobSummary, JobsResponse};
+use crate::api::client::Client;
+use crate::api::types::{JobQuery, JobRows};
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -13,49 +20,6 @@ pub const DEFAULT_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 pub const LONG_FORMAT: &str = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 /// The `--start` format.
 pub const START_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
-
-/// The job states squeue accepts in `-t`, in the order of its error message.
-const VALID_STATES: &[&str] = &[
-    "PENDING",
-    "RUNNING",
-    "SUSPENDED",
-    "COMPLETED",
-    "CANCELLED",
-    "FAILED",
-    "TIMEOUT",
-    "NODE_FAIL",
-    "PREEMPTED",
-    "BOOT_FAIL",
-    "DEADLINE",
-    "OUT_OF_MEMORY",
-    "COMPLETING",
-    "CONFIGURING",
-    "RESIZING",
-    "RESV_DEL_HOLD",
-    "REQUEUED",
-    "REQUEUE_FED",
-    "REQUEUE_HOLD",
-    "REVOKED",
-    "SIGNALING",
-    "SPECIAL_EXIT",
-    "STAGE_OUT",
-    "STOPPED",
-];
-
-/// States that squeue hides unless `-t` asks for them.
-const FINISHED_STATES: &[&str] = &[
-    "COMPLETED",
-    "CANCELLED",
-    "FAILED",
-    "TIMEOUT",
-    "NODE_FAIL",
-    "PREEMPTED",
-    "BOOT_FAIL",
-    "DEADLINE",
-    "OUT_OF_MEMORY",
-    "SPECIAL_EXIT",
-    "REVOKED",
-];
 
 /// squeue's options.
 #[derive(Debug, Parser)]
@@ -138,11 +102,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 1;
         }
     };
-    let states = match args.states.as_deref().map(parse_states).transpose() {
+    let states = match args.states.as_deref().map(select::parse_states).transpose() {
         Ok(v) => v,
         Err(bad) => {
             eprintln!("{CMD}: error: Invalid job state specified: {bad}");
-            eprintln!("{CMD}: error: Valid job states include: {}\n", VALID_STATES.join(","));
+            eprintln!("{CMD}: error: Valid job states include: {}\n", select::VALID_STATES.join(","));
             return 1;
         }
     };
@@ -171,75 +135,86 @@ pub fn run(args: Vec<OsString>) -> i32 {
         users.get_or_insert_with(Vec::new).push(crate::paths::uid());
     }
 
+    let query = JobQuery {
+        codes: field_codes(&tokens).collect(),
+        job_ids,
+        users,
+        partitions: split_list(args.partition.as_deref()),
+        names: split_list(args.name.as_deref()),
+        states,
+        pending_only: args.start,
+    };
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    // The usual formats need only a few fields of each job: ask for those (a much smaller
-    // reply for a long queue); --json and the rarer fields take the full job_info.
-    let compact = !args.json && field_codes(&tokens).all(|c| SUMMARY_CODES.contains(c));
-    let listing = if compact {
-        client.job_summaries().map(|s| JobsResponse {
-            jobs: s.jobs.into_iter().map(JobSummary::into_job_info).collect(),
-            ..Default::default()
-        })
-    } else {
-        client.jobs()
+    if args.json {
+        return print_json(&client, &query, bad_user.as_deref());
+    }
+    // The daemon filters, sorts and renders the fields asked for: the reply holds only the
+    // values printed, and the client only lays them out.
+    let reply = match client.post_for_bytes("/slurmlet/v1/jobs/query", &query) {
+        Ok(r) => r,
+        Err(e) => {
+            super::error(CMD, &e.to_string());
+            return 1;
+        }
     };
-    let mut response = match listing {
+    let rows: JobRows = match Client::decode(&reply) {
+        Ok(r) => r,
+        Err(e) => {
+            super::error(CMD, &e.to_string());
+            return 1;
+        }
+    };
+    if !rows.ids_found {
+        eprintln!("slurm_load_jobs error: Invalid job id specified");
+        return 1;
+    }
+    if args.long {
+        format::emit(&format::date_line(crate::options::now()));
+    }
+    if !args.noheader {
+        format::emit(&header(&tokens));
+    }
+    if let Some(name) = &bad_user {
+        eprintln!("{CMD}: error: Invalid user: {name}\n");
+        return 0;
+    }
+    let mut text = String::with_capacity(reply.body.len() * 2);
+    for cells in &rows.rows {
+        let mut cells = cells.iter();
+        format::render_into(&mut text, &tokens, |_| cells.next().map(|c| c.0.as_ref()).unwrap_or(""));
+        text.push('\n');
+    }
+    format::emit_text(&text);
+    0
+}
+
+/// `--json`: the full `job_info` of each job listed, as slurmrestd's `GET /jobs` has them.
+fn print_json(client: &Client, query: &JobQuery, bad_user: Option<&str>) -> i32 {
+    let mut response = match client.jobs() {
         Ok(j) => j,
         Err(e) => {
             super::error(CMD, &e.to_string());
             return 1;
         }
     };
-    if let Some(ids) = &job_ids {
-        let any = response.jobs.iter().any(|j| ids.iter().any(|&id| job_matches_id(j, id)));
-        if !any {
-            eprintln!("slurm_load_jobs error: Invalid job id specified");
-            return 1;
-        }
+    if !select::ids_found(query, response.jobs.iter()) {
+        eprintln!("slurm_load_jobs error: Invalid job id specified");
+        return 1;
     }
-    let now = crate::options::now();
-    if let Some(name) = &bad_user {
-        if args.long && !args.json {
-            format::emit(&format::date_line(now));
-        }
-        if !args.noheader && !args.json {
-            format::emit(&header(&tokens));
-        }
+    if let Some(name) = bad_user {
         eprintln!("{CMD}: error: Invalid user: {name}\n");
         return 0;
     }
-    let filter = Filter {
-        job_ids,
-        users,
-        partitions: split_list(args.partition.as_deref()),
-        names: split_list(args.name.as_deref()),
-        states,
-        start: args.start,
-    };
-    response.jobs.retain(|j| filter.matches(j));
-    sort_jobs(&mut response.jobs);
-    if args.json {
-        print_json(&response);
-        return 0;
-    }
-    if args.long {
-        format::emit(&format::date_line(now));
-    }
-    if !args.noheader {
-        format::emit(&header(&tokens));
-    }
-    format::emit_all(response.jobs.iter().map(|job| format_job(&tokens, job, now)));
-    0
-}
-
-fn print_json(response: &JobsResponse) {
-    match serde_json::to_string_pretty(response) {
+    response.jobs.retain(|j| select::matches(query, j));
+    select::sort_jobs(&mut response.jobs);
+    match serde_json::to_string_pretty(&response) {
         Ok(s) => format::emit(&s),
         Err(e) => super::error(CMD, &e.to_string()),
     }
+    0
 }
 
 fn split_list(list: Option<&str>) -> Option<Vec<String>> {
@@ -256,132 +231,6 @@ fn parse_job_ids(list: &str) -> Result<Vec<u32>, String> {
             base.parse::<u32>().map_err(|_| s.to_string())
         })
         .collect()
-}
-
-/// Parses `-t`: short or long names, case-insensitive, or `all`. Returns long names (`None`
-/// inside for `all`) or the offending text.
-fn parse_states(list: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let up = s.to_ascii_uppercase();
-        if up == "ALL" {
-            out.push("ALL".to_string());
-            continue;
-        }
-        if VALID_STATES.contains(&up.as_str()) {
-            out.push(up);
-            continue;
-        }
-        match VALID_STATES.iter().find(|l| short_state(l) == up) {
-            Some(l) => out.push(l.to_string()),
-            None => return Err(s.to_string()),
-        }
-    }
-    Ok(out)
-}
-
-struct Filter {
-    job_ids: Option<Vec<u32>>,
-    users: Option<Vec<u32>>,
-    partitions: Option<Vec<String>>,
-    names: Option<Vec<String>>,
-    states: Option<Vec<String>>,
-    start: bool,
-}
-
-impl Filter {
-    fn matches(&self, job: &JobInfo) -> bool {
-        if let Some(ids) = &self.job_ids {
-            if !ids.iter().any(|&id| job_matches_id(job, id)) {
-                return false;
-            }
-        }
-        if let Some(users) = &self.users {
-            if !users.contains(&job.user_id) {
-                return false;
-            }
-        }
-        if let Some(parts) = &self.partitions {
-            if !job.partition.split(',').any(|p| parts.iter().any(|q| q == p)) {
-                return false;
-            }
-        }
-        if let Some(names) = &self.names {
-            if !names.contains(&job.name) {
-                return false;
-            }
-        }
-        let state = long_state(job);
-        if self.start && state != "PENDING" {
-            return false;
-        }
-        match &self.states {
-            Some(states) => states.iter().any(|s| s == "ALL" || *s == state),
-            None => !FINISHED_STATES.contains(&state.as_str()),
-        }
-    }
-}
-
-fn job_matches_id(job: &JobInfo, id: u32) -> bool {
-    job.job_id == id || job.array_job_id.get().is_some_and(|a| a != 0 && a == id)
-}
-
-/// The job's state as squeue names it: `COMPLETING` when the list says so, else the base state.
-pub fn long_state(job: &JobInfo) -> String {
-    if job.job_state.iter().any(|s| s == "COMPLETING") {
-        return "COMPLETING".to_string();
-    }
-    job.job_state.first().cloned().unwrap_or_else(|| "PENDING".to_string())
-}
-
-/// Slurm's compact state code for a long state name.
-pub fn short_state(state: &str) -> String {
-    match state {
-        "PENDING" => "PD",
-        "RUNNING" => "R",
-        "SUSPENDED" => "S",
-        "COMPLETING" => "CG",
-        "COMPLETED" => "CD",
-        "CONFIGURING" => "CF",
-        "CANCELLED" => "CA",
-        "FAILED" => "F",
-        "TIMEOUT" => "TO",
-        "PREEMPTED" => "PR",
-        "NODE_FAIL" => "NF",
-        "BOOT_FAIL" => "BF",
-        "DEADLINE" => "DL",
-        "OUT_OF_MEMORY" => "OOM",
-        "REQUEUED" => "RQ",
-        "REQUEUE_FED" => "RF",
-        "REQUEUE_HOLD" => "RH",
-        "RESIZING" => "RS",
-        "RESV_DEL_HOLD" => "RD",
-        "REVOKED" => "RV",
-        "SIGNALING" => "SI",
-        "SPECIAL_EXIT" => "SE",
-        "STAGE_OUT" => "SO",
-        "STOPPED" => "ST",
-        other => other,
-    }
-    .to_string()
-}
-
-fn state_rank(state: &str) -> u32 {
-    match state {
-        "PENDING" => 0,
-        "RUNNING" => 1,
-        "SUSPENDED" => 2,
-        "COMPLETING" => 3,
-        _ => 4,
-    }
-}
-
-/// squeue's default order: partition, then state (pending first), then priority (highest
-/// first), then job id.
-pub fn sort_jobs(jobs: &mut [JobInfo]) {
-    jobs.sort_by_cached_key(|j| {
-        (j.partition.clone(), state_rank(&long_state(j)), std::cmp::Reverse(j.priority.get().unwrap_or(0)), j.job_id)
-    });
 }
 
 fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
@@ -531,7 +380,7 @@ pub fn header(tokens: &[Token]) -> String {
 }
 
 /// One job's line for `tokens`, with `now` the current UNIX time.
-pub fn format_job(tokens: &[Token], job: &JobInfo, now: u64) -> String {
+pub fn format_job<J: QueueJob + ?Sized>(tokens: &[Token], job: &J, now: u64) -> String {
     format::render(tokens, |f: &Field| value(field_code(f), job, now))
 }
 
@@ -552,190 +401,11 @@ fn field_codes(tokens: &[Token]) -> impl Iterator<Item = char> + '_ {
     })
 }
 
-/// The `%` codes whose values come only from [`JobSummary`] fields (or are constant).
-pub const SUMMARY_CODES: &str = "aAbcCdDeFhHIJijkKlLmMNpPqQrRStTuUvVWwyz456";
-
-fn or_null(s: &str) -> String {
-    if s.is_empty() {
-        "(null)".to_string()
-    } else {
-        s.to_string()
-    }
-}
-
-fn time_or_na(t: Option<u64>) -> String {
-    match t {
-        Some(t) if t > 0 => crate::sys::format_local_time(t),
-        _ => "N/A".to_string(),
-    }
-}
-
-/// Memory in MB as Slurm's convert_num_unit prints it: `1000M`, `2G`.
-pub fn memory_text(mb: u64) -> String {
-    if mb == 0 {
-        return "0".to_string();
-    }
-    let units = ['M', 'G', 'T', 'P'];
-    let mut n = mb;
-    let mut i = 0;
-    while n.is_multiple_of(1024) && i + 1 < units.len() {
-        n /= 1024;
-        i += 1;
-    }
-    format!("{n}{}", units[i])
-}
-
-/// Seconds the job has run.
-fn elapsed(job: &JobInfo, now: u64) -> u64 {
-    let state = long_state(job);
-    let start = match job.start_time.get() {
-        Some(s) if s > 0 => s,
-        _ => return 0,
-    };
-    if state == "PENDING" {
-        return 0;
-    }
-    let end = match job.end_time.get() {
-        Some(e) if e > 0 && !matches!(state.as_str(), "RUNNING" | "SUSPENDED") && e <= now => e,
-        _ => now,
-    };
-    end.saturating_sub(start)
-}
-
-fn job_id_text(job: &JobInfo) -> String {
-    match job.array_job_id.get() {
-        Some(a) if a != 0 => match job.array_task_id.get() {
-            Some(t) => format!("{a}_{t}"),
-            None if !job.array_task_string.is_empty() => format!("{a}_[{}]", job.array_task_string),
-            None => job.job_id.to_string(),
-        },
-        _ => job.job_id.to_string(),
-    }
-}
-
-fn reason_list(job: &JobInfo) -> String {
-    let state = long_state(job);
-    let show_reason = matches!(state.as_str(), "PENDING" | "TIMEOUT" | "OUT_OF_MEMORY" | "DEADLINE" | "FAILED");
-    if show_reason {
-        format!("({})", reason(job))
-    } else {
-        job.nodes.clone()
-    }
-}
-
-fn reason(job: &JobInfo) -> String {
-    if job.state_reason.is_empty() {
-        "None".to_string()
-    } else {
-        job.state_reason.clone()
-    }
-}
-
-/// The value of `-o` code `code` for `job`.
-pub fn value(code: char, job: &JobInfo, now: u64) -> String {
-    use crate::options::time::{format_elapsed, format_limit};
-    let limit = || {
-        if job.time_limit.infinite {
-            None
-        } else {
-            job.time_limit.get()
-        }
-    };
-    match code {
-        'a' => or_null(&job.account),
-        'A' => job.job_id.to_string(),
-        'b' => {
-            if job.tres_per_node.is_empty() {
-                "N/A".to_string()
-            } else {
-                job.tres_per_node.replace("gres/", "gres:")
-            }
-        }
-        'B' => {
-            if job.batch_host.is_empty() {
-                "n/a".to_string()
-            } else {
-                job.batch_host.clone()
-            }
-        }
-        'c' => job.minimum_cpus_per_node.get().unwrap_or(1).to_string(),
-        'C' => job.cpus.get().unwrap_or(1).to_string(),
-        'd' => "0".to_string(),
-        'D' => job.node_count.get().unwrap_or(1).to_string(),
-        'e' => time_or_na(job.end_time.get()),
-        'E' => or_null(&job.dependency),
-        'f' => or_null(&job.features),
-        'F' => match job.array_job_id.get() {
-            Some(a) if a != 0 => a.to_string(),
-            _ => job.job_id.to_string(),
-        },
-        'g' => job.group_name.clone(),
-        'G' => job.group_id.to_string(),
-        'h' => "OK".to_string(),
-        'H' | 'I' | 'J' => "*".to_string(),
-        'i' => job_id_text(job),
-        'j' => job.name.clone(),
-        'k' => or_null(&job.comment),
-        'K' => match job.array_task_id.get() {
-            Some(t) => t.to_string(),
-            None if !job.array_task_string.is_empty() => job.array_task_string.clone(),
-            None => "N/A".to_string(),
-        },
-        'l' => format_limit(limit()),
-        'L' => match limit() {
-            None => "UNLIMITED".to_string(),
-            Some(m) => format_elapsed((m as u64 * 60).saturating_sub(elapsed(job, now))),
-        },
-        'm' => match (job.memory_per_cpu.get(), job.memory_per_node.get()) {
-            (Some(m), _) => memory_text(m),
-            (None, Some(m)) => memory_text(m),
-            (None, None) => "0".to_string(),
-        },
-        'M' => format_elapsed(elapsed(job, now)),
-        'n' => or_null(&job.required_nodes),
-        'N' => job.nodes.clone(),
-        'o' => or_null(&job.command),
-        'O' => (job.contiguous as u8).to_string(),
-        'p' => format!("{:.8}", job.priority.get().unwrap_or(0) as f64 / u32::MAX as f64),
-        'P' => job.partition.clone(),
-        'q' => or_null(&job.qos),
-        'Q' => job.priority.get().unwrap_or(0).to_string(),
-        'r' => reason(job),
-        'R' => reason_list(job),
-        'S' => time_or_na(job.start_time.get()),
-        't' => short_state(&long_state(job)),
-        'T' => long_state(job),
-        'u' => job.user_name.clone(),
-        'U' => job.user_id.to_string(),
-        'v' | 'W' => "(null)".to_string(),
-        'V' => time_or_na(job.submit_time.get()),
-        'w' => or_null(&job.wckey),
-        'x' => or_null(&job.excluded_nodes),
-        'y' => job.nice.to_string(),
-        'Y' => or_null(&job.scheduled_nodes),
-        'z' => "*:*:*".to_string(),
-        'Z' => job.current_working_directory.clone(),
-        '1' => job.stdout_expanded.clone(),
-        '2' => job.stderr_expanded.clone(),
-        '3' => job.stdin_expanded.clone(),
-        '4' => job.cpus_per_task.get().unwrap_or(1).to_string(),
-        '5' => {
-            if job.tres_per_job.is_empty() {
-                "N/A".to_string()
-            } else {
-                job.tres_per_job.replace("gres/", "gres:")
-            }
-        }
-        '6' => job.tasks.get().unwrap_or(1).to_string(),
-        '7' => job.cluster.clone(),
-        _ => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::noval::NoVal;
+    use crate::api::types::JobInfo;
 
     const NOW: u64 = 1_795_311_682;
 
@@ -884,22 +554,6 @@ mod tests {
         ] {
             assert_eq!(short_state(long), short);
         }
-    }
-
-    #[test]
-    fn state_filters() {
-        assert_eq!(parse_states("pd,R,completing").unwrap(), vec!["PENDING", "RUNNING", "COMPLETING"]);
-        assert_eq!(parse_states("all").unwrap(), vec!["ALL"]);
-        assert_eq!(parse_states("BOGUS").unwrap_err(), "BOGUS");
-        let f = Filter { job_ids: None, users: None, partitions: None, names: None, states: None, start: false };
-        let mut done = job(1, "d", "gpu", "COMPLETED", "None");
-        assert!(!f.matches(&done));
-        assert!(f.matches(&job(2, "p", "gpu", "PENDING", "None")));
-        let f = Filter { states: Some(vec!["ALL".into()]), ..f };
-        assert!(f.matches(&done));
-        done.job_state = vec!["CANCELLED".into()];
-        let f = Filter { states: Some(vec!["COMPLETED".into()]), ..f };
-        assert!(!f.matches(&done));
     }
 
     #[test]

@@ -1,0 +1,377 @@
+//! squeue's view of the daemon's jobs: each job record read as a [`QueueJob`], and the
+//! `POST /slurmlet/v1/jobs/query` rows (filtered, sorted, rendered in the daemon).
+//!
+//! `job_info` (see [`super::info`]) is built from the same reading, so squeue prints the
+//! same whether it asks for rows or for full `job_info`s.
+
+use super::job::{Job, JobState};
+use crate::api::types::JobQuery;
+use crate::cli::squeue::{self, QueueJob};
+use crate::config::Config;
+use std::borrow::Cow;
+
+/// One job as squeue reads it, with the configuration its node and cluster come from.
+#[derive(Clone, Copy)]
+pub struct JobRow<'a> {
+    /// The job.
+    pub job: &'a Job,
+    /// The daemon's configuration.
+    pub config: &'a Config,
+    /// The name of the job's user, looked up once per listing.
+    pub user_name: &'a str,
+}
+
+impl JobRow<'_> {
+    fn started(&self) -> bool {
+        self.job.start_time > 0
+    }
+
+    fn expand(&self, pattern: &str) -> String {
+        super::submit::output_path(self.job, pattern, &self.config.node_name).display().to_string()
+    }
+}
+
+impl QueueJob for JobRow<'_> {
+    fn job_id(&self) -> u32 {
+        self.job.id
+    }
+    fn array_job_id(&self) -> u32 {
+        0
+    }
+    fn array_task_id(&self) -> Option<u32> {
+        None
+    }
+    fn array_task_string(&self) -> &str {
+        ""
+    }
+    fn partition(&self) -> &str {
+        &self.job.partition
+    }
+    fn name(&self) -> &str {
+        &self.job.name
+    }
+    fn account(&self) -> &str {
+        &self.job.account
+    }
+    fn qos(&self) -> &str {
+        if self.job.qos.is_empty() {
+            "normal"
+        } else {
+            &self.job.qos
+        }
+    }
+    fn comment(&self) -> &str {
+        &self.job.comment
+    }
+    fn wckey(&self) -> &str {
+        &self.job.wckey
+    }
+    fn user_id(&self) -> u32 {
+        self.job.uid
+    }
+    fn user_name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.user_name)
+    }
+    fn group_id(&self) -> u32 {
+        self.job.gid
+    }
+    fn group_name(&self) -> Cow<'_, str> {
+        Cow::Owned(crate::paths::group_name(self.job.gid))
+    }
+    fn state(&self) -> &str {
+        self.job.state().name()
+    }
+    fn state_reason(&self) -> &str {
+        &self.job.reason
+    }
+    fn nodes(&self) -> &str {
+        if self.started() {
+            &self.config.node_name
+        } else {
+            ""
+        }
+    }
+    fn batch_host(&self) -> &str {
+        self.nodes()
+    }
+    fn node_count(&self) -> u32 {
+        1
+    }
+    fn cpus(&self) -> u32 {
+        self.job.req.cpus
+    }
+    fn minimum_cpus_per_node(&self) -> u32 {
+        self.job.req.cpus
+    }
+    fn tasks(&self) -> u32 {
+        self.job.ntasks
+    }
+    fn cpus_per_task(&self) -> u32 {
+        self.job.cpus_per_task
+    }
+    fn submit_time(&self) -> u64 {
+        self.job.submit_time
+    }
+    fn start_time(&self) -> u64 {
+        self.job.start_time
+    }
+    fn end_time(&self) -> u64 {
+        let job = self.job;
+        if job.state().is_finished() {
+            job.end_time
+        } else if self.started() {
+            job.limit_secs().map(|l| job.start_time + l).unwrap_or(0)
+        } else {
+            0
+        }
+    }
+    fn time_limit(&self) -> Option<u32> {
+        self.job.time_limit
+    }
+    fn priority(&self) -> u32 {
+        if self.job.held {
+            0
+        } else {
+            self.job.priority
+        }
+    }
+    fn nice(&self) -> i32 {
+        self.job.nice
+    }
+    fn tres_per_node(&self) -> &str {
+        &self.job.tres_per_node
+    }
+    fn tres_per_job(&self) -> &str {
+        &self.job.tres_per_job
+    }
+    fn memory_per_cpu(&self) -> Option<u64> {
+        self.job.mem_per_cpu
+    }
+    fn memory_per_node(&self) -> Option<u64> {
+        match self.job.mem_per_cpu {
+            None => Some(self.job.req.mem_mb),
+            Some(_) => None,
+        }
+    }
+    fn dependency(&self) -> &str {
+        ""
+    }
+    fn features(&self) -> &str {
+        ""
+    }
+    fn required_nodes(&self) -> &str {
+        ""
+    }
+    fn excluded_nodes(&self) -> &str {
+        ""
+    }
+    fn scheduled_nodes(&self) -> &str {
+        ""
+    }
+    fn command(&self) -> &str {
+        &self.job.command
+    }
+    fn contiguous(&self) -> bool {
+        false
+    }
+    fn current_working_directory(&self) -> &str {
+        &self.job.cwd
+    }
+    fn stdout_expanded(&self) -> Cow<'_, str> {
+        match self.job.stdout.as_str() {
+            "" => Cow::Borrowed(""),
+            pattern => Cow::Owned(self.expand(pattern)),
+        }
+    }
+    fn stderr_expanded(&self) -> Cow<'_, str> {
+        match self.job.stderr.as_str() {
+            "" => self.stdout_expanded(),
+            pattern => Cow::Owned(self.expand(pattern)),
+        }
+    }
+    fn stdin_expanded(&self) -> Cow<'_, str> {
+        match self.job.stdin.as_str() {
+            "" => Cow::Borrowed("/dev/null"),
+            pattern => Cow::Owned(self.expand(pattern)),
+        }
+    }
+    fn cluster(&self) -> &str {
+        &self.config.cluster_name
+    }
+}
+
+/// The state list of `job_info`: a cancelled job that is still completing reads
+/// `RUNNING,COMPLETING`, as in Slurm.
+pub fn state_list(job: &Job) -> Vec<String> {
+    let state = job.state();
+    if job.cancelled_by.is_some() && state == JobState::Completing {
+        vec!["RUNNING".into(), "COMPLETING".into()]
+    } else {
+        vec![state.name().to_string()]
+    }
+}
+
+/// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
+/// [`JobRows`](crate::api::types::JobRows).
+pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
+    let mut users: Vec<(u32, String)> = Vec::new();
+    for job in jobs.clone() {
+        if !users.iter().any(|(uid, _)| *uid == job.uid) {
+            users.push((job.uid, crate::paths::user_name(job.uid)));
+        }
+    }
+    let name_of = |uid: u32| users.iter().find(|(u, _)| *u == uid).map_or("", |(_, name)| name.as_str());
+    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: name_of(job.uid) }).collect();
+    let ids_found = squeue::ids_found(q, all.iter());
+    let mut listed: Vec<JobRow> = all.into_iter().filter(|r| squeue::matches(q, r)).collect();
+    squeue::sort_jobs(&mut listed);
+    let codes: Vec<char> = q.codes.chars().collect();
+    // The reply is written as it is rendered: one buffer for every value, and no row kept.
+    let mut out = Vec::with_capacity(64 + listed.len() * codes.len() * 12);
+    out.extend_from_slice(b"{\"rows\":[");
+    let mut cell = String::new();
+    for (i, row) in listed.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        for (k, &code) in codes.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            cell.clear();
+            squeue::write_value(&mut cell, code, row, now);
+            push_json_string(&mut out, &cell);
+        }
+        out.push(b']');
+    }
+    out.extend_from_slice(format!("],\"ids_found\":{ids_found},\"errors\":[]}}").as_bytes());
+    out
+}
+
+/// Appends `text` as a JSON string; most values need no escape and are copied as they are.
+fn push_json_string(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, text).expect("a string serializes");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::types::JobRows;
+    use crate::cli::squeue::{value, CODES};
+    use crate::daemon::job::{EndCause, Resources};
+
+    fn jobs() -> Vec<Job> {
+        let base = Job {
+            id: 7,
+            name: "train".into(),
+            uid: 0,
+            gid: 0,
+            partition: "gpu".into(),
+            reason: "Resources".into(),
+            priority: 1,
+            submit_time: 1_000,
+            time_limit: Some(90),
+            req: Resources { cpus: 4, mem_mb: 2048, gpus: 2 },
+            ntasks: 2,
+            cpus_per_task: 2,
+            tres_per_node: "gres/gpu:2".into(),
+            comment: "a b".into(),
+            account: "proj".into(),
+            qos: "high".into(),
+            cwd: "/work".into(),
+            command: "/work/run.sh".into(),
+            stdout: "out-%j.log".into(),
+            nice: 5,
+            begin_time: 1_010,
+            ..Default::default()
+        };
+        vec![
+            Job { state: Some(JobState::Pending), ..base.clone() },
+            Job { state: Some(JobState::Pending), held: true, reason: "JobHeldUser".into(), ..base.clone() },
+            Job {
+                state: Some(JobState::Running),
+                start_time: 1_100,
+                gpu_ids: vec![0, 1],
+                mem_per_cpu: Some(512),
+                time_limit: None,
+                stdin: "in-%j".into(),
+                stderr: "err-%x".into(),
+                ..base.clone()
+            },
+            Job { state: Some(JobState::Completing), start_time: 1_100, cancelled_by: Some(0), ..base.clone() },
+            Job {
+                state: Some(JobState::Completed),
+                start_time: 1_100,
+                end_time: 1_160,
+                end_cause: Some(EndCause::Exited),
+                wait_status: Some(0),
+                wckey: "w".into(),
+                qos: String::new(),
+                tres_per_job: "gres/gpu:tesla:1".into(),
+                ..base
+            },
+        ]
+    }
+
+    fn config() -> Config {
+        let file = toml::from_str("node_name = \"node1\"\ngpus = 2\ncpus = 8\nmemory = 4096\n").unwrap();
+        Config::resolve(file, std::path::Path::new("test.toml")).unwrap()
+    }
+
+    #[test]
+    fn a_row_renders_every_code_as_the_full_job_info_does() {
+        let config = config();
+        for job in jobs() {
+            let full = super::super::info::job_info(&job, &config);
+            let user = crate::paths::user_name(job.uid);
+            let row = JobRow { job: &job, config: &config, user_name: &user };
+            for code in CODES.chars() {
+                for now in [1_050, 1_200, 9_999] {
+                    assert_eq!(value(code, &row, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_query_filters_sorts_and_renders_the_codes_asked_for() {
+        let config = config();
+        let mut jobs = jobs();
+        for (i, job) in jobs.iter_mut().enumerate() {
+            job.id = 10 + i as u32;
+        }
+        jobs[0].name = "say \"hi\"\\\t".into();
+        let q = JobQuery { codes: "itRj".into(), ..Default::default() };
+        let bytes = query(jobs.iter(), &config, &q, 2_000);
+        let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
+        let text: Vec<Vec<&str>> = rows.rows.iter().map(|r| r.iter().map(|c| c.0.as_ref()).collect()).collect();
+        // Pending first (higher priority first, the held one last), then running, then
+        // completing; the completed job is hidden by default.
+        assert_eq!(
+            text,
+            vec![
+                vec!["10", "PD", "(Resources)", "say \"hi\"\\\t"],
+                vec!["11", "PD", "(JobHeldUser)", "train"],
+                vec!["12", "R", "node1", "train"],
+                vec!["13", "CG", "node1", "train"],
+            ]
+        );
+        assert!(rows.ids_found);
+        let q = JobQuery { codes: "i".into(), job_ids: Some(vec![14, 99]), ..Default::default() };
+        let bytes = query(jobs.iter(), &config, &q, 2_000);
+        let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
+        assert!(rows.ids_found, "14 exists, though finished");
+        assert!(rows.rows.is_empty(), "a finished job is not listed without -t");
+        let q = JobQuery { codes: "i".into(), job_ids: Some(vec![99]), ..Default::default() };
+        let bytes = query(jobs.iter(), &config, &q, 2_000);
+        let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
+        assert!(!rows.ids_found);
+    }
+}
