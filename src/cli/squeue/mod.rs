@@ -1,14 +1,15 @@
 //! `squeue`: view jobs in the queue.
 
 mod fields;
+mod rows;
 mod select;
 
 pub use fields::{memory_text, short_state, value, write_value, QueueJob, CODES};
 pub use select::{ids_found, matches, sort_jobs};
 
 use super::format::{self, Field, Token};
-use crate::api::client::Client;
-use crate::api::types::{JobQuery, JobRows};
+use crate::api::client::{Client, ClientError};
+use crate::api::types::JobQuery;
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -160,14 +161,19 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 1;
         }
     };
-    let rows: JobRows = match Client::decode(&reply) {
+    let rendered = match rows::render(&reply.body, &tokens) {
         Ok(r) => r,
-        Err(e) => {
-            super::error(CMD, &e.to_string());
+        Err(_) => {
+            let body = String::from_utf8_lossy(&reply.body[..reply.body.len().min(300)]).into_owned();
+            super::error(CMD, &ClientError::Decode { status: reply.status, body }.to_string());
             return 1;
         }
     };
-    if !rows.ids_found {
+    if let Some(e) = rendered.errors.first() {
+        super::error(CMD, &e.description);
+        return 1;
+    }
+    if !rendered.ids_found {
         eprintln!("slurm_load_jobs error: Invalid job id specified");
         return 1;
     }
@@ -181,13 +187,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         eprintln!("{CMD}: error: Invalid user: {name}\n");
         return 0;
     }
-    let mut text = String::with_capacity(reply.body.len() * 2);
-    for cells in &rows.rows {
-        let mut cells = cells.iter();
-        format::render_into(&mut text, &tokens, |_| cells.next().map(|c| c.0.as_ref()).unwrap_or(""));
-        text.push('\n');
-    }
-    format::emit_text(&text);
+    format::emit_text(&rendered.text);
     0
 }
 

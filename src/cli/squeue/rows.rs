@@ -1,0 +1,154 @@
+//! Lays out the reply of `POST /slurmlet/v1/jobs/query` (a
+//! [`JobRows`](crate::api::types::JobRows)) as squeue's text while it is being parsed: each
+//! value goes from the reply's bytes into its padded column, and no row is kept in between.
+
+use crate::api::types::ApiError;
+use crate::cli::format::{push_justified, Token};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+
+/// The text of a query's rows, and what else the reply said.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// One line per row, each ending in a newline.
+    pub text: String,
+    /// Whether any job has one of the ids asked for.
+    pub ids_found: bool,
+    /// The reply's errors.
+    pub errors: Vec<ApiError>,
+}
+
+/// Parses `body` (a `JobRows` reply) and lays its rows out with `tokens`, the format whose
+/// fields the query asked for, in order.
+pub fn render(body: &[u8], tokens: &[Token]) -> Result<Rendered, serde_json::Error> {
+    let mut out = Rendered { text: String::with_capacity(body.len() * 2), ..Default::default() };
+    let mut de = serde_json::Deserializer::from_slice(body);
+    Reply { tokens, out: &mut out }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(out)
+}
+
+/// The reply object.
+struct Reply<'a> {
+    tokens: &'a [Token],
+    out: &'a mut Rendered,
+}
+
+impl<'de> DeserializeSeed<'de> for Reply<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Reply<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a job query reply")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        while let Some(key) = map.next_key::<Cow<str>>()? {
+            match key.as_ref() {
+                "rows" => map.next_value_seed(Rows { tokens: self.tokens, text: &mut self.out.text })?,
+                "ids_found" => self.out.ids_found = map.next_value()?,
+                "errors" => self.out.errors = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `rows` array.
+struct Rows<'a> {
+    tokens: &'a [Token],
+    text: &'a mut String,
+}
+
+impl<'de> DeserializeSeed<'de> for Rows<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Rows<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of rows")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        while seq.next_element_seed(Row { tokens: self.tokens, text: &mut *self.text })?.is_some() {}
+        Ok(())
+    }
+}
+
+/// One row: its values in the order of the format's fields.
+struct Row<'a> {
+    tokens: &'a [Token],
+    text: &'a mut String,
+}
+
+impl<'de> DeserializeSeed<'de> for Row<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Row<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of values")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        for token in self.tokens {
+            match token {
+                Token::Literal(s) => self.text.push_str(s),
+                Token::Field(f) => {
+                    let cell: Option<crate::api::types::Cell> = seq.next_element()?;
+                    push_justified(self.text, cell.as_ref().map_or("", |c| c.0.as_ref()), f.width, f.right);
+                }
+            }
+        }
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.text.push('\n');
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::format;
+
+    #[test]
+    fn rows_are_laid_out_as_they_are_parsed() {
+        let tokens = format::parse("%.4i|%-5j|%t");
+        let body = br#"{"rows":[["7","a\"b","PD"],["12","x\u00e9yz12345","R"]],"ids_found":true,"errors":[]}"#;
+        let out = render(body, &tokens).unwrap();
+        assert_eq!(out.text, "   7|a\"b  |PD\n  12|x\u{e9}yz1|R\n");
+        assert!(out.ids_found);
+        assert!(out.errors.is_empty());
+    }
+
+    #[test]
+    fn errors_and_unknown_keys_are_read() {
+        let tokens = format::parse("%i");
+        let body = br#"{"extra":{"a":[1]},"rows":[],"ids_found":false,"errors":[{"description":"bad","error_number":9003,"error":"e","source":"body"}]}"#;
+        let out = render(body, &tokens).unwrap();
+        assert_eq!(out.text, "");
+        assert!(!out.ids_found);
+        assert_eq!(out.errors[0].description, "bad");
+    }
+
+    #[test]
+    fn a_malformed_reply_is_an_error() {
+        let tokens = format::parse("%i");
+        assert!(render(br#"{"rows":[["1"]"#, &tokens).is_err());
+        assert!(render(br#"{"rows":[[1]]}"#, &tokens).is_err());
+    }
+}
