@@ -3,8 +3,8 @@
 //!
 //! Every command makes one or a few requests to a daemon on the same machine, so the cost that
 //! matters is the command's own start-up: this transport needs no runtime and no helper thread,
-//! and it reuses the connection that found the daemon. Response heads are read with `httparse`;
-//! bodies come with a `Content-Length` or chunked.
+//! and it reuses the connection that found the daemon. It reads what the daemon's HTTP/1.1
+//! server writes: a status line, headers, and a body with a `Content-Length` or chunked.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -55,8 +55,6 @@ pub struct UnixHttp {
 
 /// The largest response head accepted, in bytes.
 const MAX_HEAD: usize = 64 * 1024;
-/// The most response headers accepted.
-const MAX_HEADERS: usize = 32;
 
 impl UnixHttp {
     /// A transport for `socket`, starting from `stream` when one is already connected.
@@ -177,39 +175,51 @@ struct Head {
     keep_alive: bool,
 }
 
-/// Reads bytes up to and including the blank line that ends the head, and parses them.
+/// Reads the status line and the headers, up to the blank line that ends the head.
 fn read_head(conn: &mut BufReader<UnixStream>) -> Result<Head, Failure> {
-    let mut raw = Vec::with_capacity(512);
-    loop {
-        let n = conn.read_until(b'\n', &mut raw).map_err(Failure::Io)?;
+    let mut line = String::with_capacity(128);
+    let mut total = 0;
+    let mut next_line = |line: &mut String| -> Result<(), Failure> {
+        line.clear();
+        let n = conn.read_line(line).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidData => Failure::Malformed("response head is not UTF-8".into()),
+            _ => Failure::Io(e),
+        })?;
         if n == 0 {
             return Err(Failure::Io(io::ErrorKind::UnexpectedEof.into()));
         }
-        if raw.ends_with(b"\r\n\r\n") || raw.ends_with(b"\n\n") {
-            break;
-        }
-        if raw.len() > MAX_HEAD {
+        total += n;
+        if total > MAX_HEAD {
             return Err(Failure::Malformed(format!("response head longer than {MAX_HEAD} bytes")));
         }
-    }
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut parsed = httparse::Response::new(&mut headers);
-    match parsed.parse(&raw) {
-        Ok(httparse::Status::Complete(_)) => {}
-        Ok(httparse::Status::Partial) => return Err(Failure::Malformed("incomplete response head".into())),
-        Err(e) => return Err(Failure::Malformed(e.to_string())),
-    }
-    let status = parsed.code.ok_or_else(|| Failure::Malformed("no status code".into()))?;
+        Ok(())
+    };
+    next_line(&mut line)?;
+    let mut words = line.split_ascii_whitespace();
+    let version = words.next().unwrap_or("");
+    let status = words.next().and_then(|w| w.parse::<u16>().ok());
+    let status = match (version, status) {
+        ("HTTP/1.1" | "HTTP/1.0", Some(code)) if (100..1000).contains(&code) => code,
+        _ => return Err(Failure::Malformed(format!("status line {:?}", line.trim_end()))),
+    };
+    let mut keep_alive = version == "HTTP/1.1";
     let mut framing = Framing::UntilClose;
-    let mut keep_alive = parsed.version == Some(1);
-    for h in parsed.headers.iter() {
-        let value = std::str::from_utf8(h.value).unwrap_or("").trim();
-        if h.name.eq_ignore_ascii_case("content-length") {
+    loop {
+        next_line(&mut line)?;
+        let header = line.trim_end_matches(['\r', '\n']);
+        if header.is_empty() {
+            break;
+        }
+        let Some((name, value)) = header.split_once(':') else {
+            return Err(Failure::Malformed(format!("header line {header:?}")));
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
             let n = value.parse().map_err(|_| Failure::Malformed(format!("content-length {value:?}")))?;
             framing = Framing::Length(n);
-        } else if h.name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
+        } else if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
             framing = Framing::Chunked;
-        } else if h.name.eq_ignore_ascii_case("connection") {
+        } else if name.eq_ignore_ascii_case("connection") {
             keep_alive = !value.eq_ignore_ascii_case("close");
         }
     }
@@ -322,6 +332,17 @@ mod tests {
         let err = http.request("GET", "/a", None).unwrap_err().to_string();
         server.join().unwrap();
         assert!(err.contains("the reply broke off from") && err.contains("s.sock"), "{err}");
+    }
+
+    #[test]
+    fn a_reply_that_is_not_http_is_malformed() {
+        for reply in [&b"SSH-2.0-OpenSSH\r\n\r\n"[..], b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n"] {
+            let (_dir, path, server) = serve(vec![vec![reply]]);
+            let http = UnixHttp::new(&path, None);
+            let err = http.request("GET", "/a", None).unwrap_err().to_string();
+            server.join().unwrap();
+            assert!(err.starts_with("malformed reply from"), "{err}");
+        }
     }
 
     #[test]
