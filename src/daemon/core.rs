@@ -274,7 +274,7 @@ impl Core {
             };
             if self.jobs[&id].reason != reason {
                 let job = self.jobs.get_mut(&id).expect("pending job exists");
-                job.reason = reason.to_string();
+                job.reason = reason.into();
             }
         }
         for id in to_start {
@@ -284,7 +284,7 @@ impl Core {
     }
 
     fn exceeds_partition_limit(&self, job: &Job) -> bool {
-        let Some(p) = self.config.partitions.iter().find(|p| p.name == job.partition) else { return true };
+        let Some(p) = self.config.partitions.iter().find(|p| job.partition == p.name) else { return true };
         match (p.max_time, job.time_limit) {
             (Some(max), Some(t)) => t > max,
             (Some(_), None) => true,
@@ -506,7 +506,11 @@ impl Core {
     /// Drops finished jobs older than MinJobAge from memory (they stay in the store).
     pub fn purge(&mut self, now: u64) {
         let age = self.config.min_job_age as u64;
+        let before = self.jobs.len();
         self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);
+        if self.jobs.len() < before {
+            super::text::Text::forget_unused();
+        }
     }
 
     /// Waits until every queued change is durable.

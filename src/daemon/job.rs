@@ -1,5 +1,6 @@
 //! A job as the daemon keeps it: what was asked, what was given, and where it stands.
 
+use super::text::Text;
 use serde::{Deserialize, Serialize};
 
 /// Slurm's job states (the base state).
@@ -133,17 +134,17 @@ pub struct Job {
     /// Job id.
     pub id: u32,
     /// Job name.
-    pub name: String,
+    pub name: Text,
     /// Owner uid.
     pub uid: u32,
     /// Owner gid.
     pub gid: u32,
     /// Partition.
-    pub partition: String,
+    pub partition: Text,
     /// Current state.
     pub state: Option<JobState>,
     /// Pending reason or why it ended (`None`, `Resources`, …).
-    pub reason: String,
+    pub reason: Text,
     /// Priority (higher runs first).
     pub priority: u32,
     /// Held by the user.
@@ -169,37 +170,37 @@ pub struct Job {
     /// Memory per CPU when the request was per CPU, else `None`.
     pub mem_per_cpu: Option<u64>,
     /// `tres_per_node` as submitted.
-    pub tres_per_node: String,
+    pub tres_per_node: Text,
     /// `tres_per_job` as submitted.
-    pub tres_per_job: String,
+    pub tres_per_job: Text,
     /// GPU indices given to the job.
     pub gpu_ids: Vec<u32>,
     /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
-    pub stdout: String,
+    pub stdout: Text,
     /// stderr pattern; empty means stdout.
-    pub stderr: String,
+    pub stderr: Text,
     /// stdin path; empty means /dev/null.
-    pub stdin: String,
+    pub stdin: Text,
     /// Append instead of truncating output files.
     pub append: bool,
     /// Working directory.
-    pub cwd: String,
+    pub cwd: Text,
     /// The script path as given to sbatch (empty for stdin / --wrap).
-    pub command: String,
+    pub command: Text,
     /// `--comment`.
-    pub comment: String,
+    pub comment: Text,
     /// `--wckey`.
-    pub wckey: String,
+    pub wckey: Text,
     /// `--account`.
-    pub account: String,
+    pub account: Text,
     /// `--qos`.
-    pub qos: String,
+    pub qos: Text,
     /// `--nice`.
     pub nice: i32,
     /// `--signal`.
     pub warn_signal: Option<WarnSignal>,
     /// Host the job was submitted from.
-    pub submit_host: String,
+    pub submit_host: Text,
     /// Raw wait status of the batch shell once it ended.
     pub wait_status: Option<i32>,
     /// How the job ended.

@@ -22,10 +22,10 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_JOB_ID", job.id.to_string()),
         ("SLURM_JOB_CPUS_PER_NODE", job.req.cpus.to_string()),
         ("SLURM_JOB_GID", job.gid.to_string()),
-        ("SLURM_JOB_NAME", job.name.clone()),
+        ("SLURM_JOB_NAME", job.name.to_string()),
         ("SLURM_JOB_NODELIST", node.clone()),
         ("SLURM_JOB_NUM_NODES", "1".into()),
-        ("SLURM_JOB_PARTITION", job.partition.clone()),
+        ("SLURM_JOB_PARTITION", job.partition.to_string()),
         ("SLURM_JOB_UID", job.uid.to_string()),
         ("SLURM_JOB_USER", crate::paths::user_name(job.uid)),
         ("SLURM_JOB_START_TIME", job.start_time.to_string()),
@@ -37,18 +37,18 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_NTASKS", job.ntasks.to_string()),
         ("SLURM_PRIO_PROCESS", "0".into()),
         ("SLURM_PROCID", "0".into()),
-        ("SLURM_SUBMIT_DIR", job.cwd.clone()),
-        ("SLURM_SUBMIT_HOST", job.submit_host.clone()),
+        ("SLURM_SUBMIT_DIR", job.cwd.to_string()),
+        ("SLURM_SUBMIT_HOST", job.submit_host.to_string()),
         ("SLURM_TASKS_PER_NODE", job.ntasks.to_string()),
         ("SLURM_TOPOLOGY_ADDR", node.clone()),
         ("SLURM_TOPOLOGY_ADDR_PATTERN", "node".into()),
-        ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.clone() }),
+        ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() }),
     ];
     if let Some(limit) = job.limit_secs() {
         vars.push(("SLURM_JOB_END_TIME", (job.start_time + limit).to_string()));
     }
     if !job.account.is_empty() {
-        vars.push(("SLURM_JOB_ACCOUNT", job.account.clone()));
+        vars.push(("SLURM_JOB_ACCOUNT", job.account.to_string()));
     }
     if job.cpus_per_task_set {
         vars.push(("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string()));
@@ -114,7 +114,7 @@ pub fn prepare(
         script: script_path,
         argv: argv.to_vec(),
         env,
-        cwd: job.cwd.clone().into(),
+        cwd: job.cwd.as_str().into(),
         stdout,
         stderr,
         stdin,

@@ -313,7 +313,7 @@ mod tests {
                 end_cause: Some(EndCause::Exited),
                 wait_status: Some(0),
                 wckey: "w".into(),
-                qos: String::new(),
+                qos: "".into(),
                 tres_per_job: "gres/gpu:tesla:1".into(),
                 ..base
             },

@@ -12,6 +12,7 @@ pub mod plan;
 pub mod server;
 pub mod store;
 pub mod submit;
+pub mod text;
 pub mod writer;
 
 use crate::config::Config;

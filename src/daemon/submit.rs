@@ -5,6 +5,7 @@
 
 use super::job::{Job, JobState, Resources, WarnSignal};
 use super::store::Payload;
+use super::text::Text;
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
 use crate::options::{gres, pattern, signal};
@@ -223,10 +224,10 @@ pub fn build(
     let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
     let job = Job {
         id: 0,
-        name,
+        name: name.into(),
         uid: caller.uid,
         gid: caller.gid,
-        partition: partition.name.clone(),
+        partition: Text::new(&partition.name),
         state: Some(JobState::Pending),
         reason: "None".into(),
         priority: 1,
@@ -239,21 +240,21 @@ pub fn build(
         cpus_per_task,
         cpus_per_task_set: desc.cpus_per_task.is_some(),
         mem_per_cpu: if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None },
-        tres_per_node: desc.tres_per_node.clone().unwrap_or_default(),
-        tres_per_job: desc.tres_per_job.clone().unwrap_or_default(),
-        stdout: desc.standard_output.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| "slurm-%j.out".into()),
-        stderr: desc.standard_error.clone().unwrap_or_default(),
-        stdin: desc.standard_input.clone().unwrap_or_default(),
+        tres_per_node: desc.tres_per_node.as_deref().unwrap_or_default().into(),
+        tres_per_job: desc.tres_per_job.as_deref().unwrap_or_default().into(),
+        stdout: desc.standard_output.as_deref().filter(|s| !s.is_empty()).unwrap_or("slurm-%j.out").into(),
+        stderr: desc.standard_error.as_deref().unwrap_or_default().into(),
+        stdin: desc.standard_input.as_deref().unwrap_or_default().into(),
         append: desc.open_mode.iter().flatten().any(|m| m.eq_ignore_ascii_case("APPEND")),
-        cwd,
-        command: desc.argv.as_ref().and_then(|a| a.first().cloned()).unwrap_or_default(),
-        comment: desc.comment.clone().unwrap_or_default(),
-        wckey: desc.wckey.clone().unwrap_or_default(),
-        account: desc.account.clone().unwrap_or_default(),
-        qos: desc.qos.clone().unwrap_or_default(),
+        cwd: cwd.into(),
+        command: desc.argv.as_ref().and_then(|a| a.first()).map_or("", String::as_str).into(),
+        comment: desc.comment.as_deref().unwrap_or_default().into(),
+        wckey: desc.wckey.as_deref().unwrap_or_default().into(),
+        account: desc.account.as_deref().unwrap_or_default().into(),
+        qos: desc.qos.as_deref().unwrap_or_default().into(),
         nice: desc.nice.unwrap_or(0),
         warn_signal,
-        submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname),
+        submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname).into(),
         ..Default::default()
     };
     let payload = Payload {
@@ -268,7 +269,7 @@ pub fn build(
 pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
     pattern::PatternContext {
         job_id: job.id,
-        job_name: job.name.clone(),
+        job_name: job.name.to_string(),
         user: crate::paths::user_name(job.uid),
         node: node.to_string(),
         array_job_id: job.id,
@@ -286,7 +287,7 @@ pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
     if p.is_absolute() {
         p
     } else {
-        Path::new(&job.cwd).join(p)
+        Path::new(job.cwd.as_str()).join(p)
     }
 }
 
