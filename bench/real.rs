@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 /// A real Slurm cluster reachable through its client commands.
 pub struct RealSlurm {
     dir: PathBuf,
-    /// The version `sbatch --version` printed (`slurm 22.05.8`).
+    /// The version `sbatch --version` printed (`slurm 22.05.8`, `slurm-wlm 22.05.8`).
     pub version: String,
     /// The controller's MaxJobCount, when `scontrol show config` tells it.
     pub max_job_count: Option<usize>,
@@ -33,7 +33,8 @@ impl RealSlurm {
             }
             let Ok(out) = Command::new(&sbatch).arg("--version").stdin(Stdio::null()).output() else { continue };
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            if !out.status.success() || !version.starts_with("slurm ") {
+            // `slurm 24.11.5` from a source build, `slurm-wlm 22.05.8` from Debian's packages.
+            if !out.status.success() || !(version.starts_with("slurm ") || version.starts_with("slurm-wlm ")) {
                 continue;
             }
             if !dir.join("squeue").exists() || !dir.join("scancel").exists() {

@@ -594,6 +594,10 @@ pub struct JobQuery {
     pub states: Option<Vec<String>>,
     /// `--start`: only pending jobs.
     pub pending_only: bool,
+    /// `--json`: answer with the jobs listed as a whole v0.0.43 jobs reply, pretty-printed
+    /// as `squeue --json` prints it, instead of rows (`codes` is then unused). When no job has
+    /// one of `job_ids`, the reply is a 404 with the error in `errors`.
+    pub json: bool,
 }
 
 /// One rendered value of a [`JobRows`] row; borrowed from the reply when it can be.

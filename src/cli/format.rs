@@ -206,8 +206,13 @@ pub fn emit(line: &str) {
 
 /// Writes `text` to stdout as it is, ignoring a closed pipe.
 pub fn emit_text(text: &str) {
+    emit_bytes(text.as_bytes());
+}
+
+/// Writes `bytes` to stdout as they are, ignoring a closed pipe.
+pub fn emit_bytes(bytes: &[u8]) {
     use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = std::io::stdout().lock().write_all(bytes);
 }
 
 /// Writes many lines to stdout through one buffer (a long listing in a few system calls),

@@ -5,7 +5,8 @@
 //! same whether it asks for rows or for full `job_info`s.
 
 use super::job::{Job, JobState};
-use crate::api::types::JobQuery;
+use crate::api::noval::NoVal;
+use crate::api::types::{errno, ApiError, JobQuery, JobsResponse};
 use crate::cli::squeue::{self, QueueJob};
 use crate::config::Config;
 use std::borrow::Cow;
@@ -211,20 +212,77 @@ pub fn state_list(job: &Job) -> Vec<String> {
     }
 }
 
-/// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
-/// [`JobRows`](crate::api::types::JobRows).
-pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
-    let mut users: Vec<(u32, String)> = Vec::new();
-    for job in jobs.clone() {
-        if !users.iter().any(|(uid, _)| *uid == job.uid) {
-            users.push((job.uid, crate::paths::user_name(job.uid)));
+/// The names of the users who own `jobs`, each looked up once.
+struct UserNames(Vec<(u32, String)>);
+
+impl UserNames {
+    fn of<'a>(jobs: impl Iterator<Item = &'a Job>) -> UserNames {
+        let mut users: Vec<(u32, String)> = Vec::new();
+        for job in jobs {
+            if !users.iter().any(|(uid, _)| *uid == job.uid) {
+                users.push((job.uid, crate::paths::user_name(job.uid)));
+            }
         }
+        UserNames(users)
     }
-    let name_of = |uid: u32| users.iter().find(|(u, _)| *u == uid).map_or("", |(_, name)| name.as_str());
-    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: name_of(job.uid) }).collect();
+
+    fn get(&self, uid: u32) -> &str {
+        self.0.iter().find(|(u, _)| *u == uid).map_or("", |(_, name)| name.as_str())
+    }
+}
+
+/// The jobs a query lists, in squeue's order, and whether any job has one of its ids.
+fn select<'j: 'n, 'n>(
+    jobs: impl Iterator<Item = &'j Job>,
+    config: &'j Config,
+    names: &'n UserNames,
+    q: &JobQuery,
+) -> (Vec<JobRow<'n>>, bool) {
+    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
     let ids_found = squeue::ids_found(q, all.iter());
     let mut listed: Vec<JobRow> = all.into_iter().filter(|r| squeue::matches(q, r)).collect();
     squeue::sort_jobs(&mut listed);
+    (listed, ids_found)
+}
+
+/// Answers a `--json` [`JobQuery`] over `jobs` at UNIX time `now`: the jobs listed as a
+/// pretty-printed v0.0.43 jobs reply, ready to print, and whether any job has one of the
+/// query's ids (when none has, the reply holds the error instead).
+pub fn query_json<'a>(
+    jobs: impl Iterator<Item = &'a Job> + Clone,
+    config: &'a Config,
+    q: &JobQuery,
+    now: u64,
+) -> (Vec<u8>, bool) {
+    let names = UserNames::of(jobs.clone());
+    let (listed, ids_found) = select(jobs, config, &names, q);
+    let mut reply = JobsResponse {
+        last_backfill: NoVal::of(now),
+        last_update: NoVal::of(now),
+        meta: super::info::meta(config),
+        ..Default::default()
+    };
+    if ids_found {
+        reply.jobs = listed.iter().map(|row| super::info::job_info(row.job, config)).collect();
+    } else {
+        reply.errors.push(ApiError {
+            description: "Unable to query the jobs asked for".into(),
+            error_number: errno::INVALID_JOB_ID,
+            error: "Invalid job id specified".into(),
+            source: "_handle_job_get".into(),
+        });
+    }
+    let mut out = Vec::with_capacity(reply.jobs.len() * 4096 + 1024);
+    serde_json::to_writer_pretty(&mut out, &reply).expect("jobs serialize");
+    out.push(b'\n');
+    (out, ids_found)
+}
+
+/// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
+/// [`JobRows`](crate::api::types::JobRows).
+pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
+    let names = UserNames::of(jobs.clone());
+    let (listed, ids_found) = select(jobs, config, &names, q);
     let codes: Vec<char> = q.codes.chars().collect();
     // The reply is written as it is rendered: one buffer for every value, and no row kept.
     let mut out = Vec::with_capacity(64 + listed.len() * codes.len() * 12);
@@ -373,5 +431,29 @@ mod tests {
         let bytes = query(jobs.iter(), &config, &q, 2_000);
         let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
         assert!(!rows.ids_found);
+    }
+
+    #[test]
+    fn a_json_query_lists_full_job_infos_in_order_or_says_the_ids_are_unknown() {
+        let config = config();
+        let mut jobs = jobs();
+        for (i, job) in jobs.iter_mut().enumerate() {
+            job.id = 20 + i as u32;
+        }
+        let q = JobQuery { json: true, states: Some(vec!["ALL".into()]), ..Default::default() };
+        let (bytes, found) = query_json(jobs.iter(), &config, &q, 2_000);
+        assert!(found);
+        assert!(bytes.starts_with(b"{\n  \""), "pretty-printed");
+        let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
+        let ids: Vec<u32> = reply.jobs.iter().map(|j| j.job_id).collect();
+        assert_eq!(ids, vec![20, 21, 22, 23, 24]);
+        let expected = serde_json::to_value(super::super::info::job_info(&jobs[2], &config)).unwrap();
+        assert_eq!(serde_json::to_value(&reply.jobs[2]).unwrap(), expected);
+        let q = JobQuery { json: true, job_ids: Some(vec![99]), ..Default::default() };
+        let (bytes, found) = query_json(jobs.iter(), &config, &q, 2_000);
+        assert!(!found);
+        let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
+        assert!(reply.jobs.is_empty());
+        assert_eq!(reply.errors[0].error, "Invalid job id specified");
     }
 }

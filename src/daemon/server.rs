@@ -403,12 +403,19 @@ async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
         }
     };
     let now = crate::options::now();
-    let bytes = {
+    let (status, bytes) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
-        listing::query(core.jobs.values(), &core.config, &query, now)
+        if query.json {
+            match listing::query_json(core.jobs.values(), &core.config, &query, now) {
+                (bytes, true) => (StatusCode::OK, bytes),
+                (bytes, false) => (StatusCode::NOT_FOUND, bytes),
+            }
+        } else {
+            (StatusCode::OK, listing::query(core.jobs.values(), &core.config, &query, now))
+        }
     };
-    ([(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
+    (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
 use crate::api::noval::NoVal;

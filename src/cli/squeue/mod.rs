@@ -9,7 +9,7 @@ pub use select::{ids_found, matches, sort_jobs};
 
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
-use crate::api::types::JobQuery;
+use crate::api::types::{JobQuery, JobsResponse};
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -144,6 +144,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         names: split_list(args.name.as_deref()),
         states,
         pending_only: args.start,
+        json: false,
     };
     let client = match super::connect(CMD) {
         Ok(c) => c,
@@ -191,29 +192,31 @@ pub fn run(args: Vec<OsString>) -> i32 {
     0
 }
 
-/// `--json`: the full `job_info` of each job listed, as slurmrestd's `GET /jobs` has them.
+/// `--json`: the full `job_info` of each job listed, as slurmrestd's `GET /jobs` has them,
+/// printed as the daemon wrote them.
 fn print_json(client: &Client, query: &JobQuery, bad_user: Option<&str>) -> i32 {
-    let mut response = match client.jobs() {
-        Ok(j) => j,
+    let query = JobQuery { json: true, ..query.clone() };
+    let reply = match client.post_for_bytes("/slurmlet/v1/jobs/query", &query) {
+        Ok(r) => r,
         Err(e) => {
             super::error(CMD, &e.to_string());
             return 1;
         }
     };
-    if !select::ids_found(query, response.jobs.iter()) {
-        eprintln!("slurm_load_jobs error: Invalid job id specified");
+    if reply.status != 200 {
+        let why = Client::decode::<JobsResponse>(&reply)
+            .ok()
+            .and_then(|r| r.errors.into_iter().next())
+            .map(|e| e.error)
+            .unwrap_or_else(|| String::from_utf8_lossy(&reply.body[..reply.body.len().min(300)]).into_owned());
+        eprintln!("slurm_load_jobs error: {why}");
         return 1;
     }
     if let Some(name) = bad_user {
         eprintln!("{CMD}: error: Invalid user: {name}\n");
         return 0;
     }
-    response.jobs.retain(|j| select::matches(query, j));
-    select::sort_jobs(&mut response.jobs);
-    match serde_json::to_string_pretty(&response) {
-        Ok(s) => format::emit(&s),
-        Err(e) => super::error(CMD, &e.to_string()),
-    }
+    format::emit_bytes(&reply.body);
     0
 }
 
