@@ -310,10 +310,26 @@ impl Core {
         self.writer.update(job)
     }
 
-    /// Gathers what the supervisor of a job whose allocation is durable needs; the caller
-    /// spawns it without the lock and reports with [`Core::supervisor_started`]. `Err`: the
-    /// job does not start (cancelled meanwhile, or its payload is unreadable).
+    /// Gathers what the supervisor of a job given resources needs; the caller writes its
+    /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
+    /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does
+    /// not start (cancelled meanwhile, or its payload is unreadable).
     pub fn prepare_launch(&mut self, id: u32) -> Result<super::launch::Prepared, Effects> {
+        self.confirm_launch(id)?;
+        let job = &self.jobs[&id];
+        match self.store.payload(id) {
+            Ok(p) => {
+                let env = super::launch::batch_env(job, &self.config, &p.environment);
+                Ok(super::launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
+            }
+            Err(e) => Err(self.launch_failed(id, &e.to_string())),
+        }
+    }
+
+    /// Whether job `id`, given resources, may still start its supervisor: it is running and
+    /// has none yet. A job cancelled before its supervisor started ends here. `Err`: it does
+    /// not start.
+    pub fn confirm_launch(&mut self, id: u32) -> Result<(), Effects> {
         let now = crate::options::now();
         let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
         if job.state() != JobState::Running || job.stepd_pid.is_some() {
@@ -323,13 +339,7 @@ impl Core {
             }
             return Err(Effects::default());
         }
-        match self.store.payload(id) {
-            Ok(p) => {
-                let env = super::launch::batch_env(job, &self.config, &p.environment);
-                Ok(super::launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
-            }
-            Err(e) => Err(self.launch_failed(id, &e.to_string())),
-        }
+        Ok(())
     }
 
     /// Records the outcome of starting a job's supervisor.
@@ -350,7 +360,8 @@ impl Core {
         }
     }
 
-    fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
+    /// Job `id` could not be started (`why`): it ends as failed.
+    pub fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
         tracing::error!(job = id, "cannot start the job: {why}");
         let now = crate::options::now();
         self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));

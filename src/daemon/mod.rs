@@ -9,6 +9,7 @@ pub mod launch;
 pub mod lock;
 pub mod plan;
 pub mod server;
+pub mod spawn;
 pub mod store;
 pub mod submit;
 pub mod writer;
