@@ -146,9 +146,16 @@ impl Prepared {
     }
 
     /// Starts the supervisor on the written directory, in its own session with SIGTERM
-    /// blocked (see [`super::spawn::supervisor`]). Returns its pid.
-    pub fn start(&self) -> std::io::Result<i32> {
+    /// blocked (see [`super::spawn::supervisor`]). Returns its pid and the read end of a
+    /// pipe whose write end only the supervisor holds: it closes it once the job's end is
+    /// recorded in `status.json`, before it makes that file durable and exits.
+    pub fn start(&self) -> std::io::Result<(i32, std::os::fd::OwnedFd)> {
+        use std::os::fd::AsFd;
         let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        super::spawn::supervisor(&self.exe, &["slurmlet".as_ref(), "stepd".as_ref(), self.dir.as_os_str()])
+        let (ended, end_writer) = crate::sys::pipe()?;
+        let fd = super::spawn::PASSED_FD.to_string();
+        let argv = ["slurmlet".as_ref(), "stepd".as_ref(), self.dir.as_os_str(), fd.as_ref()];
+        let pid = super::spawn::supervisor(&self.exe, &argv, end_writer.as_fd())?;
+        Ok((pid, ended))
     }
 }

@@ -3,7 +3,7 @@
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
 //! request.
 
-use super::core::{Core, Effects};
+use super::core::{Core, Effects, Watch};
 use super::info;
 use super::submit::Caller;
 use crate::api::types::*;
@@ -51,9 +51,9 @@ impl Daemon {
     /// Carries out the effects of a state change: start supervisors once their allocation is
     /// durable, watch them, re-arm the timer. Returns the change to wait for before answering.
     pub fn apply(self: &Arc<Self>, effects: Effects) -> Option<super::writer::Durable> {
-        for (id, pid) in effects.watch {
+        for w in effects.watch {
             let daemon = self.clone();
-            tokio::spawn(async move { daemon.watch(id, pid).await });
+            tokio::spawn(async move { daemon.watch(w).await });
         }
         for (id, durable) in effects.launch {
             let daemon = self.clone();
@@ -113,8 +113,22 @@ impl Daemon {
         self.core.lock().expect("core lock").supervisor_started(id, started)
     }
 
-    /// Waits for a supervisor to exit, then records the job's end.
-    async fn watch(self: Arc<Self>, id: u32, pid: i32) {
+    /// Waits for a supervisor to record the job's end (or, without an end pipe, to exit),
+    /// records it, then waits for the supervisor's exit and reaps it.
+    async fn watch(self: Arc<Self>, w: Watch) {
+        let (id, pid) = (w.job, w.pid);
+        if let Some(ended) = w.ended {
+            match crate::sys::wait_closed(ended).await {
+                Ok(()) => {
+                    let effects = self.core.lock().expect("core lock").end_recorded(id);
+                    if let Some(effects) = effects {
+                        tracing::debug!(job = id, pid, "end recorded");
+                        self.apply(effects);
+                    }
+                }
+                Err(e) => tracing::error!(job = id, pid, "cannot watch the supervisor's end pipe: {e}"),
+            }
+        }
         if let Err(e) = crate::sys::wait_exit(pid).await {
             tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
         }

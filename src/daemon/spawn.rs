@@ -8,8 +8,12 @@
 
 use std::ffi::{CString, OsStr};
 use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+/// The descriptor number under which the supervisor gets the descriptor passed to it.
+pub const PASSED_FD: libc::c_int = 3;
 
 extern "C" {
     static environ: *const *mut libc::c_char;
@@ -77,13 +81,16 @@ impl Setup {
 }
 
 /// Starts `exe` with `argv` (`argv[0]` first) in a new session, with SIGTERM blocked and
-/// stdin from /dev/null; stdout and stderr are the daemon's. Returns the child's pid.
-pub fn supervisor(exe: &Path, argv: &[&OsStr]) -> io::Result<i32> {
+/// stdin from /dev/null; stdout and stderr are the daemon's, and `pass` becomes the child's
+/// descriptor [`PASSED_FD`] (glibc clears its close-on-exec flag). Returns the child's pid.
+pub fn supervisor(exe: &Path, argv: &[&OsStr], pass: BorrowedFd) -> io::Result<i32> {
     let path = cstring(exe.as_os_str().as_bytes())?;
     let args: Vec<CString> = argv.iter().map(|a| cstring(a.as_bytes())).collect::<io::Result<_>>()?;
     let mut ptrs: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr() as *mut libc::c_char).collect();
     ptrs.push(std::ptr::null_mut());
-    let setup = Setup::new()?;
+    let mut setup = Setup::new()?;
+    // SAFETY: the file actions were initialised by `Setup::new`.
+    check(unsafe { libc::posix_spawn_file_actions_adddup2(&mut setup.actions, pass.as_raw_fd(), PASSED_FD) })?;
     let mut pid: libc::pid_t = 0;
     // SAFETY: the path, argv and environment are NUL-terminated and outlive the call;
     // posix_spawn does not keep them. `environ` is read while no thread changes it (the
