@@ -99,21 +99,61 @@ pub fn format_local_time(ts: u64) -> String {
     )
 }
 
-/// Writes `data` to `path` atomically and durably: a temporary file, fsync, rename, fsync of
-/// the directory.
-pub fn write_durably(path: &std::path::Path, data: &[u8]) -> io::Result<()> {
+/// Writes `data` to `path` atomically (a temporary file renamed over it), calls `published`
+/// once the file is in place, and only then makes it durable (fsync of the file, then of its
+/// directory). Whoever `published` tells may read the file at once; after a crash of the
+/// machine before the fsyncs, the file may be missing or empty, as if the write had not
+/// happened.
+pub fn write_atomically(path: &std::path::Path, data: &[u8], published: impl FnOnce()) -> io::Result<()> {
     use std::io::Write;
     let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(data)?;
-        f.sync_all()?;
-    }
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(data)?;
     std::fs::rename(&tmp, path)?;
+    published();
+    f.sync_all()?;
     if let Some(dir) = path.parent() {
         std::fs::File::open(dir)?.sync_all()?;
     }
     Ok(())
+}
+
+/// A pipe, both ends close-on-exec and non-blocking: `(read end, write end)`.
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Waits (asynchronously) until every write end of the pipe whose non-blocking read end is
+/// `fd` is closed. Anything written to it is read and ignored.
+pub async fn wait_closed(fd: OwnedFd) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the AsyncFd owns the descriptor, so it stays open for as long as it is registered.
+    let afd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut buf = [0u8; 64];
+    loop {
+        let mut ready = afd.readable().await?;
+        // SAFETY: read into a valid local buffer of the given length.
+        let n = unsafe { libc::read(afd.get_ref().as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        match n {
+            0 => return Ok(()),
+            n if n > 0 => continue,
+            _ => {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::WouldBlock => ready.clear_ready(),
+                    io::ErrorKind::Interrupted => {}
+                    _ => return Err(e),
+                }
+            }
+        }
+    }
 }
 
 /// Waits (asynchronously) until process `pid` exits. Returns at once if it is already gone.

@@ -118,3 +118,16 @@ fn files_created_by_the_job_get_the_submitters_umask() {
     let mode = std::fs::metadata(c.path("made")).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+#[test]
+fn a_job_holds_no_descriptor_of_its_supervisor() {
+    // The supervisor holds the write end of the daemon's end pipe as descriptor 3 until the
+    // job's end is recorded; a job (or anything it leaves behind) holding it would hide its
+    // end. (Descriptors the test harness leaks into the daemon are not the supervisor's.)
+    let c = Cluster::start("0", "");
+    let id = c.sbatch(&["-o", "fd.out", "--wrap", "ls -l /proc/$$/fd/"]);
+    let j = c.wait_state(id, &["COMPLETED", "FAILED"], T);
+    assert_eq!(j.job_state, vec!["COMPLETED"]);
+    let fds = read(&c.path("fd.out"));
+    assert!(!fds.lines().any(|l| l.contains(" 3 -> pipe:")), "the job inherited the end pipe:\n{fds}");
+}

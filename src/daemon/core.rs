@@ -17,8 +17,8 @@ use std::path::PathBuf;
 /// Work for the async side after a state change.
 #[derive(Debug, Default)]
 pub struct Effects {
-    /// Supervisors to watch: `(job id, pid)`.
-    pub watch: Vec<(u32, i32)>,
+    /// Supervisors to watch.
+    pub watch: Vec<Watch>,
     /// Jobs given resources whose supervisors start once that is durable: call
     /// [`Core::start_supervisor`] after the [`Durable`] resolves.
     pub launch: Vec<(u32, Durable)>,
@@ -50,6 +50,19 @@ impl Effects {
             (a, b) => a.or(b),
         };
     }
+}
+
+/// A supervisor to watch.
+#[derive(Debug)]
+pub struct Watch {
+    /// Its job.
+    pub job: u32,
+    /// Its pid.
+    pub pid: i32,
+    /// For a supervisor this daemon started: the read end of the pipe it closes once the
+    /// job's end is in `status.json` (see [`super::launch::Prepared::start`]). The end is
+    /// then recorded without waiting for the supervisor to make the file durable and exit.
+    pub ended: Option<std::os::fd::OwnedFd>,
 }
 
 /// A job checked and numbered, whose insert is queued; [`Core::admit`] it once durable.
@@ -162,7 +175,7 @@ impl Core {
                     if let Some(j) = self.jobs.get_mut(&id) {
                         j.stepd_pid = Some(pid);
                     }
-                    effects.watch.push((id, pid));
+                    effects.watch.push(Watch { job: id, pid, ended: None });
                 }
                 _ => {
                     tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
@@ -310,19 +323,13 @@ impl Core {
         self.writer.update(job)
     }
 
-    /// Gathers what the supervisor of a job whose allocation is durable needs; the caller
-    /// spawns it without the lock and reports with [`Core::supervisor_started`]. `Err`: the
-    /// job does not start (cancelled meanwhile, or its payload is unreadable).
+    /// Gathers what the supervisor of a job given resources needs; the caller writes its
+    /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
+    /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does
+    /// not start (cancelled meanwhile, or its payload is unreadable).
     pub fn prepare_launch(&mut self, id: u32) -> Result<super::launch::Prepared, Effects> {
-        let now = crate::options::now();
-        let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
-        if job.state() != JobState::Running || job.stepd_pid.is_some() {
-            if job.state() == JobState::Completing && job.stepd_pid.is_none() {
-                self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
-                return Err(Effects::reschedule());
-            }
-            return Err(Effects::default());
-        }
+        self.confirm_launch(id)?;
+        let job = &self.jobs[&id];
         match self.store.payload(id) {
             Ok(p) => {
                 let env = super::launch::batch_env(job, &self.config, &p.environment);
@@ -332,10 +339,27 @@ impl Core {
         }
     }
 
-    /// Records the outcome of starting a job's supervisor.
-    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<i32>) -> Effects {
+    /// Whether job `id`, given resources, may still start its supervisor: it is running and
+    /// has none yet. A job cancelled before its supervisor started ends here. `Err`: it does
+    /// not start.
+    pub fn confirm_launch(&mut self, id: u32) -> Result<(), Effects> {
+        let now = crate::options::now();
+        let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
+        if job.state() != JobState::Running || job.stepd_pid.is_some() {
+            if job.state() == JobState::Completing && job.stepd_pid.is_none() {
+                self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+                return Err(Effects::reschedule());
+            }
+            return Err(Effects::default());
+        }
+        Ok(())
+    }
+
+    /// Records the outcome of starting a job's supervisor: its pid and the read end of its
+    /// end pipe.
+    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<(i32, std::os::fd::OwnedFd)>) -> Effects {
         match result {
-            Ok(pid) => {
+            Ok((pid, ended)) => {
                 tracing::debug!(job = id, pid, "supervisor started");
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
@@ -344,13 +368,14 @@ impl Core {
                         let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                     }
                 }
-                Effects { watch: vec![(id, pid)], ..Default::default() }
+                Effects { watch: vec![Watch { job: id, pid, ended: Some(ended) }], ..Default::default() }
             }
             Err(e) => self.launch_failed(id, &e.to_string()),
         }
     }
 
-    fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
+    /// Job `id` could not be started (`why`): it ends as failed.
+    pub fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
         tracing::error!(job = id, "cannot start the job: {why}");
         let now = crate::options::now();
         self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
@@ -391,8 +416,24 @@ impl Core {
         self.ended.send_modify(|n| *n += 1);
     }
 
-    /// The supervisor of job `id` exited: record the end and schedule.
+    /// The supervisor of job `id` closed its end pipe: if it recorded the job's end (its
+    /// processes are gone by then), record it and schedule, before the supervisor has made
+    /// the file durable and exited. `None`: nothing recorded (the supervisor died); its exit
+    /// decides.
+    pub fn end_recorded(&mut self, id: u32) -> Option<Effects> {
+        let status = stepd::read_status(&self.job_dir(id))?;
+        self.finish(id, Some(status));
+        Some(Effects::reschedule())
+    }
+
+    /// The supervisor of job `id` exited: record the end, unless it is recorded already, and
+    /// schedule.
     pub fn stepd_exited(&mut self, id: u32) -> Effects {
+        if !self.jobs.get(&id).is_some_and(|j| j.state().holds_resources()) {
+            // Ended already (from its status before the exit): its directory, and the
+            // process group id in it, belong to the past.
+            return Effects::default();
+        }
         let status = stepd::read_status(&self.job_dir(id));
         if status.is_none() {
             self.fence_and_fail(id);

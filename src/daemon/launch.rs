@@ -5,7 +5,6 @@ use super::submit::output_path;
 use crate::config::Config;
 use crate::stepd::{files, LaunchSpec};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 /// The variables a batch step gets on top of its submit environment (compare a real batch
@@ -129,36 +128,34 @@ pub fn prepare(
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
 
-/// Held while a job's script is written and while a supervisor is started. A process forked
+/// Held while a job's script is written and while a supervisor is started. A process started
 /// while another thread has a script open for writing would inherit that descriptor until it
 /// execs, and the script's own exec would then fail with "Text file busy".
 static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Prepared {
-    /// Writes the job directory (script and spec) and starts the supervisor. Returns its pid.
-    pub fn spawn(self) -> std::io::Result<i32> {
+    /// Writes the job directory (script and spec). This needs no durable allocation: until
+    /// the supervisor runs, recovery ignores the directory, and a later launch rewrites it.
+    pub fn write_files(&self) -> std::io::Result<()> {
         let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let dir = &self.dir;
         std::fs::create_dir_all(dir)?;
         std::fs::write(&self.spec.script, &self.script)?;
         std::fs::set_permissions(&self.spec.script, std::fs::Permissions::from_mode(0o700))?;
-        std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))?;
-        let mut cmd = std::process::Command::new(&self.exe);
-        cmd.arg0("slurmlet").arg("stepd").arg(dir).stdin(std::process::Stdio::null());
-        // SAFETY: setsid and sigprocmask are async-signal-safe. The supervisor starts in its own
-        // session with SIGTERM blocked, so that a cancel arriving before it is ready stays
-        // pending.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::setsid();
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut set);
-                libc::sigaddset(&mut set, libc::SIGTERM);
-                libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-                Ok(())
-            });
-        }
-        let child = cmd.spawn()?;
-        Ok(child.id() as i32)
+        std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))
+    }
+
+    /// Starts the supervisor on the written directory, in its own session with SIGTERM
+    /// blocked (see [`super::spawn::supervisor`]). Returns its pid and the read end of a
+    /// pipe whose write end only the supervisor holds: it closes it once the job's end is
+    /// recorded in `status.json`, before it makes that file durable and exits.
+    pub fn start(&self) -> std::io::Result<(i32, std::os::fd::OwnedFd)> {
+        use std::os::fd::AsFd;
+        let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let (ended, end_writer) = crate::sys::pipe()?;
+        let fd = super::spawn::PASSED_FD.to_string();
+        let argv = ["slurmlet".as_ref(), "stepd".as_ref(), self.dir.as_os_str(), fd.as_ref()];
+        let pid = super::spawn::supervisor(&self.exe, &argv, end_writer.as_fd())?;
+        Ok((pid, ended))
     }
 }

@@ -10,6 +10,7 @@ pub mod listing;
 pub mod lock;
 pub mod plan;
 pub mod server;
+pub mod spawn;
 pub mod store;
 pub mod submit;
 pub mod text;

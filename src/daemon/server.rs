@@ -3,7 +3,7 @@
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
 //! request.
 
-use super::core::{Core, Effects};
+use super::core::{Core, Effects, Watch};
 use super::info;
 use super::listing;
 use super::submit::Caller;
@@ -52,34 +52,18 @@ impl Daemon {
     /// Carries out the effects of a state change: start supervisors once their allocation is
     /// durable, watch them, re-arm the timer. Returns the change to wait for before answering.
     pub fn apply(self: &Arc<Self>, effects: Effects) -> Option<super::writer::Durable> {
-        for (id, pid) in effects.watch {
+        for w in effects.watch {
             let daemon = self.clone();
-            tokio::spawn(async move { daemon.watch(id, pid).await });
+            tokio::spawn(async move { daemon.watch(w).await });
         }
         for (id, durable) in effects.launch {
             let daemon = self.clone();
-            tokio::spawn(async move {
-                match durable.await {
-                    Ok(Ok(())) => {
-                        tracing::debug!(job = id, "allocation stored");
-                        let prepared = daemon.core.lock().expect("core lock").prepare_launch(id);
-                        let more = match prepared {
-                            // Files and a process start: not under the lock, not on a worker.
-                            Ok(p) => {
-                                let started = tokio::task::spawn_blocking(move || p.spawn())
-                                    .await
-                                    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
-                                daemon.core.lock().expect("core lock").supervisor_started(id, started)
-                            }
-                            Err(effects) => effects,
-                        };
-                        daemon.apply(more);
-                    }
-                    // The allocation is not stored: starting the job could hand its GPUs out
-                    // twice after a restart. It stays recorded as running in memory only; the
-                    // store error is in the log.
-                    _ => tracing::error!(job = id, "not starting the job: its allocation could not be stored"),
-                }
+            // The job's files are written while its allocation is being committed; the
+            // supervisor starts once the allocation is durable. Files and a process start
+            // run on a blocking thread, not under the lock.
+            tokio::task::spawn_blocking(move || {
+                let more = daemon.launch(id, durable);
+                daemon.apply(more);
             });
         }
         if effects.reschedule {
@@ -98,8 +82,54 @@ impl Daemon {
         effects.durable
     }
 
-    /// Waits for a supervisor to exit, then records the job's end.
-    async fn watch(self: Arc<Self>, id: u32, pid: i32) {
+    /// Starts the supervisor of job `id` (on a blocking thread): writes its directory, waits
+    /// until its allocation is durable, checks that it may still start, starts it.
+    fn launch(&self, id: u32, durable: super::writer::Durable) -> Effects {
+        let prepared = self.core.lock().expect("core lock").prepare_launch(id);
+        let written = prepared.map(|p| {
+            let files = p.write_files();
+            (p, files)
+        });
+        match durable.blocking_recv() {
+            Ok(Ok(())) => tracing::debug!(job = id, "allocation stored"),
+            // The allocation is not stored: starting the job could hand its GPUs out twice
+            // after a restart. It stays recorded as running in memory only; the store error
+            // is in the log.
+            _ => {
+                tracing::error!(job = id, "not starting the job: its allocation could not be stored");
+                return Effects::default();
+            }
+        }
+        let (prepared, files) = match written {
+            Ok(w) => w,
+            Err(effects) => return effects,
+        };
+        if let Err(e) = files {
+            return self.core.lock().expect("core lock").launch_failed(id, &e.to_string());
+        }
+        if let Err(effects) = self.core.lock().expect("core lock").confirm_launch(id) {
+            return effects;
+        }
+        let started = prepared.start();
+        self.core.lock().expect("core lock").supervisor_started(id, started)
+    }
+
+    /// Waits for a supervisor to record the job's end (or, without an end pipe, to exit),
+    /// records it, then waits for the supervisor's exit and reaps it.
+    async fn watch(self: Arc<Self>, w: Watch) {
+        let (id, pid) = (w.job, w.pid);
+        if let Some(ended) = w.ended {
+            match crate::sys::wait_closed(ended).await {
+                Ok(()) => {
+                    let effects = self.core.lock().expect("core lock").end_recorded(id);
+                    if let Some(effects) = effects {
+                        tracing::debug!(job = id, pid, "end recorded");
+                        self.apply(effects);
+                    }
+                }
+                Err(e) => tracing::error!(job = id, pid, "cannot watch the supervisor's end pipe: {e}"),
+            }
+        }
         if let Err(e) = crate::sys::wait_exit(pid).await {
             tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
         }

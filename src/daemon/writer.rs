@@ -55,9 +55,14 @@ impl Writer {
         let conn = Store::connect(path)?;
         let label = path.display().to_string();
         let (queue, rx) = mpsc::channel();
+        let (removals, removals_rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("store-remover".into())
+            .spawn(move || remove(removals_rx))
+            .map_err(|e| StoreError::Thread(e.to_string()))?;
         std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run(conn, label, rx))
+            .spawn(move || run(conn, label, rx, removals))
             .map_err(|e| StoreError::Thread(e.to_string()))?;
         Ok(Writer { queue })
     }
@@ -87,7 +92,8 @@ impl Writer {
         self.push(Change::Update(Box::new(job.clone())), None)
     }
 
-    /// Blocks until everything queued so far is durable (before the daemon exits).
+    /// Blocks until everything queued so far is durable and the directories it frees are
+    /// removed (before the daemon exits).
     pub fn flush(&self) {
         let _ = self.push(Change::Barrier, None).blocking_recv();
     }
@@ -100,9 +106,35 @@ impl Writer {
     }
 }
 
+/// Work for the remover thread, in commit order.
+enum Removal {
+    /// A directory whose job's end is committed.
+    Dir(PathBuf),
+    /// Resolves once every directory sent before it is removed (a barrier: the daemon exits
+    /// with no directory of an ended job left behind).
+    Done(oneshot::Sender<Result<(), String>>),
+}
+
+/// The remover thread: removes the directories of jobs whose end is committed. Unlinking
+/// files can take milliseconds (a filesystem mounted with `discard` discards the freed
+/// blocks synchronously), which must not hold up the next commit, on which the next job's
+/// start waits.
+fn remove(rx: mpsc::Receiver<Removal>) {
+    for r in rx {
+        match r {
+            Removal::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Removal::Done(done) => {
+                let _ = done.send(Ok(()));
+            }
+        }
+    }
+}
+
 /// The writer thread: waits for a change, takes all that is queued behind it, commits them
-/// together, then reports.
-fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>) {
+/// together, then reports; directories to remove after the commit go to the remover thread.
+fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>, removals: mpsc::Sender<Removal>) {
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
         let mut deadline = None;
@@ -136,12 +168,20 @@ fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>) {
                 tracing::error!("{e}");
             }
             if result.is_ok() {
-                if let Some(dir) = &q.remove_after {
-                    let _ = std::fs::remove_dir_all(dir);
+                if let Some(dir) = q.remove_after {
+                    let _ = removals.send(Removal::Dir(dir));
                 }
             }
-            if let Some(done) = q.done {
-                let _ = done.send(result);
+            match (q.done, &q.change) {
+                (Some(done), Change::Barrier) if result.is_ok() => {
+                    if let Err(mpsc::SendError(Removal::Done(done))) = removals.send(Removal::Done(done)) {
+                        let _ = done.send(Ok(()));
+                    }
+                }
+                (Some(done), _) => {
+                    let _ = done.send(result);
+                }
+                (None, _) => {}
             }
         }
     }

@@ -94,13 +94,21 @@ pub fn read_pgid(job_dir: &Path) -> Option<i32> {
     std::fs::read_to_string(job_dir.join(files::PGID)).ok()?.trim().parse().ok()
 }
 
-/// `slurmlet stepd JOBDIR`.
+/// `slurmlet stepd JOBDIR [FD]`. FD, if given, is the write end of the daemon's end pipe:
+/// closed once `status.json` is in place, so that the daemon can record the end and reuse
+/// the job's resources while the file is made durable.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let Some(dir) = args.get(1).map(PathBuf::from) else {
-        eprintln!("usage: slurmlet stepd JOBDIR (started by the daemon)");
-        return 2;
+    let usage = || {
+        eprintln!("usage: slurmlet stepd JOBDIR [FD] (started by the daemon)");
+        2
     };
-    match supervise(&dir) {
+    let Some(dir) = args.get(1).map(PathBuf::from) else { return usage() };
+    let ended = match args.get(2).map(|a| a.to_str().and_then(|a| a.parse::<i32>().ok())) {
+        None => None,
+        Some(Some(fd)) if fd > 2 => Some(EndPipe::adopt(fd)),
+        Some(_) => return usage(),
+    };
+    match supervise(&dir, ended) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("slurmstepd: error: job directory {}: {e}", dir.display());
@@ -109,7 +117,26 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-fn supervise(dir: &Path) -> std::io::Result<()> {
+/// The write end of the daemon's end pipe.
+struct EndPipe {
+    /// Closed when dropped.
+    _write_end: std::os::fd::OwnedFd,
+}
+
+impl EndPipe {
+    /// Takes descriptor `fd` and marks it close-on-exec, so that the job does not hold it.
+    fn adopt(fd: i32) -> EndPipe {
+        use std::os::fd::FromRawFd;
+        // SAFETY: the daemon passes this descriptor to this process alone; fcntl has no memory
+        // preconditions.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            EndPipe { _write_end: std::os::fd::OwnedFd::from_raw_fd(fd) }
+        }
+    }
+}
+
+fn supervise(dir: &Path, ended: Option<EndPipe>) -> std::io::Result<()> {
     let me = std::process::id() as i32;
     let ticks = crate::sys::process_start_ticks(me).unwrap_or(0);
     std::fs::write(dir.join(files::STEPD_PID), format!("{me} {ticks}\n"))?;
@@ -126,7 +153,13 @@ fn supervise(dir: &Path) -> std::io::Result<()> {
             EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
         }
     };
-    crate::sys::write_durably(&dir.join(files::STATUS), &serde_json::to_vec(&status).expect("status serializes"))
+    // The job's processes are gone: the daemon may record the end as soon as the file is in
+    // place; its own commit of the end, not this file's fsync, is what it waits for.
+    crate::sys::write_atomically(
+        &dir.join(files::STATUS),
+        &serde_json::to_vec(&status).expect("status serializes"),
+        || drop(ended),
+    )
 }
 
 /// Waits for the batch shell, enforcing the time limit and honouring cancel requests.
