@@ -169,3 +169,25 @@ pub async fn wait_exit(pid: i32) -> io::Result<()> {
     let _ = afd.readable().await?;
     Ok(())
 }
+
+/// Marks every descriptor above stderr close-on-exec, so that none of those this process
+/// was started with is passed on to what it starts.
+pub fn close_inherited_on_exec() {
+    // SAFETY: close_range only changes descriptor flags; it has no memory preconditions.
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) };
+    if rc == 0 {
+        return;
+    }
+    // Kernels before 5.11: one descriptor at a time.
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
+    let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
+    for fd in fds.into_iter().filter(|&fd| fd > 2) {
+        // SAFETY: fcntl on a descriptor number; one that is already closed only fails.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}

@@ -22,8 +22,9 @@ fn signal_before_the_time_limit_reaches_the_batch_shell() {
     let j = c.wait_state(id, &["COMPLETED", "TIMEOUT", "FAILED"], Duration::from_secs(40));
     assert_eq!(j.job_state, vec!["COMPLETED"]);
     assert_eq!(read(&c.path("sig.out")), "got USR1\n");
+    // The warning came about 2 s in: not at the start, and long before the limit (60 s).
     let ran = j.end_time.number - j.start_time.number;
-    assert!((1..=5).contains(&ran), "ran {ran} s");
+    assert!((1..30).contains(&ran), "ran {ran} s");
 }
 
 #[test]
@@ -120,14 +121,22 @@ fn files_created_by_the_job_get_the_submitters_umask() {
 }
 
 #[test]
-fn a_job_holds_no_descriptor_of_its_supervisor() {
+fn a_job_holds_no_descriptor_of_its_supervisor_or_daemon() {
     // The supervisor holds the write end of the daemon's end pipe as descriptor 3 until the
     // job's end is recorded; a job (or anything it leaves behind) holding it would hide its
-    // end. (Descriptors the test harness leaks into the daemon are not the supervisor's.)
+    // end. Descriptors the daemon was started with (under `cargo test`, the build's pipes)
+    // must not reach jobs either. A job has its three standard streams, and the shell its
+    // script.
     let c = Cluster::start("0", "");
     let id = c.sbatch(&["-o", "fd.out", "--wrap", "ls -l /proc/$$/fd/"]);
     let j = c.wait_state(id, &["COMPLETED", "FAILED"], T);
     assert_eq!(j.job_state, vec!["COMPLETED"]);
     let fds = read(&c.path("fd.out"));
-    assert!(!fds.lines().any(|l| l.contains(" 3 -> pipe:")), "the job inherited the end pipe:\n{fds}");
+    let extra: Vec<&str> = fds
+        .lines()
+        .filter_map(|l| l.split_once(" -> ").map(|(fd, target)| (fd.rsplit(' ').next().unwrap_or(""), target)))
+        .filter(|(fd, target)| !["0", "1", "2"].contains(fd) && !target.ends_with("/slurm_script"))
+        .map(|(fd, _)| fd)
+        .collect();
+    assert!(extra.is_empty(), "the job inherited descriptors {extra:?}:\n{fds}");
 }

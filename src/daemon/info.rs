@@ -3,9 +3,9 @@
 use super::core::Core;
 use super::job::{Job, JobState};
 use super::listing::{state_list, JobRow};
-use crate::cli::squeue::QueueJob;
 use crate::api::noval::NoVal;
 use crate::api::types::*;
+use crate::cli::squeue::QueueJob;
 use crate::config::Config;
 
 /// The `meta` block of every reply.

@@ -48,6 +48,9 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
 /// Running jobs are left running; the next daemon re-adopts them. SIGHUP re-reads the
 /// configuration from `config_path`.
 pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), DaemonError> {
+    // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
+    // reach the supervisors and jobs it starts.
+    crate::sys::close_inherited_on_exec();
     crate::api::client::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     let lock_path = config.state_dir.join("daemon.lock");

@@ -7,6 +7,7 @@
 //! Because it is not tied to the daemon, a job survives a daemon restart; the restarted daemon
 //! finds the supervisor again through `JOBDIR/stepd.pid`.
 
+mod events;
 mod spawn;
 
 use crate::daemon::job::{EndCause, WarnSignal};
@@ -145,8 +146,7 @@ fn supervise(dir: &Path, ended: Option<EndPipe>) -> std::io::Result<()> {
     let status = match spawn::start(&spec) {
         Ok(child) => {
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            rt.block_on(watch(&spec, child))?
+            watch(&spec, child)?
         }
         Err(e) => {
             eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
@@ -163,66 +163,71 @@ fn supervise(dir: &Path, ended: Option<EndPipe>) -> std::io::Result<()> {
 }
 
 /// Waits for the batch shell, enforcing the time limit and honouring cancel requests.
-async fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatus> {
-    use tokio::signal::unix::{signal, SignalKind};
-    use tokio::time::{sleep_until, Duration, Instant};
+fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatus> {
+    use std::time::{Duration, Instant};
 
-    let mut term = signal(SignalKind::terminate())?;
-    spawn::unblock_sigterm();
-    let exited = crate::sys::wait_exit(child.pid);
-    tokio::pin!(exited);
-
+    let mut events = events::Events::new(child.pid)?;
     let now_unix = crate::options::now();
     let at = |unix: u64| Instant::now() + Duration::from_secs(unix.saturating_sub(now_unix));
-    let far = Instant::now() + Duration::from_secs(100 * 365 * 86400);
-    let limit_at = spec.time_limit_secs.map(|l| at(spec.start_time + l)).unwrap_or(far);
+    let mut limit_at = spec.time_limit_secs.map(|l| at(spec.start_time + l));
     let mut warn_at = match (spec.warn_signal, spec.time_limit_secs) {
-        (Some(w), Some(l)) => at((spec.start_time + l).saturating_sub(w.seconds as u64)),
-        _ => far,
+        (Some(w), Some(l)) => Some(at((spec.start_time + l).saturating_sub(w.seconds as u64))),
+        _ => None,
     };
-    let mut limit_armed = true;
-    let mut kill_at = far;
+    let mut kill_at: Option<Instant> = None;
     let mut cause = EndCause::Exited;
     let pgid = child.pid;
     let kill_wait = Duration::from_secs(spec.kill_wait as u64);
 
     loop {
-        tokio::select! {
-            res = &mut exited => {
-                res?;
+        let deadline = [warn_at, limit_at, kill_at].into_iter().flatten().min();
+        match events.next(deadline)? {
+            events::Event::Exited => {
                 let ws = child.wait().unwrap_or(0);
                 // Whatever the script left behind goes with it.
                 let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now() });
             }
-            _ = term.recv() => {
+            events::Event::Terminate => {
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
-                    child.note(&format!("*** JOB {} ON {} CANCELLED AT {} ***",
-                        spec.job_id, spec.node_name, crate::sys::format_local_time(crate::options::now())));
+                    child.note(&format!(
+                        "*** JOB {} ON {} CANCELLED AT {} ***",
+                        spec.job_id,
+                        spec.node_name,
+                        crate::sys::format_local_time(crate::options::now())
+                    ));
                     terminate(pgid);
-                    kill_at = Instant::now() + kill_wait;
+                    kill_at = Some(Instant::now() + kill_wait);
                 }
             }
-            _ = sleep_until(warn_at), if warn_at < far => {
-                if let Some(w) = spec.warn_signal {
-                    send_warning(pgid, w);
+            events::Event::Deadline => {
+                let now = Instant::now();
+                let due = |t: Option<Instant>| t.is_some_and(|t| t <= now);
+                if due(warn_at) {
+                    warn_at = None;
+                    if let Some(w) = spec.warn_signal {
+                        send_warning(pgid, w);
+                    }
                 }
-                warn_at = far;
-            }
-            _ = sleep_until(limit_at), if limit_armed => {
-                limit_armed = false;
-                if cause == EndCause::Exited {
-                    cause = EndCause::TimeLimit;
-                    child.note(&format!("*** JOB {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***",
-                        spec.job_id, spec.node_name, crate::sys::format_local_time(crate::options::now())));
-                    terminate(pgid);
-                    kill_at = Instant::now() + kill_wait;
+                if due(limit_at) {
+                    limit_at = None;
+                    if cause == EndCause::Exited {
+                        cause = EndCause::TimeLimit;
+                        child.note(&format!(
+                            "*** JOB {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***",
+                            spec.job_id,
+                            spec.node_name,
+                            crate::sys::format_local_time(crate::options::now())
+                        ));
+                        terminate(pgid);
+                        kill_at = Some(now + kill_wait);
+                    }
                 }
-            }
-            _ = sleep_until(kill_at), if kill_at < far => {
-                let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
-                kill_at = far;
+                if due(kill_at) {
+                    kill_at = None;
+                    let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+                }
             }
         }
     }

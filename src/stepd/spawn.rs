@@ -40,17 +40,6 @@ fn cstring(bytes: &[u8]) -> std::io::Result<CString> {
     CString::new(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL byte in argument"))
 }
 
-/// Re-allows SIGTERM, which the daemon blocks before starting the supervisor.
-pub fn unblock_sigterm() {
-    // SAFETY: the set is initialised by sigemptyset/sigaddset before use.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-    }
-}
-
 /// Starts the batch script described by `spec`.
 pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
     let stdout = open_output(&spec.stdout, spec.append)

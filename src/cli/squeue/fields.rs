@@ -362,10 +362,13 @@ pub fn write_value<J: QueueJob + ?Sized>(out: &mut String, code: char, job: &J, 
         'c' => number(out, job.minimum_cpus_per_node()),
         'C' => number(out, job.cpus()),
         'D' => number(out, job.node_count()),
-        'F' => number(out, match job.array_job_id() {
-            0 => job.job_id(),
-            a => a,
-        }),
+        'F' => number(
+            out,
+            match job.array_job_id() {
+                0 => job.job_id(),
+                a => a,
+            },
+        ),
         'G' => number(out, job.group_id()),
         'i' => match (job.array_job_id(), job.array_task_id()) {
             (0, _) => number(out, job.job_id()),

@@ -1,0 +1,126 @@
+//! What the supervisor waits for, without a runtime: the batch shell's exit (a pidfd), a
+//! cancel (SIGTERM, kept blocked and read from a signalfd) and the next deadline (the poll
+//! timeout). One `poll` call covers all three.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Instant;
+
+/// One thing that happened.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The batch shell exited (it is not yet reaped).
+    Exited,
+    /// SIGTERM arrived: the job is being cancelled.
+    Terminate,
+    /// The deadline passed.
+    Deadline,
+}
+
+/// The descriptors waited on.
+pub struct Events {
+    exit: Option<OwnedFd>,
+    term: OwnedFd,
+}
+
+impl Events {
+    /// Watches process `pid` (our child) and SIGTERM. SIGTERM must be blocked in this thread
+    /// (the daemon starts the supervisor with it blocked), so that it queues for the signalfd.
+    pub fn new(pid: i32) -> io::Result<Events> {
+        let exit = match crate::sys::pidfd_open(pid) {
+            Ok(fd) => Some(fd),
+            // Already gone: it exited before we looked.
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => None,
+            Err(e) => return Err(e),
+        };
+        // SAFETY: the set is initialised by sigemptyset/sigaddset before use; signalfd returns
+        // a new descriptor that the OwnedFd then owns.
+        let term = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            OwnedFd::from_raw_fd(fd)
+        };
+        Ok(Events { exit, term })
+    }
+
+    /// Waits until the child exits, SIGTERM arrives or `deadline` passes (`None`: no
+    /// deadline), whichever is first; an exit wins over a signal that came with it.
+    pub fn next(&mut self, deadline: Option<Instant>) -> io::Result<Event> {
+        let Some(exit) = &self.exit else { return Ok(Event::Exited) };
+        loop {
+            let timeout = match deadline {
+                None => -1,
+                Some(at) => {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(Event::Deadline);
+                    }
+                    // Round up, so that a wake-up never comes before the deadline.
+                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+                }
+            };
+            let mut fds = [
+                libc::pollfd { fd: exit.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.term.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            ];
+            // SAFETY: fds is a valid array of two pollfd structures.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if fds[0].revents != 0 {
+                return Ok(Event::Exited);
+            }
+            if fds[1].revents != 0 {
+                self.drain_term();
+                return Ok(Event::Terminate);
+            }
+        }
+    }
+
+    /// Reads the queued SIGTERMs so that the descriptor is quiet again.
+    fn drain_term(&self) {
+        let mut info = std::mem::MaybeUninit::<libc::signalfd_siginfo>::uninit();
+        let size = std::mem::size_of::<libc::signalfd_siginfo>();
+        // SAFETY: read writes at most `size` bytes into the local buffer; the descriptor is
+        // non-blocking, so the loop ends when nothing is queued.
+        while unsafe { libc::read(self.term.as_raw_fd(), info.as_mut_ptr().cast(), size) } == size as isize {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn deadlines_signals_and_exits_are_told_apart() {
+        // This test's thread blocks SIGTERM before it starts a child, so that the signal it
+        // sends itself queues for the signalfd instead of ending the test process.
+        let handle = std::thread::spawn(|| {
+            let mut child = std::process::Command::new("sleep").arg("0.3").spawn().unwrap();
+            let mut events = Events::new(child.id() as i32).unwrap();
+            let soon = Instant::now() + Duration::from_millis(20);
+            assert_eq!(events.next(Some(soon)).unwrap(), Event::Deadline);
+            assert!(Instant::now() >= soon);
+            // SAFETY: tgkill to this very thread, whose SIGTERM is blocked.
+            unsafe {
+                libc::syscall(libc::SYS_tgkill, libc::getpid(), libc::gettid(), libc::SIGTERM);
+            }
+            assert_eq!(events.next(None).unwrap(), Event::Terminate);
+            assert_eq!(events.next(None).unwrap(), Event::Exited);
+            child.wait().unwrap();
+        });
+        handle.join().unwrap();
+    }
+}
