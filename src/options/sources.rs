@@ -113,12 +113,21 @@ pub fn compose(
     let mut tokens: Vec<String> = directives.iter().flat_map(|d| d.args.iter().cloned()).collect();
     tokens.extend(env_tokens.iter().map(|(_, t)| t.clone()));
     tokens.extend(cli.iter().cloned());
-    let mut options = JobOptions::parse(tool, &tokens).map_err(SourceError::Usage)?;
+    // Each parse walks every option of the table: the same tokens are parsed once.
+    let mut options = if tokens == cli {
+        cli_options.clone()
+    } else {
+        JobOptions::parse(tool, &tokens).map_err(SourceError::Usage)?
+    };
     options.positional = cli_options.positional;
 
     // The three ways to ask for memory exclude each other when written in the script or on the
     // command line; one written there overrides the others from the environment.
-    let explicit_options = JobOptions::parse(tool, &explicit).map_err(SourceError::Usage)?;
+    let explicit_options = if explicit == tokens {
+        options.clone()
+    } else {
+        JobOptions::parse(tool, &explicit).map_err(SourceError::Usage)?
+    };
     const MEMORY: [&str; 3] = ["mem", "mem-per-cpu", "mem-per-gpu"];
     let explicit_memory: Vec<&str> = MEMORY.into_iter().filter(|o| explicit_options.has(o)).collect();
     match explicit_memory.as_slice() {
