@@ -13,6 +13,7 @@ pub mod server;
 pub mod spawn;
 pub mod store;
 pub mod submit;
+pub mod submit_keys;
 pub mod text;
 pub mod writer;
 

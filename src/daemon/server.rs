@@ -250,48 +250,34 @@ async fn ping(State(d): Shared) -> Response {
 }
 
 /// Lists the fields of `obj` that slurmlet does not know, as errors pointing at them.
-fn unknown_fields(obj: &serde_json::Map<String, serde_json::Value>, known: &[&str], at: &str) -> Vec<ApiError> {
-    obj.keys()
-        .filter(|k| !known.contains(&k.as_str()))
-        .map(|k| ApiError {
-            description: format!("Unknown field \"{k}\" in the job description; it is not applied (fields slurmlet knows: see the OpenAPI job_desc_msg)"),
-            error_number: errno::UNKNOWN_FIELD,
-            error: "Unknown field".into(),
-            source: format!("#/{at}{k}/"),
-        })
-        .collect()
+fn unknown_field(at: &str, k: &str) -> ApiError {
+    ApiError {
+        description: format!("Unknown field \"{k}\" in the job description; it is not applied (fields slurmlet knows: see the OpenAPI job_desc_msg)"),
+        error_number: errno::UNKNOWN_FIELD,
+        error: "Unknown field".into(),
+        source: format!("#/{at}{k}/"),
+    }
 }
 
 /// A submit body, checked: unknown fields are errors, never dropped.
 fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
-    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
-        (
-            StatusCode::BAD_REQUEST,
-            vec![ApiError {
-                description: format!("Failure during parsing: {e}"),
-                error_number: errno::BAD_REQUEST,
-                error: "Unable to parse query".into(),
-                source: "body".into(),
-            }],
-        )
-    })?;
     let bad = |description: String, source: &str| ApiError {
         description,
         error_number: errno::BAD_REQUEST,
         error: "Unable to parse query".into(),
         source: source.into(),
     };
-    let Some(top) = value.as_object() else {
-        return Err((
-            StatusCode::UNPROCESSABLE_ENTITY,
-            vec![bad("the request body must be a JSON object".into(), "body")],
-        ));
-    };
-    let mut errors = unknown_fields(top, &["script", "job", "jobs"], "");
-    if let Some(job) = top.get("job").and_then(|j| j.as_object()) {
-        errors.extend(unknown_fields(job, JobDescMsg::KNOWN, "job/"));
-    }
-    if top.contains_key("jobs") {
+    let unknown = super::submit_keys::unknown_keys(body, &["script", "job"], JobDescMsg::KNOWN).map_err(|e| match e
+        .classify()
+    {
+        serde_json::error::Category::Data => {
+            (StatusCode::UNPROCESSABLE_ENTITY, vec![bad("the request body must be a JSON object".into(), "body")])
+        }
+        _ => (StatusCode::BAD_REQUEST, vec![bad(format!("Failure during parsing: {e}"), "body")]),
+    })?;
+    let mut errors: Vec<ApiError> =
+        unknown.iter().filter(|(at, k)| !(at.is_empty() && k == "jobs")).map(|(at, k)| unknown_field(at, k)).collect();
+    if unknown.iter().any(|(at, k)| at.is_empty() && k == "jobs") {
         errors.push(ApiError {
             description: "heterogeneous jobs (\"jobs\") are not supported; submit one job at a time".into(),
             error_number: errno::UNKNOWN_FIELD,
@@ -302,7 +288,7 @@ fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)
     if !errors.is_empty() {
         return Err((StatusCode::UNPROCESSABLE_ENTITY, errors));
     }
-    serde_json::from_value(value)
+    serde_json::from_slice(body)
         .map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, vec![bad(format!("invalid job description: {e}"), "#/job/")]))
 }
 
