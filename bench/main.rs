@@ -124,14 +124,16 @@ fn run(args: Args) -> i32 {
             ctx.note(format!("real Slurm had {n} jobs queued before the run"));
         }
     }
-    let mut rows = Vec::new();
+    let mut by_figure = std::collections::BTreeMap::new();
     let mut failures = Vec::new();
-    for f in figures::FIGURES {
+    for f in figures::in_run_order() {
         if !args.only.is_empty() && !args.only.contains(&f.number) {
             continue;
         }
         match (f.run)(&ctx) {
-            Ok(r) => rows.extend(r),
+            Ok(r) => {
+                by_figure.insert(f.number, r);
+            }
             Err(e) => {
                 let e = error::chain(&e);
                 eprintln!("slurmlet-bench: figure {} ({}) failed: {e}", f.number, f.title);
@@ -140,6 +142,7 @@ fn run(args: Args) -> i32 {
         }
     }
 
+    let rows: Vec<_> = by_figure.into_values().flatten().collect();
     println!("{}", report::table(&rows));
     println!("ours/base: our time per operation divided by the baseline's (rates inverted); lower is better.");
     println!("Slurm/ours: real Slurm's time per operation divided by ours: how many times faster slurmlet is.");

@@ -100,6 +100,13 @@ impl RealSlurm {
         Ok(out.stdout.iter().filter(|&&b| b == b'\n').count())
     }
 
+    /// How many jobs the controller holds in any state: ended ones stay for its MinJobAge,
+    /// and its `squeue` reads through them all.
+    pub fn jobs_held(&self) -> Result<usize> {
+        let (_, out) = timed_ok(self.cmd("squeue").args(["-h", "-t", "all", "-o", "%i"]))?;
+        Ok(out.stdout.iter().filter(|&&b| b == b'\n').count())
+    }
+
     /// Waits until `squeue` lists no job named `name` (polling every 200 ms).
     pub fn wait_gone(&self, name: &str, timeout: Duration) -> Result<Duration> {
         let t0 = Instant::now();

@@ -38,6 +38,13 @@ pub const FIGURES: &[Figure] = &[
     Figure { number: 7, title: "scheduler pass", run: pass::run },
 ];
 
+/// The figures in the order they run: figure 5 first. It compares `squeue` at equal queue
+/// lengths, and real Slurm keeps the jobs other figures submitted and cancelled for its
+/// MinJobAge (5 minutes here), its `squeue` reading through all of them.
+pub fn in_run_order() -> impl Iterator<Item = &'static Figure> {
+    FIGURES.iter().filter(|f| f.number == 5).chain(FIGURES.iter().filter(|f| f.number != 5))
+}
+
 /// What every figure gets: where things are, how big to make them, real Slurm, and where
 /// to put stage timings and notes.
 pub struct Ctx {

@@ -92,7 +92,17 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
                         })?,
                     ))
                 })?;
-                real_raw = serde_json::json!({ "squeue_ms": p.ours.json(), "squeue_json_ms": j.ours.json(), "json_bytes": j.bytes });
+                let held = real.jobs_held()?;
+                real_raw = serde_json::json!({
+                    "squeue_ms": p.ours.json(), "squeue_json_ms": j.ours.json(), "json_bytes": j.bytes, "jobs_held": held,
+                });
+                if held > level {
+                    ctx.note(format!(
+                        "figure 5: real Slurm at {} held jobs also kept {} ended jobs of earlier figures (MinJobAge), which its squeue reads through",
+                        count(level),
+                        count(held - level)
+                    ));
+                }
                 ctx.note(format!(
                     "figure 5: squeue --json output at {} jobs: slurmlet {:.1} MB, real Slurm {:.1} MB",
                     count(level),
