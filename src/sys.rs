@@ -158,11 +158,15 @@ pub async fn wait_closed(fd: OwnedFd) -> io::Result<()> {
 
 /// Waits (asynchronously) until process `pid` exits. Returns at once if it is already gone.
 pub async fn wait_exit(pid: i32) -> io::Result<()> {
-    let fd = match pidfd_open(pid) {
-        Ok(fd) => fd,
-        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => return Ok(()),
-        Err(e) => return Err(e),
-    };
+    match pidfd_open(pid) {
+        Ok(fd) => wait_pidfd(fd).await,
+        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits (asynchronously) until the process of pidfd `fd` exits.
+pub async fn wait_pidfd(fd: OwnedFd) -> io::Result<()> {
     // SAFETY: the AsyncFd owns the descriptor, so it stays open for as long as it is registered.
     let afd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
         .map_err(|e| io::Error::other(e.to_string()))?;
@@ -189,5 +193,89 @@ pub fn close_inherited_on_exec() {
                 libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
             }
         }
+    }
+}
+
+/// A pair of connected `SOCK_SEQPACKET` Unix sockets (message boundaries kept), both
+/// close-on-exec.
+pub fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair writes two descriptors into the array.
+    if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Room for one descriptor in a control message.
+const FD_SPACE: usize = 32;
+
+/// Sends `data` over Unix socket `sock` as one message, with descriptor `fd` when given.
+pub fn send_with_fd(sock: std::os::fd::BorrowedFd, data: &[u8], fd: Option<std::os::fd::BorrowedFd>) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut iov = libc::iovec { iov_base: data.as_ptr() as *mut libc::c_void, iov_len: data.len() };
+    let mut control = [0u8; FD_SPACE];
+    // SAFETY: msghdr is plain data; every pointer set below points at a live local, and the
+    // CMSG macros stay within `control`, which CMSG_SPACE(sizeof(int)) fits.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if let Some(fd) = fd {
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) as usize;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<i32>() as u32) as usize;
+            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<i32>(), fd.as_raw_fd());
+        }
+        loop {
+            if libc::sendmsg(sock.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) >= 0 {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// Receives one message of at most `buf.len()` bytes from Unix socket `sock`, and the
+/// descriptor sent with it (close-on-exec). `(0, None)` when the other end is closed.
+pub fn recv_with_fd(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Result<(usize, Option<OwnedFd>)> {
+    use std::os::fd::AsRawFd;
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    let mut control = [0u8; FD_SPACE];
+    // SAFETY: as in send_with_fd; the kernel writes at most msg_controllen bytes of control
+    // data and at most buf.len() bytes of data, and every descriptor it passes is taken.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = control.len();
+        let n = loop {
+            let n = libc::recvmsg(sock.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n >= 0 {
+                break n as usize;
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        };
+        let mut fd = None;
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let raw = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<i32>());
+                fd = Some(OwnedFd::from_raw_fd(raw));
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+        Ok((n, fd))
     }
 }

@@ -43,7 +43,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
 }
 
 /// `slurmlet <command> …`: the Slurm commands plus slurmlet's own (`daemon`, `stepd`,
-/// `install-links`, `generate`).
+/// `stepd-server`, `install-links`, `generate`).
 fn slurmlet_main(args: Vec<OsString>) -> i32 {
     let sub = args.get(1).map(|s| s.to_string_lossy().into_owned());
     let rest = |name: &str| -> Vec<OsString> {
@@ -53,6 +53,7 @@ fn slurmlet_main(args: Vec<OsString>) -> i32 {
         Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
         Some("stepd") => crate::stepd::run(rest("slurmlet stepd")),
+        Some("stepd-server") => crate::stepd::server::run(rest("slurmlet stepd-server")),
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
         Some("--version") | Some("-V") => {

@@ -63,6 +63,8 @@ pub struct Watch {
     /// job's end is in `status.json` (see [`super::launch::Prepared::start`]). The end is
     /// then recorded without waiting for the supervisor to make the file durable and exit.
     pub ended: Option<std::os::fd::OwnedFd>,
+    /// A pidfd for it, when it is not the daemon's child (see [`super::launch::Started`]).
+    pub pidfd: Option<std::os::fd::OwnedFd>,
 }
 
 /// A job checked and numbered, whose insert is queued; [`Core::admit`] it once durable.
@@ -175,7 +177,7 @@ impl Core {
                     if let Some(j) = self.jobs.get_mut(&id) {
                         j.stepd_pid = Some(pid);
                     }
-                    effects.watch.push(Watch { job: id, pid, ended: None });
+                    effects.watch.push(Watch { job: id, pid, ended: None, pidfd: None });
                 }
                 _ => {
                     tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
@@ -357,9 +359,9 @@ impl Core {
 
     /// Records the outcome of starting a job's supervisor: its pid and the read end of its
     /// end pipe.
-    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<(i32, std::os::fd::OwnedFd)>) -> Effects {
+    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<super::launch::Started>) -> Effects {
         match result {
-            Ok((pid, ended)) => {
+            Ok(super::launch::Started { pid, ended, pidfd }) => {
                 tracing::debug!(job = id, pid, "supervisor started");
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
@@ -368,7 +370,7 @@ impl Core {
                         let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                     }
                 }
-                Effects { watch: vec![Watch { job: id, pid, ended: Some(ended) }], ..Default::default() }
+                Effects { watch: vec![Watch { job: id, pid, ended: Some(ended), pidfd }], ..Default::default() }
             }
             Err(e) => self.launch_failed(id, &e.to_string()),
         }

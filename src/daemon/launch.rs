@@ -146,16 +146,49 @@ impl Prepared {
     }
 
     /// Starts the supervisor on the written directory, in its own session with SIGTERM
-    /// blocked (see [`super::spawn::supervisor`]). Returns its pid and the read end of a
-    /// pipe whose write end only the supervisor holds: it closes it once the job's end is
-    /// recorded in `status.json`, before it makes that file durable and exits.
-    pub fn start(&self) -> std::io::Result<(i32, std::os::fd::OwnedFd)> {
+    /// blocked: forked by the fork server (see [`super::forkserver`]), or, when that
+    /// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor
+    /// alone holds the write end of a pipe whose read end is returned: it closes it once the
+    /// job's end is recorded in `status.json`, before it makes that file durable and exits.
+    pub fn start(&self) -> std::io::Result<Started> {
         use std::os::fd::AsFd;
         let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let (ended, end_writer) = crate::sys::pipe()?;
+        let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+        if server.is_none() {
+            match super::forkserver::ForkServer::start(&self.exe) {
+                Ok(s) => *server = Some(s),
+                Err(e) => tracing::warn!("cannot start the supervisors' fork server, starting them directly: {e}"),
+            }
+        }
+        if let Some(s) = server.as_ref() {
+            match s.launch(&self.dir, end_writer.as_fd()) {
+                Ok((pid, pidfd)) => return Ok(Started { pid, ended, pidfd: Some(pidfd) }),
+                Err(e) => {
+                    tracing::warn!("the supervisors' fork server failed ({e}); starting this one directly");
+                    *server = None;
+                }
+            }
+        }
+        drop(server);
         let fd = super::spawn::PASSED_FD.to_string();
         let argv = ["slurmlet".as_ref(), "stepd".as_ref(), self.dir.as_os_str(), fd.as_ref()];
         let pid = super::spawn::supervisor(&self.exe, &argv, end_writer.as_fd())?;
-        Ok((pid, ended))
+        Ok(Started { pid, ended, pidfd: None })
     }
 }
+
+/// A supervisor just started.
+pub struct Started {
+    /// Its pid.
+    pub pid: i32,
+    /// The read end of its end pipe.
+    pub ended: std::os::fd::OwnedFd,
+    /// A pidfd for it, when the fork server started it: the server, not the daemon, is its
+    /// parent and reaps it, so its pid alone could name another process by the time the
+    /// daemon looks.
+    pub pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+/// The fork server that starts supervisors, once the first one was asked for.
+static FORK_SERVER: std::sync::Mutex<Option<super::forkserver::ForkServer>> = std::sync::Mutex::new(None);

@@ -130,7 +130,11 @@ impl Daemon {
                 Err(e) => tracing::error!(job = id, pid, "cannot watch the supervisor's end pipe: {e}"),
             }
         }
-        if let Err(e) = crate::sys::wait_exit(pid).await {
+        let exited = match w.pidfd {
+            Some(fd) => crate::sys::wait_pidfd(fd).await,
+            None => crate::sys::wait_exit(pid).await,
+        };
+        if let Err(e) = exited {
             tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
         }
         crate::sys::reap(pid);

@@ -8,6 +8,7 @@
 //! finds the supervisor again through `JOBDIR/stepd.pid`.
 
 mod events;
+pub mod server;
 mod spawn;
 
 use crate::daemon::job::{EndCause, WarnSignal};
@@ -109,7 +110,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Some(Some(fd)) if fd > 2 => Some(EndPipe::adopt(fd)),
         Some(_) => return usage(),
     };
-    match supervise(&dir, ended) {
+    supervise_dir(&dir, ended)
+}
+
+/// Supervises the job of directory `dir`; returns the supervisor's exit code.
+fn supervise_dir(dir: &Path, ended: Option<EndPipe>) -> i32 {
+    match supervise(dir, ended) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("slurmstepd: error: job directory {}: {e}", dir.display());

@@ -1,0 +1,58 @@
+//! The daemon's side of the supervisors' fork server (see [`crate::stepd::server`]): started
+//! on the first launch, asked for one supervisor per job, replaced when it fails.
+
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// A running fork server and the daemon's end of its socket.
+pub struct ForkServer {
+    sock: OwnedFd,
+    pid: i32,
+}
+
+impl ForkServer {
+    /// Starts `exe stepd-server` in its own session with SIGTERM blocked (the supervisors
+    /// it forks inherit both), its socket as descriptor 3.
+    pub fn start(exe: &Path) -> io::Result<ForkServer> {
+        let (ours, theirs) = crate::sys::seqpacket_pair()?;
+        let fd = super::spawn::PASSED_FD.to_string();
+        let argv = ["slurmlet".as_ref(), "stepd-server".as_ref(), fd.as_ref()];
+        let pid = super::spawn::supervisor(exe, &argv, theirs.as_fd())?;
+        Ok(ForkServer { sock: ours, pid })
+    }
+
+    /// Asks for the supervisor of job directory `dir`, handing it `end`, the write end of the
+    /// job's end pipe; returns its pid and a pidfd for it.
+    pub fn launch(&self, dir: &Path, end: BorrowedFd) -> io::Result<(i32, OwnedFd)> {
+        let request = dir.as_os_str().as_bytes();
+        if request.len() > crate::stepd::server::MAX_REQUEST {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "job directory path too long"));
+        }
+        crate::sys::send_with_fd(self.sock.as_fd(), request, Some(end))?;
+        let mut reply = [0u8; 4];
+        let (n, pidfd) = crate::sys::recv_with_fd(self.sock.as_fd(), &mut reply)?;
+        if n != reply.len() {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the fork server did not answer"));
+        }
+        match (i32::from_ne_bytes(reply), pidfd) {
+            (pid, Some(pidfd)) if pid > 0 => Ok((pid, pidfd)),
+            (code, _) if code < 0 => Err(io::Error::from_raw_os_error(-code)),
+            _ => Err(io::Error::new(io::ErrorKind::InvalidData, "the fork server's answer has no pidfd")),
+        }
+    }
+}
+
+impl Drop for ForkServer {
+    /// Closing the socket ends the server (its supervisors live on); it is then reaped.
+    fn drop(&mut self) {
+        // SAFETY: shutdown and waitpid take a descriptor and a pid; the status is a local.
+        unsafe {
+            use std::os::fd::AsRawFd;
+            libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR);
+            let mut status = 0;
+            libc::waitpid(self.pid, &mut status, 0);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The supervisors' fork server (`slurmlet stepd-server FD`).
+//!
+//! Starting a supervisor by executing this binary costs a process start: the loader, the
+//! binary's relocations, the C library's processor probes. The daemon instead starts this
+//! small single-threaded process once and asks it, over the `SOCK_SEQPACKET` socket FD, for
+//! each supervisor: a message holds the job directory and carries the write end of the
+//! job's end pipe; the server forks, the child becomes the job's supervisor in a new
+//! session (SIGTERM still blocked, as the daemon started the server), and the server answers
+//! with the child's pid and a pidfd for it. The server reaps its children and exits when the
+//! daemon closes the socket; supervisors live on, as they do when started directly.
+
+use super::EndPipe;
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The most bytes a request (a job directory) may have.
+pub const MAX_REQUEST: usize = 4096;
+
+/// `slurmlet stepd-server FD`.
+pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
+    let Some(fd) = args.get(1).and_then(|a| a.to_str()).and_then(|a| a.parse::<i32>().ok()).filter(|&fd| fd > 2) else {
+        eprintln!("usage: slurmlet stepd-server FD (started by the daemon)");
+        return 2;
+    };
+    // SAFETY: the daemon passes this descriptor to this process alone.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    match serve(&sock) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("slurmletd: error: supervisor fork server: {e}");
+            1
+        }
+    }
+}
+
+/// Answers requests until the daemon closes the socket.
+fn serve(sock: &OwnedFd) -> io::Result<()> {
+    let children = ChildSignal::new()?;
+    let mut buf = vec![0u8; MAX_REQUEST];
+    loop {
+        let mut fds = [
+            libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: children.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        ];
+        // SAFETY: fds is a valid array of two pollfd structures.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if fds[1].revents != 0 {
+            children.reap();
+        }
+        if fds[0].revents == 0 {
+            continue;
+        }
+        let (n, end) = crate::sys::recv_with_fd(sock.as_fd(), &mut buf)?;
+        if n == 0 {
+            // The daemon is gone; its supervisors are not ours to end.
+            return Ok(());
+        }
+        let reply = match end {
+            Some(end) => fork_supervisor(Path::new(OsStr::from_bytes(&buf[..n])), end, sock, &children),
+            None => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request without the end pipe")),
+        };
+        match reply {
+            Ok((pid, pidfd)) => crate::sys::send_with_fd(sock.as_fd(), &pid.to_ne_bytes(), Some(pidfd.as_fd()))?,
+            Err(e) => {
+                let code = -e.raw_os_error().unwrap_or(libc::EINVAL);
+                crate::sys::send_with_fd(sock.as_fd(), &code.to_ne_bytes(), None)?
+            }
+        }
+    }
+}
+
+/// Forks the supervisor of `dir`; returns its pid and a pidfd for it.
+fn fork_supervisor(dir: &Path, end: OwnedFd, sock: &OwnedFd, children: &ChildSignal) -> io::Result<(i32, OwnedFd)> {
+    // SAFETY: this process has one thread, so the child may go on running Rust code.
+    let pid = unsafe { libc::fork() };
+    match pid {
+        -1 => Err(io::Error::last_os_error()),
+        0 => {
+            // The child: none of the server's descriptors, its own session, the signal mask
+            // the daemon gave the server (SIGTERM blocked), then the supervisor.
+            // SAFETY: closing descriptors this child owns; setsid and sigprocmask have no
+            // memory preconditions beyond the initialised set.
+            unsafe {
+                libc::close(sock.as_raw_fd());
+                libc::close(children.fd.as_raw_fd());
+                libc::setsid();
+                libc::sigprocmask(libc::SIG_SETMASK, &children.old_mask, std::ptr::null_mut());
+                // What `ps -o comm` and `top` show, as for Slurm's supervisors.
+                libc::prctl(libc::PR_SET_NAME, c"slurmstepd".as_ptr());
+            }
+            let raw = std::os::fd::IntoRawFd::into_raw_fd(end);
+            std::process::exit(super::supervise_dir(dir, Some(EndPipe::adopt(raw))));
+        }
+        pid => {
+            drop(end);
+            Ok((pid, crate::sys::pidfd_open(pid)?))
+        }
+    }
+}
+
+/// SIGCHLD, blocked and read from a signalfd, so that exited supervisors are reaped.
+struct ChildSignal {
+    fd: OwnedFd,
+    old_mask: libc::sigset_t,
+}
+
+impl ChildSignal {
+    fn new() -> io::Result<ChildSignal> {
+        // SAFETY: the sets are initialised before use; signalfd returns a new descriptor.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGCHLD);
+            let mut old_mask: libc::sigset_t = std::mem::zeroed();
+            libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old_mask);
+            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(ChildSignal { fd: OwnedFd::from_raw_fd(fd), old_mask })
+        }
+    }
+
+    /// Drains the signalfd and reaps every exited child.
+    fn reap(&self) {
+        let mut info = std::mem::MaybeUninit::<libc::signalfd_siginfo>::uninit();
+        let size = std::mem::size_of::<libc::signalfd_siginfo>();
+        // SAFETY: read writes at most `size` bytes into the local; waitpid writes a local.
+        unsafe {
+            while libc::read(self.fd.as_raw_fd(), info.as_mut_ptr().cast(), size) == size as isize {}
+            let mut status = 0;
+            while libc::waitpid(-1, &mut status, libc::WNOHANG) > 0 {}
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! How supervisors are started: forked by the fork server, and directly when it is gone.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(20);
+
+/// The pid, parent pid and command name of process `pid`, from `/proc`.
+fn stat(pid: u32) -> (u32, u32, String) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (head, tail) = text.rsplit_once(") ").unwrap();
+    let comm = head.split_once(" (").unwrap().1.to_string();
+    let ppid = tail.split(' ').nth(1).unwrap().parse().unwrap();
+    (pid, ppid, comm)
+}
+
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap()
+        .split(|&b| b == 0)
+        .map(|w| String::from_utf8_lossy(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Starts a job that writes its supervisor's pid and waits; returns the job id and the
+/// supervisor's pid.
+fn running_job(c: &Cluster, name: &str) -> (u32, u32) {
+    let out = format!("{name}.pid");
+    let id = c.sbatch(&["-o", &out, "--wrap", "echo $PPID; exec sleep 30"]);
+    let text = c.wait_file(&out, T);
+    let stepd = text.trim().parse().unwrap();
+    assert_eq!(c.wait_state(id, &["RUNNING"], T).job_state, vec!["RUNNING"]);
+    (id, stepd)
+}
+
+#[test]
+fn supervisors_are_forked_by_the_fork_server_and_started_directly_without_it() {
+    let c = Cluster::start("0", "");
+    let (first, stepd) = running_job(&c, "first");
+    let (_, parent, comm) = stat(stepd);
+    assert_eq!(comm, "slurmstepd");
+    let server = parent;
+    assert!(cmdline(server).contains("stepd-server"), "parent {server}: {}", cmdline(server));
+
+    // A second job is forked by the same server.
+    let (second, stepd2) = running_job(&c, "second");
+    assert_eq!(stat(stepd2).1, server);
+
+    // Without the server, the next supervisor is started directly, and the one after that
+    // by a new server.
+    // SAFETY: kill has no memory preconditions.
+    unsafe { libc::kill(server as i32, libc::SIGKILL) };
+    let (third, stepd3) = running_job(&c, "third");
+    let (fourth, stepd4) = running_job(&c, "fourth");
+    let parents = [stat(stepd3).1, stat(stepd4).1];
+    assert!(parents.iter().all(|&p| p != server), "{parents:?}");
+    assert!(parents.iter().any(|&p| cmdline(p).contains("stepd-server")), "no new fork server: {parents:?}");
+
+    // Every job still ends as it should, whoever started its supervisor.
+    for id in [first, second, third, fourth] {
+        let o = c.run("scancel", &[&id.to_string()]);
+        assert!(o.status.success());
+        assert_eq!(c.wait_state(id, &["CANCELLED"], T).job_state, vec!["CANCELLED"]);
+    }
+}
