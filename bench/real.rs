@@ -107,6 +107,25 @@ impl RealSlurm {
         Ok(out.stdout.iter().filter(|&&b| b == b'\n').count())
     }
 
+    /// Waits until the controller can take `n` more jobs: ended jobs count against its
+    /// MaxJobCount until its MinJobAge has passed. Returns how long it waited.
+    pub fn make_room(&self, n: usize) -> Result<Duration> {
+        let Some(max) = self.max_job_count else { return Ok(Duration::ZERO) };
+        let start = std::time::Instant::now();
+        loop {
+            let held = self.jobs_held()?;
+            if held + n <= max {
+                return Ok(start.elapsed());
+            }
+            if start.elapsed() > Duration::from_secs(600) {
+                return Err(failed(format!(
+                    "real Slurm still holds {held} jobs after 10 minutes; {n} more would pass its MaxJobCount {max}"
+                )));
+            }
+            std::thread::sleep(Duration::from_secs(5));
+        }
+    }
+
     /// Waits until `squeue` lists no job named `name` (polling every 200 ms).
     pub fn wait_gone(&self, name: &str, timeout: Duration) -> Result<Duration> {
         let t0 = Instant::now();
