@@ -51,9 +51,13 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
                 let _ = real.cmd("scancel").arg(id.to_string()).output();
                 Ok(ms)
             };
-            let waited = ctx.stage("figure 1: room in real Slurm", || real.make_room(2 * c.real_sbatch_runs + c.queued_held))?;
-            if !waited.is_zero() {
-                ctx.note(format!("figure 1: waited {:.0} s for real Slurm to drop ended jobs (MaxJobCount)", waited.as_secs_f64()));
+            let waited =
+                ctx.stage("figure 1: room in real Slurm", || real.make_room(2 * c.real_sbatch_runs + c.queued_held))?;
+            if waited.as_secs() >= 1 {
+                ctx.note(format!(
+                    "figure 1: waited {:.0} s for real Slurm to drop ended jobs (MaxJobCount)",
+                    waited.as_secs_f64()
+                ));
             }
             let r0 = ctx.stage(format!("figure 1: {} real sbatch, 0 queued", c.real_sbatch_runs), || {
                 interleaved(c.real_sbatch_runs, sample, floor).map(|(r, _)| r)
