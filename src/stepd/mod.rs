@@ -197,13 +197,7 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
             events::Event::Terminate => {
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
-                    child.note(&format!(
-                        "*** JOB {} ON {} CANCELLED AT {} ***",
-                        spec.job_id,
-                        spec.node_name,
-                        crate::sys::format_local_time(crate::options::now())
-                    ));
-                    terminate(pgid);
+                    end_job(spec, &mut child, "");
                     kill_at = Some(Instant::now() + kill_wait);
                 }
             }
@@ -220,13 +214,7 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
                     limit_at = None;
                     if cause == EndCause::Exited {
                         cause = EndCause::TimeLimit;
-                        child.note(&format!(
-                            "*** JOB {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***",
-                            spec.job_id,
-                            spec.node_name,
-                            crate::sys::format_local_time(crate::options::now())
-                        ));
-                        terminate(pgid);
+                        end_job(spec, &mut child, " DUE TO TIME LIMIT");
                         kill_at = Some(now + kill_wait);
                     }
                 }
@@ -237,6 +225,18 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
             }
         }
     }
+}
+
+/// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the
+/// job's stderr, then SIGCONT and SIGTERM to the whole job.
+fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, why: &str) {
+    child.note(&format!(
+        "*** JOB {} ON {} CANCELLED AT {}{why} ***",
+        spec.job_id,
+        spec.node_name,
+        crate::sys::format_local_time(crate::options::now())
+    ));
+    terminate(child.pid);
 }
 
 /// SIGCONT then SIGTERM to the whole job, as slurmstepd does.
