@@ -117,13 +117,6 @@ pub fn parse_long(format: &str, default_width: usize) -> Vec<Token> {
         .collect()
 }
 
-/// Pads or truncates `value` to `width` characters (`width` 0: unchanged).
-pub fn justify(value: &str, width: usize, right: bool) -> String {
-    let mut out = String::with_capacity(width.max(value.len()));
-    push_justified(&mut out, value, width, right);
-    out
-}
-
 /// Appends `value` to `out`, padded or truncated to `width` characters (`width` 0: as is).
 pub fn push_justified(out: &mut String, value: &str, width: usize, right: bool) {
     if width == 0 {
@@ -157,21 +150,16 @@ fn push_spaces(out: &mut String, mut n: usize) {
     }
 }
 
-/// Renders one line: literals as is, each field through `value` and [`justify`].
-pub fn render<S: AsRef<str>, F: FnMut(&Field) -> S>(tokens: &[Token], value: F) -> String {
+/// Renders one line: literals as is, each field through `value` and [`push_justified`].
+pub fn render<S: AsRef<str>, F: FnMut(&Field) -> S>(tokens: &[Token], mut value: F) -> String {
     let mut out = String::with_capacity(128);
-    render_into(&mut out, tokens, value);
-    out
-}
-
-/// Appends one line (without its newline) to `out`, as [`render`] makes it.
-pub fn render_into<S: AsRef<str>, F: FnMut(&Field) -> S>(out: &mut String, tokens: &[Token], mut value: F) {
     for t in tokens {
         match t {
             Token::Literal(s) => out.push_str(s),
-            Token::Field(f) => push_justified(out, value(f).as_ref(), f.width, f.right),
+            Token::Field(f) => push_justified(&mut out, value(f).as_ref(), f.width, f.right),
         }
     }
+    out
 }
 
 /// The `-l` date line: `Sun Nov 22 01:40:31 2026` in local time.
@@ -215,19 +203,6 @@ pub fn emit_bytes(bytes: &[u8]) {
     let _ = std::io::stdout().lock().write_all(bytes);
 }
 
-/// Writes many lines to stdout through one buffer (a long listing in a few system calls),
-/// ignoring a closed pipe.
-pub fn emit_all(lines: impl IntoIterator<Item = String>) {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    for line in lines {
-        if out.write_all(line.as_bytes()).and_then(|_| out.write_all(b"\n")).is_err() {
-            return;
-        }
-    }
-    let _ = out.flush();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,7 +229,14 @@ mod tests {
 
     #[test]
     fn justifies_and_truncates() {
+        let justify = |value: &str, width: usize, right: bool| {
+            let mut out = String::new();
+            push_justified(&mut out, value, width, right);
+            out
+        };
         assert_eq!(justify("abc", 0, true), "abc");
+        assert_eq!(justify("d\u{e9}j\u{e0}", 3, false), "d\u{e9}j");
+        assert_eq!(justify("\u{e9}", 3, true), "  \u{e9}");
         assert_eq!(justify("abc", 6, true), "   abc");
         assert_eq!(justify("abc", 6, false), "abc   ");
         assert_eq!(justify("UNLIMITED", 8, true), "UNLIMITE");

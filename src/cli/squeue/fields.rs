@@ -307,7 +307,7 @@ fn tres_or_na(tres: &str) -> Cow<'_, str> {
 }
 
 /// Memory in MB as Slurm's convert_num_unit prints it: `1000M`, `2G`.
-pub fn memory_text(mb: u64) -> String {
+fn memory_text(mb: u64) -> String {
     if mb == 0 {
         return "0".to_string();
     }

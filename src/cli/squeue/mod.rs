@@ -4,7 +4,7 @@ mod fields;
 mod rows;
 mod select;
 
-pub use fields::{memory_text, short_state, value, write_value, QueueJob, CODES};
+pub use fields::{short_state, value, write_value, QueueJob, CODES};
 pub use select::{ids_found, matches, sort_jobs};
 
 use super::format::{self, Field, Token};
