@@ -245,17 +245,22 @@ fn select<'j: 'n, 'n>(
     (listed, ids_found)
 }
 
-/// Answers a `--json` [`JobQuery`] over `jobs` at UNIX time `now`: the jobs listed as a
-/// pretty-printed v0.0.43 jobs reply, ready to print, and whether any job has one of the
-/// query's ids (when none has, the reply holds the error instead).
-pub fn query_json<'a>(
+/// The jobs a `--json` [`JobQuery`] lists, copied out of `jobs` in squeue's order, and
+/// whether any job has one of the query's ids. A copy is cheap (the text fields are shared),
+/// and lets [`json_reply`] build and write the long reply without holding the daemon's lock.
+pub fn select_json<'a>(
     jobs: impl Iterator<Item = &'a Job> + Clone,
     config: &'a Config,
     q: &JobQuery,
-    now: u64,
-) -> (Vec<u8>, bool) {
+) -> (Vec<Job>, bool) {
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q);
+    (listed.iter().map(|row| row.job.clone()).collect(), ids_found)
+}
+
+/// The pretty-printed v0.0.43 jobs reply of `jobs` at UNIX time `now`, as `squeue --json`
+/// prints it; without `ids_found`, the reply holds the error instead.
+pub fn json_reply(jobs: &[Job], config: &Config, ids_found: bool, now: u64) -> Vec<u8> {
     let mut reply = JobsResponse {
         last_backfill: NoVal::of(now),
         last_update: NoVal::of(now),
@@ -263,7 +268,7 @@ pub fn query_json<'a>(
         ..Default::default()
     };
     if ids_found {
-        reply.jobs = listed.iter().map(|row| super::info::job_info(row.job, config)).collect();
+        reply.jobs = jobs.iter().map(|job| super::info::job_info(job, config)).collect();
     } else {
         reply.errors.push(ApiError {
             description: "Unable to query the jobs asked for".into(),
@@ -272,10 +277,10 @@ pub fn query_json<'a>(
             source: "_handle_job_get".into(),
         });
     }
-    let mut out = Vec::with_capacity(reply.jobs.len() * 4096 + 1024);
+    let mut out = Vec::with_capacity(reply.jobs.len() * 4608 + 1024);
     serde_json::to_writer_pretty(&mut out, &reply).expect("jobs serialize");
     out.push(b'\n');
-    (out, ids_found)
+    out
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
@@ -441,7 +446,8 @@ mod tests {
             job.id = 20 + i as u32;
         }
         let q = JobQuery { json: true, states: Some(vec!["ALL".into()]), ..Default::default() };
-        let (bytes, found) = query_json(jobs.iter(), &config, &q, 2_000);
+        let (listed, found) = select_json(jobs.iter(), &config, &q);
+        let bytes = json_reply(&listed, &config, found, 2_000);
         assert!(found);
         assert!(bytes.starts_with(b"{\n  \""), "pretty-printed");
         let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
@@ -450,7 +456,8 @@ mod tests {
         let expected = serde_json::to_value(super::super::info::job_info(&jobs[2], &config)).unwrap();
         assert_eq!(serde_json::to_value(&reply.jobs[2]).unwrap(), expected);
         let q = JobQuery { json: true, job_ids: Some(vec![99]), ..Default::default() };
-        let (bytes, found) = query_json(jobs.iter(), &config, &q, 2_000);
+        let (listed, found) = select_json(jobs.iter(), &config, &q);
+        let bytes = json_reply(&listed, &config, found, 2_000);
         assert!(!found);
         let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
         assert!(reply.jobs.is_empty());

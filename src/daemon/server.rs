@@ -423,19 +423,24 @@ async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
         }
     };
     let now = crate::options::now();
-    let (status, bytes) = {
+    let json = |status: StatusCode, bytes: Vec<u8>| {
+        (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
+    };
+    // The full reply of a long queue is tens of megabytes: it is built and written from a
+    // copy of the jobs, on a blocking thread, while the daemon goes on.
+    let (jobs, found, config) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
-        if query.json {
-            match listing::query_json(core.jobs.values(), &core.config, &query, now) {
-                (bytes, true) => (StatusCode::OK, bytes),
-                (bytes, false) => (StatusCode::NOT_FOUND, bytes),
-            }
-        } else {
-            (StatusCode::OK, listing::query(core.jobs.values(), &core.config, &query, now))
+        if !query.json {
+            return json(StatusCode::OK, listing::query(core.jobs.values(), &core.config, &query, now));
         }
+        let (jobs, found) = listing::select_json(core.jobs.values(), &core.config, &query);
+        (jobs, found, core.config.clone())
     };
-    (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
+    let bytes = tokio::task::spawn_blocking(move || listing::json_reply(&jobs, &config, found, now))
+        .await
+        .expect("the reply is written");
+    json(if found { StatusCode::OK } else { StatusCode::NOT_FOUND }, bytes)
 }
 
 use crate::api::noval::NoVal;
