@@ -27,7 +27,7 @@ const LAZY_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// A change to write.
 enum Change {
-    /// A new job, its payload, and the id counter past it.
+    /// A new job and its payload.
     Insert(Box<Job>, Payload),
     /// A job's current record.
     Update(Box<Job>),
@@ -200,7 +200,6 @@ fn write_record(tx: &rusqlite::Transaction, sql: &str, job: &Job) -> rusqlite::R
 
 fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    let mut next_id = None;
     for q in group {
         match &q.change {
             Change::Insert(job, payload) => {
@@ -212,20 +211,12 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                         serde_json::to_string(&payload.environment).expect("strings serialize"),
                         serde_json::to_string(&payload.argv).expect("strings serialize"),
                     ])?;
-                next_id = Some(next_id.unwrap_or(0).max(job.id as i64 + 1));
             }
             Change::Barrier => {}
             Change::Update(job) => {
                 write_record(&tx, "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1", job)?;
             }
         }
-    }
-    if let Some(n) = next_id {
-        tx.prepare_cached(
-            "INSERT INTO meta (key, value) VALUES ('next_job_id', ?1)
-             ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)",
-        )?
-        .execute(params![n])?;
     }
     tx.commit()
 }
