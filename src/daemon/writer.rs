@@ -242,6 +242,8 @@ mod tests {
         let second = writer.update_then_remove(&job, job_dir.clone());
         assert_eq!(first.blocking_recv().unwrap(), Ok(()));
         assert_eq!(second.blocking_recv().unwrap(), Ok(()));
+        // The remover thread takes the directory after the commit; a flush waits for it.
+        writer.flush();
         assert!(!job_dir.exists(), "the directory goes once the end is durable");
         drop((store, writer));
         let store = Store::open(&path).unwrap();
