@@ -263,21 +263,26 @@ fn unknown_field(at: &str, k: &str) -> ApiError {
     }
 }
 
-/// A submit body, checked: unknown fields are errors, never dropped.
-fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
-    let bad = |description: String, source: &str| ApiError {
+/// slurmrestd's error for a request body it cannot read.
+fn parse_error(description: String, source: &str) -> ApiError {
+    ApiError {
         description,
         error_number: errno::BAD_REQUEST,
         error: "Unable to parse query".into(),
         source: source.into(),
-    };
+    }
+}
+
+/// A submit body, checked: unknown fields are errors, never dropped.
+fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
     let unknown = super::submit_keys::unknown_keys(body, &["script", "job"], JobDescMsg::KNOWN).map_err(|e| match e
         .classify()
     {
-        serde_json::error::Category::Data => {
-            (StatusCode::UNPROCESSABLE_ENTITY, vec![bad("the request body must be a JSON object".into(), "body")])
-        }
-        _ => (StatusCode::BAD_REQUEST, vec![bad(format!("Failure during parsing: {e}"), "body")]),
+        serde_json::error::Category::Data => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            vec![parse_error("the request body must be a JSON object".into(), "body")],
+        ),
+        _ => (StatusCode::BAD_REQUEST, vec![parse_error(format!("Failure during parsing: {e}"), "body")]),
     })?;
     let mut errors: Vec<ApiError> =
         unknown.iter().filter(|(at, k)| !(at.is_empty() && k == "jobs")).map(|(at, k)| unknown_field(at, k)).collect();
@@ -292,8 +297,9 @@ fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)
     if !errors.is_empty() {
         return Err((StatusCode::UNPROCESSABLE_ENTITY, errors));
     }
-    serde_json::from_slice(body)
-        .map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, vec![bad(format!("invalid job description: {e}"), "#/job/")]))
+    serde_json::from_slice(body).map_err(|e| {
+        (StatusCode::UNPROCESSABLE_ENTITY, vec![parse_error(format!("invalid job description: {e}"), "#/job/")])
+    })
 }
 
 async fn test_only(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
@@ -413,12 +419,7 @@ async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
     let query: JobQuery = match serde_json::from_slice(&body) {
         Ok(q) => q,
         Err(e) => {
-            let error = ApiError {
-                description: format!("Failure during parsing: {e}"),
-                error_number: errno::BAD_REQUEST,
-                error: "Unable to parse query".into(),
-                source: "body".into(),
-            };
+            let error = parse_error(format!("Failure during parsing: {e}"), "body");
             return reply(StatusCode::BAD_REQUEST, JobRows { errors: vec![error], ..Default::default() });
         }
     };

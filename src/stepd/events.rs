@@ -3,7 +3,7 @@
 //! timeout). One `poll` call covers all three.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;
 
 /// One thing that happened.
@@ -20,7 +20,7 @@ pub enum Event {
 /// The descriptors waited on.
 pub struct Events {
     exit: Option<OwnedFd>,
-    term: OwnedFd,
+    term: crate::sys::SignalFd,
 }
 
 impl Events {
@@ -33,19 +33,7 @@ impl Events {
             Err(e) if e.raw_os_error() == Some(libc::ESRCH) => None,
             Err(e) => return Err(e),
         };
-        // SAFETY: the set is initialised by sigemptyset/sigaddset before use; signalfd returns
-        // a new descriptor that the OwnedFd then owns.
-        let term = unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            OwnedFd::from_raw_fd(fd)
-        };
+        let term = crate::sys::SignalFd::block(libc::SIGTERM)?;
         Ok(Events { exit, term })
     }
 
@@ -82,19 +70,10 @@ impl Events {
                 return Ok(Event::Exited);
             }
             if fds[1].revents != 0 {
-                self.drain_term();
+                self.term.drain();
                 return Ok(Event::Terminate);
             }
         }
-    }
-
-    /// Reads the queued SIGTERMs so that the descriptor is quiet again.
-    fn drain_term(&self) {
-        let mut info = std::mem::MaybeUninit::<libc::signalfd_siginfo>::uninit();
-        let size = std::mem::size_of::<libc::signalfd_siginfo>();
-        // SAFETY: read writes at most `size` bytes into the local buffer; the descriptor is
-        // non-blocking, so the loop ends when nothing is queued.
-        while unsafe { libc::read(self.term.as_raw_fd(), info.as_mut_ptr().cast(), size) } == size as isize {}
     }
 }
 

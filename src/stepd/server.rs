@@ -43,7 +43,7 @@ fn serve(sock: &OwnedFd) -> io::Result<()> {
     loop {
         let mut fds = [
             libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: children.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: children.0.as_raw_fd(), events: libc::POLLIN, revents: 0 },
         ];
         // SAFETY: fds is a valid array of two pollfd structures.
         if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
@@ -91,9 +91,9 @@ fn fork_supervisor(dir: &Path, end: OwnedFd, sock: &OwnedFd, children: &ChildSig
             // memory preconditions beyond the initialised set.
             unsafe {
                 libc::close(sock.as_raw_fd());
-                libc::close(children.fd.as_raw_fd());
+                libc::close(children.0.as_raw_fd());
                 libc::setsid();
-                libc::sigprocmask(libc::SIG_SETMASK, &children.old_mask, std::ptr::null_mut());
+                libc::sigprocmask(libc::SIG_SETMASK, children.0.old_mask(), std::ptr::null_mut());
                 // What `ps -o comm` and `top` show, as for Slurm's supervisors.
                 libc::prctl(libc::PR_SET_NAME, c"slurmstepd".as_ptr());
             }
@@ -108,37 +108,18 @@ fn fork_supervisor(dir: &Path, end: OwnedFd, sock: &OwnedFd, children: &ChildSig
 }
 
 /// SIGCHLD, blocked and read from a signalfd, so that exited supervisors are reaped.
-struct ChildSignal {
-    fd: OwnedFd,
-    old_mask: libc::sigset_t,
-}
+struct ChildSignal(crate::sys::SignalFd);
 
 impl ChildSignal {
     fn new() -> io::Result<ChildSignal> {
-        // SAFETY: the sets are initialised before use; signalfd returns a new descriptor.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGCHLD);
-            let mut old_mask: libc::sigset_t = std::mem::zeroed();
-            libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old_mask);
-            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(ChildSignal { fd: OwnedFd::from_raw_fd(fd), old_mask })
-        }
+        crate::sys::SignalFd::block(libc::SIGCHLD).map(ChildSignal)
     }
 
     /// Drains the signalfd and reaps every exited child.
     fn reap(&self) {
-        let mut info = std::mem::MaybeUninit::<libc::signalfd_siginfo>::uninit();
-        let size = std::mem::size_of::<libc::signalfd_siginfo>();
-        // SAFETY: read writes at most `size` bytes into the local; waitpid writes a local.
-        unsafe {
-            while libc::read(self.fd.as_raw_fd(), info.as_mut_ptr().cast(), size) == size as isize {}
-            let mut status = 0;
-            while libc::waitpid(-1, &mut status, libc::WNOHANG) > 0 {}
-        }
+        self.0.drain();
+        let mut status = 0;
+        // SAFETY: waitpid writes the status into a local.
+        while unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } > 0 {}
     }
 }
