@@ -3,4 +3,5 @@
 pub mod client;
 pub mod http;
 pub mod noval;
+pub mod stream;
 pub mod types;

@@ -10,6 +10,7 @@
 mod events;
 pub mod server;
 mod spawn;
+pub mod step;
 
 use crate::daemon::job::{EndCause, WarnSignal};
 use serde::{Deserialize, Serialize};
