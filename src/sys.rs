@@ -208,28 +208,73 @@ pub fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// Room for one descriptor in a control message.
-const FD_SPACE: usize = 32;
+/// Waits until `fd` is readable (data or its end) or `timeout` passes; returns whether it
+/// is readable.
+pub fn wait_readable(fd: &impl std::os::fd::AsRawFd, timeout: std::time::Duration) -> io::Result<bool> {
+    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    loop {
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut p, 1, ms) };
+        if n >= 0 {
+            return Ok(n > 0);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
 
-/// Sends `data` over Unix socket `sock` as one message, with descriptor `fd` when given.
-pub fn send_with_fd(sock: std::os::fd::BorrowedFd, data: &[u8], fd: Option<std::os::fd::BorrowedFd>) -> io::Result<()> {
+/// The process umask (read by setting and restoring it).
+pub fn current_umask() -> u32 {
+    // SAFETY: umask has no memory preconditions; the old mask is restored at once.
+    unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask as u32
+    }
+}
+
+/// Marks `fd` close-on-exec.
+pub fn set_cloexec(fd: &impl std::os::fd::AsRawFd) {
+    // SAFETY: fcntl on a descriptor the caller holds; no memory is involved.
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+}
+
+/// The most descriptors one message carries.
+pub const MAX_FDS: usize = 4;
+
+/// Room for [`MAX_FDS`] descriptors in a control message.
+const FD_SPACE: usize = 64;
+
+/// Sends `data` over Unix socket `sock` as one message, with descriptors `fds` (at most
+/// [`MAX_FDS`]).
+pub fn send_with_fds(sock: std::os::fd::BorrowedFd, data: &[u8], fds: &[std::os::fd::BorrowedFd]) -> io::Result<()> {
     use std::os::fd::AsRawFd;
+    if fds.len() > MAX_FDS {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "too many descriptors for one message"));
+    }
     let mut iov = libc::iovec { iov_base: data.as_ptr() as *mut libc::c_void, iov_len: data.len() };
     let mut control = [0u8; FD_SPACE];
+    let size = (std::mem::size_of::<i32>() * fds.len()) as u32;
     // SAFETY: msghdr is plain data; every pointer set below points at a live local, and the
-    // CMSG macros stay within `control`, which CMSG_SPACE(sizeof(int)) fits.
+    // CMSG macros stay within `control`, which CMSG_SPACE of MAX_FDS ints fits.
     unsafe {
         let mut msg: libc::msghdr = std::mem::zeroed();
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
-        if let Some(fd) = fd {
+        if !fds.is_empty() {
             msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) as usize;
+            msg.msg_controllen = libc::CMSG_SPACE(size) as usize;
             let cmsg = libc::CMSG_FIRSTHDR(&msg);
             (*cmsg).cmsg_level = libc::SOL_SOCKET;
             (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<i32>() as u32) as usize;
-            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<i32>(), fd.as_raw_fd());
+            (*cmsg).cmsg_len = libc::CMSG_LEN(size) as usize;
+            let data = libc::CMSG_DATA(cmsg).cast::<i32>();
+            for (i, fd) in fds.iter().enumerate() {
+                std::ptr::write_unaligned(data.add(i), fd.as_raw_fd());
+            }
         }
         loop {
             if libc::sendmsg(sock.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) >= 0 {
@@ -244,12 +289,12 @@ pub fn send_with_fd(sock: std::os::fd::BorrowedFd, data: &[u8], fd: Option<std::
 }
 
 /// Receives one message of at most `buf.len()` bytes from Unix socket `sock`, and the
-/// descriptor sent with it (close-on-exec). `(0, None)` when the other end is closed.
-pub fn recv_with_fd(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Result<(usize, Option<OwnedFd>)> {
+/// descriptors sent with it (close-on-exec). `(0, [])` when the other end is closed.
+pub fn recv_with_fds(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Result<(usize, Vec<OwnedFd>)> {
     use std::os::fd::AsRawFd;
     let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     let mut control = [0u8; FD_SPACE];
-    // SAFETY: as in send_with_fd; the kernel writes at most msg_controllen bytes of control
+    // SAFETY: as in send_with_fds; the kernel writes at most msg_controllen bytes of control
     // data and at most buf.len() bytes of data, and every descriptor it passes is taken.
     unsafe {
         let mut msg: libc::msghdr = std::mem::zeroed();
@@ -267,16 +312,19 @@ pub fn recv_with_fd(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Result
                 return Err(e);
             }
         };
-        let mut fd = None;
+        let mut fds = Vec::new();
         let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
         while !cmsg.is_null() {
             if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let raw = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<i32>());
-                fd = Some(OwnedFd::from_raw_fd(raw));
+                let count = ((*cmsg).cmsg_len - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<i32>();
+                let data = libc::CMSG_DATA(cmsg).cast::<i32>();
+                for i in 0..count {
+                    fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                }
             }
             cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
         }
-        Ok((n, fd))
+        Ok((n, fds))
     }
 }
 

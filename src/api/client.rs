@@ -90,6 +90,12 @@ impl Client {
         Ok(self.http.request("POST", path, Some(&body))?)
     }
 
+    /// `POST path` with a JSON body, switched to a stream (see [`UnixHttp::upgrade`]).
+    pub fn open_stream<B: Serialize>(&self, path: &str, body: &B) -> Result<super::http::Upgrade, ClientError> {
+        let body = serde_json::to_vec(body).expect("request bodies serialize");
+        Ok(self.http.upgrade(path, &body)?)
+    }
+
     /// `DELETE path` decoded as `T`.
     pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
         Self::decode(&self.http.request("DELETE", path, None)?)

@@ -45,6 +45,15 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
+/// The outcome of [`UnixHttp::upgrade`].
+#[derive(Debug)]
+pub enum Upgrade {
+    /// The connection now carries the stream.
+    Switched(UnixStream),
+    /// The daemon answered instead (an error).
+    Refused(Response),
+}
+
 /// One keep-alive connection to a Unix socket, opened on first use and reopened when the
 /// daemon has closed it.
 #[derive(Debug)]
@@ -101,6 +110,43 @@ impl UnixHttp {
             *guard = Some(conn);
         }
         Ok(response)
+    }
+
+    /// Sends `POST path` with a JSON body, asking to switch the connection to
+    /// [`super::stream`]'s framed stream. The daemon either switches (the connection is
+    /// returned, nothing of the stream read yet) or answers as usual (a refusal).
+    pub fn upgrade(&self, path: &str, body: &[u8]) -> Result<Upgrade, HttpError> {
+        let mut request = encode_request("POST", path, Some(body));
+        let head_end = request.len() - body.len() - 2;
+        let extra = format!("connection: Upgrade\r\nupgrade: {}\r\n", super::stream::PROTOCOL);
+        request.splice(head_end..head_end, extra.into_bytes());
+        let stream = UnixStream::connect(&self.socket).map_err(|source| HttpError::Io {
+            context: "cannot connect to",
+            socket: self.socket.clone(),
+            source,
+        })?;
+        // One byte at a time: what follows the head belongs to the stream, and must not be
+        // read ahead into a buffer.
+        let mut conn = BufReader::with_capacity(1, stream);
+        conn.get_mut().write_all(&request).map_err(|e| self.error(Failure::BeforeReply(e)))?;
+        let head = read_head(&mut conn).map_err(|f| self.error(f))?;
+        if head.status == 101 {
+            return Ok(Upgrade::Switched(conn.into_inner()));
+        }
+        let body = match head.framing {
+            Framing::Length(n) => {
+                let mut body = vec![0; n];
+                conn.read_exact(&mut body).map_err(|e| self.error(Failure::Io(e)))?;
+                body
+            }
+            Framing::Chunked => read_chunked(&mut conn).map_err(|f| self.error(f))?,
+            Framing::UntilClose => {
+                let mut body = Vec::new();
+                conn.read_to_end(&mut body).map_err(|e| self.error(Failure::Io(e)))?;
+                body
+            }
+        };
+        Ok(Upgrade::Refused(Response { status: head.status, body }))
     }
 
     fn error(&self, failure: Failure) -> HttpError {

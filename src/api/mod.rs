@@ -3,5 +3,6 @@
 pub mod client;
 pub mod http;
 pub mod noval;
+pub mod step;
 pub mod stream;
 pub mod types;

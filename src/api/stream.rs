@@ -112,6 +112,9 @@ pub enum Frame {
     /// The client is done with its allocation; the command it ran ended with this raw wait
     /// status.
     Release(i32),
+    /// The client leaves without releasing its allocation (`salloc --no-shell`): it is held
+    /// until it is cancelled or reaches its time limit.
+    Detach,
 }
 
 mod tag {
@@ -131,6 +134,7 @@ mod tag {
     pub const RESIZE: u8 = 23;
     pub const CANCEL: u8 = 24;
     pub const RELEASE: u8 = 25;
+    pub const DETACH: u8 = 26;
 }
 
 fn invalid(why: impl Into<String>) -> io::Error {
@@ -179,6 +183,7 @@ impl Frame {
             Frame::Resize(w) => (tag::RESIZE, pair(w.rows as u32, w.cols as u32)),
             Frame::Cancel => (tag::CANCEL, Vec::new()),
             Frame::Release(ws) => (tag::RELEASE, ws.to_le_bytes().to_vec()),
+            Frame::Detach => (tag::DETACH, Vec::new()),
         }
     }
 
@@ -204,6 +209,7 @@ impl Frame {
             tag::RESIZE => Frame::Resize(WinSize { rows: u32_at(&p, 0)? as u16, cols: u32_at(&p, 4)? as u16 }),
             tag::CANCEL => Frame::Cancel,
             tag::RELEASE => Frame::Release(u32_at(&p, 0)? as i32),
+            tag::DETACH => Frame::Detach,
             other => return Err(invalid(format!("unknown frame tag {other}"))),
         })
     }
@@ -276,6 +282,7 @@ mod tests {
             Frame::Resize(WinSize { rows: 40, cols: 132 }),
             Frame::Cancel,
             Frame::Release(7 << 8),
+            Frame::Detach,
         ];
         let mut wire = Vec::new();
         for f in &frames {

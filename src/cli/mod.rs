@@ -1,21 +1,25 @@
 //! The user-facing commands, one module each, and what they share: argument parsing with
 //! Slurm's error texts, and the multicall dispatch.
 
+pub mod allocate;
 pub mod daemon_cmd;
 pub mod format;
 pub mod generate;
 pub mod install_links;
+pub mod job_failure;
+pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
 pub mod sinfo;
 pub mod squeue;
+pub mod srun;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 use std::ffi::OsString;
 
 /// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
-pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmletd"];
+pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "slurmletd"];
 
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
@@ -34,6 +38,8 @@ fn dispatchable(name: &str) -> bool {
 fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     match name {
         "sbatch" => sbatch::run(args),
+        "srun" => srun::run(args),
+        "salloc" => salloc::run(args),
         "squeue" => squeue::run(args),
         "scancel" => scancel::run(args),
         "sinfo" => sinfo::run(args),
@@ -52,7 +58,8 @@ fn slurmlet_main(args: Vec<OsString>) -> i32 {
     match sub.as_deref() {
         Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
-        Some("stepd") => crate::stepd::run(rest("slurmlet stepd")),
+        Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
+        Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::server::run(rest("slurmlet stepd-server")),
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
@@ -137,6 +144,22 @@ pub fn warning(cmd: &str, msg: &str) {
     }
 }
 
+/// `--help`, `--usage`, `--version` of sbatch, srun and salloc: prints and returns the exit
+/// code, or `None` when none was given.
+pub fn common_flags(tool: crate::options::Tool, cli: &crate::options::JobOptions) -> Option<i32> {
+    use crate::options::help;
+    if cli.has("help") {
+        print!("{}", help::help(tool));
+    } else if cli.has("usage") {
+        print!("{}", help::usage(tool));
+    } else if cli.has("version") {
+        println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+    } else {
+        return None;
+    }
+    Some(0)
+}
+
 /// Connects to the daemon, printing Slurm's connection error on failure.
 pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
     crate::api::client::Client::connect().map_err(|e| {
@@ -149,6 +172,8 @@ pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
 pub fn all_commands() -> Vec<clap::Command> {
     vec![
         crate::options::parse::command(crate::options::Tool::Sbatch),
+        crate::options::parse::command(crate::options::Tool::Srun),
+        crate::options::parse::command(crate::options::Tool::Salloc),
         squeue::SqueueArgs::command().name("squeue"),
         scancel::ScancelArgs::command().name("scancel"),
         sinfo::SinfoArgs::command().name("sinfo"),

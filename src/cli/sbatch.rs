@@ -4,9 +4,10 @@
 //! `#SBATCH` directives, `SBATCH_*` variables, command line, so that the last one wins as in
 //! Slurm. Each directive line is first parsed alone, so that an error names its line.
 
+use super::job_failure::Failure;
 use crate::api::types::{JobSubmitReq, JobSubmitResponse};
 use crate::options::sources::{self, SourceError};
-use crate::options::{self, directive, help, JobOptions, OptionError, Tool};
+use crate::options::{self, directive, JobOptions, Tool};
 use std::ffi::OsString;
 use std::io::Read;
 
@@ -14,57 +15,7 @@ const CMD: &str = "sbatch";
 
 /// Runs sbatch.
 pub fn run(args: Vec<OsString>) -> i32 {
-    match submit(args) {
-        Ok(code) => code,
-        Err(Failure::Usage(code)) => code,
-        Err(Failure::Option(e)) => {
-            super::error(CMD, &e.to_string());
-            if let Some(why) = e.innermost().explanation() {
-                super::error(CMD, why);
-            }
-            match e.innermost() {
-                // A value sbatch itself cannot read is a usage error, as in Slurm.
-                OptionError::InvalidSpec { .. }
-                | OptionError::InvalidNumber { .. }
-                | OptionError::Invalid { .. }
-                | OptionError::Directive { .. } => 255,
-                _ => 1,
-            }
-        }
-        Err(Failure::Message(msg, code)) => {
-            super::error(CMD, &msg);
-            code
-        }
-    }
-}
-
-enum Failure {
-    Usage(i32),
-    Option(OptionError),
-    Message(String, i32),
-}
-
-impl From<OptionError> for Failure {
-    fn from(e: OptionError) -> Self {
-        Failure::Option(e)
-    }
-}
-
-impl From<SourceError> for Failure {
-    fn from(e: SourceError) -> Self {
-        match e {
-            SourceError::Usage(error) => Failure::Usage(super::report_clap_error(CMD, &error, 255)),
-            SourceError::DirectiveUsage { error, at } => {
-                super::report_clap_error(CMD, &error, 255);
-                Failure::Option(at)
-            }
-            SourceError::EnvUsage { error, var } => {
-                super::report_clap_error(CMD, &error, 255);
-                Failure::Message(format!("in input environment variable {var}"), 255)
-            }
-            SourceError::Option(e) => Failure::Option(e),
-        }
-    }
+    submit(args).unwrap_or_else(|failure| failure.report(CMD))
 }
 
 /// Reads the script: the named file, `--wrap`, or standard input.
@@ -111,24 +62,17 @@ fn display_name(name: &str) -> &str {
 
 fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     let cli_tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = JobOptions::parse(Tool::Sbatch, &cli_tokens).map_err(SourceError::Usage)?;
-    if cli.has("help") {
-        print!("{}", help::help(Tool::Sbatch));
-        return Ok(0);
-    }
-    if cli.has("usage") {
-        print!("{}", help::usage(Tool::Sbatch));
-        return Ok(0);
-    }
-    if cli.has("version") {
-        println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
-        return Ok(0);
+    let cli =
+        JobOptions::parse(Tool::Sbatch, &cli_tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
+    if let Some(code) = super::common_flags(Tool::Sbatch, &cli) {
+        return Ok(code);
     }
     let (script, script_name) = read_script(&cli)?;
     let file = display_name(&script_name);
     let directives = directive::extract(&script, "#SBATCH", file)?;
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let composed = sources::compose(Tool::Sbatch, &directives, Some(&script), file, &env, &cli_tokens)?;
+    let composed = sources::compose(Tool::Sbatch, &directives, Some(&script), file, &env, &cli_tokens)
+        .map_err(|e| Failure::from_source(CMD, e))?;
     for w in &composed.warnings {
         super::warning(CMD, &w.0);
     }
@@ -147,7 +91,7 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
         environment.extend(export_file(path)?);
     }
     // Files the job creates get the submitter's umask, as in Slurm.
-    environment.push(format!("SLURM_UMASK={:04o}", current_umask()));
+    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
     desc.environment = Some(environment);
     desc.script = Some(script);
     if desc.name.is_none() {
@@ -199,16 +143,6 @@ fn export_file(path: &str) -> Result<Vec<String>, Failure> {
         out.push(def.to_string());
     }
     Ok(out)
-}
-
-/// The process umask (read by setting and restoring it).
-fn current_umask() -> u32 {
-    // SAFETY: umask has no memory preconditions; the old mask is restored at once.
-    unsafe {
-        let mask = libc::umask(0o022);
-        libc::umask(mask);
-        mask as u32
-    }
 }
 
 /// Prints a submit reply's errors as Slurm does and fails.

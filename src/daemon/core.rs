@@ -57,6 +57,8 @@ impl Effects {
 pub struct Watch {
     /// Its job.
     pub job: u32,
+    /// Its step, for a step's supervisor.
+    pub step: Option<u32>,
     /// Its pid.
     pub pid: i32,
     /// For a supervisor this daemon started: the read end of the pipe it closes once the
@@ -100,6 +102,8 @@ pub struct Core {
     pub started_at: u64,
     /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
     pub ended: tokio::sync::watch::Sender<u64>,
+    /// The running steps of each job.
+    steps: super::steps::Steps,
 }
 
 /// A cancel/signal request that could not be carried out.
@@ -142,6 +146,7 @@ impl Core {
             jobs_dir,
             started_at: now,
             ended: tokio::sync::watch::channel(0).0,
+            steps: Default::default(),
         })
     }
 
@@ -177,13 +182,19 @@ impl Core {
                     if let Some(j) = self.jobs.get_mut(&id) {
                         j.stepd_pid = Some(pid);
                     }
-                    effects.watch.push(Watch { job: id, pid, ended: None, pidfd: None });
+                    effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
                 }
                 _ => {
                     tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
                     self.fence_and_fail(id);
                 }
             }
+        }
+        let orphans: Vec<u32> =
+            self.jobs.values().filter(|j| j.interactive && j.state() == JobState::Pending).map(|j| j.id).collect();
+        for id in orphans {
+            tracing::info!(job = id, "cancelling a pending interactive job: its client left with the old daemon");
+            let _ = self.cancel(id, None, false, Caller { uid: 0, gid: 0 });
         }
         effects.reschedule = true;
         effects
@@ -210,9 +221,10 @@ impl Core {
         desc: &crate::api::types::JobDescMsg,
         top_script: Option<&str>,
         caller: Caller,
+        interactive: bool,
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
-        let mut new = submit::build(desc, top_script, caller, &self.config, now)?;
+        let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
         new.job.id = self.next_id;
         submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
         if new.job.held {
@@ -334,7 +346,11 @@ impl Core {
         let job = &self.jobs[&id];
         match self.store.payload(id) {
             Ok(p) => {
-                let env = super::launch::batch_env(job, &self.config, &p.environment);
+                let env = if job.interactive {
+                    super::launch::allocation_env(job, &self.config)
+                } else {
+                    super::launch::batch_env(job, &self.config, &p.environment)
+                };
                 Ok(super::launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
             }
             Err(e) => Err(self.launch_failed(id, &e.to_string())),
@@ -370,7 +386,10 @@ impl Core {
                         let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                     }
                 }
-                Effects { watch: vec![Watch { job: id, pid, ended: Some(ended), pidfd }], ..Default::default() }
+                Effects {
+                    watch: vec![Watch { job: id, step: None, pid, ended: Some(ended), pidfd }],
+                    ..Default::default()
+                }
             }
             Err(e) => self.launch_failed(id, &e.to_string()),
         }
@@ -408,6 +427,9 @@ impl Core {
         job.wait_status = status.as_ref().map(|s| s.wait_status);
         job.end_cause = status.as_ref().map(|s| s.cause);
         job.stepd_pid = None;
+        for pid in self.steps.forget(id) {
+            let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+        }
         self.used = self.used.minus(&job.req);
         let gpus = job.gpu_ids.clone();
         // The job's directory (its status file) stays until the end is durable.
@@ -482,6 +504,10 @@ impl Core {
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);
+                // The steps first, then the batch script, as Slurm does.
+                for pid in self.steps.supervisors(id) {
+                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                }
                 if let Some(pid) = job.stepd_pid {
                     let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                 }
@@ -535,7 +561,7 @@ impl Core {
         caller: Caller,
     ) -> Result<Job, ApiError> {
         let now = crate::options::now();
-        let mut job = submit::build(desc, top_script, caller, &self.config, now)?.job;
+        let mut job = submit::build(desc, top_script, caller, &self.config, now, false)?.job;
         job.id = self.next_id;
         let mut plan = self.plan(now);
         let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);
@@ -559,6 +585,61 @@ impl Core {
     /// Waits until every queued change is durable.
     pub fn flush(&self) {
         self.writer.flush();
+    }
+
+    /// Gives a new step of job `id` its share of the job and writes its spec; returns the
+    /// step's directory and spec. The caller starts its supervisor with
+    /// [`super::launch::start_supervisor`] and reports with [`Core::step_started`].
+    pub fn create_step(
+        &mut self,
+        id: u32,
+        req: &crate::api::step::StepRequest,
+        caller: Caller,
+    ) -> Result<(PathBuf, crate::stepd::step::StepSpec), super::steps::StepRefusal> {
+        use super::steps::StepRefusal;
+        let job_dir = self.job_dir(id);
+        let Some(job) = self.jobs.get(&id) else { return Err(StepRefusal::Fatal("Invalid job id specified".into())) };
+        if caller.uid != 0 && caller.uid != job.uid {
+            return Err(StepRefusal::Fatal("Access/permission denied".into()));
+        }
+        let steps_dir = super::step_spec::steps_dir(&job_dir);
+        let granted = self.steps.create(job, req, &self.config, &steps_dir)?;
+        let spec = super::step_spec::step_spec(job, &self.config, req, &granted);
+        Ok((super::step_spec::step_dir(&job_dir, granted.step_id), spec))
+    }
+
+    /// Records the outcome of starting a step's supervisor.
+    pub fn step_started(&mut self, job: u32, step: u32, result: std::io::Result<super::launch::Started>) -> Effects {
+        match result {
+            Ok(super::launch::Started { pid, ended, pidfd }) => {
+                tracing::debug!(job, step, pid, "step supervisor started");
+                self.steps.started(job, step, pid);
+                if !self.jobs.get(&job).is_some_and(|j| j.state() == JobState::Running) {
+                    // The job ended or is being cancelled while the step started.
+                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                }
+                Effects {
+                    watch: vec![Watch { job, step: Some(step), pid, ended: Some(ended), pidfd }],
+                    ..Default::default()
+                }
+            }
+            Err(e) => {
+                tracing::error!(job, step, "cannot start the step: {e}");
+                self.steps.ended(job, step);
+                Effects::default()
+            }
+        }
+    }
+
+    /// A step's tasks are gone: what it held is free for other steps.
+    pub fn step_ended(&mut self, job: u32, step: u32) {
+        tracing::debug!(job, step, "step ended");
+        self.steps.ended(job, step);
+    }
+
+    /// The binary supervisors are started from.
+    pub fn exe(&self) -> &std::path::Path {
+        &self.exe
     }
 
     /// Resources in use by running jobs.

@@ -1,6 +1,7 @@
 //! The daemon's side of the supervisors' fork server (see [`crate::stepd::server`]): started
 //! on the first launch, asked for one supervisor per job, replaced when it fails.
 
+use crate::stepd::Kind;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -19,20 +20,22 @@ impl ForkServer {
         let (ours, theirs) = crate::sys::seqpacket_pair()?;
         let fd = super::spawn::PASSED_FD.to_string();
         let argv = ["slurmlet".as_ref(), "stepd-server".as_ref(), fd.as_ref()];
-        let pid = super::spawn::supervisor(exe, &argv, theirs.as_fd())?;
+        let pid = super::spawn::supervisor(exe, &argv, &[theirs.as_fd()])?;
         Ok(ForkServer { sock: ours, pid })
     }
 
     /// Asks for the supervisor of job directory `dir`, handing it `end`, the write end of the
     /// job's end pipe; returns its pid and a pidfd for it.
-    pub fn launch(&self, dir: &Path, end: BorrowedFd) -> io::Result<(i32, OwnedFd)> {
-        let request = dir.as_os_str().as_bytes();
+    pub fn launch(&self, kind: Kind, dir: &Path, fds: &[BorrowedFd]) -> io::Result<(i32, OwnedFd)> {
+        let mut request = vec![kind.tag()];
+        request.extend_from_slice(dir.as_os_str().as_bytes());
         if request.len() > crate::stepd::server::MAX_REQUEST {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "job directory path too long"));
         }
-        crate::sys::send_with_fd(self.sock.as_fd(), request, Some(end))?;
+        crate::sys::send_with_fds(self.sock.as_fd(), &request, fds)?;
         let mut reply = [0u8; 4];
-        let (n, pidfd) = crate::sys::recv_with_fd(self.sock.as_fd(), &mut reply)?;
+        let (n, fds) = crate::sys::recv_with_fds(self.sock.as_fd(), &mut reply)?;
+        let pidfd = fds.into_iter().next();
         if n != reply.len() {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the fork server did not answer"));
         }

@@ -209,6 +209,9 @@ pub struct Job {
     pub cancelled_by: Option<u32>,
     /// Process id of the job's supervisor while it runs.
     pub stepd_pid: Option<i32>,
+    /// An interactive allocation (srun or salloc outside a job): no script; it runs while
+    /// its client holds it.
+    pub interactive: bool,
 }
 
 impl Job {

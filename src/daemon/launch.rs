@@ -3,7 +3,7 @@
 use super::job::Job;
 use super::submit::output_path;
 use crate::config::Config;
-use crate::stepd::{files, LaunchSpec};
+use crate::stepd::{files, Kind, LaunchSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -78,6 +78,43 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
     env
 }
 
+/// The variables a command run in an interactive allocation gets (compare `salloc … env`
+/// on a real cluster): the job's, none of a step's.
+pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
+    const KEPT: &[&str] = &[
+        "SLURM_CLUSTER_NAME",
+        "SLURM_JOBID",
+        "SLURM_JOB_ACCOUNT",
+        "SLURM_JOB_CPUS_PER_NODE",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_NAME",
+        "SLURM_JOB_NODELIST",
+        "SLURM_JOB_NUM_NODES",
+        "SLURM_JOB_PARTITION",
+        "SLURM_JOB_QOS",
+        "SLURM_NNODES",
+        "SLURM_NODELIST",
+        "SLURM_SUBMIT_DIR",
+        "SLURM_SUBMIT_HOST",
+        "SLURM_TASKS_PER_NODE",
+        "SLURM_CPUS_PER_TASK",
+        "SLURM_MEM_PER_CPU",
+        "SLURM_MEM_PER_NODE",
+        "SLURM_JOB_START_TIME",
+        "SLURM_JOB_END_TIME",
+    ];
+    let mut env: Vec<String> = batch_env(job, config, &[])
+        .into_iter()
+        .filter(|e| KEPT.iter().any(|k| e.split('=').next() == Some(*k)))
+        .collect();
+    if job.ntasks > 1 {
+        env.push(format!("SLURM_NTASKS={}", job.ntasks));
+        env.push(format!("SLURM_NPROCS={}", job.ntasks));
+    }
+    env.push("SLURM_NODE_ALIASES=(null)".into());
+    env
+}
+
 /// The submitter's umask from `SLURM_UMASK` in the job's submit environment.
 fn umask_of(env: &[String]) -> Option<u32> {
     env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok())
@@ -124,6 +161,7 @@ pub fn prepare(
         warn_signal: job.warn_signal,
         node_name: node.clone(),
         umask,
+        interactive: job.interactive,
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
@@ -145,37 +183,56 @@ impl Prepared {
         std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))
     }
 
-    /// Starts the supervisor on the written directory, in its own session with SIGTERM
-    /// blocked: forked by the fork server (see [`super::forkserver`]), or, when that
-    /// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor
-    /// alone holds the write end of a pipe whose read end is returned: it closes it once the
-    /// job's end is recorded in `status.json`, before it makes that file durable and exits.
-    pub fn start(&self) -> std::io::Result<Started> {
-        use std::os::fd::AsFd;
-        let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let (ended, end_writer) = crate::sys::pipe()?;
-        let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
-        if server.is_none() {
-            match super::forkserver::ForkServer::start(&self.exe) {
-                Ok(s) => *server = Some(s),
-                Err(e) => tracing::warn!("cannot start the supervisors' fork server, starting them directly: {e}"),
-            }
-        }
-        if let Some(s) = server.as_ref() {
-            match s.launch(&self.dir, end_writer.as_fd()) {
-                Ok((pid, pidfd)) => return Ok(Started { pid, ended, pidfd: Some(pidfd) }),
-                Err(e) => {
-                    tracing::warn!("the supervisors' fork server failed ({e}); starting this one directly");
-                    *server = None;
-                }
-            }
-        }
-        drop(server);
-        let fd = super::spawn::PASSED_FD.to_string();
-        let argv = ["slurmlet".as_ref(), "stepd".as_ref(), self.dir.as_os_str(), fd.as_ref()];
-        let pid = super::spawn::supervisor(&self.exe, &argv, end_writer.as_fd())?;
-        Ok(Started { pid, ended, pidfd: None })
+    /// Whether this is an interactive allocation, whose supervisor needs its client.
+    pub fn interactive(&self) -> bool {
+        self.spec.interactive
     }
+
+    /// Starts the supervisor on the written directory (see [`start_supervisor`]); an
+    /// interactive allocation's supervisor gets its client's connection `conn`.
+    pub fn start(&self, conn: Option<&std::os::unix::net::UnixStream>) -> std::io::Result<Started> {
+        start_supervisor(Kind::Job, &self.exe, &self.dir, conn)
+    }
+}
+
+/// Starts a supervisor of `kind` on the written directory `dir`, in its own session with
+/// SIGTERM blocked: forked by the fork server (see [`super::forkserver`]), or, when that
+/// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor alone
+/// holds the write end of a pipe whose read end is returned: it closes it once the end is
+/// recorded (a job's in `status.json`, before it makes that file durable and exits). A step
+/// or an interactive allocation also gets its client's connection `conn`.
+pub fn start_supervisor(
+    kind: Kind,
+    exe: &Path,
+    dir: &Path,
+    conn: Option<&std::os::unix::net::UnixStream>,
+) -> std::io::Result<Started> {
+    use std::os::fd::AsFd;
+    let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let (ended, end_writer) = crate::sys::pipe()?;
+    let fds: Vec<_> = std::iter::once(end_writer.as_fd()).chain(conn.map(|c| c.as_fd())).collect();
+    let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    if server.is_none() {
+        match super::forkserver::ForkServer::start(exe) {
+            Ok(s) => *server = Some(s),
+            Err(e) => tracing::warn!("cannot start the supervisors' fork server, starting them directly: {e}"),
+        }
+    }
+    if let Some(s) = server.as_ref() {
+        match s.launch(kind, dir, &fds) {
+            Ok((pid, pidfd)) => return Ok(Started { pid, ended, pidfd: Some(pidfd) }),
+            Err(e) => {
+                tracing::warn!("the supervisors' fork server failed ({e}); starting this one directly");
+                *server = None;
+            }
+        }
+    }
+    drop(server);
+    let numbers: Vec<String> = (0..fds.len()).map(|i| (super::spawn::PASSED_FD + i as i32).to_string()).collect();
+    let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref(), kind.subcommand().as_ref(), dir.as_os_str()];
+    argv.extend(numbers.iter().map(|n| std::ffi::OsStr::new(n)));
+    let pid = super::spawn::supervisor(exe, &argv, &fds)?;
+    Ok(Started { pid, ended, pidfd: None })
 }
 
 /// A supervisor just started.

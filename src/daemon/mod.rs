@@ -1,10 +1,12 @@
 //! The scheduler daemon (`slurmletd`): owns the node's CPUs, memory and GPUs, keeps the job
 //! store, and serves the REST API on a Unix socket.
 
+pub mod accept;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;
 pub mod info;
+pub mod interactive;
 pub mod job;
 pub mod launch;
 pub mod listing;
@@ -12,6 +14,8 @@ pub mod lock;
 pub mod plan;
 pub mod server;
 pub mod spawn;
+pub mod step_spec;
+pub mod steps;
 pub mod store;
 pub mod submit;
 pub mod submit_keys;
@@ -85,6 +89,8 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             timer,
             shutdown: tokio::sync::Notify::new(),
             kick: tokio::sync::Notify::new(),
+            clients: Default::default(),
+            steps_changed: tokio::sync::Notify::new(),
         });
         tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);
@@ -98,7 +104,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             .map_err(io(format!("cannot set the mode of {}", socket.display())))?;
         tracing::info!(socket = %socket.display(), "slurmletd listening");
 
-        let app = server::router(daemon.clone()).into_make_service_with_connect_info::<server::Peer>();
+        let app = server::router(daemon.clone());
         let stop = daemon.clone();
         let shutdown = async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -110,7 +116,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
                 _ = stop.shutdown.notified() => {},
             }
         };
-        axum::serve(listener, app).with_graceful_shutdown(shutdown).await.map_err(io("server failed"))?;
+        accept::serve(listener, app, shutdown).await;
         let _ = std::fs::remove_file(&socket);
         let core = daemon.core.lock().expect("core lock");
         tokio::task::block_in_place(|| core.flush());

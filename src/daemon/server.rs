@@ -15,7 +15,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::net::UnixListener;
 
 /// Shared state of the running daemon.
 pub struct Daemon {
@@ -27,6 +26,11 @@ pub struct Daemon {
     pub shutdown: tokio::sync::Notify,
     /// Notified when a scheduling pass is due; a burst of notices makes one pass.
     pub kick: tokio::sync::Notify,
+    /// The clients of pending interactive jobs, by job id.
+    pub clients: Mutex<HashMap<u32, super::interactive::PendingClient>>,
+    /// Notified (all waiters) when a step or a job ends: steps waiting for their share try
+    /// again.
+    pub steps_changed: tokio::sync::Notify,
 }
 
 /// Peer credentials of a connection.
@@ -36,16 +40,6 @@ pub struct Peer {
     pub uid: u32,
     /// gid of the calling process.
     pub gid: u32,
-}
-
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, UnixListener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, UnixListener>) -> Self {
-        match stream.io().peer_cred() {
-            Ok(c) => Peer { uid: c.uid(), gid: c.gid() },
-            // No credentials: treat as nobody, who may only read.
-            Err(_) => Peer { uid: u32::MAX - 1, gid: u32::MAX - 1 },
-        }
-    }
 }
 
 impl Daemon {
@@ -110,23 +104,39 @@ impl Daemon {
         if let Err(effects) = self.core.lock().expect("core lock").confirm_launch(id) {
             return effects;
         }
-        let started = prepared.start();
+        let conn = if prepared.interactive() {
+            match self.take_client(id) {
+                Some(conn) => Some(conn),
+                None => return self.core.lock().expect("core lock").launch_failed(id, "its client is gone"),
+            }
+        } else {
+            None
+        };
+        let started = prepared.start(conn.as_ref());
         self.core.lock().expect("core lock").supervisor_started(id, started)
     }
 
-    /// Waits for a supervisor to record the job's end (or, without an end pipe, to exit),
-    /// records it, then waits for the supervisor's exit and reaps it.
+    /// Waits for a supervisor to record the end (or, without an end pipe, to exit), records
+    /// it, then waits for the supervisor's exit and reaps it. Steps waiting for a share of a
+    /// job are told each time a step or a job ends.
     async fn watch(self: Arc<Self>, w: Watch) {
         let (id, pid) = (w.job, w.pid);
         if let Some(ended) = w.ended {
             match crate::sys::wait_closed(ended).await {
-                Ok(()) => {
-                    let effects = self.core.lock().expect("core lock").end_recorded(id);
-                    if let Some(effects) = effects {
-                        tracing::debug!(job = id, pid, "end recorded");
-                        self.apply(effects);
+                Ok(()) => match w.step {
+                    // A step's end pipe closes once its tasks are gone.
+                    Some(step) => {
+                        self.core.lock().expect("core lock").step_ended(id, step);
+                        self.steps_changed.notify_waiters();
                     }
-                }
+                    None => {
+                        let effects = self.core.lock().expect("core lock").end_recorded(id);
+                        if let Some(effects) = effects {
+                            tracing::debug!(job = id, pid, "end recorded");
+                            self.apply(effects);
+                        }
+                    }
+                },
                 Err(e) => tracing::error!(job = id, pid, "cannot watch the supervisor's end pipe: {e}"),
             }
         }
@@ -138,9 +148,15 @@ impl Daemon {
             tracing::error!(job = id, pid, "cannot watch the supervisor: {e}");
         }
         crate::sys::reap(pid);
-        tracing::debug!(job = id, pid, "supervisor exited");
-        let effects = self.core.lock().expect("core lock").stepd_exited(id);
-        self.apply(effects);
+        tracing::debug!(job = id, step = w.step, pid, "supervisor exited");
+        match w.step {
+            Some(step) => self.core.lock().expect("core lock").step_ended(id, step),
+            None => {
+                let effects = self.core.lock().expect("core lock").stepd_exited(id);
+                self.apply(effects);
+            }
+        }
+        self.steps_changed.notify_waiters();
     }
 
     /// Re-reads the configuration on SIGHUP and schedules with it.
@@ -225,7 +241,9 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
             .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
             .route(&format!("/slurmlet/v1/jobs/query{suffix}"), post(jobs_query))
-            .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait));
+            .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait))
+            .route(&format!("/slurmlet/v1/allocation{suffix}"), post(super::interactive::allocation))
+            .route(&format!("/slurmlet/v1/job/{{id}}/steps{suffix}"), post(super::interactive::step));
     }
     r.with_state(daemon)
 }
@@ -274,7 +292,7 @@ fn parse_error(description: String, source: &str) -> ApiError {
 }
 
 /// A submit body, checked: unknown fields are errors, never dropped.
-fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
+pub(super) fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
     let unknown = super::submit_keys::unknown_keys(body, &["script", "job"], JobDescMsg::KNOWN).map_err(|e| match e
         .classify()
     {
@@ -363,7 +381,7 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let staged = d.core.lock().expect("core lock").stage(&desc, req.script.as_deref(), caller);
+    let staged = d.core.lock().expect("core lock").stage(&desc, req.script.as_deref(), caller, false);
     let staged = match staged {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),

@@ -81,16 +81,24 @@ impl Setup {
 }
 
 /// Starts `exe` with `argv` (`argv[0]` first) in a new session, with SIGTERM blocked and
-/// stdin from /dev/null; stdout and stderr are the daemon's, and `pass` becomes the child's
-/// descriptor [`PASSED_FD`] (glibc clears its close-on-exec flag). Returns the child's pid.
-pub fn supervisor(exe: &Path, argv: &[&OsStr], pass: BorrowedFd) -> io::Result<i32> {
+/// stdin from /dev/null; stdout and stderr are the daemon's, and `pass` become the child's
+/// descriptors [`PASSED_FD`], [`PASSED_FD`]` + 1`, … (glibc clears their close-on-exec
+/// flags). Returns the child's pid.
+pub fn supervisor(exe: &Path, argv: &[&OsStr], pass: &[BorrowedFd]) -> io::Result<i32> {
     let path = cstring(exe.as_os_str().as_bytes())?;
     let args: Vec<CString> = argv.iter().map(|a| cstring(a.as_bytes())).collect::<io::Result<_>>()?;
     let mut ptrs: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr() as *mut libc::c_char).collect();
     ptrs.push(std::ptr::null_mut());
     let mut setup = Setup::new()?;
-    // SAFETY: the file actions were initialised by `Setup::new`.
-    check(unsafe { libc::posix_spawn_file_actions_adddup2(&mut setup.actions, pass.as_raw_fd(), PASSED_FD) })?;
+    for (i, fd) in pass.iter().enumerate() {
+        // The daemon's own descriptors are far above these numbers, so no dup2 below
+        // overwrites a descriptor a later one copies.
+        debug_assert!(fd.as_raw_fd() >= PASSED_FD + pass.len() as libc::c_int);
+        // SAFETY: the file actions were initialised by `Setup::new`.
+        check(unsafe {
+            libc::posix_spawn_file_actions_adddup2(&mut setup.actions, fd.as_raw_fd(), PASSED_FD + i as libc::c_int)
+        })?;
+    }
     let mut pid: libc::pid_t = 0;
     // SAFETY: the path, argv and environment are NUL-terminated and outlive the call;
     // posix_spawn does not keep them. `environ` is read while no thread changes it (the

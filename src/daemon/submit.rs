@@ -64,8 +64,11 @@ pub fn build(
     caller: Caller,
     config: &Config,
     now: u64,
+    interactive: bool,
 ) -> Result<NewJob, ApiError> {
-    let script = desc.script.as_deref().or(top_script).filter(|s| !s.is_empty()).ok_or_else(|| ApiError {
+    let script = desc.script.as_deref().or(top_script).filter(|s| !s.is_empty() || interactive);
+    let script = if interactive { Some(script.unwrap_or_default()) } else { script };
+    let script = script.ok_or_else(|| ApiError {
         description: "Populated \"script\" field is required for job submission".into(),
         error_number: 9000,
         error: "Query empty or not RFC7320 compliant".into(),
@@ -255,6 +258,7 @@ pub fn build(
         nice: desc.nice.unwrap_or(0),
         warn_signal,
         submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname).into(),
+        interactive,
         ..Default::default()
     };
     let payload = Payload {

@@ -1,4 +1,5 @@
-//! What the supervisor waits for, without a runtime: the batch shell's exit (a pidfd), a
+//! What the supervisor waits for, without a runtime: the batch shell's exit (a pidfd) or an
+//! interactive client's next message, a
 //! cancel (SIGTERM, kept blocked and read from a signalfd) and the next deadline (the poll
 //! timeout). One `poll` call covers all three.
 
@@ -21,6 +22,8 @@ pub enum Event {
 pub struct Events {
     exit: Option<OwnedFd>,
     term: crate::sys::SignalFd,
+    /// The watched descriptor is no longer of interest (see [`Events::forget_source`]).
+    forgotten: bool,
 }
 
 impl Events {
@@ -34,7 +37,20 @@ impl Events {
             Err(e) => return Err(e),
         };
         let term = crate::sys::SignalFd::block(libc::SIGTERM)?;
-        Ok(Events { exit, term })
+        Ok(Events { exit, term, forgotten: false })
+    }
+
+    /// Watches descriptor `fd` instead of a child: [`Event::Exited`] then means that it is
+    /// readable (data, or its end), and is reported each time it is.
+    pub fn on_readable(fd: OwnedFd) -> io::Result<Events> {
+        let term = crate::sys::SignalFd::block(libc::SIGTERM)?;
+        Ok(Events { exit: Some(fd), term, forgotten: false })
+    }
+
+    /// Stops watching the child or descriptor: from now on only signals and deadlines
+    /// count.
+    pub fn forget_source(&mut self) {
+        self.forgotten = true;
     }
 
     /// Waits until the child exits, SIGTERM arrives or `deadline` passes (`None`: no
@@ -54,7 +70,12 @@ impl Events {
                 }
             };
             let mut fds = [
-                libc::pollfd { fd: exit.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                // poll skips a negative descriptor.
+                libc::pollfd {
+                    fd: if self.forgotten { -1 } else { exit.as_raw_fd() },
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
                 libc::pollfd { fd: self.term.as_raw_fd(), events: libc::POLLIN, revents: 0 },
             ];
             // SAFETY: fds is a valid array of two pollfd structures.

@@ -7,6 +7,7 @@
 //! Because it is not tied to the daemon, a job survives a daemon restart; the restarted daemon
 //! finds the supervisor again through `JOBDIR/stepd.pid`.
 
+mod allocation;
 mod events;
 pub mod server;
 mod spawn;
@@ -52,6 +53,11 @@ pub struct LaunchSpec {
     /// The submitter's umask (`SLURM_UMASK`), if known.
     #[serde(default)]
     pub umask: Option<u32>,
+    /// An interactive allocation (srun or salloc outside a job): there is no script; the
+    /// supervisor holds the client's connection, sends it the grant (`env` holds the
+    /// allocation's variables), and the job ends when the client releases it.
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.
@@ -97,26 +103,84 @@ pub fn read_pgid(job_dir: &Path) -> Option<i32> {
     std::fs::read_to_string(job_dir.join(files::PGID)).ok()?.trim().parse().ok()
 }
 
-/// `slurmlet stepd JOBDIR [FD]`. FD, if given, is the write end of the daemon's end pipe:
-/// closed once `status.json` is in place, so that the daemon can record the end and reuse
-/// the job's resources while the file is made durable.
-pub fn run(args: Vec<OsString>) -> i32 {
+/// What a supervisor supervises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A job: its batch script, or the allocation of an interactive client.
+    Job,
+    /// A job step (srun) and its client's stream.
+    Step,
+}
+
+impl Kind {
+    /// The subcommand that starts it (`slurmlet stepd …`, `slurmlet stepd-step …`).
+    pub fn subcommand(self) -> &'static str {
+        match self {
+            Kind::Job => "stepd",
+            Kind::Step => "stepd-step",
+        }
+    }
+
+    /// The byte that names it in a fork server request.
+    pub fn tag(self) -> u8 {
+        match self {
+            Kind::Job => b'j',
+            Kind::Step => b's',
+        }
+    }
+
+    /// The kind a fork server request's first byte names.
+    pub fn from_tag(tag: u8) -> Option<Kind> {
+        [Kind::Job, Kind::Step].into_iter().find(|k| k.tag() == tag)
+    }
+}
+
+/// `slurmlet stepd JOBDIR [FD [CONNFD]]` and `slurmlet stepd-step STEPDIR FD CONNFD`. FD, if
+/// given, is the write end of the daemon's end pipe: closed once the end is recorded (for a
+/// job, once `status.json` is in place, so that the daemon can record the end and reuse the
+/// job's resources while the file is made durable). CONNFD is the client's stream
+/// connection (an interactive allocation's or a step's).
+pub fn run(kind: Kind, args: Vec<OsString>) -> i32 {
     let usage = || {
-        eprintln!("usage: slurmlet stepd JOBDIR [FD] (started by the daemon)");
+        eprintln!("usage: slurmlet {} DIR [FD [CONNFD]] (started by the daemon)", kind.subcommand());
         2
     };
     let Some(dir) = args.get(1).map(PathBuf::from) else { return usage() };
-    let ended = match args.get(2).map(|a| a.to_str().and_then(|a| a.parse::<i32>().ok())) {
-        None => None,
-        Some(Some(fd)) if fd > 2 => Some(EndPipe::adopt(fd)),
-        Some(_) => return usage(),
-    };
-    supervise_dir(&dir, ended)
+    let mut fds = Vec::new();
+    for a in args.iter().skip(2) {
+        match a.to_str().and_then(|a| a.parse::<i32>().ok()) {
+            // SAFETY: the daemon passes these descriptors to this process alone.
+            Some(fd) if fd > 2 => fds.push(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }),
+            _ => return usage(),
+        }
+    }
+    supervise_with(kind, &dir, fds)
+}
+
+/// Supervises what `dir` describes, given the descriptors passed to the supervisor: the end
+/// pipe's write end, then the client's connection if any. Returns the exit code.
+pub fn supervise_with(kind: Kind, dir: &Path, fds: Vec<std::os::fd::OwnedFd>) -> i32 {
+    let mut fds = fds.into_iter();
+    let ended = fds.next().map(EndPipe::adopt);
+    let conn = fds.next().map(|fd| {
+        crate::sys::set_cloexec(&fd);
+        std::os::unix::net::UnixStream::from(fd)
+    });
+    match kind {
+        Kind::Job => supervise_dir(dir, ended, conn),
+        Kind::Step => match conn {
+            Some(conn) => step::supervise(dir, ended.map(|e| e.write_end), conn),
+            None => {
+                eprintln!("slurmstepd: error: step directory {}: no client connection", dir.display());
+                2
+            }
+        },
+    }
 }
 
 /// Supervises the job of directory `dir`; returns the supervisor's exit code.
-fn supervise_dir(dir: &Path, ended: Option<EndPipe>) -> i32 {
-    match supervise(dir, ended) {
+fn supervise_dir(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net::UnixStream>) -> i32 {
+    match supervise(dir, ended, conn) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("slurmstepd: error: job directory {}: {e}", dir.display());
@@ -128,37 +192,29 @@ fn supervise_dir(dir: &Path, ended: Option<EndPipe>) -> i32 {
 /// The write end of the daemon's end pipe.
 struct EndPipe {
     /// Closed when dropped.
-    _write_end: std::os::fd::OwnedFd,
+    write_end: std::os::fd::OwnedFd,
 }
 
 impl EndPipe {
     /// Takes descriptor `fd` and marks it close-on-exec, so that the job does not hold it.
-    fn adopt(fd: i32) -> EndPipe {
-        use std::os::fd::FromRawFd;
-        // SAFETY: the daemon passes this descriptor to this process alone; fcntl has no memory
-        // preconditions.
-        unsafe {
-            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-            EndPipe { _write_end: std::os::fd::OwnedFd::from_raw_fd(fd) }
-        }
+    fn adopt(fd: std::os::fd::OwnedFd) -> EndPipe {
+        crate::sys::set_cloexec(&fd);
+        EndPipe { write_end: fd }
     }
 }
 
-fn supervise(dir: &Path, ended: Option<EndPipe>) -> std::io::Result<()> {
+fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net::UnixStream>) -> std::io::Result<()> {
     let me = std::process::id() as i32;
     let ticks = crate::sys::process_start_ticks(me).unwrap_or(0);
     std::fs::write(dir.join(files::STEPD_PID), format!("{me} {ticks}\n"))?;
     let spec: LaunchSpec = serde_json::from_slice(&std::fs::read(dir.join(files::SPEC))?)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    let status = match spawn::start(&spec) {
-        Ok(child) => {
-            std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
-            watch(&spec, child)?
-        }
-        Err(e) => {
-            eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
+    let status = match conn {
+        Some(conn) if spec.interactive => allocation::hold(&spec, conn)?,
+        _ if spec.interactive => {
             EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
         }
+        _ => run_batch(&spec, dir)?,
     };
     // The job's processes are gone: the daemon may record the end as soon as the file is in
     // place; its own commit of the end, not this file's fsync, is what it waits for.
@@ -167,6 +223,20 @@ fn supervise(dir: &Path, ended: Option<EndPipe>) -> std::io::Result<()> {
         &serde_json::to_vec(&status).expect("status serializes"),
         || drop(ended),
     )
+}
+
+/// Runs the batch script to its end.
+fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
+    Ok(match spawn::start(spec) {
+        Ok(child) => {
+            std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
+            watch(spec, child)?
+        }
+        Err(e) => {
+            eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
+            EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
+        }
+    })
 }
 
 /// Waits for the batch shell, enforcing the time limit and honouring cancel requests.

@@ -3,13 +3,14 @@
 //! Starting a supervisor by executing this binary costs a process start: the loader, the
 //! binary's relocations, the C library's processor probes. The daemon instead starts this
 //! small single-threaded process once and asks it, over the `SOCK_SEQPACKET` socket FD, for
-//! each supervisor: a message holds the job directory and carries the write end of the
-//! job's end pipe; the server forks, the child becomes the job's supervisor in a new
+//! each supervisor: a message holds the kind (job or step) and directory, and carries the
+//! write end of the end pipe (and, for a step or an interactive allocation, the client's
+//! connection); the server forks, the child becomes the job's supervisor in a new
 //! session (SIGTERM still blocked, as the daemon started the server), and the server answers
 //! with the child's pid and a pidfd for it. The server reaps its children and exits when the
 //! daemon closes the socket; supervisors live on, as they do when started directly.
 
-use super::EndPipe;
+use super::Kind;
 use std::ffi::OsStr;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
@@ -59,27 +60,36 @@ fn serve(sock: &OwnedFd) -> io::Result<()> {
         if fds[0].revents == 0 {
             continue;
         }
-        let (n, end) = crate::sys::recv_with_fd(sock.as_fd(), &mut buf)?;
+        let (n, fds) = crate::sys::recv_with_fds(sock.as_fd(), &mut buf)?;
         if n == 0 {
             // The daemon is gone; its supervisors are not ours to end.
             return Ok(());
         }
-        let reply = match end {
-            Some(end) => fork_supervisor(Path::new(OsStr::from_bytes(&buf[..n])), end, sock, &children),
-            None => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request without the end pipe")),
+        let reply = match (Kind::from_tag(buf[0]), fds.is_empty()) {
+            (Some(kind), false) => {
+                fork_supervisor(kind, Path::new(OsStr::from_bytes(&buf[1..n])), fds, sock, &children)
+            }
+            (None, _) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request of an unknown kind")),
+            (_, true) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request without the end pipe")),
         };
         match reply {
-            Ok((pid, pidfd)) => crate::sys::send_with_fd(sock.as_fd(), &pid.to_ne_bytes(), Some(pidfd.as_fd()))?,
+            Ok((pid, pidfd)) => crate::sys::send_with_fds(sock.as_fd(), &pid.to_ne_bytes(), &[pidfd.as_fd()])?,
             Err(e) => {
                 let code = -e.raw_os_error().unwrap_or(libc::EINVAL);
-                crate::sys::send_with_fd(sock.as_fd(), &code.to_ne_bytes(), None)?
+                crate::sys::send_with_fds(sock.as_fd(), &code.to_ne_bytes(), &[])?
             }
         }
     }
 }
 
 /// Forks the supervisor of `dir`; returns its pid and a pidfd for it.
-fn fork_supervisor(dir: &Path, end: OwnedFd, sock: &OwnedFd, children: &ChildSignal) -> io::Result<(i32, OwnedFd)> {
+fn fork_supervisor(
+    kind: Kind,
+    dir: &Path,
+    fds: Vec<OwnedFd>,
+    sock: &OwnedFd,
+    children: &ChildSignal,
+) -> io::Result<(i32, OwnedFd)> {
     // SAFETY: this process has one thread, so the child may go on running Rust code.
     let pid = unsafe { libc::fork() };
     match pid {
@@ -97,11 +107,10 @@ fn fork_supervisor(dir: &Path, end: OwnedFd, sock: &OwnedFd, children: &ChildSig
                 // What `ps -o comm` and `top` show, as for Slurm's supervisors.
                 libc::prctl(libc::PR_SET_NAME, c"slurmstepd".as_ptr());
             }
-            let raw = std::os::fd::IntoRawFd::into_raw_fd(end);
-            std::process::exit(super::supervise_dir(dir, Some(EndPipe::adopt(raw))));
+            std::process::exit(super::supervise_with(kind, dir, fds));
         }
         pid => {
-            drop(end);
+            drop(fds);
             Ok((pid, crate::sys::pidfd_open(pid)?))
         }
     }

@@ -1,0 +1,159 @@
+//! Getting an interactive allocation, for srun and salloc outside a job: the request, the
+//! wait (Slurm's messages; a spinner with the wait and the pending reason on a terminal),
+//! and the grant.
+
+use super::job_failure::Failure;
+use crate::api::client::Client;
+use crate::api::http::Upgrade;
+use crate::api::stream::{Frame, Grant};
+use crate::api::types::{JobDescMsg, JobSubmitReq, JobSubmitResponse};
+use std::io::IsTerminal;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// A granted allocation: the connection that holds it, and what it gives.
+pub struct Allocation {
+    /// Held open while the allocation is in use; [`Allocation::release`] ends it.
+    pub conn: UnixStream,
+    /// The job and its variables.
+    pub grant: Grant,
+}
+
+impl Allocation {
+    /// Ends the allocation: the command run in it ended with raw wait status `wait_status`.
+    /// Waits until the allocation's supervisor has let go of it.
+    pub fn release(self, wait_status: i32) {
+        if Frame::Release(wait_status).write_to(&mut &self.conn).is_ok() {
+            let _ = self.conn.shutdown(std::net::Shutdown::Write);
+            while let Ok(Some(_)) = Frame::read_from(&mut &self.conn) {}
+        }
+    }
+
+    /// A revocation already sent by the allocation's supervisor, if any (read without
+    /// waiting).
+    pub fn revoked(&self) -> Option<String> {
+        while crate::sys::wait_readable(&self.conn, Duration::ZERO).unwrap_or(false) {
+            match Frame::read_from(&mut &self.conn) {
+                Ok(Some(Frame::Revoked(why))) => return Some(why),
+                Ok(Some(_)) => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+/// How to wait.
+pub struct Waiting {
+    /// `-I`: fail at once instead of waiting.
+    pub immediate: bool,
+    /// `-Q`: no informational messages.
+    pub quiet: bool,
+}
+
+/// The error lines of a refused allocation, as `cmd` prints them.
+fn report_refusal(cmd: &str, resp: &crate::api::http::Response) -> Failure {
+    let Ok(reply) = Client::decode::<JobSubmitResponse>(resp) else {
+        return Failure::Message(format!("the daemon refused the allocation ({})", resp.status), 1);
+    };
+    let lead = if cmd == "salloc" { "Job submit/allocate failed" } else { "Unable to allocate resources" };
+    for e in &reply.errors {
+        if !e.description.is_empty() && e.description != e.error {
+            super::error(cmd, &e.description);
+        }
+        super::error(cmd, &format!("{lead}: {}", e.error));
+    }
+    Failure::Usage(1)
+}
+
+/// Asks for an allocation described by `desc` and waits until it is granted.
+pub fn allocate(cmd: &str, client: &Client, desc: JobDescMsg, how: &Waiting) -> Result<Allocation, Failure> {
+    let req = JobSubmitReq { script: None, job: Some(desc) };
+    let conn = match client.open_stream("/slurmlet/v1/allocation", &req) {
+        Ok(Upgrade::Switched(conn)) => conn,
+        Ok(Upgrade::Refused(resp)) => return Err(report_refusal(cmd, &resp)),
+        Err(e) => return Err(Failure::Message(e.to_string(), 1)),
+    };
+    let mut queued: Option<(u32, Spinner)> = None;
+    loop {
+        if let Some((id, spinner)) = queued.as_mut() {
+            if !crate::sys::wait_readable(&conn, Duration::from_secs(1)).unwrap_or(true) {
+                spinner.tick(client, *id);
+                continue;
+            }
+        }
+        match Frame::read_from(&mut &conn) {
+            Ok(Some(Frame::Queued { job_id, reason })) => {
+                if how.immediate {
+                    super::error(cmd, "Unable to allocate resources: Requested nodes are busy");
+                    return Err(Failure::Usage(1));
+                }
+                if cmd == "salloc" && !how.quiet {
+                    eprintln!("{cmd}: Pending job allocation {job_id}");
+                }
+                if !how.quiet {
+                    eprintln!("{cmd}: job {job_id} queued and waiting for resources");
+                }
+                queued = Some((job_id, Spinner::start(&reason)));
+            }
+            Ok(Some(Frame::Granted(grant))) => {
+                if let Some((id, spinner)) = queued.take() {
+                    spinner.finish();
+                    if !how.quiet {
+                        eprintln!("{cmd}: job {id} has been allocated resources");
+                    }
+                }
+                return Ok(Allocation { conn, grant });
+            }
+            Ok(Some(Frame::Revoked(why) | Frame::Error(why))) => return Err(Failure::Message(why, 1)),
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => {
+                return Err(Failure::Message("the daemon ended the allocation before granting it".into(), 1))
+            }
+        }
+    }
+}
+
+/// The wait shown on a terminal: elapsed time and the pending reason.
+struct Spinner {
+    bar: Option<indicatif::ProgressBar>,
+    reason: String,
+    asked: Instant,
+}
+
+impl Spinner {
+    fn start(reason: &str) -> Spinner {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} waiting {elapsed} ({msg})")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            bar.set_message(format!("Reason={reason}"));
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        Spinner { bar, reason: reason.to_string(), asked: Instant::now() }
+    }
+
+    /// Refreshes the pending reason now and then.
+    fn tick(&mut self, client: &Client, id: u32) {
+        let Some(bar) = &self.bar else { return };
+        if self.asked.elapsed() < Duration::from_secs(5) {
+            return;
+        }
+        self.asked = Instant::now();
+        if let Ok(resp) = client.job(&id.to_string()) {
+            if let Some(reason) = resp.jobs.first().map(|j| j.state_reason.clone()) {
+                self.reason = reason;
+            }
+        }
+        bar.set_message(format!("Reason={}", self.reason));
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `salloc`: get an allocation, run a command in it (the user's shell by default) with the
+//! allocation's variables, and release the allocation when the command ends.
+
+use super::allocate;
+use super::job_failure::Failure;
+use crate::api::stream::Frame;
+use crate::options::sources::{self, SourceError};
+use crate::options::{JobOptions, Tool};
+use std::ffi::OsString;
+use std::os::unix::process::ExitStatusExt;
+
+const CMD: &str = "salloc";
+
+/// Runs salloc.
+pub fn run(args: Vec<OsString>) -> i32 {
+    salloc(args).unwrap_or_else(|failure| failure.report(CMD))
+}
+
+fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
+    let tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let cli = JobOptions::parse(Tool::Salloc, &tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
+    if let Some(code) = super::common_flags(Tool::Salloc, &cli) {
+        return Ok(code);
+    }
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let composed =
+        sources::compose(Tool::Salloc, &[], None, "", &env, &tokens).map_err(|e| Failure::from_source(CMD, e))?;
+    let o = composed.options;
+    let quiet = o.has("quiet");
+    if !quiet {
+        for w in &composed.warnings {
+            super::warning(CMD, &w.0);
+        }
+    }
+    let mut desc = o.to_job_desc()?;
+    let cwd =
+        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
+    let cwd = o.value("chdir").map_or(cwd.clone(), |d| cwd.join(d));
+    desc.current_working_directory = Some(cwd.display().to_string());
+    let mut environment = crate::options::job_environment(o.value("export"), &env);
+    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
+    desc.environment = Some(environment);
+    if desc.name.is_none() {
+        desc.name = Some("interactive".into());
+    }
+    let client = super::connect(CMD).map_err(Failure::Usage)?;
+    let how = allocate::Waiting { immediate: o.has("immediate"), quiet };
+    let allocation = allocate::allocate(CMD, &client, desc, &how)?;
+    let id = allocation.grant.job_id;
+    if o.has("bell") {
+        eprint!("\x07");
+    }
+    if !quiet {
+        eprintln!("{CMD}: Granted job allocation {id}");
+    }
+    if o.has("no-shell") {
+        let _ = Frame::Detach.write_to(&mut &allocation.conn);
+        return Ok(0);
+    }
+    let command = if o.positional.is_empty() {
+        vec![std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".into())]
+    } else {
+        o.positional.clone()
+    };
+    let mut child = std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .current_dir(&cwd)
+        .envs(allocation.grant.env.iter().filter_map(|e| e.split_once('=')))
+        .spawn()
+        .map_err(|e| Failure::Message(format!("cannot run {}: {e}", command[0]), 1))?;
+    let pid = child.id() as i32;
+    // Ctrl-C and Ctrl-\ are for the command (an interactive shell handles them), not for us.
+    // SAFETY: setting dispositions has no memory preconditions.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+    }
+    let watcher = watch_revocation(&allocation, pid);
+    let status = child.wait().map_err(|e| Failure::Message(format!("cannot wait for {}: {e}", command[0]), 1))?;
+    if !quiet {
+        eprintln!("{CMD}: Relinquishing job allocation {id}");
+    }
+    allocation.release(status.into_raw());
+    if let Some(w) = watcher {
+        let _ = w.join();
+    }
+    Ok(match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(sig)) => 128 + sig,
+        _ => 1,
+    })
+}
+
+/// Watches the allocation while the command runs: a revocation (time limit, scancel) is
+/// reported and hangs the command up, as Slurm's salloc does.
+fn watch_revocation(allocation: &allocate::Allocation, pid: i32) -> Option<std::thread::JoinHandle<()>> {
+    let conn = allocation.conn.try_clone().ok()?;
+    Some(std::thread::spawn(move || {
+        while let Ok(Some(frame)) = Frame::read_from(&mut &conn) {
+            if let Frame::Revoked(why) = frame {
+                eprintln!("{CMD}: {why}");
+                let _ = crate::sys::kill_pid(pid, libc::SIGHUP);
+            }
+        }
+    }))
+}

@@ -1,0 +1,173 @@
+//! `srun`: run a job step. Inside an allocation (`SLURM_JOB_ID` or `--jobid`) it becomes a
+//! new step of that job; outside one it first gets an allocation of its own (as salloc
+//! would), runs the step in it, and releases it when the step ends.
+
+pub mod io;
+
+use super::allocate::{self, Allocation};
+use super::job_failure::Failure;
+use crate::api::client::Client;
+use crate::api::http::Upgrade;
+use crate::api::step::StepRequest;
+use crate::api::types::Envelope;
+use crate::options::sources::{self, SourceError};
+use crate::options::{gres, time, JobOptions, Tool};
+use crate::stepd::step::StepInput;
+use std::ffi::OsString;
+
+const CMD: &str = "srun";
+
+/// Runs srun.
+pub fn run(args: Vec<OsString>) -> i32 {
+    srun(args).unwrap_or_else(|failure| failure.report(CMD))
+}
+
+fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
+    let tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let cli = JobOptions::parse(Tool::Srun, &tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
+    if let Some(code) = super::common_flags(Tool::Srun, &cli) {
+        return Ok(code);
+    }
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let composed =
+        sources::compose(Tool::Srun, &[], None, "", &env, &tokens).map_err(|e| Failure::from_source(CMD, e))?;
+    let o = composed.options;
+    if !o.has("quiet") {
+        for w in &composed.warnings {
+            super::warning(CMD, &w.0);
+        }
+    }
+    if o.positional.is_empty() {
+        eprintln!("{CMD}: fatal: No command given to execute.");
+        return Ok(1);
+    }
+    let mut step = step_request(&o, &env)?;
+    let client = super::connect(CMD).map_err(Failure::Usage)?;
+    match o.value("jobid") {
+        Some(id) => {
+            let id = id.split('.').next().unwrap_or(id);
+            let id: u32 = id.trim().parse().map_err(|_| Failure::Message(format!("Invalid job id: {id}"), 1))?;
+            run_step(&client, id, &step, &o)
+        }
+        None => {
+            let mut desc = o.to_job_desc()?;
+            desc.current_working_directory = Some(step.cwd.clone());
+            desc.environment = Some(step.environment.clone());
+            if desc.name.is_none() {
+                let program = std::path::Path::new(&o.positional[0]);
+                desc.name = Some(program.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            }
+            let how = allocate::Waiting { immediate: o.has("immediate"), quiet: o.has("quiet") };
+            let allocation = allocate::allocate(CMD, &client, desc, &how)?;
+            // The step takes the whole allocation it made; the job's variables come with it.
+            step.gpus = None;
+            step.time_limit = None;
+            step.environment.extend(allocation.grant.env.iter().cloned());
+            let code = run_step(&client, allocation.grant.job_id, &step, &o);
+            finish(allocation, code.as_ref().copied().unwrap_or(1));
+            code
+        }
+    }
+}
+
+/// Releases an allocation srun made, saying why if it was revoked.
+fn finish(allocation: Allocation, code: i32) {
+    if let Some(why) = allocation.revoked() {
+        eprintln!("{CMD}: {why}");
+    }
+    allocation.release((code & 0xff) << 8);
+}
+
+/// Starts the step in job `id` and runs its I/O to the end; returns srun's exit code.
+fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions) -> Result<i32, Failure> {
+    let conn = match client.open_stream(&format!("/slurmlet/v1/job/{id}/steps"), step) {
+        Ok(Upgrade::Switched(conn)) => conn,
+        Ok(Upgrade::Refused(resp)) => {
+            match Client::decode::<Envelope>(&resp) {
+                Ok(reply) if !reply.errors.is_empty() => {
+                    reply.errors.iter().for_each(|e| super::error(CMD, &e.description));
+                }
+                _ => super::error(CMD, &format!("Unable to create step for job {id} ({})", resp.status)),
+            }
+            return Ok(1);
+        }
+        Err(e) => return Err(Failure::Message(e.to_string(), 1)),
+    };
+    let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| crate::paths::hostname());
+    let opts = io::IoOptions {
+        label: o.has("label"),
+        unbuffered: o.has("unbuffered"),
+        pty: step.pty.is_some(),
+        forward_stdin: matches!(step.stdin, StepInput::All | StepInput::Task(_)),
+        node_name: node,
+        disable_status: o.has("disable-status"),
+        quit_on_interrupt: o.has("quit-on-interrupt"),
+    };
+    let outcome = io::run_step(conn, &opts).map_err(|e| Failure::Message(format!("step {id}: {e}"), 1))?;
+    Ok(outcome.exit_code)
+}
+
+/// A whole number option, or Slurm's error for it.
+fn number(o: &JobOptions, long: &'static str) -> Result<Option<u32>, Failure> {
+    o.value(long)
+        .map(|v| {
+            v.trim()
+                .parse::<u32>()
+                .map_err(|_| Failure::Message(format!("Invalid numeric value \"{v}\" for --{long}."), 255))
+        })
+        .transpose()
+}
+
+/// The GPUs a step asks for (`--gres=gpu:N`, `--gpus=N`, `--gpus-per-task=N`).
+fn requested_gpus(o: &JobOptions, ntasks: u32) -> Result<Option<u32>, Failure> {
+    let mut gpus = None;
+    if let Some(g) = o.value("gres").filter(|g| *g != "none") {
+        let n: u32 = gres::parse_gres(g)?.iter().filter(|r| r.name == "gpu").map(|r| r.count).sum();
+        gpus = Some(n);
+    }
+    if let Some(g) = o.value("gpus") {
+        gpus = Some(gres::parse_gpus(g, "gpus")?.count);
+    }
+    if let Some(g) = o.value("gpus-per-task") {
+        gpus = Some(gres::parse_gpus(g, "gpus-per-task")?.count * ntasks);
+    }
+    Ok(gpus)
+}
+
+/// The step request the options describe.
+fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest, Failure> {
+    let ntasks = number(o, "ntasks")?.or(number(o, "ntasks-per-node")?);
+    let cwd =
+        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
+    let cwd = o.value("chdir").map_or(cwd.clone(), |d| cwd.join(d));
+    let stdin = match o.value("input") {
+        None | Some("all") => StepInput::All,
+        Some("none") => StepInput::None,
+        Some(n) if n.parse::<u32>().is_ok() => StepInput::Task(n.parse().expect("checked")),
+        Some(file) => StepInput::File(file.to_string()),
+    };
+    let time_limit = match o.value("time") {
+        Some(t) => time::parse_time_limit(t)?,
+        None => None,
+    };
+    let mut environment = crate::options::job_environment(o.value("export"), env);
+    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
+    Ok(StepRequest {
+        ntasks,
+        cpus_per_task: number(o, "cpus-per-task")?,
+        gpus: requested_gpus(o, ntasks.unwrap_or(1))?,
+        overlap: o.has("overlap"),
+        nodes: o.value("nodes").map(str::to_string),
+        nodelist: o.value("nodelist").map(str::to_string),
+        argv: o.positional.clone(),
+        environment,
+        cwd: cwd.display().to_string(),
+        pty: o.has("pty").then(|| io::terminal_size().unwrap_or(crate::api::stream::WinSize { rows: 24, cols: 80 })),
+        stdout: o.value("output").filter(|p| *p != "none").map(str::to_string),
+        stderr: o.value("error").filter(|p| *p != "none").map(str::to_string),
+        stdin,
+        append: matches!(o.value("open-mode"), Some("append" | "a")),
+        label: o.has("label"),
+        time_limit,
+    })
+}

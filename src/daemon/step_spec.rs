@@ -1,0 +1,96 @@
+//! What a new step's supervisor is told: its tasks' environment, I/O and limits, written to
+//! `JOBDIR/steps/STEP/spec.json`.
+
+use super::job::Job;
+use super::launch::batch_env;
+use super::steps::Granted;
+use crate::api::step::StepRequest;
+use crate::config::Config;
+use crate::stepd::step::StepSpec;
+use std::path::{Path, PathBuf};
+
+/// The directory of step `step` of the job whose directory is `job_dir`.
+pub fn step_dir(job_dir: &Path, step: u32) -> PathBuf {
+    steps_dir(job_dir).join(step.to_string())
+}
+
+/// The directory holding a job's step directories.
+pub fn steps_dir(job_dir: &Path) -> PathBuf {
+    job_dir.join("steps")
+}
+
+/// The variables every task of the step starts with: srun's environment, the job's
+/// variables as a batch step has them, then the step's (compare a real step's
+/// `env | grep SLURM`). Each task adds its own `SLURM_PROCID`, `SLURM_LOCALID` and
+/// `SLURM_TASK_PID`.
+pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> Vec<String> {
+    let node = &config.node_name;
+    let ntasks = step.ntasks.to_string();
+    let gpus = step.gpus.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let mut vars: Vec<(&str, String)> = vec![
+        ("SLURM_STEP_ID", step.step_id.to_string()),
+        ("SLURM_STEPID", step.step_id.to_string()),
+        ("SLURM_STEP_NODELIST", node.clone()),
+        ("SLURM_STEP_NUM_NODES", "1".into()),
+        ("SLURM_STEP_NUM_TASKS", ntasks.clone()),
+        ("SLURM_STEP_TASKS_PER_NODE", ntasks.clone()),
+        ("SLURM_NTASKS", ntasks.clone()),
+        ("SLURM_NPROCS", ntasks),
+        ("SLURM_GTIDS", (0..step.ntasks).map(|t| t.to_string()).collect::<Vec<_>>().join(",")),
+        ("SLURM_DISTRIBUTION", "block".into()),
+        ("SLURM_LAUNCH_NODE_IPADDR", "127.0.0.1".into()),
+        ("SLURM_SRUN_COMM_HOST", "127.0.0.1".into()),
+        ("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", job.req.cpus.to_string()),
+    ];
+    if let Some(c) = req.cpus_per_task {
+        vars.push(("SLURM_CPUS_PER_TASK", c.to_string()));
+    }
+    if req.label {
+        vars.push(("SLURM_LABELIO", "1".into()));
+    }
+    if !job.gpu_ids.is_empty() {
+        vars.push(("SLURM_STEP_GPUS", gpus.clone()));
+        vars.push(("CUDA_VISIBLE_DEVICES", gpus.clone()));
+        vars.push(("GPU_DEVICE_ORDINAL", gpus));
+    }
+    let replaced = |entry: &String| {
+        let name = entry.split('=').next().unwrap_or(entry);
+        vars.iter().any(|(k, _)| *k == name)
+    };
+    let mut env: Vec<String> = batch_env(job, config, &req.environment).into_iter().filter(|e| !replaced(e)).collect();
+    env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
+    env
+}
+
+/// The spec of a step given its share of `job`.
+pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> StepSpec {
+    let env = step_env(job, config, req, step);
+    let umask = env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok());
+    let job_end = job.limit_secs().map(|l| job.start_time + l);
+    let step_end = req.time_limit.map(|m| crate::options::now() + m as u64 * 60);
+    StepSpec {
+        job_id: job.id,
+        step_id: step.step_id,
+        argv: req.argv.clone(),
+        env,
+        cwd: PathBuf::from(&req.cwd),
+        ntasks: step.ntasks,
+        pty: req.pty,
+        stdout: req.stdout.clone(),
+        stderr: req.stderr.clone(),
+        stdin: req.stdin.clone(),
+        append: req.append,
+        end_time: [job_end, step_end].into_iter().flatten().min(),
+        kill_wait: config.kill_wait,
+        node_name: config.node_name.clone(),
+        job_name: job.name.to_string(),
+        user: crate::paths::user_name(job.uid),
+        umask,
+    }
+}
+
+/// Writes a step's spec into its directory (created).
+pub fn write_spec(dir: &Path, spec: &StepSpec) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(crate::stepd::files::SPEC), serde_json::to_vec(spec).expect("spec serializes"))
+}

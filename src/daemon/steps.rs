@@ -1,0 +1,155 @@
+//! Job steps: which steps of each job run, what part of the job's resources each holds,
+//! and the spec of a new step.
+//!
+//! A step runs inside its job's allocation. It takes `ntasks × cpus-per-task` of the job's
+//! CPUs and, when it asks for GPUs, that many of the job's GPUs, so that steps running at the
+//! same time do not share them; a step asking for no GPUs sees all of the job's. A step that
+//! fits the job but not what other steps leave waits for them; one that can never fit is
+//! refused. `--overlap` shares everything and takes nothing.
+
+use super::job::{Job, JobState};
+use crate::api::step::StepRequest;
+use crate::config::Config;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// What one running step holds.
+#[derive(Debug, Clone)]
+struct StepUse {
+    cpus: u32,
+    /// GPUs it holds exclusively.
+    gpus: Vec<u32>,
+    /// Its supervisor, once started.
+    pid: Option<i32>,
+}
+
+/// The steps of one job.
+#[derive(Debug, Default)]
+struct JobSteps {
+    next_id: u32,
+    running: BTreeMap<u32, StepUse>,
+}
+
+/// Why a step cannot start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepRefusal {
+    /// Never: Slurm's error text.
+    Fatal(String),
+    /// Not now: other steps hold what it needs (Slurm's reason).
+    Busy(String),
+}
+
+/// A step given its share of the job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Granted {
+    /// Its id.
+    pub step_id: u32,
+    /// Its task count.
+    pub ntasks: u32,
+    /// The GPUs its tasks see.
+    pub gpus: Vec<u32>,
+}
+
+/// Every job's steps.
+#[derive(Debug, Default)]
+pub struct Steps {
+    by_job: HashMap<u32, JobSteps>,
+}
+
+fn fatal(text: &str) -> StepRefusal {
+    StepRefusal::Fatal(text.into())
+}
+
+impl Steps {
+    /// Gives a new step of `job` its share, or says why it cannot have one. `steps_dir` is
+    /// where the job's step directories are: after a daemon restart, numbering goes on after
+    /// the steps found there.
+    pub fn create(
+        &mut self,
+        job: &Job,
+        req: &StepRequest,
+        config: &Config,
+        steps_dir: &Path,
+    ) -> Result<Granted, StepRefusal> {
+        match job.state() {
+            JobState::Running => {}
+            JobState::Pending => return Err(fatal("Job is pending execution")),
+            _ => return Err(fatal("Job/step already completing or completed")),
+        }
+        let ntasks = req.ntasks.unwrap_or(job.ntasks).max(1);
+        let cpus = ntasks.saturating_mul(req.cpus_per_task.unwrap_or(1).max(1));
+        if cpus > job.req.cpus {
+            return Err(fatal("More processors requested than permitted"));
+        }
+        let wanted_gpus = req.gpus.unwrap_or(0) as usize;
+        if wanted_gpus > job.gpu_ids.len() {
+            return Err(fatal("Invalid generic resource (gres) specification"));
+        }
+        let other_node = |list: &str| {
+            crate::options::hostlist::expand(list).map_or(true, |hosts| hosts.iter().any(|h| h != &config.node_name))
+        };
+        if req.nodelist.as_deref().is_some_and(other_node) {
+            return Err(fatal("Requested node configuration is not available"));
+        }
+        let many_nodes = |n: &str| crate::options::parse_node_range(n).map_or(true, |(min, _)| min > 1);
+        if req.nodes.as_deref().is_some_and(many_nodes) {
+            return Err(fatal("Requested node configuration is not available"));
+        }
+        let steps = self
+            .by_job
+            .entry(job.id)
+            .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
+        let (cpus_held, gpus_held) = steps.running.values().fold((0u32, Vec::new()), |(c, mut g), s| {
+            g.extend(&s.gpus);
+            (c + s.cpus, g)
+        });
+        let free_gpus: Vec<u32> = job.gpu_ids.iter().copied().filter(|g| !gpus_held.contains(g)).collect();
+        let (held_cpus, held_gpus, seen_gpus) = if req.overlap {
+            let seen = if wanted_gpus > 0 { job.gpu_ids[..wanted_gpus].to_vec() } else { job.gpu_ids.clone() };
+            (0, Vec::new(), seen)
+        } else {
+            if cpus + cpus_held > job.req.cpus || wanted_gpus > free_gpus.len() {
+                return Err(StepRefusal::Busy("Requested nodes are busy".into()));
+            }
+            let held = free_gpus[..wanted_gpus].to_vec();
+            let seen = if wanted_gpus > 0 { held.clone() } else { job.gpu_ids.clone() };
+            (cpus, held, seen)
+        };
+        let step_id = steps.next_id;
+        steps.next_id += 1;
+        steps.running.insert(step_id, StepUse { cpus: held_cpus, gpus: held_gpus, pid: None });
+        Ok(Granted { step_id, ntasks, gpus: seen_gpus })
+    }
+
+    /// Records the supervisor of a step.
+    pub fn started(&mut self, job: u32, step: u32, pid: i32) {
+        if let Some(s) = self.by_job.get_mut(&job).and_then(|j| j.running.get_mut(&step)) {
+            s.pid = Some(pid);
+        }
+    }
+
+    /// A step ended (or never started): what it held is free again.
+    pub fn ended(&mut self, job: u32, step: u32) {
+        if let Some(j) = self.by_job.get_mut(&job) {
+            j.running.remove(&step);
+        }
+    }
+
+    /// The supervisors of `job`'s running steps.
+    pub fn supervisors(&self, job: u32) -> Vec<i32> {
+        self.by_job.get(&job).map(|j| j.running.values().filter_map(|s| s.pid).collect()).unwrap_or_default()
+    }
+
+    /// Forgets a job that ended; returns the supervisors of the steps it still had.
+    pub fn forget(&mut self, job: u32) -> Vec<i32> {
+        let pids = self.supervisors(job);
+        self.by_job.remove(&job);
+        pids
+    }
+}
+
+/// The first step id after those whose directories are under `steps_dir`.
+fn first_free_id(steps_dir: &Path) -> u32 {
+    let Ok(entries) = std::fs::read_dir(steps_dir) else { return 0 };
+    entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).map(|n| n + 1).max().unwrap_or(0)
+}

@@ -1,0 +1,78 @@
+//! The supervisor of an interactive allocation (srun or salloc outside a job): there is no
+//! script to run. The supervisor holds the client's stream connection, tells the client its
+//! allocation is granted, and waits for the client to release it. A cancel or the time limit
+//! revokes the allocation: the client is told, and gets KillWait seconds to end what it runs
+//! and release it. A client that goes away releases it too, unless it detached first
+//! (`salloc --no-shell`).
+
+use super::events::{Event, Events};
+use super::{EndStatus, LaunchSpec};
+use crate::api::stream::{Frame, Grant};
+use crate::daemon::job::EndCause;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// Holds the allocation of `spec` for the client at the other end of `conn` until it ends.
+pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
+    let grant = Grant { job_id: spec.job_id, nodes: spec.node_name.clone(), env: spec.env.clone() };
+    // A client already gone is seen as the end of its stream below.
+    let _ = Frame::Granted(grant).write_to(&mut &conn);
+    let mut events = Events::on_readable(conn.try_clone()?.into())?;
+    let now_unix = crate::options::now();
+    let mut limit_at = spec
+        .time_limit_secs
+        .map(|l| Instant::now() + Duration::from_secs((spec.start_time + l).saturating_sub(now_unix)));
+    let mut release_by: Option<Instant> = None;
+    let mut cause = EndCause::Exited;
+    let mut detached = false;
+    let ended = |wait_status: i32, cause: EndCause| EndStatus { wait_status, cause, end_time: crate::options::now() };
+    let revoke = |cause_now: EndCause, why: String, cause: &mut EndCause| {
+        if *cause == EndCause::Exited {
+            *cause = cause_now;
+            let _ = Frame::Revoked(why).write_to(&mut &conn);
+            return Some(Instant::now() + Duration::from_secs(spec.kill_wait as u64));
+        }
+        None
+    };
+    loop {
+        let deadline = [limit_at, release_by].into_iter().flatten().min();
+        match events.next(deadline)? {
+            Event::Exited => match Frame::read_from(&mut &conn) {
+                Ok(Some(Frame::Release(wait_status))) => return Ok(ended(wait_status, cause)),
+                // Held without a client until cancelled or out of time.
+                Ok(Some(Frame::Detach)) => {
+                    detached = true;
+                    events.forget_source();
+                }
+                Ok(Some(_)) => {}
+                // The client went away without a word: its allocation goes with it.
+                Ok(None) | Err(_) => {
+                    let cause = if cause == EndCause::Exited { EndCause::Cancelled } else { cause };
+                    return Ok(ended(0, cause));
+                }
+            },
+            Event::Terminate => {
+                let why = format!("Job allocation {} has been revoked.", spec.job_id);
+                release_by = release_by.or(revoke(EndCause::Cancelled, why, &mut cause));
+                if detached {
+                    return Ok(ended(0, cause));
+                }
+            }
+            Event::Deadline => {
+                let now = Instant::now();
+                if release_by.is_some_and(|t| t <= now) {
+                    return Ok(ended(0, cause));
+                }
+                if limit_at.is_some_and(|t| t <= now) {
+                    limit_at = None;
+                    let why =
+                        format!("Job {} has exceeded its time limit and its allocation has been revoked.", spec.job_id);
+                    release_by = release_by.or(revoke(EndCause::TimeLimit, why, &mut cause));
+                    if detached {
+                        return Ok(ended(0, cause));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Interactive use driven through tmux, as a person at a terminal would: `srun --pty` gives a
+//! shell on a real pseudo-terminal with the job's GPU variables, `exit 4` ends srun with 4,
+//! and Ctrl-C twice cancels a running step.
+
+mod common;
+use common::Cluster;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A tmux server of its own, killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new() -> Tmux {
+        let ok = Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false);
+        assert!(ok, "these tests drive a terminal through tmux: install tmux (.ci/run does)");
+        Tmux {
+            socket: format!("slurmlet-test-{}-{:?}", std::process::id(), std::thread::current().id())
+                .replace(['(', ')'], ""),
+        }
+    }
+
+    fn tmux(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux").args(["-L", &self.socket, "-f", "/dev/null"]).args(args).output().expect("run tmux")
+    }
+
+    /// Starts `script` (run by bash) in a new 120x40 session.
+    fn start(&self, script: &Path) {
+        let cmd = format!("exec bash {}", script.display());
+        let out = self.tmux(&["new-session", "-d", "-s", "t", "-x", "120", "-y", "40", &cmd]);
+        assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let out = self.tmux(&[&["send-keys", "-t", "t"], keys].concat());
+        assert!(out.status.success(), "tmux send-keys: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t", "-S", "-100"]).stdout).into_owned()
+    }
+
+    /// Waits until the screen satisfies `done`; returns it.
+    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if done(&s) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "waited for {what}; the screen is:\n{s}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+/// A script that runs `command` in the cluster's environment, then prints its exit code and
+/// stays, so that the screen can be read.
+fn script(c: &Cluster, name: &str, command: &str) -> std::path::PathBuf {
+    let home = c.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let path = c.path(name);
+    std::fs::write(
+        &path,
+        format!(
+            "cd {work}\nexport HOME={home} SLURMLET_CONF={conf} SLURMLET_SOCKET={sock} PATH={bin}:$PATH\nunset $(env | grep -o '^SLURM_[A-Z_]*')\n{command}\necho srun-exit=$?\nsleep 60\n",
+            work = c.work.display(),
+            home = home.display(),
+            conf = c.config.display(),
+            sock = c.socket.display(),
+            bin = c.bin.display(),
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn an_interactive_shell_gets_a_terminal_and_the_jobs_gpus() {
+    let c = Cluster::start("4", "");
+    let t = Tmux::new();
+    t.start(&script(&c, "pty.sh", "srun --gres=gpu:1 --pty /bin/bash -l"));
+    t.wait_for("a prompt", |s| s.lines().any(|l| l.trim_end().ends_with('$') || l.trim_end().ends_with('#')));
+    t.keys(&["echo CVD=$CUDA_VISIBLE_DEVICES STEP=$SLURM_STEP_ID; tty", "Enter"]);
+    let screen = t.wait_for("the variables and the tty", |s| {
+        s.contains("/dev/pts/") && s.contains("CVD=") && s.contains("STEP=0")
+    });
+    let cvd = screen.lines().find_map(|l| l.split("CVD=").nth(1)).unwrap().split(' ').next().unwrap();
+    assert!(cvd.parse::<u32>().is_ok(), "one GPU: {screen}");
+    t.keys(&["exit 4", "Enter"]);
+    let screen = t.wait_for("srun's exit", |s| s.contains("srun-exit="));
+    assert!(screen.contains("srun-exit=4"), "{screen}");
+    assert!(screen.contains("task 0: Exited with exit code 4"), "{screen}");
+}
+
+#[test]
+fn ctrl_c_twice_cancels_a_running_step() {
+    let c = Cluster::start("4", "");
+    let t = Tmux::new();
+    t.start(&script(&c, "int.sh", "srun bash -c 'echo started; exec sleep 103'"));
+    t.wait_for("the step", |s| s.contains("started"));
+    t.keys(&["C-c"]);
+    t.wait_for("the first interrupt's notice", |s| s.contains("srun: interrupt (one more within 1 sec to abort)"));
+    t.keys(&["C-c"]);
+    let screen = t.wait_for("srun's exit", |s| s.contains("srun-exit="));
+    assert!(screen.contains("srun: sending Ctrl-C to StepId="), "{screen}");
+    assert!(!screen.contains("srun-exit=0"), "{screen}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Command::new("pgrep").args(["-f", "^sleep 103$"]).status().unwrap().success() {
+        assert!(Instant::now() < deadline, "the step's task outlived the cancel");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,238 @@
+//! srun and salloc against a real daemon with 4 fake GPUs: steps inside batch jobs and
+//! allocations, srun's own allocations, GPU isolation, exit codes and error texts.
+
+mod common;
+use common::Cluster;
+use std::process::Output;
+use std::time::Duration;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn cluster() -> Cluster {
+    Cluster::start("4", "")
+}
+
+fn run(c: &Cluster, cmd: &str, args: &[&str]) -> Output {
+    c.run(cmd, args)
+}
+
+/// Submits `script` (written to `name`) and returns the text of its output once it ended.
+fn batch(c: &Cluster, name: &str, script: &str) -> String {
+    std::fs::write(c.path(name), script).unwrap();
+    let id = c.sbatch(&["-o", "out-%j.txt", name]);
+    c.wait_state(id, &["COMPLETED", "FAILED"], Duration::from_secs(30));
+    common::read(&c.path(&format!("out-{id}.txt")))
+}
+
+#[test]
+fn srun_in_a_batch_job_starts_labelled_tasks_with_their_step_variables() {
+    let c = cluster();
+    let out = batch(
+        &c,
+        "two.sh",
+        "#!/bin/bash\n#SBATCH -n2\n#SBATCH --gres=gpu:2\nsrun -n2 -l bash -c 'echo $SLURM_PROCID' | sort\n\
+         srun -l bash -c 'echo step=$SLURM_STEP_ID tasks=$SLURM_STEP_NUM_TASKS local=$SLURM_LOCALID gtids=$SLURM_GTIDS gpus=$SLURM_STEP_GPUS cvd=$CUDA_VISIBLE_DEVICES label=$SLURM_LABELIO job=$SLURM_JOB_ID' | sort\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..2], ["0: 0", "1: 1"], "{out}");
+    assert!(lines[2].starts_with("0: step=1 tasks=2 local=0 gtids=0,1 gpus="), "{out}");
+    assert!(lines[3].starts_with("1: step=1 tasks=2 local=1 gtids=0,1 gpus="), "{out}");
+    // Without a GPU request the step sees the job's two GPUs.
+    let gpus = lines[2].split("gpus=").nth(1).unwrap().split(' ').next().unwrap();
+    assert_eq!(gpus.split(',').count(), 2, "{out}");
+    assert!(lines[2].contains(&format!("cvd={gpus} label=1")), "{out}");
+}
+
+#[test]
+fn two_background_steps_pinned_to_the_node_both_run() {
+    let c = cluster();
+    let out = batch(
+        &c,
+        "bg.sh",
+        "#!/bin/bash\n#SBATCH -n2\nsrun -n1 -w node1 bash -c 'sleep 0.3; echo A $SLURM_STEP_ID' &\n\
+         srun -n1 -w node1 bash -c 'sleep 0.3; echo B $SLURM_STEP_ID' &\nwait\necho done\n",
+    );
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("A ") && lines[1].starts_with("B ") && lines[2] == "done", "{out}");
+    let steps: std::collections::BTreeSet<&str> = lines[..2].iter().map(|l| &l[2..]).collect();
+    assert_eq!(steps.len(), 2, "each background srun is its own step: {out}");
+}
+
+#[test]
+fn srun_outside_an_allocation_gets_its_own_gpu_and_releases_it() {
+    let c = cluster();
+    let spawn = || {
+        c.cmd("srun")
+            .args(["--gres=gpu:1", "bash", "-c", "echo $CUDA_VISIBLE_DEVICES; sleep 1"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(a.status.success() && b.status.success());
+    let (ga, gb) = (text(&a.stdout).trim().to_string(), text(&b.stdout).trim().to_string());
+    assert!(ga.parse::<u32>().is_ok() && gb.parse::<u32>().is_ok(), "one GPU each: {ga:?} {gb:?}");
+    assert_ne!(ga, gb, "two concurrent sruns must not share a GPU");
+    // Both allocations ended with their steps.
+    let q = run(&c, "squeue", &["-h", "-t", "all", "-o", "%T %j"]);
+    let states = text(&q.stdout);
+    assert_eq!(states.matches("COMPLETED bash").count(), 2, "{states}");
+}
+
+#[test]
+fn salloc_runs_the_command_with_the_allocation_and_its_steps_see_its_gpus() {
+    let c = cluster();
+    let out = run(&c, "salloc", &["--gres=gpu:2", "srun", "env"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let env = text(&out.stdout);
+    let var = |name: &str| {
+        env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap_or_else(|| panic!("no {name} in {env}"))
+    };
+    assert_eq!(var("CUDA_VISIBLE_DEVICES"), var("SLURM_JOB_GPUS"));
+    assert_eq!(var("CUDA_VISIBLE_DEVICES").split(',').count(), 2);
+    assert_eq!(var("SLURM_STEP_ID"), "0");
+    let err = text(&out.stderr);
+    let id = var("SLURM_JOB_ID");
+    assert!(err.contains(&format!("salloc: Granted job allocation {id}")), "{err}");
+    assert!(err.contains(&format!("salloc: Relinquishing job allocation {id}")), "{err}");
+    // The command's exit code is salloc's.
+    let out = run(&c, "salloc", &["sh", "-c", "exit 5"]);
+    assert_eq!(out.status.code(), Some(5));
+}
+
+#[test]
+fn exit_codes_and_error_lines_follow_slurm() {
+    let c = cluster();
+    let out = run(&c, "srun", &["false"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), "srun: error: node1: task 0: Exited with exit code 1\n");
+    let out = run(&c, "srun", &["bash", "-c", "exit 7"]);
+    assert_eq!(out.status.code(), Some(7));
+    assert!(text(&out.stderr).contains("srun: error: node1: task 0: Exited with exit code 7"));
+    let out = run(&c, "srun", &["no-such-command"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("srun: error: node1: task 0: Exited with exit code 2"), "{err}");
+    assert!(err.contains("slurmstepd-node1: error: execve(): no-such-command: No such file or directory"), "{err}");
+    let out = run(&c, "srun", &["-n2", "-l", "bash", "-c", "exit $SLURM_PROCID"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), "srun: error: node1: task 1: Exited with exit code 1\n");
+    let out = run(&c, "srun", &["bash", "-c", "echo out; echo err >&2"]);
+    assert_eq!((text(&out.stdout).as_str(), text(&out.stderr).as_str()), ("out\n", "err\n"));
+}
+
+#[test]
+fn bad_requests_get_slurms_errors() {
+    let c = cluster();
+    let out = run(&c, "srun", &["-t", "abc", "hostname"]);
+    assert_eq!(out.status.code(), Some(255));
+    assert_eq!(text(&out.stderr), "srun: error: Invalid --time specification\n");
+    let out = run(&c, "srun", &["-p", "nope", "hostname"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "srun: error: invalid partition specified: nope\nsrun: error: Unable to allocate resources: Invalid partition name specified\n"
+    );
+    let out = run(&c, "srun", &["--gres=gpu:99", "hostname"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr)
+        .ends_with("srun: error: Unable to allocate resources: Requested node configuration is not available\n"));
+    // A step asking for more than its job holds is refused, not left waiting.
+    let out = batch(&c, "big.sh", "#!/bin/bash\nsrun -n2 true; echo rc=$?\n");
+    assert!(out.contains("More processors requested than permitted") && out.contains("rc=1"), "{out}");
+}
+
+#[test]
+fn per_task_output_files_and_stdin() {
+    let c = cluster();
+    let out = run(&c, "srun", &["-n2", "-o", "task-%t-of-%j.txt", "bash", "-c", "echo me=$SLURM_PROCID"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut files: Vec<String> = std::fs::read_dir(&c.work)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("task-"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(common::read(&c.path(&files[0])), "me=0\n");
+    assert_eq!(common::read(&c.path(&files[1])), "me=1\n");
+    let mut child = c
+        .cmd("srun")
+        .args(["cat"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"through the step\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(text(&out.stdout), "through the step\n");
+}
+
+#[test]
+fn a_hundred_megabytes_of_output_arrive_intact() {
+    let c = cluster();
+    let big = c.path("big.bin");
+    let mut data = Vec::with_capacity(100 << 20);
+    let mut x: u32 = 12345;
+    while data.len() < 100 << 20 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        data.extend_from_slice(&x.to_le_bytes());
+    }
+    std::fs::write(&big, &data).unwrap();
+    let out = run(&c, "srun", &["cat", big.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout.len(), data.len());
+    assert!(out.stdout == data, "the bytes differ");
+}
+
+#[test]
+fn scancel_ends_the_steps_then_the_job() {
+    let c = cluster();
+    std::fs::write(c.path("long.sh"), "#!/bin/bash\nsrun sleep 101\necho after\n").unwrap();
+    let id = c.sbatch(&["-o", "long.txt", "long.sh"]);
+    c.wait_state(id, &["RUNNING"], Duration::from_secs(10));
+    // Wait until the step runs.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !std::process::Command::new("pgrep").args(["-f", "^sleep 101$"]).status().unwrap().success() {
+        assert!(std::time::Instant::now() < deadline, "the step did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
+    let out = c.wait_file("long.txt", Duration::from_secs(5));
+    assert!(out.contains(&format!("*** STEP {id}.0 ON node1 CANCELLED AT")), "{out}");
+}
+
+#[test]
+fn a_client_that_dies_takes_its_step_and_allocation_with_it() {
+    let c = cluster();
+    let mut srun = c.cmd("srun").args(["--gres=gpu:1", "sleep", "77.5"]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let running = || std::process::Command::new("pgrep").args(["-f", "^sleep 77.5$"]).status().unwrap().success();
+    while !running() {
+        assert!(std::time::Instant::now() < deadline, "the step did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    srun.kill().unwrap();
+    srun.wait().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while running() {
+        assert!(std::time::Instant::now() < deadline, "the task outlived its srun");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let q = run(&c, "squeue", &["-h", "-o", "%i"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut listed = text(&q.stdout);
+    while !listed.trim().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the allocation outlived its srun: {listed}");
+        std::thread::sleep(Duration::from_millis(50));
+        listed = text(&run(&c, "squeue", &["-h", "-o", "%i"]).stdout);
+    }
+}
