@@ -13,7 +13,7 @@ use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 /// The command names linked to the `slurmlet` binary.
-const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "slurmletd"];
+const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "slurmletd"];
 
 /// How long a finished job stays in the daemon's memory (MinJobAge): a week, so that every
 /// job a figure created is still listed by `squeue` and counted in the daemon's memory.

@@ -38,6 +38,10 @@ pub struct Counts {
     pub pending_mixed: usize,
     /// Timed submits per queue state for the scheduler pass (figure 7).
     pub pass_samples: usize,
+    /// Timed `srun true` runs (figure 8).
+    pub srun_runs: usize,
+    /// Mebibytes a step writes to its stdout (figure 8).
+    pub srun_mib: usize,
 }
 
 impl Counts {
@@ -63,6 +67,8 @@ impl Counts {
             restarts: 5,
             pending_mixed: s(10_000),
             pass_samples: 200,
+            srun_runs: 100,
+            srun_mib: 100,
         }
     }
 
@@ -86,6 +92,8 @@ impl Counts {
             restarts: 2,
             pending_mixed: 50,
             pass_samples: 10,
+            srun_runs: 3,
+            srun_mib: 4,
         }
     }
 }

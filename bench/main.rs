@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
     name = "slurmlet-bench",
     about = "Measure slurmlet's queue against the physical floor and real Slurm",
     after_help = "Figures: 1 sbatch latency, 2 submit throughput, 3 dispatch latency, 4 trivial-job throughput, \
-                  5 squeue with a large store, 6 daemon memory and restart, 7 scheduler pass.\n\
+                  5 squeue with a large store, 6 daemon memory and restart, 7 scheduler pass, 8 srun start and output throughput.\n\
                   Real Slurm is compared when a real sbatch/squeue is on PATH."
 )]
 struct Args {

@@ -18,6 +18,8 @@ const ROWS: &[&str] = &[
     "6 daemon RSS",
     "6 restart",
     "7 scheduler pass",
+    "8a srun true",
+    "8b srun cat 4 MiB",
 ];
 
 #[test]
@@ -41,9 +43,9 @@ fn smoke_run_reports_every_figure() {
 
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON written")).expect("JSON parses");
-    assert_eq!(doc["rows"].as_array().map(Vec::len), Some(15), "{doc:#}");
+    assert_eq!(doc["rows"].as_array().map(Vec::len), Some(17), "{doc:#}");
     assert_eq!(doc["failures"].as_array().map(Vec::len), Some(0), "{doc:#}");
-    for figure in ["1", "2", "3", "4", "5", "6", "7"] {
+    for figure in ["1", "2", "3", "4", "5", "6", "7", "8"] {
         assert!(!doc["raw"][figure].is_null(), "no raw numbers for figure {figure}");
     }
     // Every cluster directory is gone.

@@ -4,6 +4,7 @@ pub mod dispatch;
 pub mod pass;
 pub mod sbatch;
 pub mod squeue;
+pub mod srun;
 pub mod store;
 pub mod submit;
 pub mod trivial;
@@ -36,6 +37,7 @@ pub const FIGURES: &[Figure] = &[
     Figure { number: 5, title: "squeue with a large store", run: squeue::run },
     Figure { number: 6, title: "daemon memory and restart", run: store::run },
     Figure { number: 7, title: "scheduler pass", run: pass::run },
+    Figure { number: 8, title: "srun: start and output throughput", run: srun::run },
 ];
 
 /// The figures in the order they run: figure 5 first. It compares `squeue` at equal queue
