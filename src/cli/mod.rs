@@ -9,6 +9,7 @@ pub mod sbatch;
 pub mod scancel;
 pub mod sinfo;
 pub mod squeue;
+pub mod srun;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
