@@ -223,22 +223,28 @@ pub fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// Waits until `fd` is readable (data or its end) or `timeout` passes; returns whether it
-/// is readable.
-pub fn wait_readable(fd: &impl std::os::fd::AsRawFd, timeout: std::time::Duration) -> io::Result<bool> {
-    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+/// Waits until one of `fds` is readable (data or its end) or `timeout` passes (`None`:
+/// no limit); returns the index of the first readable one.
+pub fn poll_readable(fds: &[std::os::fd::RawFd], timeout: Option<std::time::Duration>) -> io::Result<Option<usize>> {
+    let mut polled: Vec<libc::pollfd> =
+        fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+    let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
     loop {
-        // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut p, 1, ms) };
+        // SAFETY: `polled` is a valid array of pollfd structures of the length given.
+        let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, ms) };
         if n >= 0 {
-            return Ok(n > 0);
+            return Ok(polled.iter().position(|p| p.revents != 0));
         }
         let e = io::Error::last_os_error();
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
     }
+}
+
+/// Whether `fd` is readable (data or its end) within `timeout`.
+pub fn wait_readable(fd: &impl std::os::fd::AsRawFd, timeout: std::time::Duration) -> io::Result<bool> {
+    Ok(poll_readable(&[fd.as_raw_fd()], Some(timeout))?.is_some())
 }
 
 /// The process umask (read by setting and restoring it).
@@ -352,12 +358,20 @@ pub struct SignalFd {
 impl SignalFd {
     /// Blocks `signal` in this thread and opens a non-blocking, close-on-exec signalfd for it.
     pub fn block(signal: i32) -> io::Result<SignalFd> {
+        SignalFd::block_all(&[signal])
+    }
+
+    /// Blocks every signal of `signals` in this thread (threads it starts afterwards inherit
+    /// the mask) and opens one non-blocking, close-on-exec signalfd for all of them.
+    pub fn block_all(signals: &[i32]) -> io::Result<SignalFd> {
         // SAFETY: the sets are initialised by sigemptyset/sigaddset before use; signalfd
         // returns a new descriptor that the OwnedFd then owns.
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, signal);
+            for &signal in signals {
+                libc::sigaddset(&mut set, signal);
+            }
             let mut old_mask: libc::sigset_t = std::mem::zeroed();
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old_mask);
             let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
@@ -371,6 +385,26 @@ impl SignalFd {
     /// The thread's signal mask before [`SignalFd::block`].
     pub fn old_mask(&self) -> &libc::sigset_t {
         &self.old_mask
+    }
+
+    /// The next queued signal's number, or `None` when none is queued.
+    pub fn next(&self) -> Option<i32> {
+        use std::os::fd::AsRawFd;
+        let mut info = std::mem::MaybeUninit::<libc::signalfd_siginfo>::uninit();
+        let size = std::mem::size_of::<libc::signalfd_siginfo>();
+        loop {
+            // SAFETY: read writes at most `size` bytes into the local buffer; the descriptor
+            // is non-blocking.
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), info.as_mut_ptr().cast(), size) };
+            if n == size as isize {
+                // SAFETY: the kernel filled the whole structure.
+                return Some(unsafe { info.assume_init() }.ssi_signo as i32);
+            }
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return None;
+        }
     }
 
     /// Reads every queued signal, so that the descriptor is quiet again.

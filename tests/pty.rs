@@ -94,7 +94,7 @@ fn an_interactive_shell_gets_a_terminal_and_the_jobs_gpus() {
     let screen = t.wait_for("the variables and the tty", |s| {
         s.contains("/dev/pts/") && s.contains("CVD=") && s.contains("STEP=0")
     });
-    let cvd = screen.lines().find_map(|l| l.split("CVD=").nth(1)).unwrap().split(' ').next().unwrap();
+    let cvd = screen.lines().find_map(|l| l.strip_prefix("CVD=")).unwrap().split(' ').next().unwrap();
     assert!(cvd.parse::<u32>().is_ok(), "one GPU: {screen}");
     t.keys(&["exit 4", "Enter"]);
     let screen = t.wait_for("srun's exit", |s| s.contains("srun-exit="));

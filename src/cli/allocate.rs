@@ -44,11 +44,13 @@ impl Allocation {
 }
 
 /// How to wait.
-pub struct Waiting {
+pub struct Waiting<'a> {
     /// `-I`: fail at once instead of waiting.
     pub immediate: bool,
     /// `-Q`: no informational messages.
     pub quiet: bool,
+    /// Signals (blocked) that give up the wait, as a signalfd.
+    pub interrupt: Option<&'a crate::sys::SignalFd>,
 }
 
 /// The error lines of a refused allocation, as `cmd` prints them.
@@ -76,11 +78,25 @@ pub fn allocate(cmd: &str, client: &Client, desc: JobDescMsg, how: &Waiting) -> 
     };
     let mut queued: Option<(u32, Spinner)> = None;
     loop {
-        if let Some((id, spinner)) = queued.as_mut() {
-            if !crate::sys::wait_readable(&conn, Duration::from_secs(1)).unwrap_or(true) {
-                spinner.tick(client, *id);
+        use std::os::fd::AsRawFd;
+        let fds: Vec<i32> = std::iter::once(conn.as_raw_fd()).chain(how.interrupt.map(|s| s.as_raw_fd())).collect();
+        let timeout = queued.is_some().then_some(Duration::from_secs(1));
+        match crate::sys::poll_readable(&fds, timeout) {
+            Ok(None) => {
+                if let Some((id, spinner)) = queued.as_mut() {
+                    spinner.tick(client, *id);
+                }
                 continue;
             }
+            Ok(Some(1)) => {
+                // Given up: dropping the connection cancels the job.
+                if let Some((id, spinner)) = queued.take() {
+                    spinner.finish();
+                    eprintln!("{cmd}: Job allocation {id} has been revoked.");
+                }
+                return Err(Failure::Usage(1));
+            }
+            _ => {}
         }
         match Frame::read_from(&mut &conn) {
             Ok(Some(Frame::Queued { job_id, reason })) => {

@@ -44,7 +44,7 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
         desc.name = Some("interactive".into());
     }
     let client = super::connect(CMD).map_err(Failure::Usage)?;
-    let how = allocate::Waiting { immediate: o.has("immediate"), quiet };
+    let how = allocate::Waiting { immediate: o.has("immediate"), quiet, interrupt: None };
     let allocation = allocate::allocate(CMD, &client, desc, &how)?;
     let id = allocation.grant.job_id;
     if o.has("bell") {

@@ -29,6 +29,9 @@ pub struct Effects {
     pub reschedule: bool,
     /// The earliest future time at which a pending job becomes eligible.
     pub wake_at: Option<u64>,
+    /// Cancelled jobs whose supervisor (job, pid) is told once the job's steps have ended:
+    /// the steps first, then the batch script, as Slurm does.
+    pub end_after_steps: Vec<(u32, i32)>,
 }
 
 impl Effects {
@@ -41,6 +44,7 @@ impl Effects {
     pub fn merge(&mut self, more: Effects) {
         self.watch.extend(more.watch);
         self.launch.extend(more.launch);
+        self.end_after_steps.extend(more.end_after_steps);
         self.reschedule |= more.reschedule;
         if more.durable.is_some() {
             self.durable = more.durable;
@@ -505,13 +509,19 @@ impl Core {
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);
                 // The steps first, then the batch script, as Slurm does.
-                for pid in self.steps.supervisors(id) {
-                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                let steps = self.steps.supervisors(id);
+                for pid in &steps {
+                    let _ = crate::sys::kill_pid(*pid, libc::SIGTERM);
                 }
-                if let Some(pid) = job.stepd_pid {
-                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                let mut effects = Effects { durable: Some(durable), ..Default::default() };
+                match job.stepd_pid {
+                    Some(pid) if steps.is_empty() => {
+                        let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                    }
+                    Some(pid) => effects.end_after_steps.push((id, pid)),
+                    None => {}
                 }
-                Ok(Effects { durable: Some(durable), ..Default::default() })
+                Ok(effects)
             }
             _ => {
                 let sig = signal.unwrap_or(libc::SIGTERM);
@@ -629,6 +639,11 @@ impl Core {
                 Effects::default()
             }
         }
+    }
+
+    /// Whether job `id` has steps running.
+    pub fn has_steps(&self, id: u32) -> bool {
+        !self.steps.supervisors(id).is_empty()
     }
 
     /// A step's tasks are gone: what it held is free for other steps.

@@ -230,7 +230,7 @@ pub fn start_supervisor(
     drop(server);
     let numbers: Vec<String> = (0..fds.len()).map(|i| (super::spawn::PASSED_FD + i as i32).to_string()).collect();
     let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref(), kind.subcommand().as_ref(), dir.as_os_str()];
-    argv.extend(numbers.iter().map(|n| std::ffi::OsStr::new(n)));
+    argv.extend(numbers.iter().map(std::ffi::OsStr::new));
     let pid = super::spawn::supervisor(exe, &argv, &fds)?;
     Ok(Started { pid, ended, pidfd: None })
 }

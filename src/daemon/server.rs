@@ -60,6 +60,10 @@ impl Daemon {
                 daemon.apply(more);
             });
         }
+        for (id, pid) in effects.end_after_steps {
+            let daemon = self.clone();
+            tokio::spawn(async move { daemon.end_after_steps(id, pid).await });
+        }
         if effects.reschedule {
             self.kick.notify_one();
         }
@@ -157,6 +161,25 @@ impl Daemon {
             }
         }
         self.steps_changed.notify_waiters();
+    }
+
+    /// Tells the supervisor `pid` of cancelled job `id` to end the job once its steps have
+    /// ended, or after KillWait if they take longer.
+    async fn end_after_steps(self: Arc<Self>, id: u32, pid: i32) {
+        let kill_wait = self.core.lock().expect("core lock").config.kill_wait;
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(kill_wait as u64);
+        loop {
+            let ended = self.steps_changed.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            if !self.core.lock().expect("core lock").has_steps(id) {
+                break;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                break;
+            }
+        }
+        let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
     }
 
     /// Re-reads the configuration on SIGHUP and schedules with it.

@@ -332,7 +332,8 @@ impl spawn::Child {
     /// Writes a slurmstepd-style line to the job's stderr file.
     fn note(&mut self, text: &str) {
         if let Some(f) = self.stderr.as_mut() {
-            let _ = writeln!(f, "slurmstepd: error: {text}");
+            // One write: the job's steps may be writing to the same file.
+            let _ = f.write_all(format!("slurmstepd: error: {text}\n").as_bytes());
         }
     }
 }

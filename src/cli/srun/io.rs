@@ -1,24 +1,703 @@
-//! Placeholder until the client I/O lands.
-use crate::api::stream::WinSize;
+//! The client side of a job step's stream: srun shows the tasks' output, feeds them its
+//! standard input, passes its signals on, and says how the tasks ended.
+//!
+//! The calling thread reads frames and writes the output; a thread reads srun's standard
+//! input into `Input` frames; a thread handles signals (see [`super::signals`]). Frames to the
+//! supervisor go through one lock on the connection's write half, one frame per write.
+
+use super::exits::{self, ReportStyle};
+use super::output::Lines;
+use super::signals::{self, Handler, Policy, Source};
+use super::state::StepState;
+use super::terminal::{CrLf, RawTerminal};
+use crate::api::stream::{Channel, Frame, CHUNK};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
 /// How srun shows a step's I/O.
+#[derive(Debug, Clone, Default)]
 pub struct IoOptions {
+    /// `-l`: prefix each line with `N: ` (the task number, right-aligned to the width of the
+    /// largest).
     pub label: bool,
+    /// `-u`: write output as it arrives instead of by whole lines.
     pub unbuffered: bool,
+    /// `--pty`: the local terminal goes to raw mode, stdin bytes are sent raw, output is
+    /// unbuffered.
     pub pty: bool,
+    /// `false` with `--input=none` or a file: srun does not read its standard input.
     pub forward_stdin: bool,
+    /// The node, for the exit lines.
     pub node_name: String,
+    /// `-X`: no status on Ctrl-C; each Ctrl-C is forwarded to the tasks.
     pub disable_status: bool,
+    /// `--quit-on-interrupt`: one Ctrl-C ends the step.
     pub quit_on_interrupt: bool,
+    /// The step's task count (labels' width; which task ends to expect). 0 counts as 1.
+    pub ntasks: u32,
+    /// KillWait, in seconds: after asking for the step's end srun waits this + 2 seconds.
+    pub kill_wait: u32,
+    /// `-v` count.
+    pub verbose: u8,
+    /// The job the step belongs to, when known before the step starts (inside an
+    /// allocation): for `srun: Job J step creation temporarily disabled, …`.
+    pub job_id: Option<u32>,
 }
+
 /// What happened to the step.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StepOutcome {
+    /// srun's exit code.
     pub exit_code: i32,
+    /// `(job, step)`, if the step started.
+    pub step: Option<(u32, u32)>,
+    /// `(task, raw wait status)` of the tasks whose end came, in that order.
+    pub exits: Vec<(u32, i32)>,
+    /// The tasks whose end never came (the supervisor went away, or srun gave up waiting).
+    pub lost: Vec<u32>,
+    /// srun ended the step itself (Ctrl-C twice, `--quit-on-interrupt`, or a cancelled
+    /// pending step).
+    pub cancelled: bool,
+    /// The last `Error` frame's text, if any.
+    pub error: Option<String>,
 }
-/// Runs the client side of a step.
-pub fn run_step(_conn: std::os::unix::net::UnixStream, _opts: &IoOptions) -> std::io::Result<StepOutcome> {
-    Ok(StepOutcome { exit_code: 0 })
+
+/// What of the local machine the step uses besides the connection and the two writers.
+#[derive(Default)]
+pub struct Local {
+    /// What to send as the tasks' standard input, if anything.
+    pub stdin: Option<Box<dyn Read + Send>>,
+    /// Where signals come from, if they are handled.
+    pub signals: Option<Source>,
 }
-/// The terminal's size.
-pub fn terminal_size() -> Option<WinSize> {
-    None
+
+/// Runs the client side of a step over `conn` (already upgraded; frames only) until the
+/// supervisor closes the stream, with srun's real standard input, output, error, terminal
+/// and signals. Returns what happened, with srun's exit code.
+///
+/// Call [`signals::block_signals`] at the start of srun, before any thread exists: this
+/// blocks the handled signals ([`signals::HANDLED`]) again, but a thread started earlier
+/// would still take them with their default action. They stay blocked in the calling thread
+/// afterwards: srun exits soon after. A thread may remain blocked reading standard input; its
+/// next send fails and it ends.
+pub fn run_step(conn: UnixStream, opts: &IoOptions) -> io::Result<StepOutcome> {
+    // Block the signals before any thread starts, so that all of them inherit the mask.
+    let source = Source::block()?;
+    let stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
+    let stdin: Option<Box<dyn Read + Send>> = if opts.forward_stdin {
+        Some(Box::new(std::fs::File::from(io::stdin().as_fd().try_clone_to_owned()?)))
+    } else {
+        None
+    };
+    let local = Local { stdin, signals: Some(source) };
+    if opts.pty {
+        let raw = RawTerminal::enter()?;
+        let outcome = match raw {
+            Some(_) => run_step_with(conn, opts, stdout, CrLf(io::stderr()), local),
+            None => run_step_with(conn, opts, stdout, io::stderr(), local),
+        };
+        drop(raw);
+        outcome
+    } else {
+        run_step_with(conn, opts, stdout, io::stderr(), local)
+    }
+}
+
+/// [`run_step`] with the given standard output and error, standard input and signals only
+/// as `local` gives them (none with `Local::default()`), and the terminal left alone.
+pub fn run_step_with<O, E>(conn: UnixStream, opts: &IoOptions, out: O, err: E, local: Local) -> io::Result<StepOutcome>
+where
+    O: Write,
+    E: Write + Send + 'static,
+{
+    let ntasks = opts.ntasks.max(1);
+    let writer = Arc::new(Mutex::new(conn.try_clone()?));
+    let state = Arc::new(Mutex::new(StepState::new(ntasks)));
+    let err = Arc::new(Mutex::new(err));
+
+    let mut signal_thread = None;
+    let mut stop = None;
+    if let Some(source) = local.signals {
+        let (stop_r, stop_w) = crate::sys::pipe()?;
+        let policy = Policy {
+            quit_on_interrupt: opts.quit_on_interrupt,
+            disable_status: opts.disable_status,
+            pty: opts.pty,
+            kill_wait: opts.kill_wait,
+            job_id: opts.job_id,
+        };
+        let h = Handler { policy, state: state.clone(), conn: writer.clone(), err: err.clone() };
+        signal_thread = Some(signals::spawn(source, stop_r, h)?);
+        stop = Some(stop_w);
+    }
+    if let Some(input) = local.stdin {
+        let w = writer.clone();
+        std::thread::Builder::new().name("srun-stdin".into()).spawn(move || pump_stdin(input, &w))?;
+    }
+
+    let mut reader = Reader {
+        opts,
+        state: &state,
+        writer: &writer,
+        err: &err,
+        out: BufWriter::with_capacity(OUT_BUFFER, out),
+        lines: Lines::new(opts.label, opts.unbuffered || opts.pty, ntasks),
+        scratch: Vec::new(),
+        stdout_broken: false,
+        waiting_said: false,
+        exits_reported: false,
+        error: None,
+    };
+    reader.read_stream(&conn);
+
+    // Stop the signal thread, then close the connection: a send from the stdin thread fails
+    // from now on.
+    drop(stop);
+    if let Some(t) = signal_thread {
+        let _ = t.join();
+    }
+    let _ = conn.shutdown(std::net::Shutdown::Both);
+    Ok(reader.finish())
+}
+
+/// The size of srun's output buffer.
+const OUT_BUFFER: usize = 1 << 20;
+
+/// The longest output is held while frames keep coming.
+const MAX_HOLD: Duration = Duration::from_millis(20);
+
+/// Reads srun's standard input into `Input` frames, then `InputEof`. Ends when a send fails.
+fn pump_stdin(mut input: Box<dyn Read + Send>, conn: &Mutex<UnixStream>) {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if signals::send(conn, &Frame::Input(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = signals::send(conn, &Frame::InputEof);
+}
+
+/// The reading side: frames in, output and messages out.
+struct Reader<'a, O: Write, E: Write> {
+    opts: &'a IoOptions,
+    state: &'a Mutex<StepState>,
+    writer: &'a Mutex<UnixStream>,
+    err: &'a Mutex<E>,
+    out: BufWriter<O>,
+    lines: Lines,
+    scratch: Vec<u8>,
+    stdout_broken: bool,
+    waiting_said: bool,
+    exits_reported: bool,
+    error: Option<String>,
+}
+
+impl<O: Write, E: Write> Reader<'_, O, E> {
+    fn state(&self) -> std::sync::MutexGuard<'_, StepState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Handles frames until the stream ends.
+    fn read_stream(&mut self, conn: &UnixStream) {
+        let mut input = BufReader::with_capacity(4 * CHUNK, conn);
+        let mut last_flush = Instant::now();
+        loop {
+            if input.buffer().is_empty() && !readable_now(conn.as_raw_fd()) {
+                // Nothing more is at hand: show what we have before waiting.
+                self.flush_out();
+                last_flush = Instant::now();
+            }
+            let frame = match Frame::read_from(&mut input) {
+                Ok(Some(f)) => f,
+                Ok(None) => break,
+                Err(e) => {
+                    if !matches!(e.kind(), io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset) {
+                        self.say(&format!("srun: error: step stream: {e}"));
+                    }
+                    break;
+                }
+            };
+            self.handle(frame);
+            if last_flush.elapsed() >= MAX_HOLD {
+                self.flush_out();
+                last_flush = Instant::now();
+            }
+        }
+        self.end_output();
+    }
+
+    fn handle(&mut self, frame: Frame) {
+        match frame {
+            Frame::Output { task, channel: Channel::Stdout, data } => {
+                if self.stdout_broken {
+                    return;
+                }
+                if let Err(e) = self.lines.push(task, Channel::Stdout, &data, &mut self.out) {
+                    self.stdout_failed(e);
+                }
+            }
+            Frame::Output { task, channel: Channel::Stderr, data } => {
+                self.scratch.clear();
+                let _ = self.lines.push(task, Channel::Stderr, &data, &mut self.scratch);
+                if !self.scratch.is_empty() {
+                    let bytes = std::mem::take(&mut self.scratch);
+                    self.write_err(&bytes);
+                    self.scratch = bytes;
+                }
+            }
+            Frame::Message(text) => self.say(&text),
+            Frame::StepWaiting(why) => {
+                if !self.waiting_said {
+                    self.waiting_said = true;
+                    let job = self.opts.job_id.map(|j| format!(" {j}")).unwrap_or_default();
+                    self.say(&format!("srun: Job{job} step creation temporarily disabled, retrying ({why})"));
+                }
+            }
+            Frame::StepStarted { job_id, step_id } => {
+                self.state().step = Some((job_id, step_id));
+                if self.waiting_said || self.opts.verbose > 0 {
+                    self.say(&format!("srun: Step created for StepId={job_id}.{step_id}"));
+                }
+            }
+            Frame::TaskExit { task, wait_status } => {
+                let all = {
+                    let mut s = self.state();
+                    s.record_exit(task, wait_status);
+                    s.all_exited()
+                };
+                if all {
+                    self.end_output();
+                }
+            }
+            Frame::Error(text) => {
+                self.say(&format!("srun: error: {text}"));
+                self.error = Some(text);
+            }
+            Frame::Queued { job_id, .. } => self.say(&format!("srun: job {job_id} queued and waiting for resources")),
+            Frame::Granted(g) => self.say(&format!("srun: job {} has been allocated resources", g.job_id)),
+            Frame::Revoked(why) => self.say(&format!("srun: error: {why}")),
+            // Frames for the supervisor, not for us.
+            Frame::Input(_)
+            | Frame::InputEof
+            | Frame::Signal(_)
+            | Frame::Resize(_)
+            | Frame::Cancel
+            | Frame::Release(_)
+            | Frame::Detach => {}
+        }
+    }
+
+    /// Writing our standard output failed: as srun on SIGPIPE, end the step (once); the rest
+    /// of the output is dropped.
+    fn stdout_failed(&mut self, e: io::Error) {
+        self.stdout_broken = true;
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            self.say(&format!("srun: error: write to standard output: {e}"));
+        }
+        let _ = signals::send(self.writer, &Frame::Cancel);
+    }
+
+    fn flush_out(&mut self) {
+        if self.stdout_broken {
+            return;
+        }
+        if let Err(e) = self.out.flush() {
+            self.stdout_failed(e);
+        }
+    }
+
+    /// Writes `bytes` on standard error, after what waits for standard output, so that the
+    /// two keep their order where they go to the same place.
+    fn write_err(&mut self, bytes: &[u8]) {
+        self.flush_out();
+        let mut e = self.err.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = e.write_all(bytes);
+        let _ = e.flush();
+    }
+
+    fn say(&mut self, line: &str) {
+        self.write_err(format!("{line}\n").as_bytes());
+    }
+
+    /// The tasks are done (or the stream is): write out the held partial lines, then say
+    /// how the tasks ended. Only the first call says it.
+    fn end_output(&mut self) {
+        let mut held = Vec::new();
+        self.lines.finish(|channel, bytes| held.push((channel, bytes.to_vec())));
+        for (channel, bytes) in held {
+            match channel {
+                Channel::Stdout if !self.stdout_broken => {
+                    if let Err(e) = self.out.write_all(&bytes) {
+                        self.stdout_failed(e);
+                    }
+                }
+                Channel::Stdout => {}
+                Channel::Stderr => self.write_err(&bytes),
+            }
+        }
+        self.flush_out();
+        if self.exits_reported {
+            return;
+        }
+        self.exits_reported = true;
+        let (lines, lost_line) = {
+            let s = self.state();
+            let style = ReportStyle { cancelled: s.cancelled, verbose: self.opts.verbose > 0 };
+            let lines = exits::report_exits(&self.opts.node_name, &s.exits, style);
+            let running = s.running();
+            let lost = (s.step.is_some() && !running.is_empty() && !s.timed_out)
+                .then(|| exits::report_lost(&self.opts.node_name, &running));
+            (lines, lost)
+        };
+        for line in lines.iter().chain(lost_line.iter()) {
+            self.say(line);
+        }
+    }
+
+    /// What happened, once the stream is over.
+    fn finish(mut self) -> StepOutcome {
+        let state = self.state;
+        let s = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let started = s.step.is_some();
+        let lost = if started { s.running() } else { Vec::new() };
+        let mut code = exits::exit_code(s.exits.iter().map(|&(_, st)| st));
+        let failed = !started || !lost.is_empty() || s.timed_out || self.error.is_some();
+        if code == 0 && failed {
+            code = 1;
+        }
+        let outcome = StepOutcome {
+            exit_code: code,
+            step: s.step,
+            exits: s.exits.clone(),
+            lost,
+            cancelled: s.cancelled,
+            error: self.error.take(),
+        };
+        let quiet = started || s.cancelled || outcome.error.is_some();
+        drop(s);
+        if !quiet {
+            self.say("srun: error: the step's stream ended before the step started");
+        }
+        outcome
+    }
+}
+
+/// Whether `fd` has data (or its end) ready to read now.
+fn readable_now(fd: RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: poll reads and writes one valid local entry.
+    unsafe { libc::poll(&mut p, 1, 0) > 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::OwnedFd;
+
+    /// A writer the test can read back after `run_step_with` consumed its handle.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+
+        /// Waits until `what` was written: the client has handled the frames before it.
+        fn wait_for(&self, what: &str) {
+            while !self.text().contains(what) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+
+    fn opts(ntasks: u32) -> IoOptions {
+        IoOptions { node_name: "vm".into(), ntasks, kill_wait: 30, ..IoOptions::default() }
+    }
+
+    fn out(task: u32, data: &str) -> Frame {
+        Frame::Output { task, channel: Channel::Stdout, data: data.as_bytes().to_vec() }
+    }
+
+    fn run(o: &IoOptions, frames: Vec<Frame>, local: Local) -> (StepOutcome, String, String, Vec<Frame>) {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let fake = std::thread::spawn(move || {
+            for f in frames {
+                f.write_to(&mut supervisor).unwrap();
+            }
+            supervisor.shutdown(std::net::Shutdown::Write).unwrap();
+            let mut got = Vec::new();
+            while let Ok(Some(f)) = Frame::read_from(&mut supervisor) {
+                got.push(f);
+            }
+            got
+        });
+        let (stdout, stderr) = (Shared::default(), Shared::default());
+        let outcome = run_step_with(client, o, stdout.clone(), stderr.clone(), local).unwrap();
+        let sent = fake.join().unwrap();
+        (outcome, stdout.text(), stderr.text(), sent)
+    }
+
+    #[test]
+    fn two_tasks_lines_stay_whole_and_failures_are_reported() {
+        let frames = vec![
+            Frame::StepStarted { job_id: 7, step_id: 0 },
+            out(0, "hel"),
+            out(1, "one\ntw"),
+            out(0, "lo\n"),
+            Frame::Output { task: 1, channel: Channel::Stderr, data: b"warn\n".to_vec() },
+            out(1, "o\nlast"),
+            Frame::TaskExit { task: 0, wait_status: 1 << 8 },
+            Frame::TaskExit { task: 1, wait_status: 1 << 8 },
+        ];
+        let (outcome, stdout, stderr, _) = run(&opts(2), frames, Local::default());
+        assert_eq!(stdout, "one\nhello\ntwo\nlast");
+        assert_eq!(stderr, "warn\nsrun: error: vm: tasks 0-1: Exited with exit code 1\n");
+        assert_eq!(outcome.exit_code, 1);
+        assert_eq!(outcome.step, Some((7, 0)));
+        assert_eq!(outcome.exits, [(0, 256), (1, 256)]);
+        assert!(outcome.lost.is_empty());
+    }
+
+    #[test]
+    fn labels_signals_and_the_exit_code() {
+        let frames = vec![
+            Frame::StepWaiting("Requested nodes are busy".into()),
+            Frame::StepWaiting("Requested nodes are busy".into()),
+            Frame::StepStarted { job_id: 7, step_id: 3 },
+            out(1, "b\n"),
+            out(0, "a"),
+            Frame::Message("slurmstepd-vm: error: something".into()),
+            Frame::TaskExit { task: 1, wait_status: 3 << 8 },
+            Frame::TaskExit { task: 0, wait_status: libc::SIGKILL },
+        ];
+        let o = IoOptions { label: true, job_id: Some(7), ..opts(2) };
+        let (outcome, stdout, stderr, _) = run(&o, frames, Local::default());
+        assert_eq!(stdout, "1: b\n0: a\n");
+        assert_eq!(
+            stderr,
+            "srun: Job 7 step creation temporarily disabled, retrying (Requested nodes are busy)\n\
+             srun: Step created for StepId=7.3\n\
+             slurmstepd-vm: error: something\n\
+             srun: error: vm: task 1: Exited with exit code 3\n\
+             srun: error: vm: task 0: Killed\n"
+        );
+        assert_eq!(outcome.exit_code, 137);
+    }
+
+    #[test]
+    fn a_vanished_supervisor_loses_the_tasks() {
+        let frames = vec![Frame::StepStarted { job_id: 7, step_id: 0 }, Frame::TaskExit { task: 0, wait_status: 0 }];
+        let (outcome, _, stderr, _) = run(&opts(3), frames, Local::default());
+        assert_eq!(stderr, "srun: error: vm: tasks 1-2: lost (the step's supervisor went away)\n");
+        assert_eq!(outcome.exit_code, 1);
+        assert_eq!(outcome.lost, [1, 2]);
+    }
+
+    #[test]
+    fn an_error_before_the_start_fails_the_step() {
+        let (outcome, _, stderr, _) = run(&opts(1), vec![Frame::Error("Job 7 has ended".into())], Local::default());
+        assert_eq!(stderr, "srun: error: Job 7 has ended\n");
+        assert_eq!(outcome.exit_code, 1);
+    }
+
+    #[test]
+    fn stdin_is_sent_then_its_end() {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let fake = std::thread::spawn(move || {
+            Frame::StepStarted { job_id: 1, step_id: 0 }.write_to(&mut supervisor).unwrap();
+            let mut got = Vec::new();
+            while let Ok(Some(f)) = Frame::read_from(&mut supervisor) {
+                let eof = f == Frame::InputEof;
+                got.push(f);
+                if eof {
+                    break;
+                }
+            }
+            Frame::TaskExit { task: 0, wait_status: 0 }.write_to(&mut supervisor).unwrap();
+            got
+        });
+        let local = Local { stdin: Some(Box::new(io::Cursor::new(b"hello".to_vec()))), signals: None };
+        let outcome = run_step_with(client, &opts(1), Shared::default(), Shared::default(), local).unwrap();
+        assert_eq!(fake.join().unwrap(), [Frame::Input(b"hello".to_vec()), Frame::InputEof]);
+        assert_eq!(outcome.exit_code, 0);
+    }
+
+    fn signal_pipe() -> (Source, OwnedFd) {
+        let (r, w) = crate::sys::pipe().unwrap();
+        (Source::Pipe(r), w)
+    }
+
+    fn raise(w: &OwnedFd, sig: i32) {
+        // SAFETY: write reads one byte from a valid local.
+        assert_eq!(unsafe { libc::write(w.as_raw_fd(), (&(sig as u8) as *const u8).cast(), 1) }, 1);
+    }
+
+    #[test]
+    fn ctrl_c_twice_cancels_the_step() {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let (source, sig) = signal_pipe();
+        let stdout = Shared::default();
+        let seen = stdout.clone();
+        let fake = std::thread::spawn(move || {
+            Frame::StepStarted { job_id: 9, step_id: 1 }.write_to(&mut supervisor).unwrap();
+            out(0, "ready\n").write_to(&mut supervisor).unwrap();
+            seen.wait_for("ready\n");
+            raise(&sig, libc::SIGINT);
+            raise(&sig, libc::SIGINT);
+            let mut got = Vec::new();
+            while let Ok(Some(f)) = Frame::read_from(&mut supervisor) {
+                let cancel = f == Frame::Cancel;
+                got.push(f);
+                if cancel {
+                    break;
+                }
+            }
+            Frame::Message("slurmstepd: error: *** STEP 9.1 ON vm CANCELLED ***".into())
+                .write_to(&mut supervisor)
+                .unwrap();
+            Frame::TaskExit { task: 0, wait_status: libc::SIGTERM }.write_to(&mut supervisor).unwrap();
+            got
+        });
+        let stderr = Shared::default();
+        let local = Local { stdin: None, signals: Some(source) };
+        let outcome = run_step_with(client, &opts(1), stdout, stderr.clone(), local).unwrap();
+        assert_eq!(fake.join().unwrap(), [Frame::Signal(libc::SIGINT), Frame::Cancel]);
+        assert_eq!(
+            stderr.text(),
+            "srun: interrupt (one more within 1 sec to abort)\n\
+             srun: StepId=9.1 task 0: running\n\
+             srun: sending Ctrl-C to StepId=9.1\n\
+             srun: forcing job termination\n\
+             srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n\
+             slurmstepd: error: *** STEP 9.1 ON vm CANCELLED ***\n"
+        );
+        assert!(outcome.cancelled);
+        assert_eq!(outcome.exit_code, 143);
+    }
+
+    #[test]
+    fn srun_gives_up_on_a_step_that_does_not_end() {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let (source, sig) = signal_pipe();
+        Frame::StepStarted { job_id: 9, step_id: 1 }.write_to(&mut supervisor).unwrap();
+        out(0, "ready\n").write_to(&mut supervisor).unwrap();
+        let stdout = Shared::default();
+        let seen = stdout.clone();
+        let raiser = std::thread::spawn(move || {
+            seen.wait_for("ready\n");
+            raise(&sig, libc::SIGTERM);
+        });
+        let o = IoOptions { kill_wait: 0, ..opts(1) };
+        let stderr = Shared::default();
+        let local = Local { stdin: None, signals: Some(source) };
+        let started = Instant::now();
+        let outcome = run_step_with(client, &o, stdout, stderr.clone(), local).unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert!(
+            stderr.text().ends_with("srun: error: Timed out waiting for job step to complete\n"),
+            "{}",
+            stderr.text()
+        );
+        assert_eq!(outcome.exit_code, 1);
+        assert!(outcome.lost.is_empty() || outcome.lost == [0]);
+        raiser.join().unwrap();
+        drop(supervisor);
+    }
+
+    #[test]
+    fn a_signal_before_the_start_cancels_the_pending_step() {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let (source, sig) = signal_pipe();
+        Frame::StepWaiting("Requested nodes are busy".into()).write_to(&mut supervisor).unwrap();
+        raise(&sig, libc::SIGINT);
+        let o = IoOptions { job_id: Some(4), ..opts(1) };
+        let stderr = Shared::default();
+        let local = Local { stdin: None, signals: Some(source) };
+        let outcome = run_step_with(client, &o, Shared::default(), stderr.clone(), local).unwrap();
+        assert!(stderr.text().contains("srun: Cancelled pending step for job 4\n"), "{}", stderr.text());
+        assert!(!stderr.text().contains("ended before the step started"), "{}", stderr.text());
+        assert_eq!(Frame::read_from(&mut supervisor).unwrap(), Some(Frame::Cancel));
+        assert!(outcome.cancelled && outcome.step.is_none());
+        assert_eq!(outcome.exit_code, 1);
+    }
+
+    #[test]
+    fn a_closed_stdout_cancels_the_step() {
+        struct Broken;
+        impl Write for Broken {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let fake = std::thread::spawn(move || {
+            Frame::StepStarted { job_id: 1, step_id: 0 }.write_to(&mut supervisor).unwrap();
+            out(0, "x\n").write_to(&mut supervisor).unwrap();
+            let got = Frame::read_from(&mut supervisor).unwrap();
+            Frame::TaskExit { task: 0, wait_status: libc::SIGTERM }.write_to(&mut supervisor).unwrap();
+            got
+        });
+        let outcome = run_step_with(client, &opts(1), Broken, Shared::default(), Local::default()).unwrap();
+        assert_eq!(fake.join().unwrap(), Some(Frame::Cancel));
+        assert_eq!(outcome.exit_code, 143);
+    }
+
+    #[test]
+    fn much_output_passes_quickly() {
+        let (client, mut supervisor) = UnixStream::pair().unwrap();
+        let total = 64 << 20;
+        let fake = std::thread::spawn(move || {
+            let mut line = b"0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\n".repeat(900);
+            line.truncate(CHUNK);
+            let mut buf = Vec::new();
+            Frame::StepStarted { job_id: 1, step_id: 0 }.write_to(&mut supervisor).unwrap();
+            for _ in 0..total / CHUNK {
+                crate::api::stream::write_output(&mut supervisor, &mut buf, 0, Channel::Stdout, &line).unwrap();
+            }
+            Frame::TaskExit { task: 0, wait_status: 0 }.write_to(&mut supervisor).unwrap();
+        });
+        struct Count(Arc<std::sync::atomic::AtomicUsize>, usize);
+        impl Write for Count {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.fetch_add(buf.len(), std::sync::atomic::Ordering::Relaxed);
+                self.1 += 1;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let started = Instant::now();
+        run_step_with(client, &opts(1), Count(written.clone(), 0), Shared::default(), Local::default()).unwrap();
+        let secs = started.elapsed().as_secs_f64();
+        fake.join().unwrap();
+        assert_eq!(written.load(std::sync::atomic::Ordering::Relaxed), total);
+        // Generous for an unoptimized build; the release build goes far faster.
+        assert!(secs < 10.0, "{total} bytes took {secs:.2}s");
+    }
 }

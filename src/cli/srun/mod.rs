@@ -2,7 +2,12 @@
 //! new step of that job; outside one it first gets an allocation of its own (as salloc
 //! would), runs the step in it, and releases it when the step ends.
 
+pub mod exits;
 pub mod io;
+pub mod output;
+pub mod signals;
+pub mod state;
+pub mod terminal;
 
 use super::allocate::{self, Allocation};
 use super::job_failure::Failure;
@@ -23,6 +28,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
 }
 
 fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
+    // Before any thread starts, so that every thread leaves these signals to srun's own
+    // handling (see `signals`).
+    let _ = signals::block_signals();
     let tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     let cli = JobOptions::parse(Tool::Srun, &tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
     if let Some(code) = super::common_flags(Tool::Srun, &cli) {
@@ -47,7 +55,17 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
         Some(id) => {
             let id = id.split('.').next().unwrap_or(id);
             let id: u32 = id.trim().parse().map_err(|_| Failure::Message(format!("Invalid job id: {id}"), 1))?;
-            run_step(&client, id, &step, &o)
+            if step.ntasks.is_none() {
+                // Only SLURM_JOB_ID was left in the environment: the step has the job's tasks.
+                let job = client.job(&id.to_string()).ok().and_then(|r| r.jobs.into_iter().next());
+                step.ntasks = job.and_then(|j| j.tasks.get()).filter(|&n| n > 0);
+            }
+            let node = std::env::var("SLURMD_NODENAME")
+                .or_else(|_| std::env::var("SLURM_JOB_NODELIST"))
+                .ok()
+                .or_else(|| crate::config::Config::load(&crate::paths::default_config()).ok().map(|c| c.node_name))
+                .unwrap_or_else(crate::paths::hostname);
+            run_step(&client, id, &step, &o, node)
         }
         None => {
             let mut desc = o.to_job_desc()?;
@@ -57,13 +75,21 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
                 let program = std::path::Path::new(&o.positional[0]);
                 desc.name = Some(program.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
             }
-            let how = allocate::Waiting { immediate: o.has("immediate"), quiet: o.has("quiet") };
+            let interrupt =
+                crate::sys::SignalFd::block_all(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT]).ok();
+            let how = allocate::Waiting {
+                immediate: o.has("immediate"),
+                quiet: o.has("quiet"),
+                interrupt: interrupt.as_ref(),
+            };
             let allocation = allocate::allocate(CMD, &client, desc, &how)?;
+            drop(interrupt);
             // The step takes the whole allocation it made; the job's variables come with it.
             step.gpus = None;
             step.time_limit = None;
             step.environment.extend(allocation.grant.env.iter().cloned());
-            let code = run_step(&client, allocation.grant.job_id, &step, &o);
+            let node = allocation.grant.nodes.clone();
+            let code = run_step(&client, allocation.grant.job_id, &step, &o, node);
             finish(allocation, code.as_ref().copied().unwrap_or(1));
             code
         }
@@ -79,7 +105,7 @@ fn finish(allocation: Allocation, code: i32) {
 }
 
 /// Starts the step in job `id` and runs its I/O to the end; returns srun's exit code.
-fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions) -> Result<i32, Failure> {
+fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: String) -> Result<i32, Failure> {
     let conn = match client.open_stream(&format!("/slurmlet/v1/job/{id}/steps"), step) {
         Ok(Upgrade::Switched(conn)) => conn,
         Ok(Upgrade::Refused(resp)) => {
@@ -93,7 +119,6 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions) -> Res
         }
         Err(e) => return Err(Failure::Message(e.to_string(), 1)),
     };
-    let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| crate::paths::hostname());
     let opts = io::IoOptions {
         label: o.has("label"),
         unbuffered: o.has("unbuffered"),
@@ -102,6 +127,10 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions) -> Res
         node_name: node,
         disable_status: o.has("disable-status"),
         quit_on_interrupt: o.has("quit-on-interrupt"),
+        ntasks: step.ntasks.unwrap_or(1),
+        kill_wait: crate::config::Config::load(&crate::paths::default_config()).map(|c| c.kill_wait).unwrap_or(30),
+        verbose: o.count("verbose"),
+        job_id: Some(id),
     };
     let outcome = io::run_step(conn, &opts).map_err(|e| Failure::Message(format!("step {id}: {e}"), 1))?;
     Ok(outcome.exit_code)
@@ -162,7 +191,9 @@ fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest,
         argv: o.positional.clone(),
         environment,
         cwd: cwd.display().to_string(),
-        pty: o.has("pty").then(|| io::terminal_size().unwrap_or(crate::api::stream::WinSize { rows: 24, cols: 80 })),
+        pty: o
+            .has("pty")
+            .then(|| terminal::terminal_size().unwrap_or(crate::api::stream::WinSize { rows: 24, cols: 80 })),
         stdout: o.value("output").filter(|p| *p != "none").map(str::to_string),
         stderr: o.value("error").filter(|p| *p != "none").map(str::to_string),
         stdin,
