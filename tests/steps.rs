@@ -236,3 +236,31 @@ fn a_client_that_dies_takes_its_step_and_allocation_with_it() {
         listed = text(&run(&c, "squeue", &["-h", "-o", "%i"]).stdout);
     }
 }
+
+#[test]
+fn running_steps_survive_a_daemon_restart_and_keep_their_gpus() {
+    let mut c = cluster();
+    std::fs::write(
+        c.path("keep.sh"),
+        "#!/bin/bash\n#SBATCH -n2\n#SBATCH --gres=gpu:2\n\
+         srun -n1 --gres=gpu:1 bash -c 'echo A $CUDA_VISIBLE_DEVICES; echo x > ready; while [ ! -e go ]; do sleep 0.05; done; sleep 0.5; echo A done' &\n\
+         while [ ! -e go ]; do sleep 0.05; done\n\
+         srun -n1 --gres=gpu:1 bash -c 'echo B $CUDA_VISIBLE_DEVICES'\n\
+         srun -n1 --gres=gpu:2 bash -c 'echo C $CUDA_VISIBLE_DEVICES'\nwait\n",
+    )
+    .unwrap();
+    let id = c.sbatch(&["-o", "keep.txt", "keep.sh"]);
+    c.wait_file("ready", Duration::from_secs(10));
+    c.kill_daemon();
+    c.start_daemon();
+    std::fs::write(c.path("go"), "").unwrap();
+    c.wait_state(id, &["COMPLETED"], Duration::from_secs(30));
+    let out = common::read(&c.path("keep.txt"));
+    let line = |tag: &str| out.lines().position(|l| l.starts_with(tag)).unwrap_or_else(|| panic!("no {tag} in {out}"));
+    let gpu = |tag: &str| out.lines().nth(line(tag)).unwrap()[2..].to_string();
+    // A's output went on through the restart; B got the other GPU at once; C, which needs
+    // both, waited for A.
+    assert_ne!(gpu("A "), gpu("B "), "{out}");
+    assert!(line("A done") < line("C "), "{out}");
+    assert_eq!(gpu("C ").split(',').count(), 2, "{out}");
+}

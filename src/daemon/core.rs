@@ -187,6 +187,12 @@ impl Core {
                         j.stepd_pid = Some(pid);
                     }
                     effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
+                    let steps_dir = super::step_spec::steps_dir(&dir);
+                    for (step, pid, held) in super::step_spec::running_steps(&dir) {
+                        tracing::info!(job = id, step, pid, "re-adopted running step");
+                        self.steps.adopt(id, step, held, pid, &steps_dir);
+                        effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
+                    }
                 }
                 _ => {
                     tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
@@ -605,7 +611,7 @@ impl Core {
         id: u32,
         req: &crate::api::step::StepRequest,
         caller: Caller,
-    ) -> Result<(PathBuf, crate::stepd::step::StepSpec), super::steps::StepRefusal> {
+    ) -> Result<super::step_spec::NewStep, super::steps::StepRefusal> {
         use super::steps::StepRefusal;
         let job_dir = self.job_dir(id);
         let Some(job) = self.jobs.get(&id) else { return Err(StepRefusal::Fatal("Invalid job id specified".into())) };
@@ -615,7 +621,11 @@ impl Core {
         let steps_dir = super::step_spec::steps_dir(&job_dir);
         let granted = self.steps.create(job, req, &self.config, &steps_dir)?;
         let spec = super::step_spec::step_spec(job, &self.config, req, &granted);
-        Ok((super::step_spec::step_dir(&job_dir, granted.step_id), spec))
+        Ok(super::step_spec::NewStep {
+            dir: super::step_spec::step_dir(&job_dir, granted.step_id),
+            spec,
+            held: granted.held,
+        })
     }
 
     /// Records the outcome of starting a step's supervisor.

@@ -124,19 +124,13 @@ impl Daemon {
     }
 
     /// Starts the supervisor of a step given its share, handing it the client's connection.
-    fn start_step(
-        self: &Arc<Self>,
-        id: u32,
-        dir: std::path::PathBuf,
-        spec: crate::stepd::step::StepSpec,
-        conn: UnixStream,
-    ) {
+    fn start_step(self: &Arc<Self>, id: u32, new: super::step_spec::NewStep, conn: UnixStream) {
         let daemon = self.clone();
         tokio::task::spawn_blocking(move || {
-            let step = spec.step_id;
+            let step = new.spec.step_id;
             let exe = daemon.core.lock().expect("core lock").exe().to_path_buf();
-            let started = super::step_spec::write_spec(&dir, &spec)
-                .and_then(|()| super::launch::start_supervisor(crate::stepd::Kind::Step, &exe, &dir, Some(&conn)));
+            let started = super::step_spec::write_spec(&new.dir, &new.spec, &new.held)
+                .and_then(|()| super::launch::start_supervisor(crate::stepd::Kind::Step, &exe, &new.dir, Some(&conn)));
             if let Err(e) = &started {
                 send(&conn, Frame::Error(format!("cannot start step {id}.{step}: {e}")));
             }
@@ -257,8 +251,8 @@ pub async fn step(
     }
     tokio::spawn(async move {
         let Some(conn) = super::accept::upgraded_socket(on_upgrade).await else {
-            if let Ok((_, spec)) = first {
-                d.core.lock().expect("core lock").step_ended(id, spec.step_id);
+            if let Ok(new) = first {
+                d.core.lock().expect("core lock").step_ended(id, new.spec.step_id);
             }
             return;
         };
@@ -266,7 +260,7 @@ pub async fn step(
         let mut told = false;
         loop {
             match attempt {
-                Ok((dir, spec)) => return d.start_step(id, dir, spec, conn),
+                Ok(new) => return d.start_step(id, new, conn),
                 Err(StepRefusal::Fatal(why)) => {
                     return send(&conn, Frame::Error(format!("Unable to create step for job {id}: {why}")))
                 }

@@ -3,11 +3,21 @@
 
 use super::job::Job;
 use super::launch::batch_env;
-use super::steps::Granted;
+use super::steps::{Granted, Held};
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use crate::stepd::step::StepSpec;
 use std::path::{Path, PathBuf};
+
+/// A step given its share, to start.
+pub struct NewStep {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// What its supervisor is told.
+    pub spec: StepSpec,
+    /// What it holds.
+    pub held: Held,
+}
 
 /// The directory of step `step` of the job whose directory is `job_dir`.
 pub fn step_dir(job_dir: &Path, step: u32) -> PathBuf {
@@ -89,8 +99,30 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
     }
 }
 
-/// Writes a step's spec into its directory (created).
-pub fn write_spec(dir: &Path, spec: &StepSpec) -> std::io::Result<()> {
+/// The file of a step's directory that records what it holds.
+pub const HELD: &str = "held.json";
+
+/// Writes a step's spec, and what it holds, into its directory (created).
+pub fn write_spec(dir: &Path, spec: &StepSpec, held: &Held) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(HELD), serde_json::to_vec(held).expect("held serializes"))?;
     std::fs::write(dir.join(crate::stepd::files::SPEC), serde_json::to_vec(spec).expect("spec serializes"))
+}
+
+/// The steps under `job_dir` whose supervisors still run: (step, its supervisor's pid, what
+/// it holds).
+pub fn running_steps(job_dir: &Path) -> Vec<(u32, i32, Held)> {
+    let Ok(entries) = std::fs::read_dir(steps_dir(job_dir)) else { return Vec::new() };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(step) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let dir = entry.path();
+        let alive = crate::stepd::read_stepd_pid(&dir)
+            .filter(|&(pid, ticks)| crate::sys::process_start_ticks(pid) == Some(ticks));
+        let held = std::fs::read(dir.join(HELD)).ok().and_then(|b| serde_json::from_slice::<Held>(&b).ok());
+        if let (Some((pid, _)), Some(held)) = (alive, held) {
+            found.push((step, pid, held));
+        }
+    }
+    found
 }

@@ -48,6 +48,18 @@ pub struct Granted {
     pub ntasks: u32,
     /// The GPUs its tasks see.
     pub gpus: Vec<u32>,
+    /// What it holds so that other steps cannot have it.
+    pub held: Held,
+}
+
+/// The part of a job a step holds, kept in `STEPDIR/held.json` so that a restarted daemon
+/// knows it again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Held {
+    /// CPUs.
+    pub cpus: u32,
+    /// GPUs.
+    pub gpus: Vec<u32>,
 }
 
 /// Every job's steps.
@@ -117,8 +129,18 @@ impl Steps {
         };
         let step_id = steps.next_id;
         steps.next_id += 1;
-        steps.running.insert(step_id, StepUse { cpus: held_cpus, gpus: held_gpus, pid: None });
-        Ok(Granted { step_id, ntasks, gpus: seen_gpus })
+        steps.running.insert(step_id, StepUse { cpus: held_cpus, gpus: held_gpus.clone(), pid: None });
+        Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus } })
+    }
+
+    /// Takes back a step that was running when the daemon stopped: its supervisor `pid`
+    /// and what it held. Later steps are numbered after the ones in `steps_dir`.
+    pub fn adopt(&mut self, job: u32, step: u32, held: Held, pid: i32, steps_dir: &Path) {
+        let steps = self
+            .by_job
+            .entry(job)
+            .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
+        steps.running.insert(step, StepUse { cpus: held.cpus, gpus: held.gpus, pid: Some(pid) });
     }
 
     /// Records the supervisor of a step.
