@@ -264,3 +264,31 @@ fn running_steps_survive_a_daemon_restart_and_keep_their_gpus() {
     assert!(line("A done") < line("C "), "{out}");
     assert_eq!(gpu("C ").split(',').count(), 2, "{out}");
 }
+
+#[test]
+fn scancel_of_a_step_signals_or_ends_only_that_step() {
+    let c = cluster();
+    std::fs::write(
+        c.path("stepped.sh"),
+        "#!/bin/bash\nsrun bash -c 'trap \"echo got USR1\" USR1; echo x > ready; while true; do sleep 0.05; done'\necho after rc=$?\n",
+    )
+    .unwrap();
+    let id = c.sbatch(&["-o", "stepped.txt", "stepped.sh"]);
+    c.wait_file("ready", Duration::from_secs(10));
+    let step = format!("{id}.0");
+    let out = run(&c, "scancel", &["-s", "USR1", &step]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(c.path("stepped.txt")).unwrap_or_default().contains("got USR1") {
+        assert!(std::time::Instant::now() < deadline, "the signal did not reach the step's task");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(run(&c, "scancel", &[&step]).status.success());
+    c.wait_state(id, &["COMPLETED"], Duration::from_secs(10));
+    let out = common::read(&c.path("stepped.txt"));
+    assert!(out.contains(&format!("*** STEP {id}.0 ON node1 CANCELLED AT")), "{out}");
+    assert!(out.contains("after rc="), "the batch script goes on after its step: {out}");
+    let unknown = run(&c, "scancel", &[&format!("{id}.7")]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(text(&unknown.stderr).contains(&format!("Kill job error on job step id {id}.7")), "{}", text(&unknown.stderr));
+}

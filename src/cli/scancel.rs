@@ -71,13 +71,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 1;
     }
     let mut ids = Vec::new();
+    let mut steps = Vec::new();
     for raw in args.ids.iter().flat_map(|s| s.split(',')).filter(|s| !s.is_empty()) {
-        if raw.contains('.') {
-            super::error(CMD, &format!("Kill job error on job step id {raw}: Invalid job id specified"));
-            return 1;
-        }
-        match raw.parse::<u32>() {
-            Ok(n) if n > 0 => ids.push(n),
+        let (job, step) = match raw.split_once('.') {
+            Some((job, step)) => (job, Some(step)),
+            None => (raw, None),
+        };
+        match (job.parse::<u32>(), step.map(str::parse::<u32>)) {
+            (Ok(n), None) if n > 0 => ids.push(n),
+            (Ok(n), Some(Ok(s))) if n > 0 => steps.push(format!("{n}.{s}")),
             _ => {
                 super::error(CMD, &format!("Invalid job id {raw}"));
                 return 1;
@@ -98,6 +100,26 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let mut code = 0;
+    for step in &steps {
+        if args.verbose > 0 {
+            eprintln!("scancel: Terminating step {step}");
+        }
+        match client.cancel(step, signal.as_deref(), false) {
+            Ok(resp) => {
+                for message in
+                    resp.errors.iter().map(|e| &e.description).chain(resp.status.iter().map(|s| &s.error.message))
+                {
+                    super::error(CMD, &format!("Kill job error on job step id {step}: {message}"));
+                    code = 1;
+                }
+            }
+            Err(e) => {
+                super::error(CMD, &e.to_string());
+                code = 1;
+            }
+        }
+    }
     if filters {
         let user = if args.me {
             Some(crate::paths::uid())
@@ -123,7 +145,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
             .collect();
         ids = selected;
     }
-    let mut code = 0;
     for id in ids {
         if args.verbose > 0 {
             eprintln!("scancel: Terminating job {id}");

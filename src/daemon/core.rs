@@ -541,6 +541,38 @@ impl Core {
         }
     }
 
+    /// `scancel JOB.STEP`: ends a step (no signal, or SIGKILL: its supervisor ends its tasks,
+    /// SIGKILL after KillWait) or sends its tasks a signal.
+    pub fn cancel_step(
+        &mut self,
+        id: u32,
+        step: u32,
+        signal: Option<i32>,
+        caller: Caller,
+    ) -> Result<Effects, CancelError> {
+        let Some(job) = self.jobs.get(&id) else {
+            return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
+        };
+        if caller.uid != 0 && caller.uid != job.uid {
+            return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
+        }
+        let Some(pid) = self.steps.supervisor(id, step) else {
+            return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
+        };
+        match signal {
+            None | Some(libc::SIGKILL) => {
+                let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+            }
+            // The tasks are the supervisor's session, but for the supervisor itself.
+            Some(sig) => {
+                for (task, _) in crate::sys::session_members(&[pid]).into_iter().filter(|(p, _)| *p != pid) {
+                    let _ = crate::sys::kill_pid(task, sig);
+                }
+            }
+        }
+        Ok(Effects::default())
+    }
+
     /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory and
     /// GPU hiding change at once; the node's resources, names and paths need a restart: their
     /// names are returned and the old values kept.

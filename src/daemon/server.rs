@@ -363,7 +363,8 @@ async fn test_only(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body:
 
 /// Answers once job `id` has ended (long poll for `sbatch --wait`).
 async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
-    let Some(n) = parse_job_id(&id) else {
+    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
+    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
         return reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse::default());
     };
     let mut rx = d.core.lock().expect("core lock").ended.subscribe();
@@ -495,7 +496,8 @@ async fn job(State(d): Shared, Path(id): Path<String>) -> Response {
     let mut core = d.core.lock().expect("core lock");
     core.purge(crate::options::now());
     let meta = info::meta(&core.config);
-    let Some(n) = parse_job_id(&id) else {
+    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
+    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
         return reply(
             StatusCode::UNPROCESSABLE_ENTITY,
             JobsResponse {
@@ -566,7 +568,8 @@ async fn cancel(
         step_id: id.clone(),
         job_id: NoVal::from_option(job),
     };
-    let Some(n) = parse_job_id(&id) else {
+    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
+    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
         return reply(
             StatusCode::OK,
             CancelResponse {
@@ -576,7 +579,10 @@ async fn cancel(
             },
         );
     };
-    let result = d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller);
+    let result = match step {
+        Some((_, step)) => d.core.lock().expect("core lock").cancel_step(n, step, signal, caller),
+        None => d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller),
+    };
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, CancelResponse { meta, ..Default::default() }),

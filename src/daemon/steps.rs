@@ -157,6 +157,11 @@ impl Steps {
         }
     }
 
+    /// The supervisor of step `step` of `job`, if it runs.
+    pub fn supervisor(&self, job: u32, step: u32) -> Option<i32> {
+        self.by_job.get(&job)?.running.get(&step)?.pid
+    }
+
     /// The supervisors of `job`'s running steps.
     pub fn supervisors(&self, job: u32) -> Vec<i32> {
         self.by_job.get(&job).map(|j| j.running.values().filter_map(|s| s.pid).collect()).unwrap_or_default()
