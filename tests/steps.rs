@@ -290,5 +290,29 @@ fn scancel_of_a_step_signals_or_ends_only_that_step() {
     assert!(out.contains("after rc="), "the batch script goes on after its step: {out}");
     let unknown = run(&c, "scancel", &[&format!("{id}.7")]);
     assert_eq!(unknown.status.code(), Some(1));
-    assert!(text(&unknown.stderr).contains(&format!("Kill job error on job step id {id}.7")), "{}", text(&unknown.stderr));
+    assert!(
+        text(&unknown.stderr).contains(&format!("Kill job error on job step id {id}.7")),
+        "{}",
+        text(&unknown.stderr)
+    );
+}
+
+#[test]
+fn salloc_no_shell_keeps_the_allocation_for_later_steps_until_scancel() {
+    let c = cluster();
+    let out = run(&c, "salloc", &["--no-shell", "--gres=gpu:1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let id: u32 = err.trim().rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{err}"));
+    assert_eq!(c.state(id), "RUNNING");
+    let step = run(&c, "srun", &["--jobid", &id.to_string(), "bash", "-c", "echo $SLURM_JOB_ID $CUDA_VISIBLE_DEVICES"]);
+    assert!(step.status.success(), "{}", text(&step.stderr));
+    let seen = text(&step.stdout);
+    assert!(
+        seen.starts_with(&format!("{id} ")) && seen.trim().split(' ').nth(1).unwrap().parse::<u32>().is_ok(),
+        "{seen}"
+    );
+    assert_eq!(c.state(id), "RUNNING", "the allocation outlives its steps");
+    assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
 }

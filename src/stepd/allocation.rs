@@ -76,3 +76,77 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn spec(time_limit_secs: Option<u64>, kill_wait: u32) -> LaunchSpec {
+        LaunchSpec {
+            job_id: 42,
+            script: PathBuf::new(),
+            argv: Vec::new(),
+            env: vec!["SLURM_JOB_ID=42".into()],
+            cwd: PathBuf::from("/"),
+            stdout: PathBuf::new(),
+            stderr: None,
+            stdin: None,
+            append: false,
+            start_time: crate::options::now(),
+            time_limit_secs,
+            kill_wait,
+            warn_signal: None,
+            node_name: "n1".into(),
+            umask: None,
+            interactive: true,
+        }
+    }
+
+    /// Runs `hold` on its own thread (it blocks SIGTERM there) with the client's end returned.
+    fn holding(spec: LaunchSpec) -> (UnixStream, std::thread::JoinHandle<EndStatus>) {
+        let (client, ours) = UnixStream::pair().unwrap();
+        (client, std::thread::spawn(move || hold(&spec, ours).unwrap()))
+    }
+
+    #[test]
+    fn the_grant_comes_first_and_a_release_ends_the_job_with_its_status() {
+        let (mut client, held) = holding(spec(None, 30));
+        match Frame::read_from(&mut client).unwrap() {
+            Some(Frame::Granted(g)) => assert_eq!((g.job_id, g.nodes.as_str(), g.env.len()), (42, "n1", 1)),
+            other => panic!("expected the grant, got {other:?}"),
+        }
+        Frame::Release(5 << 8).write_to(&mut client).unwrap();
+        let end = held.join().unwrap();
+        assert_eq!((end.wait_status, end.cause), (5 << 8, EndCause::Exited));
+    }
+
+    #[test]
+    fn a_client_that_goes_away_cancels_its_allocation() {
+        let (client, held) = holding(spec(None, 30));
+        drop(client);
+        assert_eq!(held.join().unwrap().cause, EndCause::Cancelled);
+    }
+
+    #[test]
+    fn the_time_limit_revokes_the_allocation_and_the_client_gets_kill_wait_to_release_it() {
+        // A limit already reached: revoked at once, released by the client.
+        let mut s = spec(Some(60), 30);
+        s.start_time -= 61;
+        let (mut client, held) = holding(s);
+        assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
+        match Frame::read_from(&mut client).unwrap() {
+            Some(Frame::Revoked(why)) => {
+                assert_eq!(why, "Job 42 has exceeded its time limit and its allocation has been revoked.")
+            }
+            other => panic!("expected the revocation, got {other:?}"),
+        }
+        Frame::Release(0).write_to(&mut client).unwrap();
+        assert_eq!(held.join().unwrap().cause, EndCause::TimeLimit);
+        // A client that does not release it loses it after KillWait.
+        let mut s = spec(Some(60), 0);
+        s.start_time -= 61;
+        let (_client, held) = holding(s);
+        assert_eq!(held.join().unwrap().cause, EndCause::TimeLimit);
+    }
+}
