@@ -316,3 +316,27 @@ fn salloc_no_shell_keeps_the_allocation_for_later_steps_until_scancel() {
     assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
     c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
 }
+
+#[test]
+fn kill_on_bad_exit_wait_and_test_only() {
+    let c = cluster();
+    // -K: task 1 fails, so task 0's long sleep is cut short.
+    let t = std::time::Instant::now();
+    let out = run(&c, "srun", &["-K", "-n2", "bash", "-c", "[ $SLURM_PROCID = 1 ] && exit 3; exec sleep 30"]);
+    assert!(t.elapsed() < Duration::from_secs(20), "-K did not end the step");
+    let err = text(&out.stderr);
+    assert!(err.contains("task 1: Exited with exit code 3") && err.contains("CANCELLED AT"), "{err}");
+    assert_ne!(out.status.code(), Some(0));
+    // -W 1: task 1 ends at once, task 0 gets one more second.
+    let t = std::time::Instant::now();
+    let out = run(&c, "srun", &["-W", "1", "-n2", "bash", "-c", "[ $SLURM_PROCID = 1 ] && exit 0; exec sleep 30"]);
+    assert!(t.elapsed() < Duration::from_secs(20), "-W did not end the step");
+    assert!(text(&out.stderr).contains("task 0: Terminated"), "{}", text(&out.stderr));
+    // --test-only: an estimate, and no job.
+    let out = run(&c, "srun", &["--test-only", "--gres=gpu:1", "hostname"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("using 1 processors on nodes node1 in partition"), "{}", text(&out.stderr));
+    let out = run(&c, "srun", &["--prolog=/bin/true", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("srun: error: --prolog is not supported"), "{}", text(&out.stderr));
+}

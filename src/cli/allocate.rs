@@ -55,9 +55,14 @@ pub struct Waiting<'a> {
 
 /// The error lines of a refused allocation, as `cmd` prints them.
 fn report_refusal(cmd: &str, resp: &crate::api::http::Response) -> Failure {
-    let Ok(reply) = Client::decode::<JobSubmitResponse>(resp) else {
-        return Failure::Message(format!("the daemon refused the allocation ({})", resp.status), 1);
-    };
+    match Client::decode::<JobSubmitResponse>(resp) {
+        Ok(reply) => report_errors(cmd, &reply),
+        Err(_) => Failure::Message(format!("the daemon refused the allocation ({})", resp.status), 1),
+    }
+}
+
+/// Prints a refusal's errors as `cmd` does.
+fn report_errors(cmd: &str, reply: &JobSubmitResponse) -> Failure {
     let lead = if cmd == "salloc" { "Job submit/allocate failed" } else { "Unable to allocate resources" };
     for e in &reply.errors {
         if !e.description.is_empty() && e.description != e.error {
@@ -66,6 +71,36 @@ fn report_refusal(cmd: &str, resp: &crate::api::http::Response) -> Failure {
         super::error(cmd, &format!("{lead}: {}", e.error));
     }
     Failure::Usage(1)
+}
+
+/// Prints the estimate of `--test-only` (`CMD: Job N to start at … using C processors on
+/// nodes … in partition …`).
+pub fn print_estimate(cmd: &str, resp: &crate::api::types::JobsResponse) -> Result<i32, Failure> {
+    let Some(j) = resp.jobs.first() else { return Err(Failure::Message("the daemon sent no estimate".into(), 1)) };
+    let start = j.start_time.get().map(crate::sys::format_local_time).unwrap_or_else(|| "Unknown".into());
+    eprintln!(
+        "{cmd}: Job {} to start at {} using {} processors on nodes {} in partition {}",
+        j.job_id,
+        start,
+        j.cpus.get().unwrap_or(1),
+        j.nodes,
+        j.partition
+    );
+    Ok(0)
+}
+
+/// `srun --test-only`: checks the allocation `desc` asks for and estimates
+/// when it would be granted, without asking for it.
+pub fn test_only(cmd: &str, client: &Client, desc: JobDescMsg) -> Result<i32, Failure> {
+    let req = JobSubmitReq { script: None, job: Some(desc) };
+    let resp = client.post_for_bytes("/slurmlet/v1/job/test", &req).map_err(|e| Failure::Message(e.to_string(), 1))?;
+    let jobs: crate::api::types::JobsResponse =
+        Client::decode(&resp).map_err(|e| Failure::Message(e.to_string(), 1))?;
+    if !jobs.errors.is_empty() {
+        let as_submit = JobSubmitResponse { errors: jobs.errors.clone(), ..Default::default() };
+        return Err(report_errors(cmd, &as_submit));
+    }
+    print_estimate(cmd, &jobs)
 }
 
 /// Asks for an allocation described by `desc` and waits until it is granted.

@@ -168,17 +168,7 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
         let as_submit = JobSubmitResponse { errors: resp.errors.clone(), ..Default::default() };
         report_errors(&as_submit)?;
     }
-    let Some(j) = resp.jobs.first() else { return Err(Failure::Message("the daemon sent no estimate".into(), 1)) };
-    let start = j.start_time.get().map(crate::sys::format_local_time).unwrap_or_else(|| "Unknown".into());
-    eprintln!(
-        "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
-        j.job_id,
-        start,
-        j.cpus.get().unwrap_or(1),
-        j.nodes,
-        j.partition
-    );
-    Ok(0)
+    super::allocate::print_estimate(CMD, &resp)
 }
 
 /// `--wait`: blocks until the job ends; exits with its exit code (1 if it ended otherwise).

@@ -609,7 +609,9 @@ impl Core {
         caller: Caller,
     ) -> Result<Job, ApiError> {
         let now = crate::options::now();
-        let mut job = submit::build(desc, top_script, caller, &self.config, now, false)?.job;
+        // Without a script it is an allocation's (srun or salloc --test-only).
+        let interactive = desc.script.is_none() && top_script.is_none();
+        let mut job = submit::build(desc, top_script, caller, &self.config, now, interactive)?.job;
         job.id = self.next_id;
         let mut plan = self.plan(now);
         let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);

@@ -207,6 +207,7 @@ const NO_BINDING: &str = "tasks are not bound to CPUs, sockets or memory here";
 const NO_TOPOLOGY: &str = "no network topology is configured";
 const NO_CONTAINERS: &str = "no container runtime is configured; run the container from the script";
 const STEP_ONLY: &str = "only srun launches steps";
+const STEP_SCRIPTS: &str = "not yet; run the program from the step's command";
 
 /// Every documented option of sbatch, srun and salloc (Slurm 26.11 man pages), in
 /// alphabetical order of long name.
@@ -398,7 +399,15 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect(NO_BINDING),
         "distribution method for processes to nodes",
     ),
-    opt("epilog", None, Required("program"), R, Other, Implemented, "run \"program\" after launching job step"),
+    opt(
+        "epilog",
+        None,
+        Required("program"),
+        R,
+        Other,
+        Refused(STEP_SCRIPTS),
+        "run \"program\" after launching job step",
+    ),
     opt("error", Some('e'), Required("err"), BR, Parallel, Implemented, "file for batch script's standard error"),
     opt("exact", None, Flag, R, Parallel, Implemented, "use only the resources requested for the step"),
     opt("exclude", Some('x'), Required("hosts..."), BRA, Constraint, Implemented, "exclude a specific list of hosts"),
@@ -658,7 +667,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Flag,
         R,
         Parallel,
-        Implemented,
+        Refused("not yet; start one program and choose what to run from $SLURM_PROCID"),
         "if set the program name specified is the configuration specification for multiple programs",
     ),
     opt(
@@ -795,7 +804,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Flag,
         R,
         Parallel,
-        Implemented,
+        NoEffect("a step takes its task count from -n, else from SLURM_NTASKS"),
         "env vars for node and task counts override command-line flags",
     ),
     opt(
@@ -816,7 +825,15 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect("no profiling plugin is configured"),
         "enable acct_gather_profile for detailed data",
     ),
-    opt("prolog", None, Required("program"), R, Other, Implemented, "run \"program\" before launching job step"),
+    opt(
+        "prolog",
+        None,
+        Required("program"),
+        R,
+        Other,
+        Refused(STEP_SCRIPTS),
+        "run \"program\" before launching job step",
+    ),
     opt(
         "propagate",
         None,
@@ -950,8 +967,24 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect(NO_TOPOLOGY),
         "optimum switches and max time to wait for optimum",
     ),
-    opt("task-epilog", None, Required("program"), R, Other, Implemented, "run \"program\" after launching task"),
-    opt("task-prolog", None, Required("program"), R, Other, Implemented, "run \"program\" before launching task"),
+    opt(
+        "task-epilog",
+        None,
+        Required("program"),
+        R,
+        Other,
+        Refused(STEP_SCRIPTS),
+        "run \"program\" after launching task",
+    ),
+    opt(
+        "task-prolog",
+        None,
+        Required("program"),
+        R,
+        Other,
+        Refused(STEP_SCRIPTS),
+        "run \"program\" before launching task",
+    ),
     opt(
         "test-only",
         None,
@@ -1043,7 +1076,15 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect(ONE_NODE),
         "wait for all nodes to be allocated",
     ),
-    opt("wait-for-children", None, Flag, R, Parallel, Implemented, "wait for all processes in each task to end"),
+    opt(
+        "wait-for-children",
+        None,
+        Flag,
+        R,
+        Parallel,
+        NoEffect("a step ends when its tasks have exited; what they leave behind is killed then"),
+        "wait for all processes in each task to end",
+    ),
     opt("wckey", None, Required("wckey"), BRA, Parallel, Implemented, "wckey to run job under"),
     opt(
         "wrap",

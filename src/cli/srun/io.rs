@@ -45,6 +45,11 @@ pub struct IoOptions {
     /// The job the step belongs to, when known before the step starts (inside an
     /// allocation): for `srun: Job J step creation temporarily disabled, …`.
     pub job_id: Option<u32>,
+    /// `-K`: a task ending with a non-zero exit code (or a signal) ends the step.
+    pub kill_on_bad_exit: bool,
+    /// `-W SECONDS`: once the first task has ended, the others get this long, then the step
+    /// ends.
+    pub wait_after_first: Option<std::time::Duration>,
 }
 
 /// What happened to the step.
@@ -148,6 +153,7 @@ where
         scratch: Vec::new(),
         stdout_broken: false,
         waiting_said: false,
+        killed_on_bad_exit: false,
         exits_reported: false,
         error: None,
     };
@@ -191,13 +197,14 @@ fn pump_stdin(mut input: Box<dyn Read + Send>, conn: &Mutex<UnixStream>) {
 struct Reader<'a, O: Write, E: Write> {
     opts: &'a IoOptions,
     state: &'a Mutex<StepState>,
-    writer: &'a Mutex<UnixStream>,
+    writer: &'a Arc<Mutex<UnixStream>>,
     err: &'a Mutex<E>,
     out: BufWriter<O>,
     lines: Lines,
     scratch: Vec<u8>,
     stdout_broken: bool,
     waiting_said: bool,
+    killed_on_bad_exit: bool,
     exits_reported: bool,
     error: Option<String>,
 }
@@ -205,6 +212,23 @@ struct Reader<'a, O: Write, E: Write> {
 impl<O: Write, E: Write> Reader<'_, O, E> {
     fn state(&self) -> std::sync::MutexGuard<'_, StepState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A task ended while others run: `-K` ends the step if it failed; `-W` ends it a while
+    /// after the first task ended.
+    fn end_early(&mut self, wait_status: i32, first: bool) {
+        if self.opts.kill_on_bad_exit && wait_status != 0 && !self.killed_on_bad_exit {
+            self.killed_on_bad_exit = true;
+            let _ = signals::send(self.writer, &Frame::Cancel);
+        }
+        if let (Some(after), true) = (self.opts.wait_after_first, first) {
+            let writer = self.writer.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(after);
+                // Gone already if the step ended meanwhile: the write fails harmlessly.
+                let _ = signals::send(&writer, &Frame::Cancel);
+            });
+        }
     }
 
     /// Handles frames until the stream ends.
@@ -270,13 +294,16 @@ impl<O: Write, E: Write> Reader<'_, O, E> {
                 }
             }
             Frame::TaskExit { task, wait_status } => {
-                let all = {
+                let (all, first) = {
                     let mut s = self.state();
+                    let first = !(0..s.ntasks).any(|t| s.has_exited(t));
                     s.record_exit(task, wait_status);
-                    s.all_exited()
+                    (s.all_exited(), first)
                 };
                 if all {
                     self.end_output();
+                } else {
+                    self.end_early(wait_status, first);
                 }
             }
             Frame::Error(text) => {

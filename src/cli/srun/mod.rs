@@ -75,6 +75,9 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
                 let program = std::path::Path::new(&o.positional[0]);
                 desc.name = Some(program.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
             }
+            if o.has("test-only") {
+                return allocate::test_only(CMD, &client, desc);
+            }
             let interrupt =
                 crate::sys::SignalFd::block_all(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT]).ok();
             let how = allocate::Waiting {
@@ -131,6 +134,8 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: 
         kill_wait: crate::config::Config::load(&crate::paths::default_config()).map(|c| c.kill_wait).unwrap_or(30),
         verbose: o.count("verbose"),
         job_id: Some(id),
+        kill_on_bad_exit: o.value("kill-on-bad-exit").is_some_and(|v| v != "0"),
+        wait_after_first: number(o, "wait")?.map(|s| std::time::Duration::from_secs(s as u64)).filter(|d| !d.is_zero()),
     };
     let outcome = io::run_step(conn, &opts).map_err(|e| Failure::Message(format!("step {id}: {e}"), 1))?;
     Ok(outcome.exit_code)
