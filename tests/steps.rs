@@ -340,3 +340,21 @@ fn kill_on_bad_exit_wait_and_test_only() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).starts_with("srun: error: --prolog is not supported"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn scancel_of_an_interactive_allocation_hangs_up_its_command() {
+    let c = cluster();
+    let salloc = c
+        .cmd("salloc")
+        .args(["bash", "-c", "echo $SLURM_JOB_ID > alloc-id; exec sleep 60"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id: u32 = c.wait_file("alloc-id", Duration::from_secs(10)).trim().parse().unwrap();
+    assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
+    let out = salloc.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("salloc: Job allocation {id} has been revoked.")), "{err}");
+    assert_eq!(out.status.code(), Some(128 + libc::SIGHUP), "{err}");
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
+}

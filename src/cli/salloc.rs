@@ -91,15 +91,19 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
     })
 }
 
-/// Watches the allocation while the command runs: a revocation (time limit, scancel) is
-/// reported and hangs the command up, as Slurm's salloc does.
+/// Watches the allocation while the command runs: the time limit's warning is printed; a
+/// revocation (time limit, scancel) is reported and hangs the command up.
 fn watch_revocation(allocation: &allocate::Allocation, pid: i32) -> Option<std::thread::JoinHandle<()>> {
     let conn = allocation.conn.try_clone().ok()?;
     Some(std::thread::spawn(move || {
         while let Ok(Some(frame)) = Frame::read_from(&mut &conn) {
-            if let Frame::Revoked(why) = frame {
-                eprintln!("{CMD}: {why}");
-                let _ = crate::sys::kill_pid(pid, libc::SIGHUP);
+            match frame {
+                Frame::Message(warning) => eprintln!("{CMD}: {warning}"),
+                Frame::Revoked(why) => {
+                    eprintln!("{CMD}: {why}");
+                    let _ = crate::sys::kill_pid(pid, libc::SIGHUP);
+                }
+                _ => {}
             }
         }
     }))

@@ -1,7 +1,7 @@
 //! The supervisor of an interactive allocation (srun or salloc outside a job): there is no
 //! script to run. The supervisor holds the client's stream connection, tells the client its
-//! allocation is granted, and waits for the client to release it. A cancel or the time limit
-//! revokes the allocation: the client is told, and gets KillWait seconds to end what it runs
+//! allocation is granted, and waits for the client to release it. A minute before the time
+//! limit the client is warned. A cancel or the time limit revokes the allocation: the client is told, and gets KillWait seconds to end what it runs
 //! and release it. A client that goes away releases it too, unless it detached first
 //! (`salloc --no-shell`).
 
@@ -12,6 +12,9 @@ use crate::daemon::job::EndCause;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+/// How long before the time limit the client is warned.
+const WARN_AHEAD: Duration = Duration::from_secs(60);
+
 /// Holds the allocation of `spec` for the client at the other end of `conn` until it ends.
 pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
     let grant = Grant { job_id: spec.job_id, nodes: spec.node_name.clone(), env: spec.env.clone() };
@@ -19,9 +22,10 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
     let _ = Frame::Granted(grant).write_to(&mut &conn);
     let mut events = Events::on_readable(conn.try_clone()?.into())?;
     let now_unix = crate::options::now();
-    let mut limit_at = spec
-        .time_limit_secs
-        .map(|l| Instant::now() + Duration::from_secs((spec.start_time + l).saturating_sub(now_unix)));
+    let end_unix = spec.time_limit_secs.map(|l| spec.start_time + l);
+    let mut limit_at = end_unix.map(|end| Instant::now() + Duration::from_secs(end.saturating_sub(now_unix)));
+    // The client is warned a minute ahead (at once if less is left).
+    let mut warn_at = limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()));
     let mut release_by: Option<Instant> = None;
     let mut cause = EndCause::Exited;
     let mut detached = false;
@@ -35,7 +39,7 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
         None
     };
     loop {
-        let deadline = [limit_at, release_by].into_iter().flatten().min();
+        let deadline = [warn_at, limit_at, release_by].into_iter().flatten().min();
         match events.next(deadline)? {
             Event::Exited => match Frame::read_from(&mut &conn) {
                 Ok(Some(Frame::Release(wait_status))) => return Ok(ended(wait_status, cause)),
@@ -62,6 +66,12 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
                 let now = Instant::now();
                 if release_by.is_some_and(|t| t <= now) {
                     return Ok(ended(0, cause));
+                }
+                if warn_at.is_some_and(|t| t <= now) {
+                    warn_at = None;
+                    let end = crate::sys::format_local_time(end_unix.unwrap_or_default());
+                    let _ = Frame::Message(format!("Job {} time limit to be reached at {end}", spec.job_id))
+                        .write_to(&mut &conn);
                 }
                 if limit_at.is_some_and(|t| t <= now) {
                     limit_at = None;
@@ -135,6 +145,10 @@ mod tests {
         s.start_time -= 61;
         let (mut client, held) = holding(s);
         assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
+        match Frame::read_from(&mut client).unwrap() {
+            Some(Frame::Message(m)) => assert!(m.starts_with("Job 42 time limit to be reached at "), "{m}"),
+            other => panic!("expected the warning, got {other:?}"),
+        }
         match Frame::read_from(&mut client).unwrap() {
             Some(Frame::Revoked(why)) => {
                 assert_eq!(why, "Job 42 has exceeded its time limit and its allocation has been revoked.")
