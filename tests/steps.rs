@@ -358,3 +358,30 @@ fn scancel_of_an_interactive_allocation_hangs_up_its_command() {
     assert_eq!(out.status.code(), Some(128 + libc::SIGHUP), "{err}");
     c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
 }
+
+#[test]
+fn sigterm_to_srun_ends_its_step_and_releases_its_allocation() {
+    let c = cluster();
+    let srun = c.cmd("srun").args(["sleep", "78.5"]).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let running = || std::process::Command::new("pgrep").args(["-f", "^sleep 78.5$"]).status().unwrap().success();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !running() {
+        assert!(std::time::Instant::now() < deadline, "the step did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill on a child we started.
+    unsafe { libc::kill(srun.id() as i32, libc::SIGTERM) };
+    let out = srun.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(err.contains("srun: forcing job termination") && err.contains("CANCELLED AT"), "{err}");
+    assert!(!running(), "the task outlived its step");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let listed = text(&run(&c, "squeue", &["-h", "-o", "%i %T"]).stdout);
+        if listed.trim().is_empty() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the allocation outlived srun: {listed}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

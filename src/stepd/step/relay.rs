@@ -298,6 +298,10 @@ impl Relay<'_> {
         }
         for w in Wake::decode(&bytes[..n.max(0) as usize]) {
             match w {
+                // Asked again while ending (a third Ctrl-C): no more waiting for KillWait.
+                Wake::Cancel if clock.cancelled && clock.finished_at.is_none() => {
+                    clock.kill_at = Some(Instant::now());
+                }
                 Wake::Cancel => self.cancel(clock, ""),
                 Wake::Gone => {
                     clock.gone = true;

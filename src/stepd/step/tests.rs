@@ -277,6 +277,22 @@ fn cancel_ends_the_step_with_slurmstepds_line() {
 }
 
 #[test]
+fn a_second_cancel_kills_at_once() {
+    let mut s = spec(&["sh", "-c", "trap '' TERM; echo ready; sleep 100"]);
+    s.kill_wait = 60;
+    let mut step = Step::start(&s);
+    let mut seen = Seen::default();
+    step.until(&mut seen, |s| s.out(0, Channel::Stdout) == "ready\n");
+    let began = Instant::now();
+    step.send(Frame::Cancel);
+    step.send(Frame::Cancel);
+    let seen = step.finish(seen);
+    // The shell ignores SIGTERM; KillWait is a minute: only the second cancel ends it now.
+    assert_eq!(seen.exits, vec![(0, libc::SIGKILL)]);
+    assert!(began.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
 fn the_client_going_away_cancels_the_step() {
     let mut step = Step::start(&spec(&["sleep", "100"]));
     let mut seen = Seen::default();
