@@ -385,3 +385,22 @@ fn sigterm_to_srun_ends_its_step_and_releases_its_allocation() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_time_limit_ends_a_running_step_with_its_own_line_then_the_job() {
+    let c = cluster();
+    std::fs::write(
+        c.path("limited.sh"),
+        "#!/bin/bash\n#SBATCH -t 1\nsrun bash -c 'trap \"echo step got TERM; exit 9\" TERM; while :; do sleep 0.1; done'\n",
+    )
+    .unwrap();
+    let id = c.sbatch(&["-o", "limited.txt", "limited.sh"]);
+    c.wait_state(id, &["TIMEOUT"], Duration::from_secs(100));
+    let out = common::read(&c.path("limited.txt"));
+    assert!(
+        out.contains(&format!("*** STEP {id}.0 ON node1 CANCELLED AT")) && out.contains("DUE TO TIME LIMIT ***"),
+        "{out}"
+    );
+    assert!(out.contains("step got TERM"), "the step's task got SIGTERM and its output arrived: {out}");
+    assert!(out.contains(&format!("*** JOB {id} ON node1 CANCELLED AT")), "{out}");
+}

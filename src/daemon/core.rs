@@ -204,7 +204,7 @@ impl Core {
             self.jobs.values().filter(|j| j.interactive && j.state() == JobState::Pending).map(|j| j.id).collect();
         for id in orphans {
             tracing::info!(job = id, "cancelling a pending interactive job: its client left with the old daemon");
-            let _ = self.cancel(id, None, false, Caller { uid: 0, gid: 0 });
+            let _ = self.cancel_abandoned(id);
         }
         effects.reschedule = true;
         effects
@@ -539,6 +539,12 @@ impl Core {
                 Ok(Effects::default())
             }
         }
+    }
+
+    /// Cancels interactive job `id` whose client went away, on its owner's behalf.
+    pub fn cancel_abandoned(&mut self, id: u32) -> Option<Effects> {
+        let owner = self.jobs.get(&id).map(|j| Caller { uid: j.uid, gid: j.gid })?;
+        self.cancel(id, None, false, owner).ok()
     }
 
     /// `scancel JOB.STEP`: ends a step (no signal, or SIGKILL: its supervisor ends its tasks,

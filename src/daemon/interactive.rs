@@ -100,9 +100,8 @@ impl Daemon {
             let _ = readable.readable().await;
             if daemon.clients.lock().expect("clients lock").remove(&id).is_some() {
                 tracing::info!(job = id, "the client of a pending interactive job went away; cancelling it");
-                let cancelled =
-                    daemon.core.lock().expect("core lock").cancel(id, None, false, Caller { uid: 0, gid: 0 });
-                if let Ok(effects) = cancelled {
+                let cancelled = daemon.core.lock().expect("core lock").cancel_abandoned(id);
+                if let Some(effects) = cancelled {
                     daemon.apply(effects);
                 }
             }
@@ -200,9 +199,9 @@ pub async fn allocation(
                 );
                 let mut core = d.core.lock().expect("core lock");
                 let _queued_then_cancelled = core.admit(job);
-                let cancelled = core.cancel(id, None, false, Caller { uid: 0, gid: 0 });
+                let cancelled = core.cancel_abandoned(id);
                 drop(core);
-                if let Ok(effects) = cancelled {
+                if let Some(effects) = cancelled {
                     d.apply(effects);
                 }
             }

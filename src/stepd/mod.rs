@@ -261,6 +261,12 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
         match events.next(deadline)? {
             events::Event::Exited => {
                 let ws = child.wait().unwrap_or(0);
+                if let (true, Some(kill_at)) = (cause != EndCause::Exited, kill_at) {
+                    // Being ended: the job's other processes (an srun relaying its step's
+                    // last words) get the rest of KillWait too.
+                    events.forget_source();
+                    wait_for_group(&mut events, pgid, kill_at)?;
+                }
                 // Whatever the script left behind goes with it.
                 let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now() });
@@ -296,6 +302,15 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
             }
         }
     }
+}
+
+/// Waits until process group `pgid` is empty or `until` passes.
+fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Instant) -> std::io::Result<()> {
+    use std::time::{Duration, Instant};
+    while !crate::sys::group_members(pgid).is_empty() && Instant::now() < until {
+        events.next(Some(until.min(Instant::now() + Duration::from_millis(20))))?;
+    }
+    Ok(())
 }
 
 /// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the

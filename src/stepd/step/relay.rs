@@ -73,6 +73,8 @@ struct Clock {
     kill_at: Option<Instant>,
     /// When every task was reaped.
     finished_at: Option<Instant>,
+    /// How many times the client asked for the end of the step.
+    client_cancels: u32,
 }
 
 impl Relay<'_> {
@@ -298,11 +300,15 @@ impl Relay<'_> {
         }
         for w in Wake::decode(&bytes[..n.max(0) as usize]) {
             match w {
-                // Asked again while ending (a third Ctrl-C): no more waiting for KillWait.
-                Wake::Cancel if clock.cancelled && clock.finished_at.is_none() => {
-                    clock.kill_at = Some(Instant::now());
+                Wake::Cancel => {
+                    clock.client_cancels += 1;
+                    if clock.client_cancels > 1 && clock.finished_at.is_none() {
+                        // The client asked twice (a third Ctrl-C): no more waiting for KillWait.
+                        clock.kill_at = Some(Instant::now());
+                    } else {
+                        self.cancel(clock, "");
+                    }
                 }
-                Wake::Cancel => self.cancel(clock, ""),
                 Wake::Gone => {
                     clock.gone = true;
                     self.cancel(clock, "");
