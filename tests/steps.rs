@@ -67,7 +67,13 @@ fn srun_outside_an_allocation_gets_its_own_gpu_and_releases_it() {
     let c = cluster();
     let spawn = || {
         c.cmd("srun")
-            .args(["--gres=gpu:1", "bash", "-c", "echo $CUDA_VISIBLE_DEVICES; sleep 1"])
+            // Each holds its GPU until both run (or 10 s pass).
+            .args([
+                "--gres=gpu:1",
+                "bash",
+                "-c",
+                "touch started-$$; for i in $(seq 200); do [ $(ls started-* | wc -l) -ge 2 ] && break; sleep 0.05; done; echo $CUDA_VISIBLE_DEVICES",
+            ])
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap()
