@@ -410,3 +410,26 @@ fn the_time_limit_ends_a_running_step_with_its_own_line_then_the_job() {
     assert!(out.contains("step got TERM"), "the step's task got SIGTERM and its output arrived: {out}");
     assert!(out.contains(&format!("*** JOB {id} ON node1 CANCELLED AT")), "{out}");
 }
+
+#[test]
+fn a_pending_allocation_whose_client_left_with_the_daemon_is_cancelled_on_restart() {
+    let mut c = cluster();
+    let busy = c.sbatch(&["--gres=gpu:4", "--wrap", "sleep 30"]);
+    c.wait_state(busy, &["RUNNING"], Duration::from_secs(10));
+    let salloc = c.cmd("salloc").args(["--gres=gpu:1", "true"]).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let pending = loop {
+        let listed = text(&run(&c, "squeue", &["-h", "-t", "PD", "-o", "%i"]).stdout);
+        if let Ok(id) = listed.trim().parse::<u32>() {
+            break id;
+        }
+        assert!(std::time::Instant::now() < deadline, "no pending allocation");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    c.kill_daemon();
+    let out = salloc.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    c.start_daemon();
+    assert_eq!(c.state(pending), "CANCELLED");
+    assert_eq!(c.state(busy), "RUNNING", "the batch job was re-adopted");
+}
