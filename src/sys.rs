@@ -79,6 +79,13 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         .collect()
 }
 
+/// The children of process `pid` (of its main thread).
+pub fn children(pid: i32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .map(|text| text.split_whitespace().filter_map(|c| c.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
 /// The processes of the sessions `sids`, each as `(pid, process group)`.
 pub fn session_members(sids: &[i32]) -> Vec<(i32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };

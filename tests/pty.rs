@@ -120,3 +120,21 @@ fn ctrl_c_twice_cancels_a_running_step() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn scancel_signals_reach_a_task_on_a_terminal() {
+    let c = Cluster::start("4", "");
+    let t = Tmux::new();
+    t.start(&script(
+        &c,
+        "sig.sh",
+        "srun --pty bash -c 'trap \"echo got USR1\" USR1; echo ready; while :; do sleep 0.1; done'",
+    ));
+    t.wait_for("the step", |s| s.contains("ready"));
+    let id = String::from_utf8_lossy(&c.run("squeue", &["-h", "-o", "%i"]).stdout).trim().to_string();
+    let out = c.run("scancel", &["-s", "USR1", &format!("{id}.0")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    t.wait_for("the signal's trap", |s| s.contains("got USR1"));
+    assert!(c.run("scancel", &[&id]).status.success());
+    t.wait_for("srun's exit", |s| s.contains("srun-exit="));
+}

@@ -569,9 +569,11 @@ impl Core {
             None | Some(libc::SIGKILL) => {
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
-            // The tasks are the supervisor's session, but for the supervisor itself.
+            // The tasks are the supervisor's session but for the supervisor itself, and a
+            // pseudo-terminal task's own session (one of the supervisor's children).
             Some(sig) => {
-                for (task, _) in crate::sys::session_members(&[pid]).into_iter().filter(|(p, _)| *p != pid) {
+                let sessions: Vec<i32> = std::iter::once(pid).chain(crate::sys::children(pid)).collect();
+                for (task, _) in crate::sys::session_members(&sessions).into_iter().filter(|(p, _)| *p != pid) {
                     let _ = crate::sys::kill_pid(task, sig);
                 }
             }
