@@ -117,6 +117,7 @@ pub enum Frame {
     Detach,
 }
 
+/// The tag byte of each kind of frame.
 mod tag {
     pub const OUTPUT: u8 = 1;
     pub const ERROR_OUTPUT: u8 = 2;
