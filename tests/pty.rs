@@ -96,6 +96,28 @@ fn an_interactive_shell_gets_a_terminal_and_the_jobs_gpus() {
     });
     let cvd = screen.lines().find_map(|l| l.strip_prefix("CVD=")).unwrap().split(' ').next().unwrap();
     assert!(cvd.parse::<u32>().is_ok(), "one GPU: {screen}");
+    // The terminal's size, and a resize of it, reach the shell.
+    t.keys(&["clear; stty size", "Enter"]);
+    let before = t.wait_for("the size", |s| {
+        s.lines().any(|l| l.trim().split(' ').count() == 2 && l.trim().split(' ').all(|w| w.parse::<u32>().is_ok()))
+    });
+    let size = |screen: &str| {
+        screen
+            .lines()
+            .rev()
+            .find(|l| l.trim().split(' ').count() == 2 && l.trim().split(' ').all(|w| w.parse::<u32>().is_ok()))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert!(size(&before).ends_with(" 120"), "{before}");
+    let out = t.tmux(&["resize-window", "-t", "t", "-x", "90", "-y", "30"]);
+    assert!(out.status.success(), "tmux resize-window: {}", String::from_utf8_lossy(&out.stderr));
+    std::thread::sleep(Duration::from_millis(300));
+    t.keys(&["clear; stty size", "Enter"]);
+    let after = t
+        .wait_for("the new size", |s| s.lines().any(|l| l.trim().ends_with(" 90") && l.trim().split(' ').count() == 2));
+    assert!(size(&after).ends_with(" 90"), "{after}");
     t.keys(&["exit 4", "Enter"]);
     let screen = t.wait_for("srun's exit", |s| s.contains("srun-exit="));
     assert!(screen.contains("srun-exit=4"), "{screen}");
