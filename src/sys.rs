@@ -79,6 +79,11 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         .collect()
 }
 
+/// Whether process `pid` has exited and waits to be reaped (a zombie).
+pub fn is_zombie(pid: i32) -> bool {
+    stat_field(pid, 3).is_some_and(|state| state == "Z")
+}
+
 /// The children of process `pid` (of its main thread).
 pub fn children(pid: i32) -> Vec<i32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))

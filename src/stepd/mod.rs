@@ -307,7 +307,10 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
 /// Waits until process group `pgid` is empty or `until` passes.
 fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Instant) -> std::io::Result<()> {
     use std::time::{Duration, Instant};
-    while !crate::sys::group_members(pgid).is_empty() && Instant::now() < until {
+    // A process that exited but is not reaped yet (its parent died; whoever adopts it may
+    // be slow to reap, or never do so) is gone already.
+    let live = || crate::sys::group_members(pgid).into_iter().any(|p| !crate::sys::is_zombie(p));
+    while live() && Instant::now() < until {
         events.next(Some(until.min(Instant::now() + Duration::from_millis(20))))?;
     }
     Ok(())
