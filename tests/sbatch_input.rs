@@ -106,3 +106,15 @@ fn unknown_rest_fields_are_errors_not_silently_dropped() {
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert!(r.job_id > 0);
 }
+
+#[test]
+fn control_characters_in_job_fields_are_refused_before_anyone_lists_them() {
+    let c = common::Cluster::start("0", "");
+    let out = c.run("sbatch", &["-J", "a\u{1b}[2Jb", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--job-name contains a control character (U+001B)"), "{err}");
+    let out = c.run("sbatch", &["--comment", "bell\u{7}", "--wrap", "true"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--comment contains a control character (U+0007)"));
+    assert!(c.client().jobs().unwrap().jobs.is_empty(), "nothing was queued");
+}

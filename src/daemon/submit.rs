@@ -225,6 +225,17 @@ pub fn build(
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
     let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
+    check_printable(&[
+        ("--job-name", Some(name.as_str())),
+        ("--comment", desc.comment.as_deref()),
+        ("--wckey", desc.wckey.as_deref()),
+        ("--account", desc.account.as_deref()),
+        ("--qos", desc.qos.as_deref()),
+        ("--output", desc.standard_output.as_deref()),
+        ("--error", desc.standard_error.as_deref()),
+        ("--input", desc.standard_input.as_deref()),
+        ("--chdir", Some(cwd.as_str())),
+    ])?;
     let job = Job {
         id: 0,
         name: name.into(),
@@ -267,6 +278,22 @@ pub fn build(
         argv: desc.argv.as_ref().map(|a| a.iter().skip(1).cloned().collect()).unwrap_or_default(),
     };
     Ok(NewJob { job, payload, warnings })
+}
+
+/// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control
+/// characters in them: an escape sequence in a job name would run in the terminal of whoever
+/// lists the queue.
+fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), ApiError> {
+    for (option, value) in fields {
+        if let Some(c) = value.and_then(|v| v.chars().find(|c| c.is_control())) {
+            return Err(explained(
+                errno::ERROR,
+                "Invalid character in job description",
+                format!("{option} contains a control character (U+{:04X}); job fields may not hold any", c as u32),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The values file name patterns of `job` refer to.
