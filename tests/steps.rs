@@ -348,11 +348,11 @@ fn kill_on_bad_exit_wait_and_test_only() {
 }
 
 #[test]
-fn scancel_of_an_interactive_allocation_hangs_up_its_command() {
+fn scancel_of_an_interactive_allocation_signals_its_command_with_kill_command() {
     let c = cluster();
     let salloc = c
         .cmd("salloc")
-        .args(["bash", "-c", "echo $SLURM_JOB_ID > alloc-id; exec sleep 60"])
+        .args(["--kill-command=KILL", "bash", "-c", "echo $SLURM_JOB_ID > alloc-id; exec sleep 60"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -361,7 +361,7 @@ fn scancel_of_an_interactive_allocation_hangs_up_its_command() {
     let out = salloc.wait_with_output().unwrap();
     let err = text(&out.stderr);
     assert!(err.contains(&format!("salloc: Job allocation {id} has been revoked.")), "{err}");
-    assert_eq!(out.status.code(), Some(128 + libc::SIGHUP), "{err}");
+    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{err}");
     c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
 }
 

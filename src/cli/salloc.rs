@@ -75,7 +75,15 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
         libc::signal(libc::SIGQUIT, libc::SIG_IGN);
     }
-    let watcher = watch_revocation(&allocation, pid);
+    let kill_signal = match o.value("kill-command") {
+        None => None,
+        Some("") => Some(libc::SIGTERM),
+        Some(sig) => Some(
+            crate::options::signal::signal_number(sig)
+                .ok_or_else(|| Failure::Message(format!("Invalid --kill-command specification: {sig}"), 1))?,
+        ),
+    };
+    let watcher = watch_revocation(&allocation, pid, kill_signal);
     let status = child.wait().map_err(|e| Failure::Message(format!("cannot wait for {}: {e}", command[0]), 1))?;
     if !quiet {
         eprintln!("{CMD}: Relinquishing job allocation {id}");
@@ -92,8 +100,13 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
 }
 
 /// Watches the allocation while the command runs: the time limit's warning is printed; a
-/// revocation (time limit, scancel) is reported and hangs the command up.
-fn watch_revocation(allocation: &allocate::Allocation, pid: i32) -> Option<std::thread::JoinHandle<()>> {
+/// revocation (time limit, scancel) is reported, and with `--kill-command` the command gets
+/// its signal. Without it the command goes on, as with Slurm's salloc.
+fn watch_revocation(
+    allocation: &allocate::Allocation,
+    pid: i32,
+    kill_signal: Option<i32>,
+) -> Option<std::thread::JoinHandle<()>> {
     let conn = allocation.conn.try_clone().ok()?;
     Some(std::thread::spawn(move || {
         while let Ok(Some(frame)) = Frame::read_from(&mut &conn) {
@@ -101,7 +114,9 @@ fn watch_revocation(allocation: &allocate::Allocation, pid: i32) -> Option<std::
                 Frame::Message(warning) => eprintln!("{CMD}: {warning}"),
                 Frame::Revoked(why) => {
                     eprintln!("{CMD}: {why}");
-                    let _ = crate::sys::kill_pid(pid, libc::SIGHUP);
+                    if let Some(sig) = kill_signal {
+                        let _ = crate::sys::kill_pid(pid, sig);
+                    }
                 }
                 _ => {}
             }
