@@ -65,3 +65,30 @@ fn supervisors_are_forked_by_the_fork_server_and_started_directly_without_it() {
         assert_eq!(c.wait_state(id, &["CANCELLED"], T).job_state, vec!["CANCELLED"]);
     }
 }
+
+#[test]
+fn allocations_and_steps_start_directly_when_the_fork_server_is_gone() {
+    let c = Cluster::start("0", "");
+    let (job, stepd) = running_job(&c, "probe");
+    let server = stat(stepd).1;
+    // The allocation is forked by the server; its step is asked for once the server is gone.
+    let salloc = c
+        .cmd("salloc")
+        .args([
+            "bash",
+            "-c",
+            "echo x > in-alloc; while [ ! -e go ]; do sleep 0.05; done; srun bash -c 'echo step $SLURM_STEP_ID ok'",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.wait_file("in-alloc", T);
+    // SAFETY: kill has no memory preconditions.
+    unsafe { libc::kill(server as i32, libc::SIGKILL) };
+    std::fs::write(c.path("go"), "").unwrap();
+    let out = salloc.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "step 0 ok\n");
+    assert!(c.log().contains("starting this one directly"), "the step was not started directly:\n{}", c.log());
+    assert!(c.run("scancel", &[&job.to_string()]).status.success());
+}
