@@ -500,3 +500,26 @@ pub fn set_winsize(fd: std::os::fd::BorrowedFd, rows: u16, cols: u16) -> io::Res
     }
     Ok(())
 }
+
+/// Writes `n` in decimal at `at` followed by a NUL (at most 11 bytes), with no allocation:
+/// for a child between `fork` and `execve`.
+///
+/// # Safety
+///
+/// `at` must point at 11 writable bytes.
+pub unsafe fn write_decimal(at: *mut u8, mut n: u32) {
+    let mut tmp = [0u8; 10];
+    let mut len = 0;
+    loop {
+        tmp[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..len {
+        *at.add(i) = tmp[len - 1 - i];
+    }
+    *at.add(len) = 0;
+}

@@ -102,23 +102,8 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
                 libc::write(2, chdir_msg.as_ptr().cast(), chdir_msg.len());
                 libc::chdir(c"/tmp".as_ptr());
             }
-            // Write our pid into the reserved SLURM_TASK_PID value, right-aligned digits.
-            let mut n = libc::getpid() as u32;
-            let digits = pid_slot.add(PID_VAR.len());
-            let mut len = 0;
-            let mut tmp = [0u8; 10];
-            loop {
-                tmp[len] = b'0' + (n % 10) as u8;
-                len += 1;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            for i in 0..len {
-                *digits.add(i) = tmp[len - 1 - i];
-            }
-            *digits.add(len) = 0;
+            // Write our pid into the reserved SLURM_TASK_PID value (ten digits of room).
+            crate::sys::write_decimal(pid_slot.add(PID_VAR.len()), libc::getpid() as u32);
             // The job starts with default signal handling: Rust ignores SIGPIPE and the
             // daemon blocks SIGTERM, neither of which a job script expects.
             for sig in 1..32 {

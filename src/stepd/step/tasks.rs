@@ -177,7 +177,7 @@ impl Launch {
             libc::write(2, self.chdir_msg.as_ptr().cast(), self.chdir_msg.len());
             libc::chdir(c"/tmp".as_ptr());
         }
-        write_pid(pid_room.add("SLURM_TASK_PID=".len()), libc::getpid() as u32);
+        crate::sys::write_decimal(pid_room.add("SLURM_TASK_PID=".len()), libc::getpid() as u32);
         // Tasks start with default signal handling and nothing blocked: the supervisor
         // ignores SIGPIPE and blocks SIGTERM and SIGCHLD, none of which a program expects.
         for sig in 1..65 {
@@ -206,26 +206,4 @@ impl Launch {
         libc::write(report, bytes.as_ptr().cast(), bytes.len());
         libc::_exit(err)
     }
-}
-
-/// Writes `n` in decimal at `at` followed by a NUL (at most 11 bytes).
-///
-/// # Safety
-///
-/// `at` must point at 11 writable bytes.
-unsafe fn write_pid(at: *mut u8, mut n: u32) {
-    let mut tmp = [0u8; 10];
-    let mut len = 0;
-    loop {
-        tmp[len] = b'0' + (n % 10) as u8;
-        len += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for i in 0..len {
-        *at.add(i) = tmp[len - 1 - i];
-    }
-    *at.add(len) = 0;
 }
