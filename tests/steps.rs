@@ -433,3 +433,21 @@ fn a_pending_allocation_whose_client_left_with_the_daemon_is_cancelled_on_restar
     assert_eq!(c.state(pending), "CANCELLED");
     assert_eq!(c.state(busy), "RUNNING", "the batch job was re-adopted");
 }
+
+#[test]
+fn a_cancel_interrupted_by_a_daemon_crash_is_finished_by_the_next_daemon() {
+    let mut c = cluster();
+    std::fs::write(
+        c.path("stubborn.sh"),
+        "#!/bin/bash\nsrun bash -c 'trap \"\" TERM; echo x > ready; while :; do sleep 0.05; done'\nsleep 100\n",
+    )
+    .unwrap();
+    let id = c.sbatch(&["-o", "stubborn.txt", "stubborn.sh"]);
+    c.wait_file("ready", Duration::from_secs(10));
+    // The step ignores SIGTERM: the batch script's SIGTERM waits for the step's KillWait.
+    assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
+    c.kill_daemon();
+    c.start_daemon();
+    let job = c.wait_state(id, &["CANCELLED"], Duration::from_secs(20));
+    assert_eq!(job.job_state, vec!["CANCELLED"]);
+}

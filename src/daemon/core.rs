@@ -193,6 +193,14 @@ impl Core {
                         self.steps.adopt(id, step, held, pid, &steps_dir);
                         effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
                     }
+                    if self.jobs[&id].state() == JobState::Completing {
+                        // Its cancel may not have reached every supervisor before the old
+                        // daemon stopped (the batch script waits for the steps): tell them
+                        // again; a second SIGTERM changes nothing for one that heard it.
+                        for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
+                            let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                        }
+                    }
                 }
                 _ => {
                     tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
@@ -520,8 +528,9 @@ impl Core {
                     let _ = crate::sys::kill_pid(*pid, libc::SIGTERM);
                 }
                 let mut effects = Effects { durable: Some(durable), ..Default::default() };
+                // `-s KILL` does not wait for the steps.
                 match job.stepd_pid {
-                    Some(pid) if steps.is_empty() => {
+                    Some(pid) if steps.is_empty() || signal == Some(libc::SIGKILL) => {
                         let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
                     }
                     Some(pid) => effects.end_after_steps.push((id, pid)),
