@@ -75,3 +75,37 @@ fn a_job_running_across_a_restart_keeps_its_gpus_fenced() {
     assert!(c.run("scancel", &[&r2.to_string()]).status.success());
     c.wait_state(r2, &["CANCELLED"], T);
 }
+
+#[test]
+fn a_damaged_store_stops_the_daemon_with_the_way_back_to_its_backup() {
+    let mut c = Cluster::start("0", "");
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    // The daemon backs the store up a little after it starts: restart it, then wait for that.
+    c.kill_daemon();
+    let restarted = std::time::SystemTime::now();
+    c.start_daemon();
+    let state = c.dir.path().join("state");
+    let db = state.join("slurmlet.db");
+    let backup = state.join("slurmlet.db.bak");
+    let deadline = std::time::Instant::now() + T;
+    while std::fs::metadata(&backup).and_then(|m| m.modified()).map_or(true, |t| t < restarted) {
+        assert!(std::time::Instant::now() < deadline, "no backup was made; log:\n{}", c.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.kill_daemon();
+    // The disk loses the store.
+    for f in ["slurmlet.db-wal", "slurmlet.db-shm"] {
+        let _ = std::fs::remove_file(state.join(f));
+    }
+    std::fs::write(&db, vec![0x5a; 64 << 10]).unwrap();
+    let refused = std::process::Command::new(c.bin.join("slurmletd")).arg("--config").arg(&c.config).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains(&format!("job store {} is damaged", db.display())), "{err}");
+    assert!(err.contains(&format!("cp {} {}", backup.display(), db.display())), "{err}");
+    // Following the way back restores the job.
+    std::fs::rename(&db, state.join("damaged.db")).unwrap();
+    std::fs::copy(&backup, &db).unwrap();
+    c.start_daemon();
+    assert_eq!(c.state(id), "PENDING");
+}

@@ -81,7 +81,16 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         .build()
         .map_err(io("cannot start the runtime"))?;
     rt.block_on(async move {
+        let db = config.state_dir.join("slurmlet.db");
         let mut core = core::Core::open(config)?;
+        // A copy to go back to if the store is ever damaged, made once the daemon serves.
+        let _ = std::thread::Builder::new().name("backup".into()).spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            match store::write_backup(&db) {
+                Ok(()) => tracing::debug!("job store backed up"),
+                Err(e) => tracing::warn!("cannot back up the job store: {e}"),
+            }
+        });
         let effects = core.recover();
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let daemon = Arc::new(server::Daemon {

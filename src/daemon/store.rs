@@ -20,6 +20,23 @@ pub enum StoreError {
         /// The error.
         source: rusqlite::Error,
     },
+    /// The file is not a readable SQLite database: the daemon refuses to start on it (it
+    /// would otherwise lose every job in it).
+    #[error("{}", damaged_text(.path, .source))]
+    Damaged {
+        /// The database file.
+        path: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The backup copy could not be put in place.
+    #[error("job store backup {path}: {source}")]
+    Backup {
+        /// The backup file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
     /// The writer thread could not be started.
     #[error("job store: cannot start the writer thread: {0}")]
     Thread(String),
@@ -31,6 +48,63 @@ pub enum StoreError {
         /// Why.
         source: serde_json::Error,
     },
+}
+
+impl StoreError {
+    /// SQLite's error `source` on the store at `path`: [`StoreError::Damaged`] when it says
+    /// the file is not a usable database.
+    fn of(path: &str, source: rusqlite::Error) -> StoreError {
+        if is_damage(&source) {
+            StoreError::Damaged { path: path.to_string(), source }
+        } else {
+            StoreError::Sql { path: path.to_string(), source }
+        }
+    }
+}
+
+/// What to say of a damaged store: what is wrong, and the ways back.
+fn damaged_text(path: &str, source: &rusqlite::Error) -> String {
+    let backup = backup_path(Path::new(path));
+    let aside = format!("{path}, {path}-wal and {path}-shm");
+    let way_back = if backup.exists() {
+        format!(
+            "A copy made when the daemon last started on it is {b}. To go back to it (jobs changed since are lost), move {aside} aside, then `cp {b} {path}`.",
+            b = backup.display()
+        )
+    } else {
+        format!("There is no backup copy ({} is made each time the daemon starts).", backup.display())
+    };
+    format!(
+        "job store {path} is damaged ({source}); the daemon will not start on it, so as not to lose its jobs. {way_back} To start with an empty store instead, move {aside} aside."
+    )
+}
+
+/// Whether SQLite's error says the file is not a usable database.
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
+}
+
+/// Where a copy of the store at `path` is kept: `slurmlet.db.bak`.
+pub fn backup_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".bak");
+    name.into()
+}
+
+/// Writes a consistent copy of the store at `path` to [`backup_path`] (into a temporary
+/// file, then renamed over the old copy, so that a crash midway leaves the old copy whole).
+pub fn write_backup(path: &Path) -> Result<(), StoreError> {
+    let p = path.display().to_string();
+    let wrap = |source| StoreError::Sql { path: p.clone(), source };
+    let backup = backup_path(path);
+    let mut tmp = backup.clone().into_os_string();
+    tmp.push(".tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let conn = Connection::open(path).map_err(wrap)?;
+    conn.execute("VACUUM INTO ?1", params![tmp.to_string_lossy()]).map_err(wrap)?;
+    std::fs::rename(&tmp, &backup)
+        .map_err(|source| StoreError::Backup { path: backup.display().to_string(), source })?;
+    Ok(())
 }
 
 /// The script and environment of a job, kept out of memory until launch.
@@ -60,7 +134,7 @@ impl Store {
     /// A connection to the store at `path`, creating its tables if needed.
     pub fn connect(path: &Path) -> Result<Connection, StoreError> {
         let p = path.display().to_string();
-        let wrap = |source| StoreError::Sql { path: p.clone(), source };
+        let wrap = |source| StoreError::of(&p, source);
         let conn = Connection::open(path).map_err(wrap)?;
         conn.execute_batch(
             "PRAGMA journal_mode=WAL;
@@ -87,7 +161,7 @@ impl Store {
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sql { path: self.path.clone(), source }
+        StoreError::of(&self.path, source)
     }
 
     /// The next job id to hand out (ids are never reused, even across restarts): past the
