@@ -92,6 +92,30 @@ pub struct ConfigFile {
     pub socket: Option<PathBuf>,
     /// Whether jobs without GPUs get an empty `CUDA_VISIBLE_DEVICES` (default true).
     pub hide_gpus_from_cpu_jobs: Option<bool>,
+    /// Per-user limits (default: none).
+    pub limits: Option<UserLimits>,
+}
+
+/// The `[limits]` table: what one user may hold at once (like a Slurm QOS's `MaxJobsPU`,
+/// `MaxSubmitPU` and `MaxTRESPU=gres/gpu=N`).
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct UserLimits {
+    /// Running jobs per user; more wait with `QOSMaxJobsPerUserLimit`.
+    pub max_running_jobs_per_user: Option<u32>,
+    /// Pending and running jobs per user; a submit past it is refused.
+    pub max_submitted_jobs_per_user: Option<u32>,
+    /// GPUs in use per user; jobs that would pass it wait with `QOSMaxGRESPerUser`.
+    pub max_gpus_per_user: Option<u32>,
+}
+
+impl UserLimits {
+    /// Whether any limit is set.
+    pub fn any(&self) -> bool {
+        self.max_running_jobs_per_user.is_some()
+            || self.max_submitted_jobs_per_user.is_some()
+            || self.max_gpus_per_user.is_some()
+    }
 }
 
 /// A partition with its limits resolved.
@@ -136,6 +160,8 @@ pub struct Config {
     pub socket: PathBuf,
     /// Hide GPUs from jobs that asked for none.
     pub hide_gpus_from_cpu_jobs: bool,
+    /// Per-user limits.
+    pub limits: UserLimits,
 }
 
 impl Config {
@@ -214,6 +240,7 @@ impl Config {
             state_dir: file.state_dir.unwrap_or_else(crate::paths::default_state_dir),
             socket: file.socket.unwrap_or_else(crate::paths::default_socket),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
+            limits: file.limits.unwrap_or_default(),
         })
     }
 

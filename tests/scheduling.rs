@@ -130,3 +130,34 @@ fn a_bad_configuration_is_reported_by_the_command_that_starts_the_daemon() {
     assert!(err.starts_with("sbatch: error: "), "{err}");
     assert!(err.contains("unknown field `gpuz`") && err.contains("slurmlet.toml"), "{err}");
 }
+
+#[test]
+fn per_user_limits_hold_jobs_with_slurms_reasons_and_refuse_what_passes_them() {
+    let c = Cluster::start(
+        "4",
+        "[limits]\nmax_running_jobs_per_user = 2\nmax_submitted_jobs_per_user = 4\nmax_gpus_per_user = 2\n",
+    );
+    let a = c.sbatch(&["--gres=gpu:2", "--wrap", "sleep 30"]);
+    c.wait_state(a, &["RUNNING"], T);
+    // GPUs are free on the node, but not for this user; a CPU job still runs.
+    let b = c.sbatch(&["--gres=gpu:1", "--wrap", "sleep 30"]);
+    let cpu = c.sbatch(&["--wrap", "sleep 30"]);
+    c.wait_state(cpu, &["RUNNING"], T);
+    assert_eq!(c.job(b).state_reason, "QOSMaxGRESPerUser");
+    // Two running jobs is this user's limit.
+    let e = c.sbatch(&["--wrap", "sleep 30"]);
+    assert_eq!(c.wait_state(e, &["PENDING"], T).state_reason, "QOSMaxJobsPerUserLimit");
+    // A job asking for 3 GPUs could never start; a fifth job passes the submit limit.
+    let refused = |args: &[&str], reason: &str| {
+        let out = c.run("sbatch", args);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(reason) && err.contains("Job violates accounting/QOS policy"), "{err}");
+    };
+    refused(&["--gres=gpu:3", "--wrap", "true"], "QOSMaxGRESPerUser");
+    refused(&["--wrap", "true"], "QOSMaxSubmitJobPerUserLimit");
+    // The GPU job's end lets the waiting GPU job start; the CPU job still waits for a slot.
+    assert!(c.run("scancel", &[&a.to_string()]).status.success());
+    c.wait_state(b, &["RUNNING"], T);
+    assert_eq!(c.job(e).state_reason, "QOSMaxJobsPerUserLimit");
+}

@@ -559,6 +559,8 @@ pub mod errno {
     pub const ALREADY_DONE: i32 = 2021;
     /// `ESLURM_ACCESS_DENIED`
     pub const ACCESS_DENIED: i32 = 2002;
+    /// ESLURM_ACCOUNTING_POLICY: the job breaks a limit.
+    pub const ACCOUNTING_POLICY: i32 = 2050;
     /// `ESLURM_INVALID_TIME_LIMIT`
     pub const INVALID_TIME_LIMIT: i32 = 2051;
     /// `ESLURM_INVALID_GRES`

@@ -243,6 +243,10 @@ impl Core {
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
+        if self.config.limits.any() {
+            let active = self.jobs.values().filter(|j| j.uid == caller.uid && !j.state().is_finished()).count();
+            super::limits::check_submit(&self.config.limits, &new.job, active as u32)?;
+        }
         new.job.id = self.next_id;
         submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
         if new.job.held {
@@ -287,6 +291,12 @@ impl Core {
         let mut plan = self.plan(now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
+        let limits = self.config.limits;
+        let mut held = if limits.any() {
+            super::limits::held(self.jobs.values().filter(|j| j.state().holds_resources()))
+        } else {
+            Default::default()
+        };
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if job.begin_time > now {
@@ -294,6 +304,8 @@ impl Core {
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
+            } else if limits.any() {
+                super::limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
                 None
             };
@@ -303,6 +315,9 @@ impl Core {
                     let reserve = reservations < MAX_RESERVATIONS;
                     match plan.place(&job.req, job.limit_secs(), reserve) {
                         Verdict::StartNow => {
+                            if limits.any() {
+                                held.entry(job.uid).or_default().add(job);
+                            }
                             to_start.push(id);
                             continue;
                         }
@@ -590,8 +605,8 @@ impl Core {
         Ok(Effects::default())
     }
 
-    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory and
-    /// GPU hiding change at once; the node's resources, names and paths need a restart: their
+    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory, GPU
+    /// hiding and per-user limits change at once; the node's resources, names and paths need a restart: their
     /// names are returned and the old values kept.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
         let old = &self.config;
@@ -614,6 +629,7 @@ impl Core {
         self.config.min_job_age = new.min_job_age;
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
+        self.config.limits = new.limits;
         kept
     }
 

@@ -9,6 +9,7 @@ pub mod info;
 pub mod interactive;
 pub mod job;
 pub mod launch;
+pub mod limits;
 pub mod listing;
 pub mod lock;
 pub mod plan;
