@@ -6,7 +6,7 @@ mod common;
 use common::Cluster;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A tmux server of its own, killed on drop.
 struct Tmux {
@@ -45,15 +45,14 @@ impl Tmux {
 
     /// Waits until the screen satisfies `done`; returns it.
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
+        common::wait_for(what, Duration::from_secs(20), || {
             let s = self.screen();
             if done(&s) {
-                return s;
+                Ok(s)
+            } else {
+                Err(format!("the screen is:\n{s}"))
             }
-            assert!(Instant::now() < deadline, "waited for {what}; the screen is:\n{s}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        })
     }
 }
 
@@ -136,11 +135,9 @@ fn ctrl_c_twice_cancels_a_running_step() {
     let screen = t.wait_for("srun's exit", |s| s.contains("srun-exit="));
     assert!(screen.contains("srun: sending Ctrl-C to StepId="), "{screen}");
     assert!(!screen.contains("srun-exit=0"), "{screen}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Command::new("pgrep").args(["-f", "^sleep 103$"]).status().unwrap().success() {
-        assert!(Instant::now() < deadline, "the step's task outlived the cancel");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_for("the step's task to end with the cancel", Duration::from_secs(10), || {
+        common::until(!common::process_running("^sleep 103$"), String::new)
+    });
 }
 
 #[test]

@@ -2,9 +2,12 @@
 //! allocations, srun's own allocations, GPU isolation, exit codes and error texts.
 
 mod common;
-use common::Cluster;
+use common::{process_running, until, wait_for, Cluster};
 use std::process::Output;
 use std::time::Duration;
+
+/// How long a test waits for something that takes a moment.
+const T: Duration = Duration::from_secs(10);
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -204,12 +207,7 @@ fn scancel_ends_the_steps_then_the_job() {
     std::fs::write(c.path("long.sh"), "#!/bin/bash\nsrun sleep 101\necho after\n").unwrap();
     let id = c.sbatch(&["-o", "long.txt", "long.sh"]);
     c.wait_state(id, &["RUNNING"], Duration::from_secs(10));
-    // Wait until the step runs.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !std::process::Command::new("pgrep").args(["-f", "^sleep 101$"]).status().unwrap().success() {
-        assert!(std::time::Instant::now() < deadline, "the step did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for("the step to start", T, || until(process_running("^sleep 101$"), String::new));
     assert!(run(&c, "scancel", &[&id.to_string()]).status.success());
     c.wait_state(id, &["CANCELLED"], Duration::from_secs(10));
     let out = c.wait_file("long.txt", Duration::from_secs(5));
@@ -220,27 +218,20 @@ fn scancel_ends_the_steps_then_the_job() {
 fn a_client_that_dies_takes_its_step_and_allocation_with_it() {
     let c = cluster();
     let mut srun = c.cmd("srun").args(["--gres=gpu:1", "sleep", "77.5"]).spawn().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let running = || std::process::Command::new("pgrep").args(["-f", "^sleep 77.5$"]).status().unwrap().success();
-    while !running() {
-        assert!(std::time::Instant::now() < deadline, "the step did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let running = || process_running("^sleep 77.5$");
+    wait_for("the step to start", T, || until(running(), String::new));
     srun.kill().unwrap();
     srun.wait().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while running() {
-        assert!(std::time::Instant::now() < deadline, "the task outlived its srun");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let q = run(&c, "squeue", &["-h", "-o", "%i"]);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let mut listed = text(&q.stdout);
-    while !listed.trim().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the allocation outlived its srun: {listed}");
-        std::thread::sleep(Duration::from_millis(50));
-        listed = text(&run(&c, "squeue", &["-h", "-o", "%i"]).stdout);
-    }
+    wait_for("the task to end with its srun", T, || until(!running(), String::new));
+    wait_for_empty_queue(&c, "the allocation to end with its srun");
+}
+
+/// Waits until squeue lists no pending or running job.
+fn wait_for_empty_queue(c: &Cluster, what: &str) {
+    wait_for(what, T, || {
+        let listed = text(&run(c, "squeue", &["-h", "-o", "%i %T"]).stdout);
+        until(listed.trim().is_empty(), || listed)
+    });
 }
 
 #[test]
@@ -284,11 +275,10 @@ fn scancel_of_a_step_signals_or_ends_only_that_step() {
     let step = format!("{id}.0");
     let out = run(&c, "scancel", &["-s", "USR1", &step]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(c.path("stepped.txt")).unwrap_or_default().contains("got USR1") {
-        assert!(std::time::Instant::now() < deadline, "the signal did not reach the step's task");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for("the signal to reach the step's task", T, || {
+        let out = std::fs::read_to_string(c.path("stepped.txt")).unwrap_or_default();
+        until(out.contains("got USR1"), || out)
+    });
     assert!(run(&c, "scancel", &[&step]).status.success());
     c.wait_state(id, &["COMPLETED"], Duration::from_secs(10));
     let out = common::read(&c.path("stepped.txt"));
@@ -369,27 +359,15 @@ fn scancel_of_an_interactive_allocation_signals_its_command_with_kill_command() 
 fn sigterm_to_srun_ends_its_step_and_releases_its_allocation() {
     let c = cluster();
     let srun = c.cmd("srun").args(["sleep", "78.5"]).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let running = || std::process::Command::new("pgrep").args(["-f", "^sleep 78.5$"]).status().unwrap().success();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !running() {
-        assert!(std::time::Instant::now() < deadline, "the step did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let running = || process_running("^sleep 78.5$");
+    wait_for("the step to start", T, || until(running(), String::new));
     // SAFETY: kill on a child we started.
     unsafe { libc::kill(srun.id() as i32, libc::SIGTERM) };
     let out = srun.wait_with_output().unwrap();
     let err = text(&out.stderr);
     assert!(err.contains("srun: forcing job termination") && err.contains("CANCELLED AT"), "{err}");
     assert!(!running(), "the task outlived its step");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let listed = text(&run(&c, "squeue", &["-h", "-o", "%i %T"]).stdout);
-        if listed.trim().is_empty() {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the allocation outlived srun: {listed}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_empty_queue(&c, "the allocation to end with srun");
 }
 
 #[test]
@@ -417,15 +395,10 @@ fn a_pending_allocation_whose_client_left_with_the_daemon_is_cancelled_on_restar
     let busy = c.sbatch(&["--gres=gpu:4", "--wrap", "sleep 30"]);
     c.wait_state(busy, &["RUNNING"], Duration::from_secs(10));
     let salloc = c.cmd("salloc").args(["--gres=gpu:1", "true"]).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let pending = loop {
+    let pending = wait_for("a pending allocation", T, || {
         let listed = text(&run(&c, "squeue", &["-h", "-t", "PD", "-o", "%i"]).stdout);
-        if let Ok(id) = listed.trim().parse::<u32>() {
-            break id;
-        }
-        assert!(std::time::Instant::now() < deadline, "no pending allocation");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        listed.trim().parse::<u32>().map_err(|_| listed)
+    });
     c.kill_daemon();
     let out = salloc.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));

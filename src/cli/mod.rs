@@ -6,6 +6,7 @@ pub mod daemon_cmd;
 pub mod format;
 pub mod generate;
 pub mod install_links;
+pub mod job_command;
 pub mod job_failure;
 pub mod salloc;
 pub mod sbatch;

@@ -2,10 +2,10 @@
 //! allocation's variables, and release the allocation when the command ends.
 
 use super::allocate;
+use super::job_command;
 use super::job_failure::Failure;
 use crate::api::stream::Frame;
-use crate::options::sources::{self, SourceError};
-use crate::options::{JobOptions, Tool};
+use crate::options::Tool;
 use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
 
@@ -17,29 +17,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
 }
 
 fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
-    let tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = JobOptions::parse(Tool::Salloc, &tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
-    if let Some(code) = super::common_flags(Tool::Salloc, &cli) {
-        return Ok(code);
-    }
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let composed =
-        sources::compose(Tool::Salloc, &[], None, "", &env, &tokens).map_err(|e| Failure::from_source(CMD, e))?;
-    let o = composed.options;
+    let o = job_command::options(Tool::Salloc, CMD, &args, &env)?;
     let quiet = o.has("quiet");
-    if !quiet {
-        for w in &composed.warnings {
-            super::warning(CMD, &w.0);
-        }
-    }
     let mut desc = o.to_job_desc()?;
-    let cwd =
-        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
-    let cwd = o.value("chdir").map_or(cwd.clone(), |d| cwd.join(d));
+    let cwd = job_command::working_directory(&o)?;
     desc.current_working_directory = Some(cwd.display().to_string());
-    let mut environment = crate::options::job_environment(o.value("export"), &env);
-    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
-    desc.environment = Some(environment);
+    desc.environment = Some(job_command::environment(&o, &env));
     if desc.name.is_none() {
         desc.name = Some("interactive".into());
     }

@@ -4,10 +4,11 @@
 //! `#SBATCH` directives, `SBATCH_*` variables, command line, so that the last one wins as in
 //! Slurm. Each directive line is first parsed alone, so that an error names its line.
 
+use super::job_command;
 use super::job_failure::Failure;
 use crate::api::types::{JobSubmitReq, JobSubmitResponse};
 use crate::options::sources::{self, SourceError};
-use crate::options::{self, directive, JobOptions, Tool};
+use crate::options::{directive, JobOptions, Tool};
 use std::ffi::OsString;
 use std::io::Read;
 
@@ -79,19 +80,11 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     let merged = composed.options;
 
     let mut desc = merged.to_job_desc()?;
-    let cwd =
-        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
-    let workdir = match merged.value("chdir") {
-        Some(d) => cwd.join(d),
-        None => cwd,
-    };
-    desc.current_working_directory = Some(workdir.display().to_string());
-    let mut environment = options::job_environment(merged.value("export"), &env);
+    desc.current_working_directory = Some(job_command::working_directory(&merged)?.display().to_string());
+    let mut environment = job_command::environment(&merged, &env);
     if let Some(path) = merged.value("export-file") {
         environment.extend(export_file(path)?);
     }
-    // Files the job creates get the submitter's umask, as in Slurm.
-    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
     desc.environment = Some(environment);
     desc.script = Some(script);
     if desc.name.is_none() {

@@ -512,7 +512,7 @@ impl Core {
         let Some(job) = self.jobs.get_mut(&id) else {
             return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
-        if caller.uid != 0 && caller.uid != job.uid {
+        if !caller.owns(job) {
             return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && !batch_only;
@@ -583,7 +583,7 @@ impl Core {
         let Some(job) = self.jobs.get(&id) else {
             return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
-        if caller.uid != 0 && caller.uid != job.uid {
+        if !caller.owns(job) {
             return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         let Some(pid) = self.steps.supervisor(id, step) else {
@@ -682,7 +682,7 @@ impl Core {
         use super::steps::StepRefusal;
         let job_dir = self.job_dir(id);
         let Some(job) = self.jobs.get(&id) else { return Err(StepRefusal::Fatal("Invalid job id specified".into())) };
-        if caller.uid != 0 && caller.uid != job.uid {
+        if !caller.owns(job) {
             return Err(StepRefusal::Fatal("Access/permission denied".into()));
         }
         let steps_dir = super::step_spec::steps_dir(&job_dir);

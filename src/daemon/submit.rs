@@ -20,6 +20,14 @@ pub struct Caller {
     pub gid: u32,
 }
 
+impl Caller {
+    /// Whether the caller may act on `job` (cancel, signal, start steps in it): its owner or
+    /// root.
+    pub fn owns(&self, job: &Job) -> bool {
+        self.uid == 0 || self.uid == job.uid
+    }
+}
+
 /// A submit error with Slurm's number and text.
 pub fn submit_error(number: i32, error: &str) -> ApiError {
     ApiError {

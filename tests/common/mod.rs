@@ -191,6 +191,34 @@ impl Drop for Cluster {
     }
 }
 
+/// Looks with `look` every 20 ms until it finds what it waits for (`Ok`), for at most
+/// `timeout`; then fails, saying what was waited for and what the last look saw (`Err`).
+pub fn wait_for<T>(what: &str, timeout: Duration, mut look: impl FnMut() -> Result<T, String>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match look() {
+            Ok(found) => return found,
+            Err(seen) => assert!(Instant::now() < deadline, "waited for {what}: {seen}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a process whose whole command line matches the regular expression `pattern`
+/// runs (`pgrep -f`).
+pub fn process_running(pattern: &str) -> bool {
+    Command::new("pgrep").args(["-f", pattern]).status().expect("run pgrep").success()
+}
+
+/// `Ok` when `cond` holds, else `Err(seen)`: for [`wait_for`].
+pub fn until(cond: bool, seen: impl FnOnce() -> String) -> Result<(), String> {
+    if cond {
+        Ok(())
+    } else {
+        Err(seen())
+    }
+}
+
 /// Reads a file's text.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))

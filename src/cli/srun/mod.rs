@@ -15,7 +15,6 @@ use crate::api::client::Client;
 use crate::api::http::Upgrade;
 use crate::api::step::StepRequest;
 use crate::api::types::Envelope;
-use crate::options::sources::{self, SourceError};
 use crate::options::{gres, time, JobOptions, Tool};
 use crate::stepd::step::StepInput;
 use std::ffi::OsString;
@@ -31,20 +30,8 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
     // Before any thread starts, so that every thread leaves these signals to srun's own
     // handling (see `signals`).
     let _ = signals::block_signals();
-    let tokens: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = JobOptions::parse(Tool::Srun, &tokens).map_err(|e| Failure::from_source(CMD, SourceError::Usage(e)))?;
-    if let Some(code) = super::common_flags(Tool::Srun, &cli) {
-        return Ok(code);
-    }
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let composed =
-        sources::compose(Tool::Srun, &[], None, "", &env, &tokens).map_err(|e| Failure::from_source(CMD, e))?;
-    let o = composed.options;
-    if !o.has("quiet") {
-        for w in &composed.warnings {
-            super::warning(CMD, &w.0);
-        }
-    }
+    let o = super::job_command::options(Tool::Srun, CMD, &args, &env)?;
     if o.positional.is_empty() {
         eprintln!("{CMD}: fatal: No command given to execute.");
         return Ok(1);
@@ -171,9 +158,7 @@ fn requested_gpus(o: &JobOptions, ntasks: u32) -> Result<Option<u32>, Failure> {
 /// The step request the options describe.
 fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest, Failure> {
     let ntasks = number(o, "ntasks")?.or(number(o, "ntasks-per-node")?);
-    let cwd =
-        std::env::current_dir().map_err(|e| Failure::Message(format!("cannot read the current directory: {e}"), 1))?;
-    let cwd = o.value("chdir").map_or(cwd.clone(), |d| cwd.join(d));
+    let cwd = super::job_command::working_directory(o)?;
     let stdin = match o.value("input") {
         None | Some("all") => StepInput::All,
         Some("none") => StepInput::None,
@@ -184,8 +169,7 @@ fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest,
         Some(t) => time::parse_time_limit(t)?,
         None => None,
     };
-    let mut environment = crate::options::job_environment(o.value("export"), env);
-    environment.push(format!("SLURM_UMASK={:04o}", crate::sys::current_umask()));
+    let environment = super::job_command::environment(o, env);
     Ok(StepRequest {
         ntasks,
         cpus_per_task: number(o, "cpus-per-task")?,
