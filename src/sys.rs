@@ -79,6 +79,15 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         .collect()
 }
 
+/// The monotonic instant at which the wall clock reads UNIX second `unix` (now, if it has
+/// passed). Computed from the exact time, so that the supervisors of a job and of its steps
+/// reach the same time limit at the same moment.
+pub fn instant_at(unix: u64) -> std::time::Instant {
+    let target = std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix);
+    let left = target.duration_since(std::time::SystemTime::now()).unwrap_or_default();
+    std::time::Instant::now() + left
+}
+
 /// Whether process `pid` has exited and waits to be reaped (a zombie).
 pub fn is_zombie(pid: i32) -> bool {
     stat_field(pid, 3).is_some_and(|state| state == "Z")

@@ -146,7 +146,16 @@ fn per_user_limits_hold_jobs_with_slurms_reasons_and_refuse_what_passes_them() {
     assert_eq!(c.job(b).state_reason, "QOSMaxGRESPerUser");
     // Two running jobs is this user's limit.
     let e = c.sbatch(&["--wrap", "sleep 30"]);
-    assert_eq!(c.wait_state(e, &["PENDING"], T).state_reason, "QOSMaxJobsPerUserLimit");
+    // The scheduling pass that sets its reason follows the submit.
+    let reason = wait_for("the job's pending reason", T, || {
+        let j = c.job(e);
+        if j.state_reason == "None" {
+            Err(j.state_reason)
+        } else {
+            Ok(j.state_reason)
+        }
+    });
+    assert_eq!(reason, "QOSMaxJobsPerUserLimit");
     // A job asking for 3 GPUs could never start; a fifth job passes the submit limit.
     let refused = |args: &[&str], reason: &str| {
         let out = c.run("sbatch", args);

@@ -21,9 +21,8 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
     // A client already gone is seen as the end of its stream below.
     let _ = Frame::Granted(grant).write_to(&mut &conn);
     let mut events = Events::on_readable(conn.try_clone()?.into())?;
-    let now_unix = crate::options::now();
     let end_unix = spec.time_limit_secs.map(|l| spec.start_time + l);
-    let mut limit_at = end_unix.map(|end| Instant::now() + Duration::from_secs(end.saturating_sub(now_unix)));
+    let mut limit_at = end_unix.map(crate::sys::instant_at);
     // The client is warned a minute ahead (at once if less is left).
     let mut warn_at = limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()));
     let mut release_by: Option<Instant> = None;

@@ -244,8 +244,7 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
     use std::time::{Duration, Instant};
 
     let mut events = events::Events::new(child.pid)?;
-    let now_unix = crate::options::now();
-    let at = |unix: u64| Instant::now() + Duration::from_secs(unix.saturating_sub(now_unix));
+    let at = crate::sys::instant_at;
     let mut limit_at = spec.time_limit_secs.map(|l| at(spec.start_time + l));
     let mut warn_at = match (spec.warn_signal, spec.time_limit_secs) {
         (Some(w), Some(l)) => Some(at((spec.start_time + l).saturating_sub(w.seconds as u64))),
@@ -261,6 +260,12 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
         match events.next(deadline)? {
             events::Event::Exited => {
                 let ws = child.wait().unwrap_or(0);
+                if cause == EndCause::Exited && limit_at.is_some_and(|t| t <= Instant::now()) {
+                    // The script ended at its time limit, before this supervisor's own turn
+                    // (its steps, ended by the same limit, ended it): it timed out.
+                    cause = EndCause::TimeLimit;
+                    child.note(&job_end_line(spec, " DUE TO TIME LIMIT"));
+                }
                 if let (true, Some(kill_at)) = (cause != EndCause::Exited, kill_at) {
                     // Being ended: the job's other processes (an srun relaying its step's
                     // last words) get the rest of KillWait too.
@@ -319,13 +324,18 @@ fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Inst
 /// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the
 /// job's stderr, then SIGCONT and SIGTERM to the whole job.
 fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, why: &str) {
-    child.note(&format!(
+    child.note(&job_end_line(spec, why));
+    terminate(child.pid);
+}
+
+/// slurmstepd's `*** JOB … CANCELLED AT …{why} ***` line.
+fn job_end_line(spec: &LaunchSpec, why: &str) -> String {
+    format!(
         "*** JOB {} ON {} CANCELLED AT {}{why} ***",
         spec.job_id,
         spec.node_name,
         crate::sys::format_local_time(crate::options::now())
-    ));
-    terminate(child.pid);
+    )
 }
 
 /// SIGCONT then SIGTERM to the whole job, as slurmstepd does.

@@ -82,8 +82,7 @@ impl Relay<'_> {
     pub fn run(mut self) {
         let mut clock = Clock::default();
         if let Some(end) = self.spec.end_time {
-            let left = end.saturating_sub(crate::options::now());
-            clock.limit_at = Some(Instant::now() + Duration::from_secs(left));
+            clock.limit_at = Some(crate::sys::instant_at(end));
         }
         let mut buf = vec![0u8; stream::CHUNK];
         loop {
