@@ -94,6 +94,36 @@ pub struct ConfigFile {
     pub hide_gpus_from_cpu_jobs: Option<bool>,
     /// Per-user limits (default: none).
     pub limits: Option<UserLimits>,
+    /// `user` (the default: one daemon per user, started by the first command) or `system`
+    /// (one root daemon for every user of the machine).
+    pub mode: Option<Mode>,
+    /// Users who may act on every job (cancel, signal, hold, release, update, attach), as
+    /// Slurm's operators may.
+    pub operators: Option<Vec<String>>,
+    /// What users may not see of other users' jobs, as Slurm's `PrivateData`: `["jobs"]`
+    /// hides other users' jobs from listings and lookups (operators and root see all).
+    pub private_data: Option<Vec<PrivateData>>,
+}
+
+/// How the daemon is shared.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// One daemon per user, started on demand, with its socket and state in the user's
+    /// directories.
+    #[default]
+    User,
+    /// One daemon run by root for all users: jobs run as their owners, and callers are
+    /// known by their socket's peer credentials.
+    System,
+}
+
+/// One `private_data` item.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PrivateData {
+    /// Other users' jobs are hidden.
+    Jobs,
 }
 
 /// The `[limits]` table: what one user may hold at once (like a Slurm QOS's `MaxJobsPU`,
@@ -162,18 +192,34 @@ pub struct Config {
     pub hide_gpus_from_cpu_jobs: bool,
     /// Per-user limits.
     pub limits: UserLimits,
+    /// How the daemon is shared.
+    pub mode: Mode,
+    /// The uids of the operators.
+    pub operators: Vec<u32>,
+    /// Whether other users' jobs are hidden from non-operators.
+    pub private_jobs: bool,
 }
 
 impl Config {
     /// Loads `path` (a missing file means all defaults).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let file = match std::fs::read_to_string(path) {
+        Self::resolve(Self::read(path)?, path)
+    }
+
+    /// Loads `path` for a daemon run in `mode` whatever the file says (`slurmletd --system`).
+    pub fn load_as(path: &Path, mode: Mode) -> Result<Config, ConfigError> {
+        let mut file = Self::read(path)?;
+        file.mode = Some(mode);
+        Self::resolve(file, path)
+    }
+
+    fn read(path: &Path) -> Result<ConfigFile, ConfigError> {
+        Ok(match std::fs::read_to_string(path) {
             Ok(text) => toml::from_str::<ConfigFile>(&text)
                 .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
             Err(source) => return Err(ConfigError::Read { path: path.to_path_buf(), source }),
-        };
-        Self::resolve(file, path)
+        })
     }
 
     /// Fills in defaults and checks values.
@@ -221,6 +267,14 @@ impl Config {
         if !partitions.iter().any(|p| p.default) {
             partitions[0].default = true;
         }
+        let mut operators = Vec::new();
+        for name in file.operators.unwrap_or_default() {
+            match crate::paths::user_uid(&name) {
+                Some(uid) => operators.push(uid),
+                None => return Err(invalid(format!("operators: no such user '{name}'"))),
+            }
+        }
+        let mode = file.mode.unwrap_or_default();
         let cpus =
             file.cpus.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
         if cpus == 0 {
@@ -237,10 +291,13 @@ impl Config {
             partitions,
             kill_wait: file.kill_wait.unwrap_or(30),
             min_job_age: file.min_job_age.unwrap_or(300),
-            state_dir: file.state_dir.unwrap_or_else(crate::paths::default_state_dir),
-            socket: file.socket.unwrap_or_else(crate::paths::default_socket),
+            state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
+            socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
             limits: file.limits.unwrap_or_default(),
+            mode,
+            operators,
+            private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),
         })
     }
 

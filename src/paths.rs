@@ -14,26 +14,73 @@ pub fn gid() -> u32 {
     unsafe { libc::getgid() }
 }
 
-/// The daemon's socket: `SLURMLET_SOCKET`, else `$XDG_RUNTIME_DIR/slurmlet/slurmlet.sock`,
-/// else `/tmp/slurmlet-$UID/slurmlet.sock`.
-pub fn default_socket() -> PathBuf {
-    if let Some(p) = std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
+use crate::config::Mode;
+
+/// The system daemon's configuration file, whose presence tells the commands to use the
+/// system daemon: `SLURMLET_SYSTEM_CONF`, else `/etc/slurmlet/slurmlet.toml`.
+pub fn system_config() -> PathBuf {
+    match std::env::var_os("SLURMLET_SYSTEM_CONF").filter(|p| !p.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from("/etc/slurmlet/slurmlet.toml"),
     }
-    runtime_dir().join("slurmlet.sock")
 }
 
-/// The socket the commands talk to: `SLURMLET_SOCKET`, else the `socket` key of the daemon
-/// configuration (so that commands and daemon agree), else [`default_socket`].
-pub fn client_socket() -> PathBuf {
+/// The daemon's socket when the configuration names none: `SLURMLET_SOCKET`, else
+/// `/run/slurmlet/slurmlet.sock` for the system daemon, else
+/// `$XDG_RUNTIME_DIR/slurmlet/slurmlet.sock`, else `/tmp/slurmlet-$UID/slurmlet.sock`.
+pub fn default_socket(mode: Mode) -> PathBuf {
     if let Some(p) = std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    std::fs::read_to_string(default_config())
+    match mode {
+        Mode::System => PathBuf::from("/run/slurmlet/slurmlet.sock"),
+        Mode::User => runtime_dir().join("slurmlet.sock"),
+    }
+}
+
+/// The configuration the commands read: `SLURMLET_CONF`, else the system configuration when
+/// it exists, else the per-user one. The flag says whether it is the system configuration.
+pub fn client_config() -> (PathBuf, bool) {
+    if let Some(p) = std::env::var_os("SLURMLET_CONF").filter(|p| !p.is_empty()) {
+        return (PathBuf::from(p), false);
+    }
+    let system = system_config();
+    if system.exists() {
+        return (system, true);
+    }
+    (user_config(), false)
+}
+
+/// The daemon the commands talk to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientTarget {
+    /// Its socket.
+    pub socket: PathBuf,
+    /// Whether it is a system daemon, which the commands never start themselves.
+    pub system: bool,
+    /// The configuration file that said so.
+    pub config: PathBuf,
+}
+
+/// The daemon the commands talk to: the socket is `SLURMLET_SOCKET`, else the `socket` key
+/// of [`client_config`] (so that commands and daemon agree), else [`default_socket`].
+pub fn client_target() -> ClientTarget {
+    let (config, from_system) = client_config();
+    let file = std::fs::read_to_string(&config)
         .ok()
         .and_then(|text| toml::from_str::<crate::config::ConfigFile>(&text).ok())
-        .and_then(|c| c.socket)
-        .unwrap_or_else(default_socket)
+        .unwrap_or_default();
+    let mode = if from_system { Mode::System } else { file.mode.unwrap_or_default() };
+    let socket = match std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => file.socket.unwrap_or_else(|| default_socket(mode)),
+    };
+    ClientTarget { socket, system: mode == Mode::System, config }
+}
+
+/// The socket the commands talk to (see [`client_target`]).
+pub fn client_socket() -> PathBuf {
+    client_target().socket
 }
 
 /// The per-user runtime directory holding the socket and the start lock.
@@ -44,13 +91,20 @@ pub fn runtime_dir() -> PathBuf {
     }
 }
 
-/// The per-user state directory (`~/.local/share/slurmlet`).
-pub fn default_state_dir() -> PathBuf {
-    dirs::data_dir().unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid()))).join("slurmlet")
+/// The state directory when the configuration names none: `/var/lib/slurmlet` for the
+/// system daemon, else `~/.local/share/slurmlet`.
+pub fn default_state_dir(mode: Mode) -> PathBuf {
+    match mode {
+        Mode::System => PathBuf::from("/var/lib/slurmlet"),
+        Mode::User => dirs::data_dir()
+            .unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid())))
+            .join("slurmlet"),
+    }
 }
 
-/// The daemon configuration file: `SLURMLET_CONF`, else `~/.config/slurmlet/slurmlet.toml`.
-pub fn default_config() -> PathBuf {
+/// The per-user daemon's configuration file: `SLURMLET_CONF`, else
+/// `~/.config/slurmlet/slurmlet.toml`.
+pub fn user_config() -> PathBuf {
     if let Some(p) = std::env::var_os("SLURMLET_CONF").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }

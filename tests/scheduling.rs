@@ -51,7 +51,11 @@ fn a_time_limit_over_the_partition_maximum_waits_with_a_warning() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.starts_with("sbatch: warning: ") && err.contains("MaxTime"), "{err}");
     let id: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-    assert_eq!(c.job(id).state_reason, "PartitionTimeLimit");
+    // The reason comes with the scheduling pass that follows the submit.
+    wait_for("the reason PartitionTimeLimit", T, || {
+        let reason = c.job(id).state_reason;
+        until(reason == "PartitionTimeLimit", || reason)
+    });
     // Without -t the partition's limit applies and the job runs.
     let short = c.sbatch(&["-p", "debug", "--wrap", "true"]);
     let j = c.wait_state(short, &["COMPLETED"], T);

@@ -41,12 +41,23 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects to the per-user daemon, starting it when none answers.
+    /// Connects to the daemon (see [`crate::paths::client_target`]); a per-user daemon is
+    /// started when none answers, the system daemon never is.
     pub fn connect() -> Result<Client, ClientError> {
-        let socket = crate::paths::client_socket();
+        let target = crate::paths::client_target();
+        let socket = target.socket;
         // The connection that finds the daemon is the one the requests go over.
         let stream = match std::os::unix::net::UnixStream::connect(&socket) {
             Ok(stream) => Some(stream),
+            Err(e) if target.system => {
+                return Err(ClientError::Connect {
+                    why: format!(
+                        "the system daemon does not answer ({e}; configured by {}); is slurmletd running (systemctl status slurmlet)?",
+                        target.config.display()
+                    ),
+                    socket,
+                })
+            }
             Err(_) => {
                 autostart(&socket)?;
                 None

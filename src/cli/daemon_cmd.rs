@@ -14,6 +14,10 @@ pub struct DaemonArgs {
     /// Socket to listen on (overrides the configuration)
     #[arg(long, value_name = "PATH", global = true)]
     pub socket: Option<PathBuf>,
+    /// Run as the system daemon shared by every user (as root; configuration
+    /// /etc/slurmlet/slurmlet.toml, state /var/lib/slurmlet, socket /run/slurmlet/slurmlet.sock)
+    #[arg(long, global = true)]
+    pub system: bool,
     /// What to do (default: run in the foreground)
     #[command(subcommand)]
     pub action: Option<Action>,
@@ -45,8 +49,15 @@ fn foreground(args: &DaemonArgs) -> i32 {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SLURMLET_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .try_init();
-    let path = args.config.clone().unwrap_or_else(crate::paths::default_config);
-    let mut config = match crate::config::Config::load(&path) {
+    let path = args.config.clone().unwrap_or_else(|| match args.system {
+        true => crate::paths::system_config(),
+        false => crate::paths::user_config(),
+    });
+    let loaded = match args.system {
+        true => crate::config::Config::load_as(&path, crate::config::Mode::System),
+        false => crate::config::Config::load(&path),
+    };
+    let mut config = match loaded {
         Ok(c) => c,
         Err(e) => {
             eprintln!("slurmletd: error: {e}");

@@ -128,6 +128,11 @@ impl Core {
     pub fn open(config: Config) -> Result<Core, StoreError> {
         let jobs_dir = config.state_dir.join("jobs");
         let _ = std::fs::create_dir_all(&jobs_dir);
+        if config.mode == crate::config::Mode::System {
+            // Users pass through it to their own job's script.
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&jobs_dir, std::fs::Permissions::from_mode(0o711));
+        }
         let db = config.state_dir.join("slurmlet.db");
         let store = Store::open(&db)?;
         let writer = Writer::start(&db)?;
@@ -248,7 +253,7 @@ impl Core {
             super::limits::check_submit(&self.config.limits, &new.job, active as u32)?;
         }
         new.job.id = self.next_id;
-        submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
+        submit::prepare_output_dirs_as_owner(&new.job, &self.config.node_name)?;
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
@@ -512,7 +517,8 @@ impl Core {
         let Some(job) = self.jobs.get_mut(&id) else {
             return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
-        if !caller.owns(job) {
+        let action = if signal.is_some() { "signal" } else { "cancel" };
+        if !caller.may_manage(job, &self.config, action) {
             return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && !batch_only;
@@ -583,7 +589,7 @@ impl Core {
         let Some(job) = self.jobs.get(&id) else {
             return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
-        if !caller.owns(job) {
+        if !caller.may_manage(job, &self.config, "step cancel") {
             return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         let Some(pid) = self.steps.supervisor(id, step) else {
@@ -606,7 +612,7 @@ impl Core {
     }
 
     /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory, GPU
-    /// hiding and per-user limits change at once; the node's resources, names and paths need a restart: their
+    /// hiding, per-user limits, operators and private data change at once; the node's resources, names and paths need a restart: their
     /// names are returned and the old values kept.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
         let old = &self.config;
@@ -623,6 +629,8 @@ impl Core {
         if new.state_dir != old.state_dir || new.socket != old.socket {
             kept.push("state_dir/socket");
         }
+        self.config.operators = new.operators;
+        self.config.private_jobs = new.private_jobs;
         // Jobs queued in a partition that is gone stay pending until it comes back.
         self.config.partitions = new.partitions;
         self.config.kill_wait = new.kill_wait;
@@ -682,7 +690,7 @@ impl Core {
         use super::steps::StepRefusal;
         let job_dir = self.job_dir(id);
         let Some(job) = self.jobs.get(&id) else { return Err(StepRefusal::Fatal("Invalid job id specified".into())) };
-        if !caller.owns(job) {
+        if !caller.may_manage(job, &self.config, "step creation") {
             return Err(StepRefusal::Fatal("Access/permission denied".into()));
         }
         let steps_dir = super::step_spec::steps_dir(&job_dir);

@@ -162,6 +162,7 @@ pub fn prepare(
         node_name: node.clone(),
         umask,
         interactive: job.interactive,
+        run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
@@ -180,6 +181,12 @@ impl Prepared {
         std::fs::create_dir_all(dir)?;
         std::fs::write(&self.spec.script, &self.script)?;
         std::fs::set_permissions(&self.spec.script, std::fs::Permissions::from_mode(0o700))?;
+        if let Some(owner) = self.spec.run_as {
+            // The owner runs its script by this path (its `$0`, as in Slurm) and may pass
+            // through the directory to it; everything else in it stays root's.
+            std::os::unix::fs::chown(&self.spec.script, Some(owner.uid), Some(owner.gid))?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
+        }
         std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))
     }
 

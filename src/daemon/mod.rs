@@ -44,11 +44,20 @@ pub enum DaemonError {
     /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// System mode asked for by someone other than root.
+    #[error("the system daemon must run as root, to run each job as its owner (uid {0} here)")]
+    SystemNeedsRoot(u32),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
     let what = what.into();
     move |source| DaemonError::Io { what, source }
+}
+
+fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(io(format!("cannot set the mode of {}", path.display())))
 }
 
 /// Runs the daemon until it is told to stop (SIGTERM, SIGINT or `slurmlet daemon stop`).
@@ -58,8 +67,23 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
     // reach the supervisors and jobs it starts.
     crate::sys::close_inherited_on_exec();
+    let system = config.mode == crate::config::Mode::System;
+    if system {
+        // SAFETY: geteuid has no preconditions.
+        let euid = unsafe { libc::geteuid() };
+        if euid != 0 {
+            return Err(DaemonError::SystemNeedsRoot(euid));
+        }
+        // What the daemon creates (store, job files) is for root alone unless it says so.
+        // SAFETY: umask has no preconditions.
+        unsafe { libc::umask(0o077) };
+    }
     crate::api::client::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
+    if system {
+        // Users pass through (never list) the state directory to their own job's script.
+        set_mode(&config.state_dir, 0o711)?;
+    }
     let lock_path = config.state_dir.join("daemon.lock");
     let lock_file = std::fs::OpenOptions::new()
         .create(true)
@@ -73,6 +97,9 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     let socket = config.socket.clone();
     if let Some(dir) = socket.parent() {
         crate::api::client::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+        if system {
+            set_mode(dir, 0o755)?;
+        }
     }
     let _ = std::fs::remove_file(&socket);
 
@@ -109,9 +136,9 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
 
         let listener =
             tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o700))
-            .map_err(io(format!("cannot set the mode of {}", socket.display())))?;
+        // Everyone may connect to the system daemon: it knows each caller by the socket's
+        // peer credentials, never by what the caller says.
+        set_mode(&socket, if system { 0o666 } else { 0o700 })?;
         tracing::info!(socket = %socket.display(), "slurmletd listening");
 
         let app = server::router(daemon.clone());

@@ -187,7 +187,8 @@ impl Daemon {
         use tokio::signal::unix::{signal, SignalKind};
         let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
         while hup.recv().await.is_some() {
-            let effects = match crate::config::Config::load(&path) {
+            let mode = self.core.lock().expect("core lock").config.mode;
+            let effects = match crate::config::Config::load_as(&path, mode) {
                 Ok(new) => {
                     let mut core = self.core.lock().expect("core lock");
                     for ignored in core.reload(new) {
@@ -438,11 +439,17 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
     }
 }
 
-async fn jobs(State(d): Shared) -> Response {
+async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
     let mut core = d.core.lock().expect("core lock");
     let now = crate::options::now();
     core.purge(now);
-    let jobs = core.jobs.values().map(|j| info::job_info(j, &core.config)).collect();
+    let jobs = core
+        .jobs
+        .values()
+        .filter(|j| caller.may_see(j, &core.config))
+        .map(|j| info::job_info(j, &core.config))
+        .collect();
     reply(
         StatusCode::OK,
         JobsResponse {
@@ -457,7 +464,8 @@ async fn jobs(State(d): Shared) -> Response {
 
 /// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
 /// that the reply carries only the values it prints.
-async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
+async fn jobs_query(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
     let query: JobQuery = match serde_json::from_slice(&body) {
         Ok(q) => q,
         Err(e) => {
@@ -474,10 +482,11 @@ async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
     let (jobs, found, config) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
+        let visible = core.jobs.values().filter(|j| caller.may_see(j, &core.config));
         if !query.json {
-            return json(StatusCode::OK, listing::query(core.jobs.values(), &core.config, &query, now));
+            return json(StatusCode::OK, listing::query(visible, &core.config, &query, now));
         }
-        let (jobs, found) = listing::select_json(core.jobs.values(), &core.config, &query);
+        let (jobs, found) = listing::select_json(visible, &core.config, &query);
         (jobs, found, core.config.clone())
     };
     let bytes = tokio::task::spawn_blocking(move || listing::json_reply(&jobs, &config, found, now))
@@ -492,7 +501,8 @@ fn parse_job_id(text: &str) -> Option<u32> {
     text.parse().ok().filter(|&n| n > 0)
 }
 
-async fn job(State(d): Shared, Path(id): Path<String>) -> Response {
+async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, Path(id): Path<String>) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
     let mut core = d.core.lock().expect("core lock");
     core.purge(crate::options::now());
     let meta = info::meta(&core.config);
@@ -512,7 +522,8 @@ async fn job(State(d): Shared, Path(id): Path<String>) -> Response {
             },
         );
     };
-    match core.jobs.get(&n) {
+    // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
+    match core.jobs.get(&n).filter(|j| caller.may_see(j, &core.config)) {
         Some(j) => reply(
             StatusCode::OK,
             JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() },

@@ -96,6 +96,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         job_name: job.name.to_string(),
         user: crate::paths::user_name(job.uid),
         umask,
+        run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
     }
 }
 

@@ -21,10 +21,26 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Whether the caller may act on `job` (cancel, signal, start steps in it): its owner or
-    /// root.
-    pub fn owns(&self, job: &Job) -> bool {
-        self.uid == 0 || self.uid == job.uid
+    /// Whether the caller may act on `job` (cancel, signal, hold, update, start steps in it):
+    /// its owner, root, or an operator. A refusal is logged, naming who asked for what.
+    pub fn may_manage(&self, job: &Job, config: &Config, action: &str) -> bool {
+        let allowed = self.uid == 0 || self.uid == job.uid || config.operators.contains(&self.uid);
+        if !allowed {
+            tracing::warn!(
+                uid = self.uid,
+                user = %crate::paths::user_name(self.uid),
+                job = job.id,
+                owner = %crate::paths::user_name(job.uid),
+                "{action} refused: Access/permission denied"
+            );
+        }
+        allowed
+    }
+
+    /// Whether the caller may see `job`: everyone may (as in Slurm), unless `private_data`
+    /// hides other users' jobs from all but root and the operators.
+    pub fn may_see(&self, job: &Job, config: &Config) -> bool {
+        !config.private_jobs || self.uid == 0 || self.uid == job.uid || config.operators.contains(&self.uid)
     }
 }
 
@@ -328,6 +344,19 @@ pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
     } else {
         Path::new(job.cwd.as_str()).join(p)
     }
+}
+
+/// [`prepare_output_dirs`] with the rights of the job's owner: a root daemon creates and
+/// checks another user's paths as that user, never as root.
+pub fn prepare_output_dirs_as_owner(job: &Job, node: &str) -> Result<(), ApiError> {
+    let Some(owner) = crate::identity::RunAs::when_needed(job.uid, job.gid) else {
+        return prepare_output_dirs(job, node);
+    };
+    let refused = |e: crate::identity::IdentityError| {
+        explained(errno::ACCESS_DENIED, "Access/permission denied", format!("cannot act as the submitting user: {e}"))
+    };
+    let user = crate::identity::Identity::lookup(owner).map_err(refused)?;
+    user.on_thread(|| prepare_output_dirs(job, node)).map_err(refused)?
 }
 
 /// Makes sure the directories of the job's output files exist (creating them as Slurm 24.11

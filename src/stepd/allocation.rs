@@ -109,6 +109,7 @@ mod tests {
             node_name: "n1".into(),
             umask: None,
             interactive: true,
+            run_as: None,
         }
     }
 

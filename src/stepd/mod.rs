@@ -58,6 +58,9 @@ pub struct LaunchSpec {
     /// allocation's variables), and the job ends when the client releases it.
     #[serde(default)]
     pub interactive: bool,
+    /// The owner the job runs as, when the supervisor runs as root for another user.
+    #[serde(default)]
+    pub run_as: Option<crate::identity::RunAs>,
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.

@@ -4,6 +4,7 @@
 //! async-signal-safe calls.
 
 use super::LaunchSpec;
+use crate::identity::Identity;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -40,8 +41,14 @@ fn cstring(bytes: &[u8]) -> std::io::Result<CString> {
     CString::new(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL byte in argument"))
 }
 
-/// Starts the batch script described by `spec`.
-pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
+/// The job's standard streams, opened by the job's owner.
+struct Streams {
+    stdin: File,
+    stdout: File,
+    stderr: File,
+}
+
+fn open_streams(spec: &LaunchSpec) -> std::io::Result<Streams> {
     let stdout = open_output(&spec.stdout, spec.append)
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot open {}: {e}", spec.stdout.display())))?;
     let stderr = match &spec.stderr {
@@ -55,6 +62,23 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
         }
         None => File::open("/dev/null")?,
     };
+    Ok(Streams { stdin, stdout, stderr })
+}
+
+/// Starts the batch script described by `spec`, as its owner when it names one.
+pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
+    let owner = match spec.run_as {
+        Some(who) => Some(Identity::lookup(who).map_err(std::io::Error::other)?),
+        None => None,
+    };
+    let Streams { stdin, stdout, stderr } = match &owner {
+        Some(user) => user.on_thread(|| open_streams(spec)).map_err(std::io::Error::other)??,
+        None => open_streams(spec)?,
+    };
+    let mut env_vars = spec.env.clone();
+    if let Some(user) = &owner {
+        user.set_env(&mut env_vars);
+    }
     let path = cstring(spec.script.as_os_str().as_bytes())?;
     let mut argv = vec![path.clone()];
     for a in &spec.argv {
@@ -62,8 +86,7 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
     }
     // SLURM_TASK_PID is the batch shell's own pid: reserve room and fill it in after fork.
     const PID_VAR: &[u8] = b"SLURM_TASK_PID=";
-    let mut env: Vec<CString> = spec
-        .env
+    let mut env: Vec<CString> = env_vars
         .iter()
         .filter(|e| !e.as_bytes().starts_with(PID_VAR))
         .map(|e| cstring(e.as_bytes()))
@@ -80,7 +103,12 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
         "slurmstepd: error: couldn't chdir to `{}': No such file or directory: going to /tmp instead\n",
         spec.cwd.display()
     );
-    let umask = spec.umask;
+    // Not the root daemon's private umask for another user's job that gave none.
+    let umask = spec.umask.or(spec.run_as.map(|_| 0o022));
+    let identity_msg = format!(
+        "slurmstepd: error: cannot run as the job's owner {}\n",
+        owner.as_ref().map(|u| u.name.as_str()).unwrap_or_default()
+    );
     let exec_msg = format!("slurmstepd: error: execve(): {}: ", spec.script.display());
 
     // SAFETY: between fork and execve/_exit the child calls only async-signal-safe functions
@@ -97,6 +125,12 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
             libc::dup2(err_fd, 2);
             if let Some(mask) = umask {
                 libc::umask(mask as libc::mode_t);
+            }
+            if let Some(user) = &owner {
+                if user.become_for_good().is_err() {
+                    libc::write(2, identity_msg.as_ptr().cast(), identity_msg.len());
+                    libc::_exit(1);
+                }
             }
             if libc::chdir(cwd.as_ptr()) != 0 {
                 libc::write(2, chdir_msg.as_ptr().cast(), chdir_msg.len());

@@ -50,7 +50,7 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
             let node = std::env::var("SLURMD_NODENAME")
                 .or_else(|_| std::env::var("SLURM_JOB_NODELIST"))
                 .ok()
-                .or_else(|| crate::config::Config::load(&crate::paths::default_config()).ok().map(|c| c.node_name))
+                .or_else(|| crate::config::Config::load(&crate::paths::client_config().0).ok().map(|c| c.node_name))
                 .unwrap_or_else(crate::paths::hostname);
             run_step(&client, id, &step, &o, node)
         }
@@ -118,7 +118,7 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: 
         disable_status: o.has("disable-status"),
         quit_on_interrupt: o.has("quit-on-interrupt"),
         ntasks: step.ntasks.unwrap_or(1),
-        kill_wait: crate::config::Config::load(&crate::paths::default_config()).map(|c| c.kill_wait).unwrap_or(30),
+        kill_wait: crate::config::Config::load(&crate::paths::client_config().0).map(|c| c.kill_wait).unwrap_or(30),
         verbose: o.count("verbose"),
         job_id: Some(id),
         kill_on_bad_exit: o.value("kill-on-bad-exit").is_some_and(|v| v != "0"),

@@ -57,12 +57,16 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
         Ok(s) => s,
         Err(e) => return fail(sink, format!("step {}: signalfd: {e}", spec.step_name())),
     };
-    let launch = match tasks::Launch::new(&spec) {
+    let owner = match spec.run_as.map(crate::identity::Identity::lookup).transpose() {
+        Ok(owner) => owner,
+        Err(e) => return fail(sink, format!("step {}: {e}", spec.step_name())),
+    };
+    let launch = match tasks::Launch::new(&spec, owner.clone()) {
         Ok(l) => l,
         Err(why) => return fail(sink, format!("step {}: {why}", spec.step_name())),
     };
     sink.frame(&Frame::StepStarted { job_id: spec.job_id, step_id: spec.step_id });
-    let started = start_tasks(&spec, &launch, &mut sink);
+    let started = start_tasks(&spec, &launch, owner.as_ref(), &mut sink);
     // The relay reads the wake pipe without blocking; the reader thread writes it blocking,
     // so that no message is ever lost.
     let wake = crate::sys::pipe().and_then(|(r, w)| {
@@ -119,12 +123,22 @@ struct StartedTasks {
     targets: Vec<stdio::Target>,
 }
 
-/// Starts every task, telling the client about those that cannot start.
-fn start_tasks(spec: &StepSpec, launch: &tasks::Launch, sink: &mut sink::Sink) -> StartedTasks {
+/// Starts every task, telling the client about those that cannot start. The tasks' files
+/// and terminal are opened by the job's `owner`, when the step runs as another user.
+fn start_tasks(
+    spec: &StepSpec,
+    launch: &tasks::Launch,
+    owner: Option<&crate::identity::Identity>,
+    sink: &mut sink::Sink,
+) -> StartedTasks {
     let mut out = StartedTasks { tasks: Vec::new(), sources: Vec::new(), targets: Vec::new() };
     let mut files = stdio::OutputFiles::default();
     for task in 0..spec.ntasks {
-        let started = stdio::wire(spec, task, &mut files).and_then(|io| {
+        let io = match owner {
+            Some(user) => user.on_thread(|| stdio::wire(spec, task, &mut files)).unwrap_or_else(|e| Err(e.to_string())),
+            None => stdio::wire(spec, task, &mut files),
+        };
+        let started = io.and_then(|io| {
             let started = launch
                 .start(task, &io)
                 .map_err(|e| format!("slurmstepd-{}: error: task {task}: fork: {e}", spec.node_name))?;

@@ -58,6 +58,10 @@ pub struct StepSpec {
     pub user: String,
     /// The submitter's umask, if known.
     pub umask: Option<u32>,
+    /// The job's owner, whom the tasks run as when the supervisor runs as root for another
+    /// user.
+    #[serde(default)]
+    pub run_as: Option<crate::identity::RunAs>,
 }
 
 impl StepSpec {

@@ -35,6 +35,8 @@ pub struct Launch {
     umask: Option<u32>,
     /// The line the task writes to its stderr when it cannot enter `cwd`.
     chdir_msg: String,
+    /// The user the tasks run as, when the supervisor runs as root for another user.
+    owner: Option<crate::identity::Identity>,
 }
 
 /// A task that was forked.
@@ -54,11 +56,14 @@ fn cstring(s: impl Into<Vec<u8>>) -> Result<CString, String> {
 impl Launch {
     /// Prepares the program, the environment and the directory of `spec`'s tasks; `Err` says
     /// why they cannot be.
-    pub fn new(spec: &StepSpec) -> Result<Launch, String> {
+    pub fn new(spec: &StepSpec, owner: Option<crate::identity::Identity>) -> Result<Launch, String> {
         let argv0 = spec.argv.first().ok_or("the step has no command")?.clone();
         let argv = spec.argv.iter().map(|a| cstring(a.as_str())).collect::<Result<_, _>>()?;
-        let env: Vec<CString> = spec
-            .env
+        let mut env_vars = spec.env.clone();
+        if let Some(user) = &owner {
+            user.set_env(&mut env_vars);
+        }
+        let env: Vec<CString> = env_vars
             .iter()
             .filter(|e| !TASK_VARS.iter().any(|v| e.starts_with(v)))
             .map(|e| cstring(e.as_str()))
@@ -86,7 +91,9 @@ impl Launch {
             spec.node_name,
             spec.cwd.display()
         );
-        Ok(Launch { argv0, argv, candidates, env, cwd, umask: spec.umask, chdir_msg })
+        // Not the root daemon's private umask for another user's step that gave none.
+        let umask = spec.umask.or(owner.as_ref().map(|_| 0o022));
+        Ok(Launch { argv0, argv, candidates, env, cwd, umask, chdir_msg, owner })
     }
 
     /// The program as the step names it, for messages.
@@ -172,6 +179,13 @@ impl Launch {
         }
         if let Some(mask) = self.umask {
             libc::umask(mask as libc::mode_t);
+        }
+        if let Some(user) = &self.owner {
+            if let Err(err) = user.become_for_good() {
+                let bytes = err.to_ne_bytes();
+                libc::write(report, bytes.as_ptr().cast(), bytes.len());
+                libc::_exit(1);
+            }
         }
         if libc::chdir(self.cwd.as_ptr()) != 0 {
             libc::write(2, self.chdir_msg.as_ptr().cast(), self.chdir_msg.len());

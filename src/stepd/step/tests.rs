@@ -29,6 +29,7 @@ fn spec(argv: &[&str]) -> StepSpec {
         job_name: "test".into(),
         user: "me".into(),
         umask: None,
+        run_as: None,
     }
 }
 

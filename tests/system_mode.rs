@@ -1,0 +1,377 @@
+//! The system daemon shared by real users: jobs run as their owners, files are theirs, and
+//! nobody acts on anyone else's job. These tests create users with `useradd`, so they need
+//! root (as CI has); run as anyone else they say so and check nothing.
+
+mod common;
+
+use common::{read, wait_for};
+use slurmlet::api::client::Client;
+use slurmlet::identity::{Identity, RunAs};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+const LONG: Duration = Duration::from_secs(30);
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("not root: the system-mode tests need to create users; nothing checked");
+    }
+    root
+}
+
+/// A user made for one test, removed with it.
+struct User {
+    name: String,
+    uid: u32,
+    gid: u32,
+    home: PathBuf,
+}
+
+impl User {
+    fn create(name: &str, home: &Path) -> User {
+        let _ = Command::new("userdel").arg(name).output();
+        // useradd locks the user database; tests running at once may find it taken.
+        wait_for(&format!("useradd {name}"), LONG, || {
+            let out = Command::new("useradd")
+                .args(["-m", "-d"])
+                .arg(home)
+                .args(["-s", "/bin/sh", "-U", name])
+                .output()
+                .expect("run useradd");
+            common::until(out.status.success(), || String::from_utf8_lossy(&out.stderr).into_owned())
+        });
+        let uid = slurmlet::paths::user_uid(name).expect("new user exists");
+        let gid = std::fs::metadata(home).expect("home exists").gid();
+        User { name: name.into(), uid, gid, home: home.into() }
+    }
+
+    /// Runs `f` on a thread with this user's credentials (a connection it opens is theirs).
+    fn as_me<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        Identity::lookup(RunAs { uid: self.uid, gid: self.gid }).unwrap().on_thread(f).unwrap()
+    }
+}
+
+impl Drop for User {
+    fn drop(&mut self) {
+        let _ = Command::new("userdel").args(["-r", &self.name]).output();
+    }
+}
+
+/// The binary and its command links, copied once for all tests: users run it from there, as
+/// the build directory may be closed to them.
+fn shared_bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        // One directory per test process; those of finished processes are removed.
+        const PREFIX: &str = "slurmlet-system-tests-";
+        for entry in std::fs::read_dir("/tmp").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix(PREFIX) {
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = PathBuf::from(format!("/tmp/{PREFIX}{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::copy(env!("CARGO_BIN_EXE_slurmlet"), dir.join("slurmlet")).unwrap();
+        for c in common::COMMANDS.iter().chain(&["scontrol"]).filter(|c| **c != "slurmlet") {
+            std::os::unix::fs::symlink("slurmlet", dir.join(c)).unwrap();
+        }
+        dir
+    })
+}
+
+/// Runs `cmd`, trying again while the copied binary is busy: a process forked by another
+/// test while the copy was open for writing holds it until that process executes.
+fn retrying<T>(mut run: impl FnMut() -> std::io::Result<T>) -> T {
+    for _ in 0..500 {
+        match run() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            other => return other.expect("run command"),
+        }
+    }
+    panic!("the binary stayed busy")
+}
+
+/// A system daemon in a temporary directory, with users to try it.
+struct Shared {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    config: PathBuf,
+    socket: PathBuf,
+    daemon: Option<Child>,
+}
+
+impl Shared {
+    /// A system daemon with 2 fake GPUs and `extra` configuration.
+    fn start(extra: &str) -> Shared {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let bin = shared_bin().to_path_buf();
+        let socket = dir.path().join("run").join("slurmlet.sock");
+        let config = dir.path().join("slurmlet.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "mode = \"system\"\ncluster_name = \"lab\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\ngpus = 2\nkill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
+                dir.path().join("state").display(),
+                socket.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut shared = Shared { dir, bin, config, socket, daemon: None };
+        shared.start_daemon();
+        shared
+    }
+
+    fn start_daemon(&mut self) {
+        let log = std::fs::File::create(self.dir.path().join("daemon.log")).unwrap();
+        let mut cmd = Command::new(self.bin.join("slurmletd"));
+        cmd.arg("--system")
+            .arg("--config")
+            .arg(&self.config)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
+        let child = retrying(|| cmd.spawn());
+        self.daemon = Some(child);
+        wait_for("the system daemon", LONG, || {
+            common::until(std::os::unix::net::UnixStream::connect(&self.socket).is_ok(), || self.log())
+        });
+    }
+
+    fn stop_daemon(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            let _ = d.kill();
+            let _ = d.wait();
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("daemon.log")).unwrap_or_default()
+    }
+
+    /// A user with a home under the temporary directory.
+    fn user(&self, tag: &str) -> User {
+        let name = format!("sl{}{tag}", std::process::id() % 100_000);
+        User::create(&name, &self.dir.path().join(format!("home-{tag}")))
+    }
+
+    /// Runs a command as `user` in their home, finding the daemon as any user would: through
+    /// the system configuration alone.
+    fn run_as(&self, user: &User, name: &str, args: &[&str]) -> Output {
+        let mut c = Command::new(self.bin.join(name));
+        c.args(args)
+            .current_dir(&user.home)
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("HOME", &user.home)
+            .env("USER", &user.name)
+            .env("SLURMLET_SYSTEM_CONF", &self.config)
+            .uid(user.uid)
+            .gid(user.gid)
+            .stdin(Stdio::null());
+        retrying(|| c.output())
+    }
+
+    fn sbatch_as(&self, user: &User, args: &[&str]) -> u32 {
+        let out = self.run_as(user, "sbatch", &[&["--parsable"], args].concat());
+        assert!(out.status.success(), "sbatch {args:?} as {}: {}", user.name, String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().parse().expect("job id")
+    }
+
+    /// Root's view of a job.
+    fn state(&self, id: u32) -> String {
+        let r = Client::at(&self.socket).unwrap().job(&id.to_string()).unwrap();
+        r.jobs.first().map(|j| j.job_state.join("+")).unwrap_or_else(|| format!("unknown: {:?}", r.errors))
+    }
+
+    fn wait_state(&self, id: u32, want: &str) {
+        wait_for(&format!("job {id} {want}"), LONG, || {
+            let s = self.state(id);
+            common::until(s == want, || format!("{s}; log:\n{}", self.log()))
+        });
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Ok(c) = Client::at(&self.socket) {
+            if let Ok(r) = c.jobs() {
+                for j in r.jobs {
+                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), false);
+                }
+            }
+        }
+        self.stop_daemon();
+    }
+}
+
+fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn jobs_run_as_their_owners_and_their_files_are_theirs() {
+    if !is_root() {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("a");
+    let bob = shared.user("b");
+    let script = "#!/bin/sh\necho \"uid=$(id -u) gid=$(id -g) user=$USER logname=$LOGNAME home=$HOME\"\necho \"$0\"\ncat \"$0\" > /dev/null && echo script-readable\n";
+    for user in [&alice, &bob] {
+        std::fs::write(user.home.join("job.sh"), script).unwrap();
+        let id = shared.sbatch_as(user, &["-o", "logs/%j.out", "job.sh"]);
+        shared.wait_state(id, "COMPLETED");
+        let out = user.home.join(format!("logs/{id}.out"));
+        let meta = std::fs::metadata(&out).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (user.uid, user.gid), "{} is not {}'s", out.display(), user.name);
+        let dir = std::fs::metadata(user.home.join("logs")).unwrap();
+        assert_eq!(dir.uid(), user.uid, "the output directory was created by someone else");
+        let text = read(&out);
+        assert!(
+            text.contains(&format!(
+                "uid={} gid={} user={} logname={} home={}",
+                user.uid,
+                user.gid,
+                user.name,
+                user.name,
+                user.home.display()
+            )),
+            "{text}"
+        );
+        assert!(text.contains("script-readable"), "{text}");
+    }
+
+    // Nobody reads the daemon's store or another user's job files.
+    let state = shared.dir.path().join("state");
+    let db = std::fs::metadata(state.join("slurmlet.db")).unwrap();
+    assert_eq!(db.permissions().mode() & 0o077, 0, "the store is open to others");
+    std::fs::write(alice.home.join("secret.sh"), "#!/bin/sh\nsleep 300\n").unwrap();
+    let secret = shared.sbatch_as(&alice, &["secret.sh"]);
+    shared.wait_state(secret, "RUNNING");
+    let job_dir = state.join("jobs").join(secret.to_string());
+    let peek = |file: &str| bob.as_me(|| std::fs::read(job_dir.join(file)).map_err(|e| e.kind()));
+    assert_eq!(peek("slurm_script"), Err(std::io::ErrorKind::PermissionDenied));
+    assert_eq!(peek("spec.json"), Err(std::io::ErrorKind::PermissionDenied));
+    assert!(alice.as_me(|| std::fs::read(job_dir.join("slurm_script"))).is_ok(), "the owner cannot read its script");
+
+    // A path the user may not write is refused at submit time, though root could create it.
+    let closed = shared.dir.path().join("root-only");
+    std::fs::create_dir(&closed).unwrap();
+    let target = closed.join("sub").join("x.out");
+    let out = shared.run_as(&alice, "sbatch", &["-o", target.to_str().unwrap(), "--wrap", "true"]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "submit with an unwritable output succeeded: {err}");
+    assert!(err.contains("Permission denied") && err.contains(&closed.display().to_string()), "{err}");
+    assert!(!closed.join("sub").exists(), "root created a directory for the user");
+
+    // A step runs as the job's owner too.
+    let out = shared.run_as(&bob, "srun", &["sh", "-c", "id -u; id -g"]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "srun as {}: {err}", bob.name);
+    assert_eq!(stdout, format!("{}\n{}\n", bob.uid, bob.gid));
+}
+
+#[test]
+fn nobody_acts_on_another_users_job() {
+    if !is_root() {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("c");
+    let bob = shared.user("d");
+    let id = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
+    shared.wait_state(id, "RUNNING");
+
+    let out = shared.run_as(&bob, "scancel", &[&id.to_string()]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert_eq!(err, format!("scancel: error: Kill job error on job id {id}: Access/permission denied\n"));
+    let out = shared.run_as(&bob, "scancel", &["-s", "KILL", &id.to_string()]);
+    assert!(!out.status.success(), "{}", text(&out).1);
+
+    // REST, straight on the socket, as bob: refused in the job's status, as slurmrestd does.
+    let reply = bob.as_me(|| Client::at(&shared.socket).unwrap().cancel(&id.to_string(), None, false)).unwrap();
+    let refusal = reply.status.first().map(|s| (s.error.code, s.error.string.as_str()));
+    assert_eq!(refusal, Some((2002, "Access/permission denied")), "{reply:?}");
+
+    assert!(shared.log().contains("refused: Access/permission denied"), "denials are not logged:\n{}", shared.log());
+    // Nor start steps in it.
+    let out = shared.run_as(&bob, "srun", &["--jobid", &id.to_string(), "true"]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success() && err.contains("Access/permission denied"), "{err}");
+    shared.wait_state(id, "RUNNING");
+
+    // Everybody may list jobs, as in Slurm.
+    let out = shared.run_as(&bob, "squeue", &["-h", "-o", "%i %u %T"]);
+    assert_eq!(text(&out).0, format!("{id} {} RUNNING\n", alice.name));
+
+    // Its owner may.
+    let out = shared.run_as(&alice, "scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    shared.wait_state(id, "CANCELLED");
+}
+
+#[test]
+fn operators_may_act_and_private_data_hides_other_users_jobs() {
+    if !is_root() {
+        return;
+    }
+    let tag = std::process::id() % 100_000;
+    let (alice_name, bob_name, oscar_name) = (format!("sl{tag}e"), format!("sl{tag}f"), format!("sl{tag}o"));
+    // Users first: the configuration names the operator.
+    let dir = tempfile::tempdir().unwrap();
+    let alice = User::create(&alice_name, &dir.path().join("e"));
+    let bob = User::create(&bob_name, &dir.path().join("f"));
+    let oscar = User::create(&oscar_name, &dir.path().join("o"));
+    let shared = Shared::start(&format!("operators = [\"{oscar_name}\"]\nprivate_data = [\"jobs\"]\n"));
+    let id = shared.sbatch_as(&alice, &["--wrap", "sleep 300"]);
+    shared.wait_state(id, "RUNNING");
+
+    let listing = |user: &User| text(&shared.run_as(user, "squeue", &["-h", "-o", "%i"])).0;
+    assert_eq!(listing(&bob), "", "bob sees alice's job");
+    assert_eq!(listing(&alice), format!("{id}\n"));
+    assert_eq!(listing(&oscar), format!("{id}\n"));
+    let lookup = bob.as_me(|| Client::at(&shared.socket).unwrap().job(&id.to_string())).unwrap();
+    assert!(lookup.jobs.is_empty(), "{lookup:?}");
+
+    let out = shared.run_as(&oscar, "scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "the operator could not cancel: {}", text(&out).1);
+    shared.wait_state(id, "CANCELLED");
+}
+
+#[test]
+fn commands_use_the_system_daemon_and_never_start_their_own() {
+    if !is_root() {
+        return;
+    }
+    let mut shared = Shared::start("");
+    let alice = shared.user("g");
+    let out = shared.run_as(&alice, "sinfo", &["-h", "-o", "%P %G"]);
+    assert_eq!(text(&out).0, "gpu* gpu:2\n", "{}", text(&out).1);
+
+    shared.stop_daemon();
+    let out = shared.run_as(&alice, "squeue", &[]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("system daemon does not answer") && err.contains(&shared.config.display().to_string()),
+        "{err}"
+    );
+    let own = PathBuf::from(format!("/tmp/slurmlet-{}", alice.uid)).join("slurmlet.sock");
+    assert!(!own.exists(), "a per-user daemon was started");
+    assert!(!common::process_running(&format!("slurmletd --socket {}", own.display())));
+}
