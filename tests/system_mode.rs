@@ -362,6 +362,11 @@ fn commands_use_the_system_daemon_and_never_start_their_own() {
     let alice = shared.user("g");
     let out = shared.run_as(&alice, "sinfo", &["-h", "-o", "%P %G"]);
     assert_eq!(text(&out).0, "gpu* gpu:2\n", "{}", text(&out).1);
+    // Only root stops the system daemon.
+    let out = shared.run_as(&alice, "slurmlet", &["daemon", "stop"]);
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("only the daemon's owner may stop it"), "{}", text(&out).1);
+    assert!(std::os::unix::net::UnixStream::connect(&shared.socket).is_ok(), "the daemon stopped");
 
     shared.stop_daemon();
     let out = shared.run_as(&alice, "squeue", &[]);

@@ -648,6 +648,7 @@ async fn partitions(State(d): Shared) -> Response {
 async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let daemon_uid = crate::paths::uid();
     if peer.uid != daemon_uid && peer.uid != 0 {
+        tracing::warn!(uid = peer.uid, user = %crate::paths::user_name(peer.uid), "shutdown refused: Access/permission denied");
         return reply(
             StatusCode::FORBIDDEN,
             Envelope {
