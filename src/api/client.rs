@@ -134,6 +134,11 @@ impl Client {
         self.delete(&format!("/slurm/{DATA_PARSER}/job/{id}{query}"))
     }
 
+    /// `POST /slurm/v0.0.43/job/{id}`: updates a job with the `job_desc_msg` fields of `body`.
+    pub fn update_job(&self, id: &str, body: &serde_json::Value) -> Result<JobPostResponse, ClientError> {
+        self.post(&format!("/slurm/{DATA_PARSER}/job/{id}"), body)
+    }
+
     /// `GET /slurm/v0.0.43/nodes`.
     pub fn nodes(&self) -> Result<NodesResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/nodes"))

@@ -378,6 +378,28 @@ pub struct CancelResponse {
     pub warnings: Vec<ApiWarning>,
 }
 
+/// One entry of a job update's `results` (`job_array_response_msg_entry`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobUpdateResult {
+    pub job_id: u32,
+    pub step_id: String,
+    pub error: String,
+    pub error_code: i32,
+    pub why: String,
+}
+
+/// `POST /slurm/v0.0.43/job/{id}` reply (`openapi_job_post_response`); slurmrestd sends
+/// `"results": null` for a job that is not an array.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobPostResponse {
+    pub results: Option<Vec<JobUpdateResult>>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
 /// `node`: the machine as `GET /nodes` reports it.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
@@ -559,6 +581,15 @@ pub mod errno {
     pub const ALREADY_DONE: i32 = 2021;
     /// `ESLURM_ACCESS_DENIED`
     pub const ACCESS_DENIED: i32 = 2002;
+    /// `ESLURM_USER_ID_MISSING` ("Invalid user id"): what Slurm answers a user who changes
+    /// another user's job.
+    pub const USER_ID_MISSING: i32 = 2010;
+    /// `ESLURM_JOB_HELD`
+    pub const JOB_HELD: i32 = 2042;
+    /// `ESLURM_JOB_NOT_PENDING`
+    pub const JOB_NOT_PENDING: i32 = 2073;
+    /// `ESLURM_JOB_FINISHED`
+    pub const JOB_FINISHED: i32 = 2084;
     /// ESLURM_ACCOUNTING_POLICY: the job breaks a limit.
     pub const ACCOUNTING_POLICY: i32 = 2050;
     /// `ESLURM_INVALID_TIME_LIMIT`

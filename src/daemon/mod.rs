@@ -5,6 +5,7 @@ pub mod accept;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;
+pub mod hold;
 pub mod info;
 pub mod interactive;
 pub mod job;
@@ -21,6 +22,7 @@ pub mod store;
 pub mod submit;
 pub mod submit_keys;
 pub mod text;
+pub mod update;
 pub mod writer;
 
 use crate::config::Config;

@@ -258,7 +258,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/ping{suffix}"), get(ping))
             .route(&format!("/slurm/{v}/job/submit{suffix}"), post(submit))
             .route(&format!("/slurm/{v}/jobs{suffix}"), get(jobs))
-            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel))
+            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel).post(super::update::update))
             .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
