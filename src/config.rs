@@ -94,6 +94,9 @@ pub struct ConfigFile {
     pub hide_gpus_from_cpu_jobs: Option<bool>,
     /// Per-user limits (default: none).
     pub limits: Option<UserLimits>,
+    /// A TCP address (`127.0.0.1:6820`) to serve the REST API on as well, to token holders
+    /// (default: none, the Unix socket only).
+    pub listen: Option<std::net::SocketAddr>,
 }
 
 /// The `[limits]` table: what one user may hold at once (like a Slurm QOS's `MaxJobsPU`,
@@ -162,6 +165,8 @@ pub struct Config {
     pub hide_gpus_from_cpu_jobs: bool,
     /// Per-user limits.
     pub limits: UserLimits,
+    /// The TCP address the REST API is also served on, if any.
+    pub listen: Option<std::net::SocketAddr>,
 }
 
 impl Config {
@@ -241,6 +246,7 @@ impl Config {
             socket: file.socket.unwrap_or_else(crate::paths::default_socket),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
             limits: file.limits.unwrap_or_default(),
+            listen: file.listen,
         })
     }
 
@@ -286,6 +292,13 @@ mod tests {
         let c = Config::resolve(f, Path::new("x")).unwrap();
         assert_eq!(c.gpu_ids, vec![0, 2]);
         assert_eq!(c.gres(), "gpu:tesla:2");
+    }
+
+    #[test]
+    fn listen_is_an_address_and_port() {
+        let f: ConfigFile = toml::from_str("listen = \"127.0.0.1:6820\"").unwrap();
+        assert_eq!(f.listen, Some("127.0.0.1:6820".parse().unwrap()));
+        assert!(toml::from_str::<ConfigFile>("listen = \"127.0.0.1\"").is_err(), "a port is needed");
     }
 
     #[test]

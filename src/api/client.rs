@@ -139,6 +139,11 @@ impl Client {
         self.post(&format!("/slurm/{DATA_PARSER}/job/{id}"), body)
     }
 
+    /// `POST /slurmlet/v1/token`: a REST token for the caller (or, for root, another user).
+    pub fn token(&self, req: &TokenRequest) -> Result<TokenResponse, ClientError> {
+        self.post("/slurmlet/v1/token", req)
+    }
+
     /// `GET /slurm/v0.0.43/nodes`.
     pub fn nodes(&self) -> Result<NodesResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/nodes"))

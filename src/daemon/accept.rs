@@ -1,5 +1,5 @@
-//! The daemon's connection loop: HTTP/1.1 on the Unix socket (and on any other listener),
-//! with the caller's credentials attached to every request, and with
+//! The daemon's connection loop: HTTP/1.1 on the Unix socket (and on the TCP address of
+//! [`super::tcp`]), with the caller's credentials attached to every request, and with
 //! upgrades (a step's or an allocation's stream, see [`crate::api::stream`]) handed over as
 //! the socket itself.
 //!
@@ -28,7 +28,8 @@ impl Peer {
     }
 }
 
-/// A listening socket whose connections are served: the Unix socket, or a TCP address.
+/// A listening socket whose connections are served: the Unix socket, or the TCP address of
+/// [`super::tcp`].
 pub trait Listen {
     /// An accepted connection.
     type Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static;

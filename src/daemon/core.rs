@@ -620,8 +620,8 @@ impl Core {
         if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
             kept.push("node_name/cluster_name");
         }
-        if new.state_dir != old.state_dir || new.socket != old.socket {
-            kept.push("state_dir/socket");
+        if new.state_dir != old.state_dir || new.socket != old.socket || new.listen != old.listen {
+            kept.push("state_dir/socket/listen");
         }
         // Jobs queued in a partition that is gone stay pending until it comes back.
         self.config.partitions = new.partitions;

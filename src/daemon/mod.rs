@@ -1,7 +1,8 @@
 //! The scheduler daemon (`slurmletd`): owns the node's CPUs, memory and GPUs, keeps the job
-//! store, and serves the REST API on a Unix socket.
+//! store, and serves the REST API on a Unix socket (and, to token holders, on a TCP address).
 
 pub mod accept;
+pub mod auth;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;
@@ -21,7 +22,9 @@ pub mod steps;
 pub mod store;
 pub mod submit;
 pub mod submit_keys;
+pub mod tcp;
 pub mod text;
+pub mod token;
 pub mod update;
 pub mod writer;
 
@@ -46,6 +49,9 @@ pub enum DaemonError {
     /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// The key that signs REST tokens could not be had.
+    #[error(transparent)]
+    Key(#[from] auth::KeyError),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
@@ -72,7 +78,9 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     if !lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
         return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
     }
+    let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
+    let listen = config.listen;
     if let Some(dir) = socket.parent() {
         crate::api::client::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
     }
@@ -103,18 +111,25 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             kick: tokio::sync::Notify::new(),
             clients: Default::default(),
             steps_changed: tokio::sync::Notify::new(),
+            jwt_key,
         });
         tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
 
+        let tcp = match listen {
+            Some(addr) => {
+                Some(tokio::net::TcpListener::bind(addr).await.map_err(io(format!("cannot listen on {addr}")))?)
+            }
+            None => None,
+        };
         let listener =
             tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o700))
             .map_err(io(format!("cannot set the mode of {}", socket.display())))?;
-        tracing::info!(socket = %socket.display(), "slurmletd listening");
+        tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
 
         let app = server::router(daemon.clone());
         let stop = daemon.clone();
@@ -128,7 +143,22 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
                 _ = stop.shutdown.notified() => {},
             }
         };
-        accept::serve(listener, app, shutdown).await;
+        // One stop for both listeners.
+        let (stopped, stopping) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown.await;
+            let _ = stopped.send(true);
+        });
+        let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        };
+        let unix = accept::serve(listener, app.clone(), until_stopped(stopping.clone()));
+        let tcp = async {
+            if let Some(tcp) = tcp {
+                tcp::serve(tcp, app, daemon.clone(), until_stopped(stopping.clone())).await;
+            }
+        };
+        tokio::join!(unix, tcp);
         let _ = std::fs::remove_file(&socket);
         let core = daemon.core.lock().expect("core lock");
         tokio::task::block_in_place(|| core.flush());
