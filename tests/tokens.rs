@@ -175,6 +175,9 @@ fn tcp_requests_without_a_valid_token_are_refused() {
         );
     }
 
+    let log = c.log();
+    assert!(log.contains("REST request refused: the token expired"), "refusals are logged:\n{log}");
+
     // slurmlet's own paths are not served on TCP, whatever the token.
     let valid = token(&c, &[]);
     let reply = http(&addr, "POST", "/slurmlet/v1/token", &[("X-SLURM-USER-TOKEN", &valid)], Some("{}"));
