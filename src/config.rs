@@ -103,6 +103,9 @@ pub struct ConfigFile {
     /// What users may not see of other users' jobs, as Slurm's `PrivateData`: `["jobs"]`
     /// hides other users' jobs from listings and lookups (operators and root see all).
     pub private_data: Option<Vec<PrivateData>>,
+    /// A TCP address (`127.0.0.1:6820`) to serve the REST API on as well, to token holders
+    /// (default: none, the Unix socket only).
+    pub listen: Option<std::net::SocketAddr>,
 }
 
 /// How the daemon is shared.
@@ -198,6 +201,8 @@ pub struct Config {
     pub operators: Vec<u32>,
     /// Whether other users' jobs are hidden from non-operators.
     pub private_jobs: bool,
+    /// The TCP address the REST API is also served on, if any.
+    pub listen: Option<std::net::SocketAddr>,
 }
 
 impl Config {
@@ -298,6 +303,7 @@ impl Config {
             mode,
             operators,
             private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),
+            listen: file.listen,
         })
     }
 
@@ -343,6 +349,13 @@ mod tests {
         let c = Config::resolve(f, Path::new("x")).unwrap();
         assert_eq!(c.gpu_ids, vec![0, 2]);
         assert_eq!(c.gres(), "gpu:tesla:2");
+    }
+
+    #[test]
+    fn listen_is_an_address_and_port() {
+        let f: ConfigFile = toml::from_str("listen = \"127.0.0.1:6820\"").unwrap();
+        assert_eq!(f.listen, Some("127.0.0.1:6820".parse().unwrap()));
+        assert!(toml::from_str::<ConfigFile>("listen = \"127.0.0.1\"").is_err(), "a port is needed");
     }
 
     #[test]

@@ -178,6 +178,11 @@ pub fn user_uid(name: &str) -> Option<u32> {
     if let Ok(n) = name.parse() {
         return Some(n);
     }
+    user_ids(name).map(|(uid, _)| uid)
+}
+
+/// The uid and primary gid of the passwd entry of user `name` (a name, never a number).
+pub fn user_ids(name: &str) -> Option<(u32, u32)> {
     let cname = std::ffi::CString::new(name).ok()?;
     let mut buf = vec![0u8; 4096];
     // SAFETY: as in lookup_name.
@@ -187,8 +192,14 @@ pub fn user_uid(name: &str) -> Option<u32> {
         if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
             && !res.is_null()
         {
-            return Some(pw.pw_uid);
+            return Some((pw.pw_uid, pw.pw_gid));
         }
     }
     None
+}
+
+/// The name of the passwd entry of `uid`, if it has one.
+pub fn user_name_of(uid: u32) -> Option<String> {
+    let name = user_name(uid);
+    (name != uid.to_string() || user_ids(&name).is_some_and(|(u, _)| u == uid)).then_some(name)
 }

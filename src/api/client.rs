@@ -145,6 +145,16 @@ impl Client {
         self.delete(&format!("/slurm/{DATA_PARSER}/job/{id}{query}"))
     }
 
+    /// `POST /slurm/v0.0.43/job/{id}`: updates a job with the `job_desc_msg` fields of `body`.
+    pub fn update_job(&self, id: &str, body: &serde_json::Value) -> Result<JobPostResponse, ClientError> {
+        self.post(&format!("/slurm/{DATA_PARSER}/job/{id}"), body)
+    }
+
+    /// `POST /slurmlet/v1/token`: a REST token for the caller (or, for root, another user).
+    pub fn token(&self, req: &TokenRequest) -> Result<TokenResponse, ClientError> {
+        self.post("/slurmlet/v1/token", req)
+    }
+
     /// `GET /slurm/v0.0.43/nodes`.
     pub fn nodes(&self) -> Result<NodesResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/nodes"))

@@ -378,6 +378,53 @@ pub struct CancelResponse {
     pub warnings: Vec<ApiWarning>,
 }
 
+/// One entry of a job update's `results` (`job_array_response_msg_entry`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobUpdateResult {
+    pub job_id: u32,
+    pub step_id: String,
+    pub error: String,
+    pub error_code: i32,
+    pub why: String,
+}
+
+/// `POST /slurm/v0.0.43/job/{id}` reply (`openapi_job_post_response`); slurmrestd sends
+/// `"results": null` for a job that is not an array.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JobPostResponse {
+    pub results: Option<Vec<JobUpdateResult>>,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
+/// The longest token lifespan Slurm issues, in seconds (`INT_MAX - 1`; `scontrol token
+/// lifespan=infinite` asks for it).
+pub const MAX_TOKEN_LIFESPAN: u64 = i32::MAX as u64 - 1;
+
+/// Body of `POST /slurmlet/v1/token` (`scontrol token`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenRequest {
+    /// Seconds the token is valid; `None`: Slurm's default (1800).
+    pub lifespan: Option<u64>,
+    /// The user the token is for; `None`: the caller. Only root may name another user.
+    pub username: Option<String>,
+}
+
+/// Reply of `POST /slurmlet/v1/token`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct TokenResponse {
+    /// The token (`SLURM_JWT`); empty on error.
+    pub token: String,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
 /// `node`: the machine as `GET /nodes` reports it.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
@@ -559,6 +606,17 @@ pub mod errno {
     pub const ALREADY_DONE: i32 = 2021;
     /// `ESLURM_ACCESS_DENIED`
     pub const ACCESS_DENIED: i32 = 2002;
+    /// `ESLURM_USER_ID_MISSING` ("Invalid user id"): what Slurm answers a user who changes
+    /// another user's job or asks for another user's token.
+    pub const USER_ID_MISSING: i32 = 2010;
+    /// `ESLURM_JOB_HELD`
+    pub const JOB_HELD: i32 = 2042;
+    /// `ESLURM_JOB_NOT_PENDING`
+    pub const JOB_NOT_PENDING: i32 = 2073;
+    /// `ESLURM_JOB_FINISHED`
+    pub const JOB_FINISHED: i32 = 2084;
+    /// `SLURM_PROTOCOL_AUTHENTICATION_ERROR`: a REST request whose token is refused.
+    pub const AUTHENTICATION: i32 = 1007;
     /// ESLURM_ACCOUNTING_POLICY: the job breaks a limit.
     pub const ACCOUNTING_POLICY: i32 = 2050;
     /// `ESLURM_INVALID_TIME_LIMIT`

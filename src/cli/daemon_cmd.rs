@@ -18,6 +18,10 @@ pub struct DaemonArgs {
     /// /etc/slurmlet/slurmlet.toml, state /var/lib/slurmlet, socket /run/slurmlet/slurmlet.sock)
     #[arg(long, global = true)]
     pub system: bool,
+    /// Also serve the REST API to token holders on this TCP address, e.g. 127.0.0.1:6820
+    /// (overrides the configuration's `listen`)
+    #[arg(long, value_name = "ADDR", global = true)]
+    pub listen: Option<std::net::SocketAddr>,
     /// What to do (default: run in the foreground)
     #[command(subcommand)]
     pub action: Option<Action>,
@@ -36,7 +40,7 @@ pub enum Action {
     Status,
 }
 
-/// `slurmletd [--config F] [--socket S]`: runs the daemon in the foreground.
+/// `slurmletd [--config F] [--socket S] [--listen ADDR]`: runs the daemon in the foreground.
 pub fn run_daemon(args: Vec<OsString>) -> i32 {
     match super::parse_args::<DaemonArgs>("slurmletd", args, 1) {
         Ok(a) => foreground(&a),
@@ -66,6 +70,9 @@ fn foreground(args: &DaemonArgs) -> i32 {
     };
     if let Some(s) = &args.socket {
         config.socket = s.clone();
+    }
+    if let Some(addr) = args.listen {
+        config.listen = Some(addr);
     }
     match crate::daemon::run(config, path) {
         Ok(()) => 0,

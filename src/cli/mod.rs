@@ -11,6 +11,7 @@ pub mod job_failure;
 pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
+pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
@@ -20,7 +21,7 @@ use clap::{CommandFactory, Parser};
 use std::ffi::OsString;
 
 /// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
-pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "slurmletd"];
+pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "slurmletd"];
 
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
@@ -43,6 +44,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "salloc" => salloc::run(args),
         "squeue" => squeue::run(args),
         "scancel" => scancel::run(args),
+        "scontrol" => scontrol::run(args),
         "sinfo" => sinfo::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
@@ -177,6 +179,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         crate::options::parse::command(crate::options::Tool::Salloc),
         squeue::SqueueArgs::command().name("squeue"),
         scancel::ScancelArgs::command().name("scancel"),
+        scontrol::ScontrolArgs::command().name("scontrol"),
         sinfo::SinfoArgs::command().name("sinfo"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]

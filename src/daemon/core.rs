@@ -92,11 +92,11 @@ pub struct Core {
     /// The configuration.
     pub config: Config,
     store: Store,
-    writer: Writer,
+    pub(super) writer: Writer,
     /// Jobs that are active or ended within MinJobAge, by id.
     pub jobs: BTreeMap<u32, Job>,
     /// Pending jobs that are not held, in scheduling order (priority, then submit order).
-    queue: BTreeSet<(Reverse<u32>, u32)>,
+    pub(super) queue: BTreeSet<(Reverse<u32>, u32)>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
     used: Resources,
@@ -224,7 +224,7 @@ impl Core {
     }
 
     /// Whether a job waits in the scheduling queue: pending and not held.
-    fn queued(job: &Job) -> bool {
+    pub(super) fn queued(job: &Job) -> bool {
         job.state() == JobState::Pending && !job.held
     }
 
@@ -626,8 +626,8 @@ impl Core {
         if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
             kept.push("node_name/cluster_name");
         }
-        if new.state_dir != old.state_dir || new.socket != old.socket {
-            kept.push("state_dir/socket");
+        if new.state_dir != old.state_dir || new.socket != old.socket || new.listen != old.listen {
+            kept.push("state_dir/socket/listen");
         }
         self.config.operators = new.operators;
         self.config.private_jobs = new.private_jobs;

@@ -1,10 +1,12 @@
 //! The scheduler daemon (`slurmletd`): owns the node's CPUs, memory and GPUs, keeps the job
-//! store, and serves the REST API on a Unix socket.
+//! store, and serves the REST API on a Unix socket (and, to token holders, on a TCP address).
 
 pub mod accept;
+pub mod auth;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;
+pub mod hold;
 pub mod info;
 pub mod interactive;
 pub mod job;
@@ -20,7 +22,10 @@ pub mod steps;
 pub mod store;
 pub mod submit;
 pub mod submit_keys;
+pub mod tcp;
 pub mod text;
+pub mod token;
+pub mod update;
 pub mod writer;
 
 use crate::config::Config;
@@ -47,6 +52,9 @@ pub enum DaemonError {
     /// System mode asked for by someone other than root.
     #[error("the system daemon must run as root, to run each job as its owner (uid {0} here)")]
     SystemNeedsRoot(u32),
+    /// The key that signs REST tokens could not be had.
+    #[error(transparent)]
+    Key(#[from] auth::KeyError),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
@@ -94,7 +102,9 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     if !lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
         return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
     }
+    let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
+    let listen = config.listen;
     if let Some(dir) = socket.parent() {
         crate::api::client::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
         if system {
@@ -128,18 +138,25 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             kick: tokio::sync::Notify::new(),
             clients: Default::default(),
             steps_changed: tokio::sync::Notify::new(),
+            jwt_key,
         });
         tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
 
+        let tcp = match listen {
+            Some(addr) => {
+                Some(tokio::net::TcpListener::bind(addr).await.map_err(io(format!("cannot listen on {addr}")))?)
+            }
+            None => None,
+        };
         let listener =
             tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;
         // Everyone may connect to the system daemon: it knows each caller by the socket's
         // peer credentials, never by what the caller says.
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
-        tracing::info!(socket = %socket.display(), "slurmletd listening");
+        tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
 
         let app = server::router(daemon.clone());
         let stop = daemon.clone();
@@ -153,7 +170,22 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
                 _ = stop.shutdown.notified() => {},
             }
         };
-        accept::serve(listener, app, shutdown).await;
+        // One stop for both listeners.
+        let (stopped, stopping) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown.await;
+            let _ = stopped.send(true);
+        });
+        let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        };
+        let unix = accept::serve(listener, app.clone(), until_stopped(stopping.clone()));
+        let tcp = async {
+            if let Some(tcp) = tcp {
+                tcp::serve(tcp, app, daemon.clone(), until_stopped(stopping.clone())).await;
+            }
+        };
+        tokio::join!(unix, tcp);
         let _ = std::fs::remove_file(&socket);
         let core = daemon.core.lock().expect("core lock");
         tokio::task::block_in_place(|| core.flush());

@@ -1,7 +1,7 @@
 //! The REST server: slurmrestd v0.0.43 paths over a Unix socket, one handler per request.
 //!
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
-//! request.
+//! request; on the TCP address of [`super::tcp`], from the request's verified token.
 
 use super::core::{Core, Effects, Watch};
 use super::info;
@@ -31,6 +31,8 @@ pub struct Daemon {
     /// Notified (all waiters) when a step or a job ends: steps waiting for their share try
     /// again.
     pub steps_changed: tokio::sync::Notify,
+    /// The key REST tokens are signed with.
+    pub jwt_key: super::auth::Key,
 }
 
 /// Peer credentials of a connection.
@@ -259,10 +261,11 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/ping{suffix}"), get(ping))
             .route(&format!("/slurm/{v}/job/submit{suffix}"), post(submit))
             .route(&format!("/slurm/{v}/jobs{suffix}"), get(jobs))
-            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel))
+            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel).post(super::update::update))
             .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
+            .route(&format!("/slurmlet/v1/token{suffix}"), post(super::token::token))
             .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
             .route(&format!("/slurmlet/v1/jobs/query{suffix}"), post(jobs_query))
             .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait))

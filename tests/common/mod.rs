@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod http;
+
 use slurmlet::api::client::Client;
 use slurmlet::api::types::JobInfo;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,8 @@ pub struct Cluster {
     pub daemon: Option<Child>,
 }
 
-pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "slurmletd", "slurmlet"];
+pub const COMMANDS: &[&str] =
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "slurmletd", "slurmlet"];
 
 impl Cluster {
     /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines, with its
