@@ -155,6 +155,11 @@ impl Client {
         self.post("/slurmlet/v1/token", req)
     }
 
+    /// `GET /slurmlet/v1/config`: what `scontrol show config` prints.
+    pub fn config(&self) -> Result<ConfigResponse, ClientError> {
+        self.get("/slurmlet/v1/config")
+    }
+
     /// `GET /slurm/v0.0.43/nodes`.
     pub fn nodes(&self) -> Result<NodesResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/nodes"))

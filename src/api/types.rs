@@ -594,6 +594,48 @@ pub struct PingResponse {
     pub warnings: Vec<ApiWarning>,
 }
 
+/// The daemon's configuration as `scontrol show config` reports it (`GET /slurmlet/v1/config`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct ConfigInfo {
+    /// `ClusterName`.
+    pub cluster_name: String,
+    /// `SlurmctldHost[0]`: the node the daemon schedules, which is also its controller.
+    pub control_host: String,
+    /// `BOOT_TIME`: when the daemon started (UNIX time).
+    pub boot_time: u64,
+    /// When the configuration was last read (UNIX time): `Configuration data as of`.
+    pub last_update: u64,
+    /// `KillWait` in seconds.
+    pub kill_wait: u32,
+    /// `MinJobAge` in seconds.
+    pub min_job_age: u32,
+    /// `MaxArraySize`.
+    pub max_array_size: u32,
+    /// `DefMemPerCPU` in MB; `None`: `DefMemPerNode = UNLIMITED`.
+    pub def_mem_per_cpu: Option<u64>,
+    /// `GresTypes` (`gpu`), empty when the node has no GPU.
+    pub gres_types: String,
+    /// `PrivateData` (`jobs`), empty for none.
+    pub private_data: Vec<String>,
+    /// `StateSaveLocation`.
+    pub state_save_location: String,
+    /// `SlurmUser`: the uid the daemon runs as.
+    pub slurm_user_id: u32,
+    /// `SlurmUser`: that uid's name.
+    pub slurm_user_name: String,
+}
+
+/// Reply of `GET /slurmlet/v1/config`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ConfigResponse {
+    pub config: ConfigInfo,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
 /// Slurm error numbers used in `errors[].error_number`.
 pub mod errno {
     /// `ESLURM_INVALID_PARTITION_NAME`

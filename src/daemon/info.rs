@@ -63,6 +63,22 @@ fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize) -> String {
     s
 }
 
+/// What a node has handed out, as Slurm's node `AllocTRES` (`cpu=2,mem=2000M,gres/gpu=4`):
+/// only what is in use, empty when nothing is.
+fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+    let mut parts = Vec::new();
+    if cpus > 0 {
+        parts.push(format!("cpu={cpus}"));
+    }
+    if mem_mb > 0 {
+        parts.push(format!("mem={mem_mb}M"));
+    }
+    if gpus > 0 {
+        parts.push(format!("gres/gpu={gpus}"));
+    }
+    parts.join(",")
+}
+
 /// The TRES string of a job's request.
 pub fn tres_string(job: &Job) -> String {
     tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
@@ -111,7 +127,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         accrue_time: time(job.submit_time),
         allocating_node: job.submit_host.to_string(),
         array_max_tasks: NoVal::of(0),
-        batch_flag: true,
+        batch_flag: !job.interactive,
         batch_host: row.batch_host().to_string(),
         cluster: row.cluster().to_string(),
         command: job.command.to_string(),
@@ -179,6 +195,7 @@ pub fn node(core: &Core) -> Node {
     };
     let tres = tres(c.cpus, c.memory, false, c.gpu_ids.len());
     Node {
+        tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus),
         architecture: std::env::consts::ARCH.into(),
         boards: 1,
         boot_time: NoVal::of(core.started_at),
@@ -207,6 +224,27 @@ pub fn node(core: &Core) -> Node {
         tres,
         version: env!("CARGO_PKG_VERSION").into(),
         ..Default::default()
+    }
+}
+
+/// The configuration as `scontrol show config` reports it.
+pub fn config(core: &Core) -> ConfigInfo {
+    let c = &core.config;
+    let uid = crate::paths::uid();
+    ConfigInfo {
+        cluster_name: c.cluster_name.clone(),
+        control_host: c.node_name.clone(),
+        boot_time: core.started_at,
+        last_update: core.started_at,
+        kill_wait: c.kill_wait,
+        min_job_age: c.min_job_age,
+        max_array_size: crate::options::array::DEFAULT_MAX_ARRAY_SIZE,
+        def_mem_per_cpu: c.def_mem_per_cpu,
+        gres_types: if c.gpu_ids.is_empty() { String::new() } else { "gpu".into() },
+        private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
+        state_save_location: c.state_dir.display().to_string(),
+        slurm_user_id: uid,
+        slurm_user_name: crate::paths::user_name(uid),
     }
 }
 
@@ -244,4 +282,18 @@ pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
             ..Default::default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `AllocTRES` of `scontrol show node` in the slurm-22.05 transcript.
+    #[test]
+    fn alloc_tres_lists_what_is_in_use() {
+        assert_eq!(alloc_tres(2, 2000, 0), "cpu=2,mem=2000M");
+        assert_eq!(alloc_tres(2, 2000, 4), "cpu=2,mem=2000M,gres/gpu=4");
+        assert_eq!(alloc_tres(1, 0, 1), "cpu=1,gres/gpu=1");
+        assert_eq!(alloc_tres(0, 0, 0), "");
+    }
 }

@@ -264,6 +264,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel).post(super::update::update))
             .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
+            .route(&format!("/slurmlet/v1/config{suffix}"), get(config))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
             .route(&format!("/slurmlet/v1/token{suffix}"), post(super::token::token))
             .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
@@ -645,6 +646,14 @@ async fn partitions(State(d): Shared) -> Response {
             meta: info::meta(&core.config),
             ..Default::default()
         },
+    )
+}
+
+async fn config(State(d): Shared) -> Response {
+    let core = d.core.lock().expect("core lock");
+    reply(
+        StatusCode::OK,
+        ConfigResponse { config: info::config(&core), meta: info::meta(&core.config), ..Default::default() },
     )
 }
 
