@@ -1,2 +1,7 @@
+complete -c scontrol -l json -d '`show job|node|partition` as JSON: the v0.0.43 REST reply (only v0.0.43 is spoken)' -r
 complete -c scontrol -s Q -l quiet -d 'Print no messages about errors'
+complete -c scontrol -s o -l oneliner -d 'Print each record of `show` on one line'
+complete -c scontrol -s d -l details -d 'Print more details in `show job` (DerivedExitCode, the allocation) and `show node` (GRES in use)'
+complete -c scontrol -s a -l all -d 'Show all partitions, hidden ones too (none is hidden here)'
+complete -c scontrol -s V -l version -d 'Print the version and exit'
 complete -c scontrol -s h -l help -d 'Print help'

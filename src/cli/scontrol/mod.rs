@@ -1,11 +1,22 @@
 //! `scontrol`: view or change the state of jobs, one module per keyword.
 //!
-//! As Slurm's, it takes positional words: a keyword (`hold`, `uhold`, `release`, `token`)
-//! and its arguments. A keyword may be abbreviated where Slurm allows it (`rel`, `tok`).
+//! As Slurm's, it takes positional words: a keyword (`show`, `hold`, `uhold`, `release`,
+//! `ping`, `token`, `version`) and its arguments. A keyword may be abbreviated where Slurm
+//! allows it (`rel`, `tok`, `sho`), and options may come anywhere (`scontrol show job -o 5`).
 
+pub mod config;
 pub mod hold;
+pub mod hostnames;
+pub mod json;
+pub mod ping;
+pub mod record;
+pub mod show;
+pub mod show_job;
+pub mod show_node;
+pub mod show_partition;
 pub mod token;
 
+use crate::api::types::DATA_PARSER;
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -16,11 +27,41 @@ pub struct ScontrolArgs {
     /// Print no messages about errors
     #[arg(short = 'Q', long)]
     pub quiet: bool,
-    /// The command: `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`, or `token
-    /// [lifespan=SECONDS] [username=NAME]`. JOB_LIST is job ids separated by commas, or
-    /// Name=NAME for every job of that name.
-    #[arg(value_name = "COMMAND", trailing_var_arg = true, allow_hyphen_values = true)]
+    /// Print each record of `show` on one line
+    #[arg(short = 'o', long)]
+    pub oneliner: bool,
+    /// Print more details in `show job` (DerivedExitCode, the allocation) and `show node`
+    /// (GRES in use)
+    #[arg(short = 'd', long, action = clap::ArgAction::Count)]
+    pub details: u8,
+    /// Show all partitions, hidden ones too (none is hidden here)
+    #[arg(short = 'a', long)]
+    pub all: bool,
+    /// `show job|node|partition` as JSON: the v0.0.43 REST reply (only v0.0.43 is spoken)
+    #[arg(long, value_name = "DATA_PARSER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub json: Option<String>,
+    /// Print the version and exit
+    #[arg(short = 'V', long)]
+    pub version: bool,
+    /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, config, hostnames,
+    /// hostlist, hostlistsorted), `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`,
+    /// `ping`, `token [lifespan=SECONDS] [username=NAME]`, or `version`. JOB_LIST is job ids
+    /// separated by commas, or Name=NAME for every job of that name.
+    #[arg(value_name = "COMMAND")]
     pub words: Vec<String>,
+}
+
+/// The options that change what `show` prints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// `-o`: one line per record.
+    pub one_liner: bool,
+    /// `-d`: details.
+    pub details: bool,
+    /// `--json`.
+    pub json: bool,
+    /// `-Q`: no messages about errors.
+    pub quiet: bool,
 }
 
 const CMD: &str = "scontrol";
@@ -32,6 +73,12 @@ pub enum Keyword {
     Hold(hold::Op),
     /// `token`.
     Token,
+    /// `show`.
+    Show,
+    /// `ping`.
+    Ping,
+    /// `version`.
+    Version,
 }
 
 /// Whether `tag` is `word` or an abbreviation of it at least `min` characters long, in any
@@ -55,17 +102,39 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
         Some(Keyword::Hold(hold::Op::Release))
     } else if abbreviates(tag, "token", 3) {
         Some(Keyword::Token)
+    } else if abbreviates(tag, "show", 3) {
+        Some(Keyword::Show)
+    } else if abbreviates(tag, "ping", 3) {
+        Some(Keyword::Ping)
+    } else if abbreviates(tag, "version", 4) {
+        Some(Keyword::Version)
     } else {
         None
     }
 }
 
+/// The data parser `--json=…` may name: none, or v0.0.43 (with or without Slurm's `+flag`s).
+fn json_parser_ok(value: &str) -> bool {
+    value.is_empty() || value.split('+').next() == Some(DATA_PARSER)
+}
+
 /// Runs scontrol.
 pub fn run(args: Vec<OsString>) -> i32 {
+    let argv: Vec<String> =
+        std::iter::once(CMD.to_string()).chain(args.iter().skip(1).map(|a| a.to_string_lossy().into_owned())).collect();
     let args: ScontrolArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
         Err(code) => return code,
     };
+    if args.version {
+        return ping::version();
+    }
+    if let Some(parser) = args.json.as_deref().filter(|p| !json_parser_ok(p)) {
+        super::error(CMD, &format!("data_parser/{parser} is not available; slurmlet speaks {DATA_PARSER}"));
+        return 1;
+    }
+    let flags =
+        Flags { one_liner: args.oneliner, details: args.details > 0, json: args.json.is_some(), quiet: args.quiet };
     let Some((tag, rest)) = args.words.split_first() else {
         super::error(CMD, "no command given (interactive mode is not supported); see scontrol --help");
         return 1;
@@ -73,6 +142,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match keyword(tag) {
         Some(Keyword::Hold(op)) => hold::run(op, tag, rest, args.quiet),
         Some(Keyword::Token) => token::run(rest),
+        Some(Keyword::Show) => show::run(tag, rest, flags, &argv),
+        Some(Keyword::Ping) | Some(Keyword::Version) if !rest.is_empty() => {
+            eprintln!("too many arguments for keyword:{tag}");
+            1
+        }
+        Some(Keyword::Ping) => ping::run(),
+        Some(Keyword::Version) => ping::version(),
         None => {
             eprintln!("invalid keyword: {tag}");
             1
@@ -97,5 +173,26 @@ mod tests {
         assert_eq!(keyword("tok"), Some(Keyword::Token));
         assert_eq!(keyword("token"), Some(Keyword::Token));
         assert_eq!(keyword("bogus"), None);
+        assert_eq!(keyword("show"), Some(Keyword::Show));
+        assert_eq!(keyword("sho"), Some(Keyword::Show));
+        assert_eq!(keyword("sh"), None);
+        assert_eq!(keyword("ping"), Some(Keyword::Ping));
+        assert_eq!(keyword("PIN"), Some(Keyword::Ping));
+        assert_eq!(keyword("vers"), Some(Keyword::Version));
+        assert_eq!(keyword("ver"), None);
+    }
+
+    #[test]
+    fn options_may_follow_the_words() {
+        let args = ScontrolArgs::try_parse_from(["scontrol", "show", "job", "-o", "27", "-dd"]).unwrap();
+        assert_eq!(args.words, ["show", "job", "27"]);
+        assert!(args.oneliner);
+        assert_eq!(args.details, 2);
+        let args = ScontrolArgs::try_parse_from(["scontrol", "--json=v0.0.43", "show", "job"]).unwrap();
+        assert_eq!(args.json.as_deref(), Some("v0.0.43"));
+        let args = ScontrolArgs::try_parse_from(["scontrol", "show", "job", "--json"]).unwrap();
+        assert_eq!(args.json.as_deref(), Some(""));
+        assert!(json_parser_ok("") && json_parser_ok("v0.0.43") && json_parser_ok("v0.0.43+complex"));
+        assert!(!json_parser_ok("v0.0.40"));
     }
 }
