@@ -149,7 +149,13 @@ pub fn write_atomically(path: &std::path::Path, data: &[u8], published: impl FnO
     published();
     f.sync_all()?;
     if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)?.sync_all()?;
+        match std::fs::File::open(dir) {
+            Ok(d) => d.sync_all()?,
+            // Whoever was told may have removed the directory already, which it does only
+            // once it holds the data durably itself.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
