@@ -164,6 +164,9 @@ impl Core {
 
     /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
     /// fenced (held) until their processes are known to be gone, so no GPU is given twice.
+    /// A job whose supervisor died without recording an end is killed and ends NODE_FAIL;
+    /// one that no supervisor ever took up (the daemon stopped right after giving it
+    /// resources) waits again.
     pub fn recover(&mut self) -> Effects {
         let mut effects = Effects::default();
         let active: Vec<u32> = self.jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
@@ -180,32 +183,20 @@ impl Core {
                 self.finish(id, Some(status));
                 continue;
             }
-            match stepd::read_stepd_pid(&dir) {
-                Some((pid, ticks)) if crate::sys::process_start_ticks(pid) == Some(ticks) => {
-                    tracing::info!(job = id, pid, "re-adopted running job");
-                    if let Some(j) = self.jobs.get_mut(&id) {
-                        j.stepd_pid = Some(pid);
-                    }
-                    effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
-                    let steps_dir = super::step_spec::steps_dir(&dir);
-                    for (step, pid, held) in super::step_spec::running_steps(&dir) {
-                        tracing::info!(job = id, step, pid, "re-adopted running step");
-                        self.steps.adopt(id, step, held, pid, &steps_dir);
-                        effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
-                    }
-                    if self.jobs[&id].state() == JobState::Completing {
-                        // Its cancel may not have reached every supervisor before the old
-                        // daemon stopped (the batch script waits for the steps): tell them
-                        // again; a second SIGTERM changes nothing for one that heard it.
-                        for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
-                            let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
-                        }
-                    }
+            match stepd::claim::owner(&dir) {
+                stepd::claim::Owner::Alive(pid) => self.adopt(id, pid, &mut effects),
+                stepd::claim::Owner::Never => {
+                    tracing::info!(job = id, "its supervisor never started; the job waits again");
+                    self.requeue_unstarted(id);
                 }
-                _ => {
-                    tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
-                    self.fence_and_fail(id);
-                }
+                // It may have written its status between the first look and its exit.
+                stepd::claim::Owner::Died(pid) => match stepd::read_status(&dir) {
+                    Some(status) => self.finish(id, Some(status)),
+                    None => {
+                        tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
+                        self.fence_and_fail(id, Some(pid));
+                    }
+                },
             }
         }
         let orphans: Vec<u32> =
@@ -218,15 +209,71 @@ impl Core {
         effects
     }
 
+    /// Watches the running supervisor `pid` of job `id` again, and its steps'.
+    fn adopt(&mut self, id: u32, pid: i32, effects: &mut Effects) {
+        tracing::info!(job = id, pid, "re-adopted running job");
+        if let Some(j) = self.jobs.get_mut(&id) {
+            j.stepd_pid = Some(pid);
+        }
+        effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
+        let dir = self.job_dir(id);
+        let steps_dir = super::step_spec::steps_dir(&dir);
+        for (step, pid, held) in super::step_spec::running_steps(&dir) {
+            tracing::info!(job = id, step, pid, "re-adopted running step");
+            self.steps.adopt(id, step, held, pid, &steps_dir);
+            effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
+        }
+        if self.jobs[&id].state() == JobState::Completing {
+            // Its cancel may not have reached every supervisor before the old daemon
+            // stopped (the batch script waits for the steps): tell them again; a second
+            // SIGTERM changes nothing for one that heard it.
+            for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
+                let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+            }
+        }
+    }
+
+    /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
+    /// up before the daemon stopped, so nothing of it ran (see [`stepd::claim`]). A job
+    /// cancelled meanwhile ends cancelled instead.
+    fn requeue_unstarted(&mut self, id: u32) {
+        let Some(job) = self.jobs.get_mut(&id) else { return };
+        if job.state() == JobState::Completing {
+            let now = crate::options::now();
+            self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+            return;
+        }
+        self.used = self.used.minus(&job.req);
+        self.free_gpus.extend(job.gpu_ids.drain(..));
+        job.state = Some(JobState::Pending);
+        job.start_time = 0;
+        job.reason = "None".into();
+        job.stepd_pid = None;
+        // Nobody waits for it: the job's next allocation is written after it.
+        drop(self.writer.update(job));
+        if Self::queued(job) {
+            self.queue.insert((Reverse(job.priority), id));
+        }
+    }
+
     /// Whether a job waits in the scheduling queue: pending and not held.
     fn queued(job: &Job) -> bool {
         job.state() == JobState::Pending && !job.held
     }
 
-    /// Kills whatever is left of a job whose supervisor vanished, then records it as failed.
-    fn fence_and_fail(&mut self, id: u32) {
+    /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished,
+    /// then records it as failed: its process group, and every process of the supervisor's
+    /// session (the job's processes before its group was written down).
+    fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
         if let Some(pgid) = stepd::read_pgid(&self.job_dir(id)) {
             let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+        }
+        // A session outlives its leader's pid only while it has members; a live process of
+        // that pid is a later one, whose session is not the job's.
+        if let Some(sid) = supervisor.filter(|&p| p > 0 && crate::sys::process_start_ticks(p).is_none()) {
+            for (pid, _) in crate::sys::session_members(&[sid]) {
+                let _ = crate::sys::kill_pid(pid, libc::SIGKILL);
+            }
         }
         self.finish(id, None);
     }
@@ -493,7 +540,8 @@ impl Core {
         }
         let status = stepd::read_status(&self.job_dir(id));
         if status.is_none() {
-            self.fence_and_fail(id);
+            let supervisor = self.jobs.get(&id).and_then(|j| j.stepd_pid);
+            self.fence_and_fail(id, supervisor);
         } else {
             self.finish(id, status);
         }
