@@ -2,6 +2,7 @@
 //! store, and serves the REST API on a Unix socket.
 
 pub mod accept;
+pub mod body;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;

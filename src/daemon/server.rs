@@ -343,7 +343,11 @@ pub(super) fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec
     })
 }
 
-async fn test_only(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+async fn test_only(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    super::body::Body(body): super::body::Body,
+) -> Response {
     let core = d.core.lock().expect("core lock");
     let meta = info::meta(&core.config);
     let req = match parse_submit(&body) {
@@ -394,7 +398,11 @@ async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
     }
 }
 
-async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+async fn submit(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    super::body::Body(body): super::body::Body,
+) -> Response {
     let meta = info::meta(&d.core.lock().expect("core lock").config);
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         reply(status, JobSubmitResponse { meta: meta.clone(), errors, ..Default::default() })
@@ -457,7 +465,7 @@ async fn jobs(State(d): Shared) -> Response {
 
 /// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
 /// that the reply carries only the values it prints.
-async fn jobs_query(State(d): Shared, body: axum::body::Bytes) -> Response {
+async fn jobs_query(State(d): Shared, super::body::Body(body): super::body::Body) -> Response {
     let query: JobQuery = match serde_json::from_slice(&body) {
         Ok(q) => q,
         Err(e) => {
