@@ -19,6 +19,10 @@ const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "si
 /// job a figure created is still listed by `squeue` and counted in the daemon's memory.
 const MIN_JOB_AGE: u32 = 7 * 24 * 3600;
 
+/// Pending and running jobs the daemon takes from one user: the figures queue up to
+/// 100,000 held jobs, past the daemon's default of 10,000.
+const QUEUE_LIMIT: u32 = 10_000_000;
+
 /// A daemon under test and its directory.
 pub struct Cluster {
     root: PathBuf,
@@ -82,7 +86,8 @@ impl Cluster {
         let text = format!(
             "cluster_name = \"bench\"\nnode_name = \"bench\"\ncpus = 64\nmemory = 1048576\ngpus = {gpus}\n\
              kill_wait = 1\nmin_job_age = {MIN_JOB_AGE}\nstate_dir = \"{}\"\nsocket = \"{}\"\n\n\
-             [[partitions]]\nname = \"gpu\"\ndefault = true\n",
+             [[partitions]]\nname = \"gpu\"\ndefault = true\n\n\
+             [limits]\nmax_submitted_jobs_per_user = {QUEUE_LIMIT}\n",
             root.join("state").display(),
             socket.display()
         );

@@ -1,9 +1,10 @@
 //! What one client may ask of the daemon: request bodies up to 16 MiB (413 past that, with
-//! the limit named), and batch scripts up to Slurm's 4 MiB.
+//! the limit named), batch scripts up to Slurm's 4 MiB, and a bounded number of pending and
+//! running jobs per user, by default 10,000.
 
 mod common;
 use common::*;
-use slurmlet::api::types::DATA_PARSER;
+use slurmlet::api::types::{JobDescMsg, JobSubmitReq, DATA_PARSER};
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -103,4 +104,75 @@ fn scripts_over_four_mib_are_refused_as_slurm_refuses_them() {
     std::fs::write(c.path("ok.sh"), script_of(4 * MIB)).unwrap();
     let id = c.sbatch(&["--hold", "ok.sh"]);
     assert_eq!(c.state(id), "PENDING");
+}
+
+fn held(c: &Cluster) -> JobSubmitReq {
+    let env = vec![format!("PATH={}", std::env::var("PATH").unwrap_or_default())];
+    JobSubmitReq {
+        script: None,
+        job: Some(JobDescMsg {
+            script: Some("#!/bin/sh\ntrue\n".into()),
+            environment: Some(env),
+            current_working_directory: Some(c.work.display().to_string()),
+            hold: Some(true),
+            ..Default::default()
+        }),
+    }
+}
+
+#[test]
+fn the_submit_limit_counts_jobs_as_they_end_and_across_a_restart() {
+    let mut c = Cluster::start("0", "[limits]\nmax_submitted_jobs_per_user = 2");
+    let refused = |c: &Cluster| {
+        let out = c.run("sbatch", &["--hold", "--wrap", "true"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success() && err.contains("QOSMaxSubmitJobPerUserLimit"), "{err}");
+        assert!(err.contains("you have 2 jobs pending or running; the limit is 2"), "{err}");
+    };
+    let runs = c.sbatch(&["--wrap", "sleep 0.3"]);
+    let pending = c.sbatch(&["--hold", "--wrap", "true"]);
+    refused(&c);
+    // A job that ends leaves room.
+    c.wait_state(runs, &["COMPLETED"], T);
+    let third = c.sbatch(&["--hold", "--wrap", "true"]);
+    refused(&c);
+    // So does a cancelled pending one.
+    assert!(c.run("scancel", &[&pending.to_string()]).status.success());
+    c.sbatch(&["--hold", "--wrap", "true"]);
+    refused(&c);
+    // A restarted daemon counts the jobs in its store.
+    c.kill_daemon();
+    c.start_daemon();
+    refused(&c);
+    assert!(c.run("scancel", &[&third.to_string()]).status.success());
+    c.sbatch(&["--hold", "--wrap", "true"]);
+}
+
+#[test]
+fn by_default_one_user_may_have_ten_thousand_jobs_queued() {
+    let mut c = Cluster::start("0", "");
+    let req = held(&c);
+    std::thread::scope(|s| {
+        for _ in 0..16 {
+            s.spawn(|| {
+                let client = c.client();
+                for _ in 0..625 {
+                    let r = client.submit(&req).unwrap();
+                    assert!(r.errors.is_empty(), "{:?}", r.errors);
+                }
+            });
+        }
+    });
+    let r = c.client().submit(&req).unwrap();
+    let e = r.errors.first().expect("the 10,001st job is refused");
+    assert!(e.description.contains("you have 10000 jobs pending or running; the limit is 10000"), "{e:?}");
+    // A cancelled job makes room for one more.
+    // (The first job of a new store is job 1.)
+    assert_eq!(c.state(1), "PENDING");
+    assert!(c.run("scancel", &["1"]).status.success());
+    let r = c.client().submit(&req).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    // The jobs are held, so no process is left behind; cancelling 10,000 of them one by one
+    // on the way out would take far longer than the test.
+    c.kill_daemon();
 }

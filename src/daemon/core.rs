@@ -108,6 +108,8 @@ pub struct Core {
     pub ended: tokio::sync::watch::Sender<u64>,
     /// The running steps of each job.
     steps: super::steps::Steps,
+    /// Each user's pending and running jobs, for the submit limit.
+    active: super::limits::Active,
 }
 
 /// A cancel/signal request that could not be carried out.
@@ -136,6 +138,10 @@ impl Core {
         let jobs: BTreeMap<u32, Job> =
             store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
+        let mut active = super::limits::Active::default();
+        for j in jobs.values().filter(|j| !j.state().is_finished()) {
+            active.add(j.uid);
+        }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpu_ids.iter().copied().collect(),
@@ -151,6 +157,7 @@ impl Core {
             started_at: now,
             ended: tokio::sync::watch::channel(0).0,
             steps: Default::default(),
+            active,
         })
     }
 
@@ -290,18 +297,22 @@ impl Core {
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
-        if self.config.limits.any() {
-            let active = self.jobs.values().filter(|j| j.uid == caller.uid && !j.state().is_finished()).count();
-            super::limits::check_submit(&self.config.limits, &new.job, active as u32)?;
-        }
+        super::limits::check_submit(&self.config.limits, &new.job, self.active.of(caller.uid))?;
         new.job.id = self.next_id;
         submit::prepare_output_dirs(&new.job, &self.config.node_name)?;
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
         self.next_id += 1;
+        // Counted from now on, so that racing submits cannot pass the limit together.
+        self.active.add(caller.uid);
         let durable = self.writer.insert(&new.job, new.payload);
         Ok(Staged { job: new.job, warnings: new.warnings, durable })
+    }
+
+    /// A staged job that could not be stored: it no longer counts against its user.
+    pub fn unstage(&mut self, job: &Job) {
+        self.active.remove(job.uid);
     }
 
     /// Adds a stored job to the queue; a scheduling pass follows.
@@ -339,7 +350,7 @@ impl Core {
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let limits = self.config.limits;
-        let mut held = if limits.any() {
+        let mut held = if limits.limits_starts() {
             super::limits::held(self.jobs.values().filter(|j| j.state().holds_resources()))
         } else {
             Default::default()
@@ -351,7 +362,7 @@ impl Core {
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
-            } else if limits.any() {
+            } else if limits.limits_starts() {
                 super::limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
                 None
@@ -362,7 +373,7 @@ impl Core {
                     let reserve = reservations < MAX_RESERVATIONS;
                     match plan.place(&job.req, job.limit_secs(), reserve) {
                         Verdict::StartNow => {
-                            if limits.any() {
+                            if limits.limits_starts() {
                                 held.entry(job.uid).or_default().add(job);
                             }
                             to_start.push(id);
@@ -502,6 +513,7 @@ impl Core {
             },
         };
         job.state = Some(state);
+        self.active.remove(job.uid);
         job.reason = reason.into();
         job.end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
         job.wait_status = status.as_ref().map(|s| s.wait_status);
@@ -571,6 +583,7 @@ impl Core {
             }
             JobState::Pending if full_cancel => {
                 job.state = Some(JobState::Cancelled);
+                self.active.remove(job.uid);
                 job.end_time = crate::options::now();
                 job.cancelled_by = Some(caller.uid);
                 job.end_cause = Some(EndCause::Cancelled);

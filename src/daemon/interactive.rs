@@ -174,6 +174,7 @@ pub async fn allocation(
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
     };
     if let Err(e) = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())) {
+        d.core.lock().expect("core lock").unstage(&staged.job);
         return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![super::submit::store_failure(&e)]);
     }
     let job = staged.job;

@@ -420,6 +420,9 @@ async fn submit(
     };
     // The client hears the id only once the job is stored.
     let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
+    if stored.is_err() {
+        d.core.lock().expect("core lock").unstage(&staged.job);
+    }
     let result = stored.map(|()| {
         let (id, warnings) = (staged.job.id, staged.warnings);
         let effects = d.core.lock().expect("core lock").admit(staged.job);
