@@ -9,6 +9,7 @@ pub mod gpus;
 pub mod info;
 pub mod interactive;
 pub mod job;
+pub mod jobs_reply;
 pub mod launch;
 pub mod limits;
 pub mod listing;
@@ -102,6 +103,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             kick: tokio::sync::Notify::new(),
             clients: Default::default(),
             steps_changed: tokio::sync::Notify::new(),
+            listings: tokio::sync::Semaphore::new(1),
         });
         tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);

@@ -31,6 +31,10 @@ pub struct Daemon {
     /// Notified (all waiters) when a step or a job ends: steps waiting for their share try
     /// again.
     pub steps_changed: tokio::sync::Notify,
+    /// One permit: full JSON listings (`GET /jobs`, `squeue --json`) are built one at a
+    /// time, each a few kilobytes per job. (Their writing is not waited for: a client that
+    /// does not read would stop every other listing.)
+    pub listings: tokio::sync::Semaphore,
 }
 
 /// Peer credentials of a connection.
@@ -449,21 +453,23 @@ async fn submit(
     }
 }
 
+/// `GET /slurm/v0.0.43/jobs`: every job in memory. Its reply is a few kilobytes per job,
+/// so it is built and written from a copy of the jobs, on a blocking thread, while the
+/// daemon goes on (under load, building it under the lock stalled every other request),
+/// one such listing at a time.
 async fn jobs(State(d): Shared) -> Response {
-    let mut core = d.core.lock().expect("core lock");
+    let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
-    core.purge(now);
-    let jobs = core.jobs.values().map(|j| info::job_info(j, &core.config)).collect();
-    reply(
-        StatusCode::OK,
-        JobsResponse {
-            jobs,
-            last_backfill: NoVal::of(now),
-            last_update: NoVal::of(now),
-            meta: info::meta(&core.config),
-            ..Default::default()
-        },
-    )
+    let (jobs, config) = {
+        let mut core = d.core.lock().expect("core lock");
+        core.purge(now);
+        (core.jobs.values().cloned().collect::<Vec<_>>(), core.config.clone())
+    };
+    let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::compact(&jobs, &config, now))
+        .await
+        .expect("the reply is written");
+    drop(turn);
+    (StatusCode::OK, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
 /// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
@@ -481,7 +487,11 @@ async fn jobs_query(State(d): Shared, super::body::Body(body): super::body::Body
         (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
     };
     // The full reply of a long queue is tens of megabytes: it is built and written from a
-    // copy of the jobs, on a blocking thread, while the daemon goes on.
+    // copy of the jobs, on a blocking thread, while the daemon goes on, one at a time.
+    let turn = match query.json {
+        true => Some(d.listings.acquire().await.expect("the listings' semaphore is never closed")),
+        false => None,
+    };
     let (jobs, found, config) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
@@ -491,9 +501,10 @@ async fn jobs_query(State(d): Shared, super::body::Body(body): super::body::Body
         let (jobs, found) = listing::select_json(core.jobs.values(), &core.config, &query);
         (jobs, found, core.config.clone())
     };
-    let bytes = tokio::task::spawn_blocking(move || listing::json_reply(&jobs, &config, found, now))
+    let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::pretty(&jobs, &config, found, now))
         .await
         .expect("the reply is written");
+    drop(turn);
     json(if found { StatusCode::OK } else { StatusCode::NOT_FOUND }, bytes)
 }
 
