@@ -538,3 +538,18 @@ pub unsafe fn write_decimal(at: *mut u8, mut n: u32) {
     }
     *at.add(len) = 0;
 }
+
+/// Keeps the daemon's memory from growing with its threads. glibc gives each thread that
+/// allocates its own arena, up to eight per CPU, and an arena keeps what was freed in it:
+/// large replies built on the runtime's many blocking threads left several copies of their
+/// size resident. Two arenas serve a daemon of two worker threads; and buffers of a MiB or
+/// more are mapped on their own and given back when freed (a fixed threshold also stops
+/// glibc raising it after the first large buffer is freed).
+pub fn tune_allocator() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only sets allocator parameters; it is called before other threads start.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}

@@ -60,6 +60,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
     // reach the supervisors and jobs it starts.
     crate::sys::close_inherited_on_exec();
+    crate::sys::tune_allocator();
     crate::api::client::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     let lock_path = config.state_dir.join("daemon.lock");
