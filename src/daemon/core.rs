@@ -97,6 +97,9 @@ pub struct Core {
     pub jobs: BTreeMap<u32, Job>,
     /// Pending jobs that are not held, in scheduling order (priority, then submit order).
     queue: BTreeSet<(Reverse<u32>, u32)>,
+    /// Jobs that hold resources (running or completing): a scheduling pass looks at these
+    /// and the queue, never at the finished jobs kept in memory.
+    holding: BTreeSet<u32>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
     used: Resources,
@@ -138,6 +141,7 @@ impl Core {
         let jobs: BTreeMap<u32, Job> =
             store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
+        let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
         let mut active = super::limits::Active::default();
         for j in jobs.values().filter(|j| !j.state().is_finished()) {
             active.add(j.uid);
@@ -150,6 +154,7 @@ impl Core {
             writer,
             jobs,
             queue,
+            holding,
             next_id,
             used: Resources::default(),
             exe,
@@ -176,7 +181,7 @@ impl Core {
     /// resources) waits again.
     pub fn recover(&mut self) -> Effects {
         let mut effects = Effects::default();
-        let active: Vec<u32> = self.jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        let active: Vec<u32> = self.holding.iter().copied().collect();
         for id in &active {
             let job = &self.jobs[id];
             self.used = self.used.plus(&job.req);
@@ -252,6 +257,7 @@ impl Core {
         }
         self.used = self.used.minus(&job.req);
         self.free_gpus.extend(job.gpu_ids.drain(..));
+        self.holding.remove(&id);
         job.state = Some(JobState::Pending);
         job.start_time = 0;
         job.reason = "None".into();
@@ -328,12 +334,13 @@ impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {
-        let releases = self
-            .jobs
-            .values()
-            .filter(|j| j.state().holds_resources())
-            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+        let releases = self.holding().map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
+    }
+
+    /// The jobs that hold resources.
+    fn holding(&self) -> impl Iterator<Item = &Job> {
+        self.holding.iter().map(|id| &self.jobs[id])
     }
 
     /// Pending, not held job ids in scheduling order: priority, then submit order.
@@ -350,11 +357,7 @@ impl Core {
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let limits = self.config.limits;
-        let mut held = if limits.limits_starts() {
-            super::limits::held(self.jobs.values().filter(|j| j.state().holds_resources()))
-        } else {
-            Default::default()
-        };
+        let mut held = if limits.limits_starts() { super::limits::held(self.holding()) } else { Default::default() };
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if job.begin_time > now {
@@ -420,6 +423,7 @@ impl Core {
         }
         let job = self.jobs.get_mut(&id).expect("launching a known job");
         self.queue.remove(&(Reverse(job.priority), id));
+        self.holding.insert(id);
         job.gpu_ids = gpus;
         job.state = Some(JobState::Running);
         job.start_time = now;
@@ -513,6 +517,7 @@ impl Core {
             },
         };
         job.state = Some(state);
+        self.holding.remove(&id);
         self.active.remove(job.uid);
         job.reason = reason.into();
         job.end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
