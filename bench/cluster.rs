@@ -19,6 +19,10 @@ const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "si
 /// job a figure created is still listed by `squeue` and counted in the daemon's memory.
 const MIN_JOB_AGE: u32 = 7 * 24 * 3600;
 
+/// Pending and running jobs the daemon takes from one user: the figures queue up to
+/// 100,000 held jobs, past the daemon's default of 10,000.
+const QUEUE_LIMIT: u32 = 10_000_000;
+
 /// A daemon under test and its directory.
 pub struct Cluster {
     root: PathBuf,
@@ -63,6 +67,11 @@ impl Cluster {
     /// Creates a directory under `parent` with the symlinks and a configuration of `gpus`
     /// GPUs, and starts the daemon.
     pub fn start(slurmlet: &Path, parent: &Path, label: &str, gpus: usize) -> Result<Cluster> {
+        Cluster::start_with(slurmlet, parent, label, gpus, MIN_JOB_AGE)
+    }
+
+    /// The same, with finished jobs kept in the daemon's memory for `min_job_age` seconds.
+    pub fn start_with(slurmlet: &Path, parent: &Path, label: &str, gpus: usize, min_job_age: u32) -> Result<Cluster> {
         let n = NEXT_CLUSTER.fetch_add(1, Ordering::Relaxed);
         let root = parent.join(format!("slurmlet-bench-{}-{n}-{label}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -81,8 +90,9 @@ impl Cluster {
         let config = root.join("slurmlet.toml");
         let text = format!(
             "cluster_name = \"bench\"\nnode_name = \"bench\"\ncpus = 64\nmemory = 1048576\ngpus = {gpus}\n\
-             kill_wait = 1\nmin_job_age = {MIN_JOB_AGE}\nstate_dir = \"{}\"\nsocket = \"{}\"\n\n\
-             [[partitions]]\nname = \"gpu\"\ndefault = true\n",
+             kill_wait = 1\nmin_job_age = {min_job_age}\nstate_dir = \"{}\"\nsocket = \"{}\"\n\n\
+             [[partitions]]\nname = \"gpu\"\ndefault = true\n\n\
+             [limits]\nmax_submitted_jobs_per_user = {QUEUE_LIMIT}\n",
             root.join("state").display(),
             socket.display()
         );
@@ -158,6 +168,20 @@ impl Cluster {
         old.wait().map_err(io("cannot reap the daemon"))?;
         self.start_daemon()?;
         Ok(t0.elapsed())
+    }
+
+    /// Stops the daemon (SIGTERM; SIGKILL if it has not exited within 10 s).
+    pub fn stop_daemon(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
+            unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while matches!(d.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = d.kill();
+            let _ = d.wait();
+        }
     }
 
     /// The daemon's process id.
@@ -379,16 +403,7 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         self.cancel_long_jobs();
-        if let Some(mut d) = self.daemon.take() {
-            // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
-            unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while matches!(d.try_wait(), Ok(None)) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            let _ = d.kill();
-            let _ = d.wait();
-        }
+        self.stop_daemon();
         // Whatever the daemon complained about is worth seeing next to the figures.
         let log = std::fs::read_to_string(self.root.join("daemon.log")).unwrap_or_default();
         let complaints: Vec<&str> =

@@ -9,6 +9,7 @@ mod cluster;
 mod counts;
 mod error;
 mod figures;
+mod load;
 mod proc;
 mod real;
 mod report;
@@ -26,7 +27,8 @@ use std::path::{Path, PathBuf};
     about = "Measure slurmlet's queue against the physical floor and real Slurm",
     after_help = "Figures: 1 sbatch latency, 2 submit throughput, 3 dispatch latency, 4 trivial-job throughput, \
                   5 squeue with a large store, 6 daemon memory and restart, 7 scheduler pass, 8 srun start and output throughput.\n\
-                  Real Slurm is compared when a real sbatch/squeue is on PATH."
+                  Real Slurm is compared when a real sbatch/squeue is on PATH.\n\
+                  `slurmlet-bench load --help`: many concurrent clients against a daemon with a long job history."
 )]
 struct Args {
     /// Tiny sizes: only checks that every figure works (seconds, not minutes)
@@ -62,6 +64,9 @@ fn main() {
     let args: Vec<OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "stamp") {
         std::process::exit(stamp::run(&args[2..]));
+    }
+    if args.get(1).is_some_and(|a| a == "load") {
+        std::process::exit(load::run(&args[2..]));
     }
     let args = Args::parse_from(args);
     std::process::exit(run(args));
@@ -217,7 +222,7 @@ fn now_utc() -> String {
 }
 
 /// CPU model, CPU count, memory and kernel of this machine.
-fn machine() -> String {
+pub(crate) fn machine() -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()

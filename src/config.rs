@@ -92,7 +92,7 @@ pub struct ConfigFile {
     pub socket: Option<PathBuf>,
     /// Whether jobs without GPUs get an empty `CUDA_VISIBLE_DEVICES` (default true).
     pub hide_gpus_from_cpu_jobs: Option<bool>,
-    /// Per-user limits (default: none).
+    /// Per-user limits (default: only [`DEFAULT_MAX_SUBMITTED_JOBS_PER_USER`]).
     pub limits: Option<UserLimits>,
     /// `user` (the default: one daemon per user, started by the first command) or `system`
     /// (one root daemon for every user of the machine).
@@ -142,12 +142,15 @@ pub struct UserLimits {
     pub max_gpus_per_user: Option<u32>,
 }
 
+/// Pending and running jobs one user may have when the configuration sets no
+/// `max_submitted_jobs_per_user`: Slurm's default `MaxJobCount`, so that one user cannot
+/// fill the daemon's memory and store.
+pub const DEFAULT_MAX_SUBMITTED_JOBS_PER_USER: u32 = 10_000;
+
 impl UserLimits {
-    /// Whether any limit is set.
-    pub fn any(&self) -> bool {
-        self.max_running_jobs_per_user.is_some()
-            || self.max_submitted_jobs_per_user.is_some()
-            || self.max_gpus_per_user.is_some()
+    /// Whether a limit holds jobs back from starting (running jobs or GPUs per user).
+    pub fn limits_starts(&self) -> bool {
+        self.max_running_jobs_per_user.is_some() || self.max_gpus_per_user.is_some()
     }
 }
 
@@ -299,7 +302,11 @@ impl Config {
             state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
             socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
-            limits: file.limits.unwrap_or_default(),
+            limits: {
+                let mut limits = file.limits.unwrap_or_default();
+                limits.max_submitted_jobs_per_user.get_or_insert(DEFAULT_MAX_SUBMITTED_JOBS_PER_USER);
+                limits
+            },
             mode,
             operators,
             private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),

@@ -149,7 +149,13 @@ pub fn write_atomically(path: &std::path::Path, data: &[u8], published: impl FnO
     published();
     f.sync_all()?;
     if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)?.sync_all()?;
+        match std::fs::File::open(dir) {
+            Ok(d) => d.sync_all()?,
+            // Whoever was told may have removed the directory already, which it does only
+            // once it holds the data durably itself.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
@@ -531,4 +537,19 @@ pub unsafe fn write_decimal(at: *mut u8, mut n: u32) {
         *at.add(i) = tmp[len - 1 - i];
     }
     *at.add(len) = 0;
+}
+
+/// Keeps the daemon's memory from growing with its threads. glibc gives each thread that
+/// allocates its own arena, up to eight per CPU, and an arena keeps what was freed in it:
+/// large replies built on the runtime's many blocking threads left several copies of their
+/// size resident. Two arenas serve a daemon of two worker threads; and buffers of a MiB or
+/// more are mapped on their own and given back when freed (a fixed threshold also stops
+/// glibc raising it after the first large buffer is freed).
+pub fn tune_allocator() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only sets allocator parameters; it is called before other threads start.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
 }

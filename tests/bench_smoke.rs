@@ -62,3 +62,31 @@ fn unknown_figures_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("there is no figure 9"));
 }
+
+#[test]
+fn the_load_harness_runs_its_clients_without_a_failed_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("load.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_slurmlet-bench"))
+        .args(["load", "--clients", "4", "--seconds", "1", "--prefill", "50", "--min-job-age", "3"])
+        .args(["--slurmlet", env!("CARGO_BIN_EXE_slurmlet"), "--dir"])
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run slurmlet-bench load");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["| submit", "| squeue", "| list", "| one job", "| cancel", "| all"] {
+        assert!(stdout.lines().any(|l| l.starts_with(row)), "no row {row:?} in:\n{stdout}");
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON written")).expect("JSON parses");
+    let kinds = doc["kinds"].as_array().expect("kinds");
+    assert_eq!(kinds.len(), 5);
+    assert!(kinds.iter().all(|k| k["errors"] == 0), "{doc:#}");
+    assert!(kinds[0]["count"].as_u64().unwrap() > 0, "no submit was made: {doc:#}");
+    assert!(doc["vm_hwm_mib"].as_f64().unwrap() > 0.0);
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("load.json")], "left behind: {left:?}");
+}

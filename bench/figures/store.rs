@@ -7,7 +7,7 @@ use crate::error::{failed, io, Result};
 use crate::report::{Row, Unit, Value};
 
 /// `VmRSS` and `VmHWM` of a process, in MiB.
-fn memory_mib(pid: u32) -> Result<(f64, f64)> {
+pub fn memory_mib(pid: u32) -> Result<(f64, f64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(io("cannot read the daemon's status"))?;
     let field = |name: &str| {
         text.lines()

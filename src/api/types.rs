@@ -665,6 +665,9 @@ pub mod errno {
     pub const INVALID_TIME_LIMIT: i32 = 2051;
     /// `ESLURM_INVALID_GRES`
     pub const INVALID_GRES: i32 = 2072;
+    /// `ESLURM_PATHNAME_TOO_LONG`, also Slurm's answer to a batch script over its
+    /// `max_script_size`.
+    pub const PATHNAME_TOO_LONG: i32 = 2012;
     /// `ESLURM_INVALID_DEPENDENCY`
     pub const INVALID_DEPENDENCY: i32 = 2015;
     /// `ESLURM_PATHNAME_TOO_LONG`-like: a job's output path cannot be used.

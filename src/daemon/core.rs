@@ -97,6 +97,9 @@ pub struct Core {
     pub jobs: BTreeMap<u32, Job>,
     /// Pending jobs that are not held, in scheduling order (priority, then submit order).
     pub(super) queue: BTreeSet<(Reverse<u32>, u32)>,
+    /// Jobs that hold resources (running or completing): a scheduling pass looks at these
+    /// and the queue, never at the finished jobs kept in memory.
+    holding: BTreeSet<u32>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
     used: Resources,
@@ -108,6 +111,8 @@ pub struct Core {
     pub ended: tokio::sync::watch::Sender<u64>,
     /// The running steps of each job.
     steps: super::steps::Steps,
+    /// Each user's pending and running jobs, for the submit limit.
+    active: super::limits::Active,
 }
 
 /// A cancel/signal request that could not be carried out.
@@ -141,6 +146,11 @@ impl Core {
         let jobs: BTreeMap<u32, Job> =
             store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
+        let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        let mut active = super::limits::Active::default();
+        for j in jobs.values().filter(|j| !j.state().is_finished()) {
+            active.add(j.uid);
+        }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpu_ids.iter().copied().collect(),
@@ -149,6 +159,7 @@ impl Core {
             writer,
             jobs,
             queue,
+            holding,
             next_id,
             used: Resources::default(),
             exe,
@@ -156,6 +167,7 @@ impl Core {
             started_at: now,
             ended: tokio::sync::watch::channel(0).0,
             steps: Default::default(),
+            active,
         })
     }
 
@@ -169,9 +181,12 @@ impl Core {
 
     /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
     /// fenced (held) until their processes are known to be gone, so no GPU is given twice.
+    /// A job whose supervisor died without recording an end is killed and ends NODE_FAIL;
+    /// one that no supervisor ever took up (the daemon stopped right after giving it
+    /// resources) waits again.
     pub fn recover(&mut self) -> Effects {
         let mut effects = Effects::default();
-        let active: Vec<u32> = self.jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        let active: Vec<u32> = self.holding.iter().copied().collect();
         for id in &active {
             let job = &self.jobs[id];
             self.used = self.used.plus(&job.req);
@@ -185,32 +200,20 @@ impl Core {
                 self.finish(id, Some(status));
                 continue;
             }
-            match stepd::read_stepd_pid(&dir) {
-                Some((pid, ticks)) if crate::sys::process_start_ticks(pid) == Some(ticks) => {
-                    tracing::info!(job = id, pid, "re-adopted running job");
-                    if let Some(j) = self.jobs.get_mut(&id) {
-                        j.stepd_pid = Some(pid);
-                    }
-                    effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
-                    let steps_dir = super::step_spec::steps_dir(&dir);
-                    for (step, pid, held) in super::step_spec::running_steps(&dir) {
-                        tracing::info!(job = id, step, pid, "re-adopted running step");
-                        self.steps.adopt(id, step, held, pid, &steps_dir);
-                        effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
-                    }
-                    if self.jobs[&id].state() == JobState::Completing {
-                        // Its cancel may not have reached every supervisor before the old
-                        // daemon stopped (the batch script waits for the steps): tell them
-                        // again; a second SIGTERM changes nothing for one that heard it.
-                        for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
-                            let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
-                        }
-                    }
+            match stepd::claim::owner(&dir) {
+                stepd::claim::Owner::Alive(pid) => self.adopt(id, pid, &mut effects),
+                stepd::claim::Owner::Never => {
+                    tracing::info!(job = id, "its supervisor never started; the job waits again");
+                    self.requeue_unstarted(id);
                 }
-                _ => {
-                    tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
-                    self.fence_and_fail(id);
-                }
+                // It may have written its status between the first look and its exit.
+                stepd::claim::Owner::Died(pid) => match stepd::read_status(&dir) {
+                    Some(status) => self.finish(id, Some(status)),
+                    None => {
+                        tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
+                        self.fence_and_fail(id, Some(pid));
+                    }
+                },
             }
         }
         let orphans: Vec<u32> =
@@ -223,15 +226,72 @@ impl Core {
         effects
     }
 
+    /// Watches the running supervisor `pid` of job `id` again, and its steps'.
+    fn adopt(&mut self, id: u32, pid: i32, effects: &mut Effects) {
+        tracing::info!(job = id, pid, "re-adopted running job");
+        if let Some(j) = self.jobs.get_mut(&id) {
+            j.stepd_pid = Some(pid);
+        }
+        effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
+        let dir = self.job_dir(id);
+        let steps_dir = super::step_spec::steps_dir(&dir);
+        for (step, pid, held) in super::step_spec::running_steps(&dir) {
+            tracing::info!(job = id, step, pid, "re-adopted running step");
+            self.steps.adopt(id, step, held, pid, &steps_dir);
+            effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
+        }
+        if self.jobs[&id].state() == JobState::Completing {
+            // Its cancel may not have reached every supervisor before the old daemon
+            // stopped (the batch script waits for the steps): tell them again; a second
+            // SIGTERM changes nothing for one that heard it.
+            for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
+                let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+            }
+        }
+    }
+
+    /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
+    /// up before the daemon stopped, so nothing of it ran (see [`stepd::claim`]). A job
+    /// cancelled meanwhile ends cancelled instead.
+    fn requeue_unstarted(&mut self, id: u32) {
+        let Some(job) = self.jobs.get_mut(&id) else { return };
+        if job.state() == JobState::Completing {
+            let now = crate::options::now();
+            self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+            return;
+        }
+        self.used = self.used.minus(&job.req);
+        self.free_gpus.extend(job.gpu_ids.drain(..));
+        self.holding.remove(&id);
+        job.state = Some(JobState::Pending);
+        job.start_time = 0;
+        job.reason = "None".into();
+        job.stepd_pid = None;
+        // Nobody waits for it: the job's next allocation is written after it.
+        drop(self.writer.update(job));
+        if Self::queued(job) {
+            self.queue.insert((Reverse(job.priority), id));
+        }
+    }
+
     /// Whether a job waits in the scheduling queue: pending and not held.
     pub(super) fn queued(job: &Job) -> bool {
         job.state() == JobState::Pending && !job.held
     }
 
-    /// Kills whatever is left of a job whose supervisor vanished, then records it as failed.
-    fn fence_and_fail(&mut self, id: u32) {
+    /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished,
+    /// then records it as failed: its process group, and every process of the supervisor's
+    /// session (the job's processes before its group was written down).
+    fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
         if let Some(pgid) = stepd::read_pgid(&self.job_dir(id)) {
             let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+        }
+        // A session outlives its leader's pid only while it has members; a live process of
+        // that pid is a later one, whose session is not the job's.
+        if let Some(sid) = supervisor.filter(|&p| p > 0 && crate::sys::process_start_ticks(p).is_none()) {
+            for (pid, _) in crate::sys::session_members(&[sid]) {
+                let _ = crate::sys::kill_pid(pid, libc::SIGKILL);
+            }
         }
         self.finish(id, None);
     }
@@ -248,18 +308,22 @@ impl Core {
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
-        if self.config.limits.any() {
-            let active = self.jobs.values().filter(|j| j.uid == caller.uid && !j.state().is_finished()).count();
-            super::limits::check_submit(&self.config.limits, &new.job, active as u32)?;
-        }
+        super::limits::check_submit(&self.config.limits, &new.job, self.active.of(caller.uid))?;
         new.job.id = self.next_id;
         submit::prepare_output_dirs_as_owner(&new.job, &self.config.node_name)?;
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
         self.next_id += 1;
+        // Counted from now on, so that racing submits cannot pass the limit together.
+        self.active.add(caller.uid);
         let durable = self.writer.insert(&new.job, new.payload);
         Ok(Staged { job: new.job, warnings: new.warnings, durable })
+    }
+
+    /// A staged job that could not be stored: it no longer counts against its user.
+    pub fn unstage(&mut self, job: &Job) {
+        self.active.remove(job.uid);
     }
 
     /// Adds a stored job to the queue; a scheduling pass follows.
@@ -275,12 +339,13 @@ impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {
-        let releases = self
-            .jobs
-            .values()
-            .filter(|j| j.state().holds_resources())
-            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+        let releases = self.holding().map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
+    }
+
+    /// The jobs that hold resources.
+    fn holding(&self) -> impl Iterator<Item = &Job> {
+        self.holding.iter().map(|id| &self.jobs[id])
     }
 
     /// Pending, not held job ids in scheduling order: priority, then submit order.
@@ -297,11 +362,7 @@ impl Core {
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let limits = self.config.limits;
-        let mut held = if limits.any() {
-            super::limits::held(self.jobs.values().filter(|j| j.state().holds_resources()))
-        } else {
-            Default::default()
-        };
+        let mut held = if limits.limits_starts() { super::limits::held(self.holding()) } else { Default::default() };
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if job.begin_time > now {
@@ -309,7 +370,7 @@ impl Core {
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
-            } else if limits.any() {
+            } else if limits.limits_starts() {
                 super::limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
                 None
@@ -320,7 +381,7 @@ impl Core {
                     let reserve = reservations < MAX_RESERVATIONS;
                     match plan.place(&job.req, job.limit_secs(), reserve) {
                         Verdict::StartNow => {
-                            if limits.any() {
+                            if limits.limits_starts() {
                                 held.entry(job.uid).or_default().add(job);
                             }
                             to_start.push(id);
@@ -367,6 +428,7 @@ impl Core {
         }
         let job = self.jobs.get_mut(&id).expect("launching a known job");
         self.queue.remove(&(Reverse(job.priority), id));
+        self.holding.insert(id);
         job.gpu_ids = gpus;
         job.state = Some(JobState::Running);
         job.start_time = now;
@@ -460,6 +522,8 @@ impl Core {
             },
         };
         job.state = Some(state);
+        self.holding.remove(&id);
+        self.active.remove(job.uid);
         job.reason = reason.into();
         job.end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
         job.wait_status = status.as_ref().map(|s| s.wait_status);
@@ -498,7 +562,8 @@ impl Core {
         }
         let status = stepd::read_status(&self.job_dir(id));
         if status.is_none() {
-            self.fence_and_fail(id);
+            let supervisor = self.jobs.get(&id).and_then(|j| j.stepd_pid);
+            self.fence_and_fail(id, supervisor);
         } else {
             self.finish(id, status);
         }
@@ -529,6 +594,7 @@ impl Core {
             }
             JobState::Pending if full_cancel => {
                 job.state = Some(JobState::Cancelled);
+                self.active.remove(job.uid);
                 job.end_time = crate::options::now();
                 job.cancelled_by = Some(caller.uid);
                 job.end_cause = Some(EndCause::Cancelled);

@@ -28,9 +28,6 @@ pub struct PendingClient {
     watcher: tokio::task::AbortHandle,
 }
 
-/// The largest request body read.
-const MAX_BODY: usize = 16 << 20;
-
 fn error_reply(status: StatusCode, description: String, error_number: i32, error: &str, source: &str) -> Response {
     let e = ApiError { description, error_number, error: error.into(), source: source.into() };
     (status, axum::Json(Envelope { errors: vec![e], ..Default::default() })).into_response()
@@ -50,15 +47,7 @@ async fn stream_request(request: Request) -> Result<(hyper::upgrade::OnUpgrade, 
             "upgrade",
         ));
     };
-    let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
-        error_reply(
-            StatusCode::BAD_REQUEST,
-            format!("cannot read the body: {e}"),
-            errno::BAD_REQUEST,
-            "Unable to parse query",
-            "body",
-        )
-    })?;
+    let body = super::body::read_body(body, super::body::declared_length(&parts.headers)).await?;
     Ok((on_upgrade, body))
 }
 
@@ -185,6 +174,7 @@ pub async fn allocation(
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
     };
     if let Err(e) = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())) {
+        d.core.lock().expect("core lock").unstage(&staged.job);
         return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![super::submit::store_failure(&e)]);
     }
     let job = staged.job;

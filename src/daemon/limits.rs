@@ -1,6 +1,7 @@
 //! Per-user limits (`[limits]` in the configuration): how many jobs one user may run and
 //! have queued, and how many GPUs they may hold at once, with Slurm's pending reasons and
-//! submit errors. With no limit set, none of this costs anything.
+//! submit errors. With no limit on running jobs or GPUs set, scheduling passes skip them;
+//! the queued jobs of each user are counted as they come and go ([`Active`]).
 
 use super::job::Job;
 use crate::api::types::ApiError;
@@ -31,6 +32,34 @@ pub fn held<'a>(running: impl Iterator<Item = &'a Job>) -> HashMap<u32, Held> {
         by_user.entry(job.uid).or_default().add(job);
     }
     by_user
+}
+
+/// How many jobs each user has pending, running or being submitted, kept up to date as
+/// jobs are staged, end, or fail to be stored: a submit checks it without looking at every
+/// job.
+#[derive(Debug, Default)]
+pub struct Active(HashMap<u32, u32>);
+
+impl Active {
+    /// Counts a job of `uid` in.
+    pub fn add(&mut self, uid: u32) {
+        *self.0.entry(uid).or_default() += 1;
+    }
+
+    /// Counts a job of `uid` out (it ended, or was never stored).
+    pub fn remove(&mut self, uid: u32) {
+        if let Some(n) = self.0.get_mut(&uid) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.0.remove(&uid);
+            }
+        }
+    }
+
+    /// The jobs of `uid`.
+    pub fn of(&self, uid: u32) -> u32 {
+        self.0.get(&uid).copied().unwrap_or(0)
+    }
 }
 
 /// Slurm's pending reason when `job` would take its user past a limit, given what the
@@ -97,5 +126,19 @@ mod tests {
         let e = check_submit(&limits, &job(7, 5), 0).unwrap_err();
         assert!(e.description.starts_with("QOSMaxGRESPerUser"), "{e:?}");
         assert!(check_submit(&UserLimits::default(), &job(7, 99), 1000).is_ok());
+    }
+
+    #[test]
+    fn active_jobs_are_counted_per_user() {
+        let mut a = Active::default();
+        a.add(7);
+        a.add(7);
+        a.add(8);
+        a.remove(7);
+        a.remove(9);
+        assert_eq!((a.of(7), a.of(8), a.of(9)), (1, 1, 0));
+        a.remove(7);
+        a.remove(7);
+        assert_eq!(a.of(7), 0);
     }
 }

@@ -5,8 +5,7 @@
 //! same whether it asks for rows or for full `job_info`s.
 
 use super::job::{Job, JobState};
-use crate::api::noval::NoVal;
-use crate::api::types::{errno, ApiError, JobQuery, JobsResponse};
+use crate::api::types::JobQuery;
 use crate::cli::squeue::{self, QueueJob};
 use crate::config::Config;
 use std::borrow::Cow;
@@ -247,7 +246,8 @@ fn select<'j: 'n, 'n>(
 
 /// The jobs a `--json` [`JobQuery`] lists, copied out of `jobs` in squeue's order, and
 /// whether any job has one of the query's ids. A copy is cheap (the text fields are shared),
-/// and lets [`json_reply`] build and write the long reply without holding the daemon's lock.
+/// and lets [`super::jobs_reply`] build and write the long reply without holding the
+/// daemon's lock.
 pub fn select_json<'a>(
     jobs: impl Iterator<Item = &'a Job> + Clone,
     config: &'a Config,
@@ -256,31 +256,6 @@ pub fn select_json<'a>(
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q);
     (listed.iter().map(|row| row.job.clone()).collect(), ids_found)
-}
-
-/// The pretty-printed v0.0.43 jobs reply of `jobs` at UNIX time `now`, as `squeue --json`
-/// prints it; without `ids_found`, the reply holds the error instead.
-pub fn json_reply(jobs: &[Job], config: &Config, ids_found: bool, now: u64) -> Vec<u8> {
-    let mut reply = JobsResponse {
-        last_backfill: NoVal::of(now),
-        last_update: NoVal::of(now),
-        meta: super::info::meta(config),
-        ..Default::default()
-    };
-    if ids_found {
-        reply.jobs = jobs.iter().map(|job| super::info::job_info(job, config)).collect();
-    } else {
-        reply.errors.push(ApiError {
-            description: "Unable to query the jobs asked for".into(),
-            error_number: errno::INVALID_JOB_ID,
-            error: "Invalid job id specified".into(),
-            source: "_handle_job_get".into(),
-        });
-    }
-    let mut out = Vec::with_capacity(reply.jobs.len() * 4608 + 1024);
-    serde_json::to_writer_pretty(&mut out, &reply).expect("jobs serialize");
-    out.push(b'\n');
-    out
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
@@ -326,7 +301,7 @@ fn push_json_string(out: &mut Vec<u8>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::types::JobRows;
+    use crate::api::types::{JobRows, JobsResponse};
     use crate::cli::squeue::{value, CODES};
     use crate::daemon::job::{EndCause, Resources};
 
@@ -447,7 +422,7 @@ mod tests {
         }
         let q = JobQuery { json: true, states: Some(vec!["ALL".into()]), ..Default::default() };
         let (listed, found) = select_json(jobs.iter(), &config, &q);
-        let bytes = json_reply(&listed, &config, found, 2_000);
+        let bytes = super::super::jobs_reply::pretty(&listed, &config, found, 2_000);
         assert!(found);
         assert!(bytes.starts_with(b"{\n  \""), "pretty-printed");
         let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
@@ -457,7 +432,7 @@ mod tests {
         assert_eq!(serde_json::to_value(&reply.jobs[2]).unwrap(), expected);
         let q = JobQuery { json: true, job_ids: Some(vec![99]), ..Default::default() };
         let (listed, found) = select_json(jobs.iter(), &config, &q);
-        let bytes = json_reply(&listed, &config, found, 2_000);
+        let bytes = super::super::jobs_reply::pretty(&listed, &config, found, 2_000);
         assert!(!found);
         let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
         assert!(reply.jobs.is_empty());

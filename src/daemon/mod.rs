@@ -3,6 +3,7 @@
 
 pub mod accept;
 pub mod auth;
+pub mod body;
 pub mod core;
 pub mod forkserver;
 pub mod gpus;
@@ -10,6 +11,7 @@ pub mod hold;
 pub mod info;
 pub mod interactive;
 pub mod job;
+pub mod jobs_reply;
 pub mod launch;
 pub mod limits;
 pub mod listing;
@@ -86,6 +88,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         // SAFETY: umask has no preconditions.
         unsafe { libc::umask(0o077) };
     }
+    crate::sys::tune_allocator();
     crate::api::client::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     if system {
@@ -139,6 +142,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             clients: Default::default(),
             steps_changed: tokio::sync::Notify::new(),
             jwt_key,
+            listings: tokio::sync::Semaphore::new(1),
         });
         tokio::spawn(daemon.clone().run_scheduler());
         daemon.apply(effects);

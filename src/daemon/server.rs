@@ -33,6 +33,10 @@ pub struct Daemon {
     pub steps_changed: tokio::sync::Notify,
     /// The key REST tokens are signed with.
     pub jwt_key: super::auth::Key,
+    /// One permit: full JSON listings (`GET /jobs`, `squeue --json`) are built one at a
+    /// time, each a few kilobytes per job. (Their writing is not waited for: a client that
+    /// does not read would stop every other listing.)
+    pub listings: tokio::sync::Semaphore,
 }
 
 /// Peer credentials of a connection.
@@ -348,7 +352,11 @@ pub(super) fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec
     })
 }
 
-async fn test_only(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+async fn test_only(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    super::body::Body(body): super::body::Body,
+) -> Response {
     let core = d.core.lock().expect("core lock");
     let meta = info::meta(&core.config);
     let req = match parse_submit(&body) {
@@ -399,7 +407,11 @@ async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
     }
 }
 
-async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+async fn submit(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    super::body::Body(body): super::body::Body,
+) -> Response {
     let meta = info::meta(&d.core.lock().expect("core lock").config);
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         reply(status, JobSubmitResponse { meta: meta.clone(), errors, ..Default::default() })
@@ -417,6 +429,9 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
     };
     // The client hears the id only once the job is stored.
     let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
+    if stored.is_err() {
+        d.core.lock().expect("core lock").unstage(&staged.job);
+    }
     let result = stored.map(|()| {
         let (id, warnings) = (staged.job.id, staged.warnings);
         let effects = d.core.lock().expect("core lock").admit(staged.job);
@@ -443,32 +458,34 @@ async fn submit(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: ax
     }
 }
 
+/// `GET /slurm/v0.0.43/jobs`: every job in memory. Its reply is a few kilobytes per job,
+/// so it is built and written from a copy of the jobs, on a blocking thread, while the
+/// daemon goes on (under load, building it under the lock stalled every other request),
+/// one such listing at a time.
 async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let mut core = d.core.lock().expect("core lock");
+    let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
-    core.purge(now);
-    let jobs = core
-        .jobs
-        .values()
-        .filter(|j| caller.may_see(j, &core.config))
-        .map(|j| info::job_info(j, &core.config))
-        .collect();
-    reply(
-        StatusCode::OK,
-        JobsResponse {
-            jobs,
-            last_backfill: NoVal::of(now),
-            last_update: NoVal::of(now),
-            meta: info::meta(&core.config),
-            ..Default::default()
-        },
-    )
+    let (jobs, config) = {
+        let mut core = d.core.lock().expect("core lock");
+        core.purge(now);
+        let visible = core.jobs.values().filter(|j| caller.may_see(j, &core.config));
+        (visible.cloned().collect::<Vec<_>>(), core.config.clone())
+    };
+    let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::compact(&jobs, &config, now))
+        .await
+        .expect("the reply is written");
+    drop(turn);
+    (StatusCode::OK, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
 /// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
 /// that the reply carries only the values it prints.
-async fn jobs_query(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body: axum::body::Bytes) -> Response {
+async fn jobs_query(
+    State(d): Shared,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    super::body::Body(body): super::body::Body,
+) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let query: JobQuery = match serde_json::from_slice(&body) {
         Ok(q) => q,
@@ -482,7 +499,11 @@ async fn jobs_query(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body
         (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
     };
     // The full reply of a long queue is tens of megabytes: it is built and written from a
-    // copy of the jobs, on a blocking thread, while the daemon goes on.
+    // copy of the jobs, on a blocking thread, while the daemon goes on, one at a time.
+    let turn = match query.json {
+        true => Some(d.listings.acquire().await.expect("the listings' semaphore is never closed")),
+        false => None,
+    };
     let (jobs, found, config) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
@@ -493,9 +514,10 @@ async fn jobs_query(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, body
         let (jobs, found) = listing::select_json(visible, &core.config, &query);
         (jobs, found, core.config.clone())
     };
-    let bytes = tokio::task::spawn_blocking(move || listing::json_reply(&jobs, &config, found, now))
+    let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::pretty(&jobs, &config, found, now))
         .await
         .expect("the reply is written");
+    drop(turn);
     json(if found { StatusCode::OK } else { StatusCode::NOT_FOUND }, bytes)
 }
 

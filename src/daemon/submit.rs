@@ -78,6 +78,9 @@ fn explained(number: i32, error: &str, description: String) -> ApiError {
 
 const NODE_CONFIG: &str = "Requested node configuration is not available";
 
+/// The largest batch script accepted, in bytes: Slurm's default `max_script_size`.
+pub const MAX_SCRIPT: usize = 4 << 20;
+
 /// Everything a new job needs besides its id.
 pub struct NewJob {
     /// The job record (id filled in by the caller).
@@ -105,6 +108,16 @@ pub fn build(
         error: "Query empty or not RFC7320 compliant".into(),
         source: "_job_post".into(),
     })?;
+    if script.len() > MAX_SCRIPT {
+        return Err(explained(
+            errno::PATHNAME_TOO_LONG,
+            "Pathname of a file, directory or other parameter too long",
+            format!(
+                "the batch script has {} bytes; the limit is {MAX_SCRIPT} (4 MiB, Slurm's max_script_size)",
+                script.len()
+            ),
+        ));
+    }
     let environment = desc
         .environment
         .clone()

@@ -5,9 +5,10 @@
 //! (warning signal, SIGTERM, SIGKILL after KillWait), turns its own SIGTERM into a cancel of
 //! the job, and records how the job ended in `JOBDIR/status.json` (durably) before it exits.
 //! Because it is not tied to the daemon, a job survives a daemon restart; the restarted daemon
-//! finds the supervisor again through `JOBDIR/stepd.pid`.
+//! finds the supervisor again through `JOBDIR/stepd.pid` (see [`claim`]).
 
 mod allocation;
+pub mod claim;
 mod events;
 pub mod server;
 mod spawn;
@@ -207,9 +208,15 @@ impl EndPipe {
 }
 
 fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net::UnixStream>) -> std::io::Result<()> {
-    let me = std::process::id() as i32;
-    let ticks = crate::sys::process_start_ticks(me).unwrap_or(0);
-    std::fs::write(dir.join(files::STEPD_PID), format!("{me} {ticks}\n"))?;
+    use std::os::fd::AsFd;
+    // Held until this process exits: the job is this supervisor's (see `claim`).
+    let Some(_claim) = claim::take(dir, ended.as_ref().map(|e| e.write_end.as_fd()))? else {
+        eprintln!(
+            "slurmstepd: error: job directory {}: the daemon that started this supervisor is gone; the job is left to the next one",
+            dir.display()
+        );
+        return Ok(());
+    };
     let spec: LaunchSpec = serde_json::from_slice(&std::fs::read(dir.join(files::SPEC))?)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let status = match conn {

@@ -30,6 +30,8 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     let sock = unsafe { OwnedFd::from_raw_fd(fd) };
     match serve(&sock) {
         Ok(()) => 0,
+        // The daemon died with a request under way (killed): as when it closes the socket.
+        Err(e) if matches!(e.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset) => 0,
         Err(e) => {
             eprintln!("slurmletd: error: supervisor fork server: {e}");
             1
