@@ -1,5 +1,6 @@
 //! slurmrestd-shaped REST types (data_parser v0.0.43) and a blocking client.
 
+pub mod acct;
 pub mod client;
 pub mod http;
 pub mod noval;

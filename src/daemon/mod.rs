@@ -17,6 +17,7 @@ pub mod lock;
 pub mod plan;
 pub mod server;
 pub mod spawn;
+pub mod step_record;
 pub mod step_spec;
 pub mod steps;
 pub mod store;
