@@ -4,6 +4,7 @@ pub mod acct;
 pub mod client;
 pub mod http;
 pub mod noval;
+pub mod slurmdb;
 pub mod step;
 pub mod stream;
 pub mod types;
