@@ -145,6 +145,28 @@ fn widths_cut_text_with_a_plus_and_pad_dates() {
     assert_eq!(lines(&p, vec![running])[2], "  67 ########## Unkn ");
 }
 
+/// `sacct -j 46 -o JobID,JobName,AllocCPUS,AllocTRES%50,State,ExitCode` of the 22.05
+/// transcript: a batch job with an srun step, both given the whole allocation.
+#[test]
+fn a_step_row_with_its_allocation() {
+    let t = local_time(2026, 11, 22, 1, 41, 0);
+    let mut j = job(46, "allocation", "gpu", "COMPLETED", 0, (t, t + 1));
+    j.alloc = Some(tres(2, 2));
+    let mut j = with_batch(j, "COMPLETED", Some(0));
+    j.steps.push(AcctStep { id: StepId::Number(0), name: "bash".into(), ..j.steps[0].clone() });
+    let p = plan("JobID,JobName,AllocCPUS,AllocTRES%50,State,ExitCode", Layout::Fixed);
+    assert_eq!(
+        lines(&p, vec![j]),
+        [
+            "JobID           JobName  AllocCPUS                                          AllocTRES      State ExitCode ",
+            "------------ ---------- ---------- -------------------------------------------------- ---------- -------- ",
+            "46           allocation          2        billing=2,cpu=2,gres/gpu=2,mem=2000M,node=1  COMPLETED      0:0 ",
+            "46.batch          batch          2                  cpu=2,gres/gpu=2,mem=2000M,node=1  COMPLETED      0:0 ",
+            "46.0               bash          2                  cpu=2,gres/gpu=2,mem=2000M,node=1  COMPLETED      0:0 ",
+        ]
+    );
+}
+
 /// `sacct -j 67,66 -o JobID,JobName,State,ExitCode,Elapsed,Timelimit -P` (22.05) and the
 /// `-X -P -n -o JobID,State,ExitCode` lines.
 #[test]
