@@ -86,6 +86,8 @@ pub struct ConfigFile {
     pub kill_wait: Option<u32>,
     /// Seconds a finished job stays visible in squeue (default 300).
     pub min_job_age: Option<u32>,
+    /// Days a finished job stays in the accounting history (sacct); 0 or absent: forever.
+    pub history_days: Option<u32>,
     /// Where the store and job files live.
     pub state_dir: Option<PathBuf>,
     /// The Unix socket to listen on.
@@ -190,6 +192,8 @@ pub struct Config {
     pub kill_wait: u32,
     /// MinJobAge seconds.
     pub min_job_age: u32,
+    /// Days finished jobs stay in the accounting history; `None`: forever.
+    pub history_days: Option<u32>,
     /// State directory.
     pub state_dir: PathBuf,
     /// Socket path.
@@ -299,6 +303,7 @@ impl Config {
             partitions,
             kill_wait: file.kill_wait.unwrap_or(30),
             min_job_age: file.min_job_age.unwrap_or(300),
+            history_days: file.history_days.filter(|&d| d > 0),
             state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
             socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
@@ -356,6 +361,14 @@ mod tests {
         let c = Config::resolve(f, Path::new("x")).unwrap();
         assert_eq!(c.gpu_ids, vec![0, 2]);
         assert_eq!(c.gres(), "gpu:tesla:2");
+    }
+
+    #[test]
+    fn history_days_zero_or_absent_keeps_everything() {
+        let days = |text: &str| Config::resolve(toml::from_str(text).unwrap(), Path::new("x")).unwrap().history_days;
+        assert_eq!(days("gpus = 0\nhistory_days = 30"), Some(30));
+        assert_eq!(days("gpus = 0\nhistory_days = 0"), None);
+        assert_eq!(days("gpus = 0"), None);
     }
 
     #[test]

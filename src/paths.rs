@@ -181,6 +181,27 @@ pub fn user_uid(name: &str) -> Option<u32> {
     user_ids(name).map(|(uid, _)| uid)
 }
 
+/// The gid of a group name (or a numeric gid), if it exists.
+pub fn group_gid(name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    let cname = std::ffi::CString::new(name).ok()?;
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: all pointers refer to live, correctly sized buffers; the result is only read
+    // when the call reports success.
+    unsafe {
+        let mut grp: libc::group = std::mem::zeroed();
+        let mut res: *mut libc::group = std::ptr::null_mut();
+        if libc::getgrnam_r(cname.as_ptr(), &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
+            && !res.is_null()
+        {
+            return Some(grp.gr_gid);
+        }
+    }
+    None
+}
+
 /// The uid and primary gid of the passwd entry of user `name` (a name, never a number).
 pub fn user_ids(name: &str) -> Option<(u32, u32)> {
     let cname = std::ffi::CString::new(name).ok()?;

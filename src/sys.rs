@@ -115,6 +115,26 @@ pub fn session_members(sids: &[i32]) -> Vec<(i32, i32)> {
         .collect()
 }
 
+/// 00:00:00 of the local day of UNIX time `now`.
+pub fn local_midnight(now: u64) -> u64 {
+    // SAFETY: localtime_r fills a zeroed tm from a valid time_t; mktime reads and normalises it.
+    let t = unsafe {
+        let t = now as libc::time_t;
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&t, &mut tm);
+        tm.tm_hour = 0;
+        tm.tm_min = 0;
+        tm.tm_sec = 0;
+        tm.tm_isdst = -1;
+        libc::mktime(&mut tm)
+    };
+    if t < 0 {
+        now
+    } else {
+        t as u64
+    }
+}
+
 /// Formats a UNIX time as local `YYYY-MM-DDTHH:MM:SS`, as Slurm prints times.
 pub fn format_local_time(ts: u64) -> String {
     // SAFETY: localtime_r fills a zeroed tm from a valid time_t.

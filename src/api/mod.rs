@@ -1,8 +1,10 @@
 //! slurmrestd-shaped REST types (data_parser v0.0.43) and a blocking client.
 
+pub mod acct;
 pub mod client;
 pub mod http;
 pub mod noval;
+pub mod slurmdb;
 pub mod step;
 pub mod stream;
 pub mod types;

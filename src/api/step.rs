@@ -42,4 +42,6 @@ pub struct StepRequest {
     pub label: bool,
     /// `-t` inside an allocation: the step's own time limit in minutes.
     pub time_limit: Option<u32>,
+    /// `-J` given to srun itself: the step's name (`None`: the program's file name).
+    pub name: Option<String>,
 }

@@ -8,6 +8,7 @@ pub mod generate;
 pub mod install_links;
 pub mod job_command;
 pub mod job_failure;
+pub mod sacct;
 pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
@@ -21,7 +22,8 @@ use clap::{CommandFactory, Parser};
 use std::ffi::OsString;
 
 /// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
-pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "slurmletd"];
+pub const COMMANDS: &[&str] =
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "slurmletd"];
 
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
@@ -46,6 +48,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),
         "sinfo" => sinfo::run(args),
+        "sacct" => sacct::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
     }
@@ -181,6 +184,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         scancel::ScancelArgs::command().name("scancel"),
         scontrol::ScontrolArgs::command().name("scontrol"),
         sinfo::SinfoArgs::command().name("sinfo"),
+        sacct::SacctArgs::command().name("sacct"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]
 }

@@ -4,6 +4,7 @@
 
 use super::job::{EndCause, Job, JobState, Resources};
 use super::plan::{Plan, Verdict, NEVER};
+use super::step_record::StepEnding;
 use super::store::{Store, StoreError};
 use super::submit::{self, Caller};
 use super::writer::{Durable, Writer};
@@ -196,6 +197,7 @@ impl Core {
         }
         for id in active {
             let dir = self.job_dir(id);
+            self.recover_step_records(id);
             if let Some(status) = stepd::read_status(&dir) {
                 self.finish(id, Some(status));
                 continue;
@@ -257,7 +259,7 @@ impl Core {
         let Some(job) = self.jobs.get_mut(&id) else { return };
         if job.state() == JobState::Completing {
             let now = crate::options::now();
-            self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+            self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }));
             return;
         }
         self.used = self.used.minus(&job.req);
@@ -432,6 +434,7 @@ impl Core {
         job.gpu_ids = gpus;
         job.state = Some(JobState::Running);
         job.start_time = now;
+        job.reason_prev = job.reason.clone();
         job.reason = "None".into();
         self.used = self.used.plus(&job.req);
         self.writer.update(job)
@@ -465,7 +468,10 @@ impl Core {
         let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
         if job.state() != JobState::Running || job.stepd_pid.is_some() {
             if job.state() == JobState::Completing && job.stepd_pid.is_none() {
-                self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now }));
+                self.finish(
+                    id,
+                    Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }),
+                );
                 return Err(Effects::reschedule());
             }
             return Err(Effects::default());
@@ -499,7 +505,10 @@ impl Core {
     pub fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
         tracing::error!(job = id, "cannot start the job: {why}");
         let now = crate::options::now();
-        self.finish(id, Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now }));
+        self.finish(
+            id,
+            Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now, usage: None }),
+        );
         Effects::reschedule()
     }
 
@@ -507,10 +516,12 @@ impl Core {
     /// its resources and removes its directory.
     pub fn finish(&mut self, id: u32, status: Option<EndStatus>) {
         tracing::debug!(job = id, "job ended");
-        let Some(job) = self.jobs.get_mut(&id) else { return };
-        if !job.state().holds_resources() {
+        if !self.jobs.get(&id).is_some_and(|j| j.state().holds_resources()) {
             return;
         }
+        let end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
+        self.record_step_ends(id, end_time);
+        let Some(job) = self.jobs.get_mut(&id) else { return };
         let (state, reason) = match &status {
             None => (JobState::NodeFail, "NodeDown"),
             Some(s) => match s.cause {
@@ -525,9 +536,10 @@ impl Core {
         self.holding.remove(&id);
         self.active.remove(job.uid);
         job.reason = reason.into();
-        job.end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
+        job.end_time = end_time;
         job.wait_status = status.as_ref().map(|s| s.wait_status);
         job.end_cause = status.as_ref().map(|s| s.cause);
+        job.batch_usage = status.as_ref().and_then(|s| s.usage);
         job.stepd_pid = None;
         for pid in self.steps.forget(id) {
             let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
@@ -593,6 +605,7 @@ impl Core {
                 Err(cancel_error(errno::ALREADY_DONE, "Job/step already completing or completed"))
             }
             JobState::Pending if full_cancel => {
+                job.reason_prev = job.reason.clone();
                 job.state = Some(JobState::Cancelled);
                 self.active.remove(job.uid);
                 job.end_time = crate::options::now();
@@ -663,6 +676,7 @@ impl Core {
         };
         match signal {
             None | Some(libc::SIGKILL) => {
+                self.steps.cancelled(id, step, caller.uid);
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
             // The tasks are the supervisor's session but for the supervisor itself, and a
@@ -677,9 +691,10 @@ impl Core {
         Ok(Effects::default())
     }
 
-    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, default memory, GPU
-    /// hiding, per-user limits, operators and private data change at once; the node's resources, names and paths need a restart: their
-    /// names are returned and the old values kept.
+    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, history_days,
+    /// default memory, GPU hiding, per-user limits, operators and private data change at
+    /// once; the node's resources, names and paths need a restart: their names are returned
+    /// and the old values kept.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
         let old = &self.config;
         let mut kept = Vec::new();
@@ -701,6 +716,7 @@ impl Core {
         self.config.partitions = new.partitions;
         self.config.kill_wait = new.kill_wait;
         self.config.min_job_age = new.min_job_age;
+        self.config.history_days = new.history_days;
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
         self.config.limits = new.limits;
@@ -739,6 +755,11 @@ impl Core {
         }
     }
 
+    /// Resolves once every change queued so far is in the store.
+    pub fn stored(&self) -> Durable {
+        self.writer.barrier()
+    }
+
     /// Waits until every queued change is durable.
     pub fn flush(&self) {
         self.writer.flush();
@@ -766,6 +787,7 @@ impl Core {
             dir: super::step_spec::step_dir(&job_dir, granted.step_id),
             spec,
             held: granted.held,
+            record: granted.record,
         })
     }
 
@@ -774,7 +796,9 @@ impl Core {
         match result {
             Ok(super::launch::Started { pid, ended, pidfd }) => {
                 tracing::debug!(job, step, pid, "step supervisor started");
-                self.steps.started(job, step, pid);
+                if let Some(record) = self.steps.started(job, step, pid, crate::options::now()) {
+                    drop(self.writer.step_started(record));
+                }
                 if !self.jobs.get(&job).is_some_and(|j| j.state() == JobState::Running) {
                     // The job ended or is being cancelled while the step started.
                     let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
@@ -797,10 +821,64 @@ impl Core {
         !self.steps.supervisors(id).is_empty()
     }
 
-    /// A step's tasks are gone: what it held is free for other steps.
+    /// A step's tasks are gone: what it held is free for other steps, and its end (as its
+    /// supervisor recorded it) goes into the job's accounting.
     pub fn step_ended(&mut self, job: u32, step: u32) {
         tracing::debug!(job, step, "step ended");
-        self.steps.ended(job, step);
+        if let Some(cancelled_by) = self.steps.ended(job, step) {
+            let dir = super::step_spec::step_dir(&self.job_dir(job), step);
+            let end = crate::stepd::step::end::read(&dir);
+            let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::options::now());
+            drop(self.writer.step_ended(ending));
+        }
+    }
+
+    /// Job `id` ends at `end`: the steps whose end its supervisor recorded but the daemon
+    /// has not heard of yet are recorded as they ended; those still recorded as running,
+    /// as ended with the job.
+    fn record_step_ends(&mut self, id: u32, end: u64) {
+        let job_dir = self.job_dir(id);
+        for step in self.steps.running(id) {
+            if let Some(ended) = crate::stepd::step::end::read(&super::step_spec::step_dir(&job_dir, step)) {
+                let cancelled_by = self.steps.ended(id, step).flatten();
+                drop(self.writer.step_ended(StepEnding::from_status(id, step, Some(ended), cancelled_by, end)));
+            }
+        }
+        drop(self.writer.end_steps(id, end));
+    }
+
+    /// Completes the accounting of the steps of job `id` from their directories, when the
+    /// daemon starts: stores the records of steps whose start the last daemon had not
+    /// stored, and the ends of those whose supervisors ended while no daemon ran.
+    fn recover_step_records(&mut self, id: u32) {
+        let now = crate::options::now();
+        for found in super::step_spec::found_steps(&self.job_dir(id)) {
+            if let Some(record) = found.record {
+                match self.store.has_step(id, found.step) {
+                    Ok(true) => {}
+                    Ok(false) => drop(self.writer.step_started(record)),
+                    Err(e) => tracing::warn!(job = id, step = found.step, "cannot check the step's record: {e}"),
+                }
+            }
+            if !found.alive {
+                drop(self.writer.step_ended(StepEnding::from_status(id, found.step, found.end, None, now)));
+            }
+        }
+    }
+
+    /// The running steps' records of job `id` (fresher than the store's).
+    pub fn running_step_records(&self, id: u32) -> Vec<super::step_record::StepRecord> {
+        self.steps.records(id)
+    }
+
+    /// Queues the removal of the history older than `history_days` (none when it is not
+    /// set); jobs still shown by squeue (MinJobAge) are kept.
+    pub fn purge_history(&self, now: u64) {
+        if let Some(days) = self.config.history_days {
+            let before =
+                now.saturating_sub(days as u64 * 86400).min(now.saturating_sub(self.config.min_job_age as u64));
+            drop(self.writer.purge(before));
+        }
     }
 
     /// The binary supervisors are started from.

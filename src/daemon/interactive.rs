@@ -117,7 +117,7 @@ impl Daemon {
         tokio::task::spawn_blocking(move || {
             let step = new.spec.step_id;
             let exe = daemon.core.lock().expect("core lock").exe().to_path_buf();
-            let started = super::step_spec::write_spec(&new.dir, &new.spec, &new.held)
+            let started = super::step_spec::write_spec(&new.dir, &new)
                 .and_then(|()| super::launch::start_supervisor(crate::stepd::Kind::Step, &exe, &new.dir, Some(&conn)));
             if let Err(e) = &started {
                 send(&conn, Frame::Error(format!("cannot start step {id}.{step}: {e}")));

@@ -212,6 +212,11 @@ pub struct Job {
     /// An interactive allocation (srun or salloc outside a job): no script; it runs while
     /// its client holds it.
     pub interactive: bool,
+    /// The reason it waited for before it started, or was cancelled while pending (Slurm's
+    /// `state_reason_prev`, which accounting reports); empty: it never waited.
+    pub reason_prev: Text,
+    /// What the batch script's processes used, once the job ended.
+    pub batch_usage: Option<crate::api::acct::Usage>,
 }
 
 impl Job {

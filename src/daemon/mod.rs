@@ -2,11 +2,14 @@
 //! store, and serves the REST API on a Unix socket (and, to token holders, on a TCP address).
 
 pub mod accept;
+pub mod accounting;
 pub mod auth;
 pub mod body;
 pub mod core;
+pub mod dbjson;
 pub mod forkserver;
 pub mod gpus;
+pub mod history;
 pub mod hold;
 pub mod info;
 pub mod interactive;
@@ -18,7 +21,9 @@ pub mod listing;
 pub mod lock;
 pub mod plan;
 pub mod server;
+pub mod slurmdb;
 pub mod spawn;
+pub mod step_record;
 pub mod step_spec;
 pub mod steps;
 pub mod store;
@@ -133,6 +138,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             }
         });
         let effects = core.recover();
+        let history = history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let daemon = Arc::new(server::Daemon {
             core: Mutex::new(core),
@@ -143,8 +149,10 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             steps_changed: tokio::sync::Notify::new(),
             jwt_key,
             listings: tokio::sync::Semaphore::new(1),
+            history,
         });
         tokio::spawn(daemon.clone().run_scheduler());
+        tokio::spawn(slurmdb::purge_periodically(daemon.clone()));
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));

@@ -37,6 +37,8 @@ pub struct Daemon {
     /// time, each a few kilobytes per job. (Their writing is not waited for: a client that
     /// does not read would stop every other listing.)
     pub listings: tokio::sync::Semaphore,
+    /// The accounting history's read connections.
+    pub history: super::history::History,
 }
 
 /// Peer credentials of a connection.
@@ -268,6 +270,9 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel).post(super::update::update))
             .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
             .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
+            .route(&format!("/slurmdb/{v}/jobs{suffix}"), get(super::slurmdb::jobs))
+            .route(&format!("/slurmdb/{v}/job/{{id}}{suffix}"), get(super::slurmdb::job))
+            .route(&format!("/slurmlet/v1/history{suffix}"), post(super::slurmdb::history))
             .route(&format!("/slurmlet/v1/config{suffix}"), get(config))
             .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
             .route(&format!("/slurmlet/v1/token{suffix}"), post(super::token::token))

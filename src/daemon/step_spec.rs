@@ -3,6 +3,7 @@
 
 use super::job::Job;
 use super::launch::batch_env;
+use super::step_record::StepRecord;
 use super::steps::{Granted, Held};
 use crate::api::step::StepRequest;
 use crate::config::Config;
@@ -17,6 +18,9 @@ pub struct NewStep {
     pub spec: StepSpec,
     /// What it holds.
     pub held: Held,
+    /// Its accounting record, kept in its directory too: a daemon that stops before storing
+    /// it stores it when it starts again.
+    pub record: StepRecord,
 }
 
 /// The directory of step `step` of the job whose directory is `job_dir`.
@@ -103,11 +107,55 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
 /// The file of a step's directory that records what it holds.
 pub const HELD: &str = "held.json";
 
-/// Writes a step's spec, and what it holds, into its directory (created).
-pub fn write_spec(dir: &Path, spec: &StepSpec, held: &Held) -> std::io::Result<()> {
+/// The file of a step's directory that holds its accounting record.
+pub const RECORD: &str = "record.json";
+
+/// Writes a step's spec, what it holds and its accounting record into its directory
+/// (created).
+pub fn write_spec(dir: &Path, new: &NewStep) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(HELD), serde_json::to_vec(held).expect("held serializes"))?;
-    std::fs::write(dir.join(crate::stepd::files::SPEC), serde_json::to_vec(spec).expect("spec serializes"))
+    std::fs::write(dir.join(HELD), serde_json::to_vec(&new.held).expect("held serializes"))?;
+    std::fs::write(dir.join(RECORD), serde_json::to_vec(&new.record).expect("a step record serializes"))?;
+    std::fs::write(dir.join(crate::stepd::files::SPEC), serde_json::to_vec(&new.spec).expect("spec serializes"))
+}
+
+/// A step found in a job's directory when the daemon starts.
+pub struct FoundStep {
+    /// Its id.
+    pub step: u32,
+    /// Its accounting record, started when its supervisor did.
+    pub record: Option<StepRecord>,
+    /// Whether its supervisor still runs.
+    pub alive: bool,
+    /// The end its supervisor recorded, if it ended.
+    pub end: Option<crate::stepd::step::end::StepEnd>,
+}
+
+/// Every step under `job_dir` whose supervisor started.
+pub fn found_steps(job_dir: &Path) -> Vec<FoundStep> {
+    let Ok(entries) = std::fs::read_dir(steps_dir(job_dir)) else { return Vec::new() };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(step) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let dir = entry.path();
+        let pid_file = dir.join(crate::stepd::files::STEPD_PID);
+        let Ok(started) = std::fs::metadata(&pid_file).and_then(|m| m.modified()) else { continue };
+        let end = crate::stepd::step::end::read(&dir);
+        // A step whose end is recorded has ended, whatever is left of its supervisor.
+        let alive = end.is_none()
+            && crate::stepd::read_stepd_pid(&dir).is_some_and(|(pid, ticks)| {
+                crate::sys::process_start_ticks(pid) == Some(ticks) && !crate::sys::is_zombie(pid)
+            });
+        let record = std::fs::read(dir.join(RECORD))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<StepRecord>(&b).ok())
+            .map(|mut r| {
+                r.start = started.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                r
+            });
+        found.push(FoundStep { step, record, alive, end });
+    }
+    found
 }
 
 /// The steps under `job_dir` whose supervisors still run: (step, its supervisor's pid, what

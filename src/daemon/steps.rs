@@ -8,6 +8,7 @@
 //! refused. `--overlap` shares everything and takes nothing.
 
 use super::job::{Job, JobState};
+use super::step_record::StepRecord;
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use std::collections::{BTreeMap, HashMap};
@@ -21,6 +22,10 @@ struct StepUse {
     gpus: Vec<u32>,
     /// Its supervisor, once started.
     pid: Option<i32>,
+    /// Its accounting record (`None` for a step taken back after a restart: the store has it).
+    record: Option<StepRecord>,
+    /// Who cancelled it (`scancel JOB.STEP`).
+    cancelled_by: Option<u32>,
 }
 
 /// The steps of one job.
@@ -50,6 +55,8 @@ pub struct Granted {
     pub gpus: Vec<u32>,
     /// What it holds so that other steps cannot have it.
     pub held: Held,
+    /// Its accounting record (not yet started).
+    pub record: StepRecord,
 }
 
 /// The part of a job a step holds, kept in `STEPDIR/held.json` so that a restarted daemon
@@ -129,8 +136,33 @@ impl Steps {
         };
         let step_id = steps.next_id;
         steps.next_id += 1;
-        steps.running.insert(step_id, StepUse { cpus: held_cpus, gpus: held_gpus.clone(), pid: None });
-        Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus } })
+        let record = StepRecord {
+            job: job.id,
+            step: step_id,
+            name: step_name(req),
+            state: JobState::Running,
+            start: 0,
+            end: 0,
+            exit_status: None,
+            ntasks,
+            cpus,
+            gpus: seen_gpus.len() as u32,
+            mem_mb: job.req.mem_mb,
+            time_limit: req.time_limit,
+            cancelled_by: None,
+            usage: None,
+        };
+        steps.running.insert(
+            step_id,
+            StepUse {
+                cpus: held_cpus,
+                gpus: held_gpus.clone(),
+                pid: None,
+                record: Some(record.clone()),
+                cancelled_by: None,
+            },
+        );
+        Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus }, record })
     }
 
     /// Takes back a step that was running when the daemon stopped: its supervisor `pid`
@@ -140,21 +172,47 @@ impl Steps {
             .by_job
             .entry(job)
             .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
-        steps.running.insert(step, StepUse { cpus: held.cpus, gpus: held.gpus, pid: Some(pid) });
+        steps.running.insert(
+            step,
+            StepUse { cpus: held.cpus, gpus: held.gpus, pid: Some(pid), record: None, cancelled_by: None },
+        );
     }
 
-    /// Records the supervisor of a step.
-    pub fn started(&mut self, job: u32, step: u32, pid: i32) {
+    /// Records the supervisor of a step, started at `now`; returns the step's accounting
+    /// record to store.
+    pub fn started(&mut self, job: u32, step: u32, pid: i32, now: u64) -> Option<StepRecord> {
+        let s = self.by_job.get_mut(&job).and_then(|j| j.running.get_mut(&step))?;
+        s.pid = Some(pid);
+        let record = s.record.as_mut()?;
+        record.start = now;
+        Some(record.clone())
+    }
+
+    /// Records that `uid` cancelled a step.
+    pub fn cancelled(&mut self, job: u32, step: u32, uid: u32) {
         if let Some(s) = self.by_job.get_mut(&job).and_then(|j| j.running.get_mut(&step)) {
-            s.pid = Some(pid);
+            s.cancelled_by.get_or_insert(uid);
         }
     }
 
-    /// A step ended (or never started): what it held is free again.
-    pub fn ended(&mut self, job: u32, step: u32) {
-        if let Some(j) = self.by_job.get_mut(&job) {
-            j.running.remove(&step);
-        }
+    /// A step ended (or never started): what it held is free again. `None` if it was not
+    /// running (ended already, or forgotten with its job); else who cancelled it, if someone
+    /// did.
+    pub fn ended(&mut self, job: u32, step: u32) -> Option<Option<u32>> {
+        self.by_job.get_mut(&job)?.running.remove(&step).map(|s| s.cancelled_by)
+    }
+
+    /// The steps of `job` that run.
+    pub fn running(&self, job: u32) -> Vec<u32> {
+        self.by_job.get(&job).map(|j| j.running.keys().copied().collect()).unwrap_or_default()
+    }
+
+    /// The accounting records of `job`'s running steps that this daemon started.
+    pub fn records(&self, job: u32) -> Vec<StepRecord> {
+        self.by_job
+            .get(&job)
+            .map(|j| j.running.values().filter_map(|s| s.record.clone().filter(|r| r.start > 0)).collect())
+            .unwrap_or_default()
     }
 
     /// The supervisor of step `step` of `job`, if it runs.
@@ -173,6 +231,15 @@ impl Steps {
         self.by_job.remove(&job);
         pids
     }
+}
+
+/// A step's name, as Slurm's accounting shows it: `srun -J`, else the program's file name.
+fn step_name(req: &StepRequest) -> String {
+    if let Some(name) = req.name.as_deref().filter(|n| !n.is_empty()) {
+        return name.to_string();
+    }
+    let program = req.argv.first().map(String::as_str).unwrap_or("");
+    Path::new(program).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| program.to_string())
 }
 
 /// The first step id after those whose directories are under `steps_dir`.

@@ -4,7 +4,9 @@
 //! (and fsynced) before the client hears its job id. Reads use [`Store`]; writes go through
 //! the group-committing [`super::writer::Writer`].
 
-use super::job::Job;
+use super::job::{Job, JobState};
+use super::step_record::StepRecord;
+use crate::api::acct::Usage;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use thiserror::Error;
@@ -154,10 +156,40 @@ impl Store {
                  script TEXT NOT NULL,
                  environment TEXT NOT NULL,
                  argv TEXT NOT NULL
-             );",
+             );
+             -- The srun steps of each job, for accounting (sacct).
+             CREATE TABLE IF NOT EXISTS steps (
+                 job_id INTEGER NOT NULL,
+                 step_id INTEGER NOT NULL,
+                 name TEXT NOT NULL,
+                 state TEXT NOT NULL,
+                 start_time INTEGER NOT NULL,
+                 end_time INTEGER NOT NULL DEFAULT 0,
+                 exit_status INTEGER,
+                 ntasks INTEGER NOT NULL,
+                 cpus INTEGER NOT NULL,
+                 gpus INTEGER NOT NULL,
+                 mem_mb INTEGER NOT NULL,
+                 time_limit INTEGER,
+                 cancelled_by INTEGER,
+                 user_usec INTEGER,
+                 sys_usec INTEGER,
+                 max_rss_kb INTEGER,
+                 PRIMARY KEY (job_id, step_id)
+             ) WITHOUT ROWID;",
         )
         .map_err(wrap)?;
         Ok(conn)
+    }
+
+    /// Opens the store at `path` for reading only (accounting queries, beside the daemon's
+    /// own connections); the daemon has created its tables.
+    pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
+        let p = path.display().to_string();
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::of(&p, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(|e| StoreError::of(&p, e))?;
+        Ok(Store { conn, path: p })
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
@@ -195,18 +227,101 @@ impl Store {
 
     /// Loads jobs that are active, or that ended at or after `ended_since`.
     pub fn load_recent(&self, ended_since: u64) -> Result<Vec<Job>, StoreError> {
+        self.jobs_where("state IN ('PENDING','RUNNING','COMPLETING') OR end_time >= ?1", [ended_since as i64], |_| true)
+    }
+
+    /// The jobs that are active or ended at or after `ended_since` (every job: `None`) and
+    /// that `wanted` keeps (by id), for accounting.
+    pub fn history(&self, ended_since: Option<u64>, wanted: impl FnMut(u32) -> bool) -> Result<Vec<Job>, StoreError> {
+        match ended_since {
+            Some(t) => self.jobs_where("end_time >= ?1 OR end_time = 0", [t as i64], wanted),
+            None => self.jobs_where("?1 = 0", [0i64], wanted),
+        }
+    }
+
+    /// The jobs whose ids are `ids` (those in the store).
+    pub fn jobs_by_id(&self, ids: &[u32]) -> Result<Vec<Job>, StoreError> {
+        let mut jobs = Vec::new();
+        let mut stmt = self.conn.prepare_cached("SELECT record FROM jobs WHERE id = ?1").map_err(|e| self.sql(e))?;
+        for &id in ids {
+            let record: Option<String> = stmt.query_row([id], |r| r.get(0)).optional().map_err(|e| self.sql(e))?;
+            if let Some(record) = record {
+                jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
+            }
+        }
+        Ok(jobs)
+    }
+
+    /// The jobs matching the SQL condition `cond` (with parameter `arg`) whose ids `wanted`
+    /// keeps, in id order; the records of the others are never parsed.
+    fn jobs_where(
+        &self,
+        cond: &str,
+        arg: [i64; 1],
+        mut wanted: impl FnMut(u32) -> bool,
+    ) -> Result<Vec<Job>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, record FROM jobs WHERE state IN ('PENDING','RUNNING','COMPLETING') OR end_time >= ?1 ORDER BY id")
+            .prepare_cached(&format!("SELECT id, record FROM jobs WHERE {cond} ORDER BY id"))
             .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map(params![ended_since as i64], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| self.sql(e))?;
+        let mut rows = stmt.query(arg).map_err(|e| self.sql(e))?;
         let mut jobs = Vec::new();
-        for row in rows {
-            let (id, record) = row.map_err(|e| self.sql(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
+            let id: u32 = row.get(0).map_err(|e| self.sql(e))?;
+            if !wanted(id) {
+                continue;
+            }
+            let record: String = row.get(1).map_err(|e| self.sql(e))?;
             jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
         }
         Ok(jobs)
+    }
+
+    /// Whether step `step` of job `job` is recorded.
+    pub fn has_step(&self, job: u32, step: u32) -> Result<bool, StoreError> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM steps WHERE job_id = ?1 AND step_id = ?2")
+            .and_then(|mut s| s.exists(params![job, step]))
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The recorded steps of job `job`, by step id.
+    pub fn steps(&self, job: u32) -> Result<Vec<StepRecord>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT step_id, name, state, start_time, end_time, exit_status, ntasks, cpus, gpus, mem_mb,
+                        time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb
+                 FROM steps WHERE job_id = ?1 ORDER BY step_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([job], |r| {
+                let usage =
+                    match (r.get::<_, Option<i64>>(12)?, r.get::<_, Option<i64>>(13)?, r.get::<_, Option<i64>>(14)?) {
+                        (Some(u), Some(s), Some(m)) => {
+                            Some(Usage { user_usec: u as u64, sys_usec: s as u64, max_rss_kb: m as u64 })
+                        }
+                        _ => None,
+                    };
+                Ok(StepRecord {
+                    job,
+                    step: r.get(0)?,
+                    name: r.get(1)?,
+                    state: JobState::from_name(&r.get::<_, String>(2)?).unwrap_or(JobState::Failed),
+                    start: r.get::<_, i64>(3)? as u64,
+                    end: r.get::<_, i64>(4)? as u64,
+                    exit_status: r.get(5)?,
+                    ntasks: r.get(6)?,
+                    cpus: r.get(7)?,
+                    gpus: r.get(8)?,
+                    mem_mb: r.get::<_, i64>(9)? as u64,
+                    time_limit: r.get(10)?,
+                    cancelled_by: r.get(11)?,
+                    usage,
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.sql(e))
     }
 }

@@ -2,7 +2,7 @@
 //! slurmrestd: every request carries a token of [`super::auth`], and the user it names
 //! becomes the caller the handlers see, as the peer credentials do on the Unix socket.
 //!
-//! Only slurmrestd's paths (`/slurm/…`) are served here; slurmlet's own (`/slurmlet/…`:
+//! Only slurmrestd's paths (`/slurm/…`, `/slurmdb/…`) are served here; slurmlet's own (`/slurmlet/…`:
 //! tokens, allocations, steps, shutdown) stay on the Unix socket.
 
 use super::auth::{self, TokenError};
@@ -93,7 +93,8 @@ pub async fn serve(listener: TcpListener, router: Router, daemon: Arc<Daemon>, s
         hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
             let (router, daemon, remote) = (router.clone(), daemon.clone(), remote.clone());
             async move {
-                if !req.uri().path().starts_with("/slurm/") {
+                let path = req.uri().path();
+                if !path.starts_with("/slurm/") && !path.starts_with("/slurmdb/") {
                     return Ok::<_, Infallible>(not_found());
                 }
                 let now = crate::options::now() as i64;

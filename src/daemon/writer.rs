@@ -7,7 +7,8 @@
 //! durable (a submit before the client hears its id, a launch before its process exists)
 //! waits for that change's [`Durable`].
 
-use super::job::Job;
+use super::job::{Job, JobState};
+use super::step_record::{StepEnding, StepRecord, ENDED_WITH_JOB};
 use super::store::{Payload, Store, StoreError};
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
@@ -31,6 +32,22 @@ enum Change {
     Insert(Box<Job>, Payload),
     /// A job's current record.
     Update(Box<Job>),
+    /// A step that started.
+    StepStart(Box<StepRecord>),
+    /// A step that ended.
+    StepEnd(StepEnding),
+    /// The end of a job: its steps still recorded as running ended with it (at `end`).
+    EndSteps {
+        /// The job.
+        job: u32,
+        /// When it ended.
+        end: u64,
+    },
+    /// Removes the jobs (with their payloads and steps) that ended before `before`.
+    Purge {
+        /// UNIX seconds.
+        before: u64,
+    },
     /// Nothing: resolves once everything queued before it is durable.
     Barrier,
 }
@@ -92,10 +109,37 @@ impl Writer {
         self.push(Change::Update(Box::new(job.clone())), None)
     }
 
+    /// Queues the record of a step that started (nobody waits for it: it may wait for
+    /// company).
+    pub fn step_started(&self, step: StepRecord) -> Durable {
+        self.queue_change(Change::StepStart(Box::new(step)), None, true)
+    }
+
+    /// Queues the end of a step.
+    pub fn step_ended(&self, end: StepEnding) -> Durable {
+        self.queue_change(Change::StepEnd(end), None, true)
+    }
+
+    /// Queues the end, at `end`, of the steps of job `job` still recorded as running.
+    pub fn end_steps(&self, job: u32, end: u64) -> Durable {
+        self.queue_change(Change::EndSteps { job, end }, None, true)
+    }
+
+    /// Queues the removal of the jobs that ended before `before` (UNIX seconds). Job ids are
+    /// never reused: the store's high-water mark is raised past them first.
+    pub fn purge(&self, before: u64) -> Durable {
+        self.queue_change(Change::Purge { before }, None, true)
+    }
+
+    /// Resolves once everything queued so far is durable (readers of the store then see it).
+    pub fn barrier(&self) -> Durable {
+        self.push(Change::Barrier, None)
+    }
+
     /// Blocks until everything queued so far is durable and the directories it frees are
     /// removed (before the daemon exits).
     pub fn flush(&self) {
-        let _ = self.push(Change::Barrier, None).blocking_recv();
+        let _ = self.barrier().blocking_recv();
     }
 
     /// Queues a job's current record, and removes `dir` once it is durable (the job's
@@ -216,15 +260,94 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
             Change::Update(job) => {
                 write_record(&tx, "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1", job)?;
             }
+            Change::StepStart(step) => {
+                write_step(&tx, step)?;
+            }
+            Change::StepEnd(end) => {
+                let usage = end.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+                tx.prepare_cached(
+                    "UPDATE steps SET state = ?3, end_time = ?4, exit_status = ?5, cancelled_by = ?6,
+                         user_usec = ?7, sys_usec = ?8, max_rss_kb = ?9
+                     WHERE job_id = ?1 AND step_id = ?2 AND state = 'RUNNING'",
+                )?
+                .execute(params![
+                    end.job,
+                    end.step,
+                    end.state.name(),
+                    end.end as i64,
+                    end.exit_status,
+                    end.cancelled_by,
+                    usage.map(|u| u.0),
+                    usage.map(|u| u.1),
+                    usage.map(|u| u.2),
+                ])?;
+            }
+            Change::EndSteps { job, end } => {
+                tx.prepare_cached(
+                    "UPDATE steps SET state = ?2, end_time = ?3, exit_status = ?4 WHERE job_id = ?1 AND state = 'RUNNING'",
+                )?
+                .execute(params![job, JobState::Cancelled.name(), *end as i64, ENDED_WITH_JOB])?;
+            }
+            Change::Purge { before } => purge(&tx, *before)?,
         }
     }
     tx.commit()
 }
 
+/// Inserts (or replaces) a step's record.
+fn write_step(tx: &rusqlite::Transaction, step: &StepRecord) -> rusqlite::Result<usize> {
+    let usage = step.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO steps (job_id, step_id, name, state, start_time, end_time, exit_status, ntasks,
+             cpus, gpus, mem_mb, time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?
+    .execute(params![
+        step.job,
+        step.step,
+        step.name,
+        step.state.name(),
+        step.start as i64,
+        step.end as i64,
+        step.exit_status,
+        step.ntasks,
+        step.cpus,
+        step.gpus,
+        step.mem_mb as i64,
+        step.time_limit,
+        step.cancelled_by,
+        usage.map(|u| u.0),
+        usage.map(|u| u.1),
+        usage.map(|u| u.2),
+    ])
+}
+
+/// Removes the finished jobs that ended before `before`, their payloads and their steps,
+/// after raising the `next_job_id` high-water mark past every id in the store.
+fn purge(tx: &rusqlite::Transaction, before: u64) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO meta (key, value) SELECT 'next_job_id', COALESCE(MAX(id), 0) + 1 FROM jobs WHERE true
+         ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)",
+        [],
+    )?;
+    let old = "SELECT id FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1";
+    let before = before as i64;
+    let steps = tx.execute(&format!("DELETE FROM steps WHERE job_id IN ({old})"), [before])?;
+    tx.execute(&format!("DELETE FROM payloads WHERE id IN ({old})"), [before])?;
+    let jobs = tx.execute(
+        "DELETE FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1",
+        [before],
+    )?;
+    if jobs > 0 {
+        tracing::info!(jobs, steps, "job history older than the retention removed");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::job::JobState;
+    use crate::api::acct::Usage;
 
     #[test]
     fn ids_are_monotonic_and_records_round_trip() {
@@ -253,6 +376,74 @@ mod tests {
         assert_eq!(jobs[0].state(), JobState::Completed);
         assert!(store.load_recent(11).unwrap().is_empty());
         assert_eq!(store.payload(1).unwrap().script, "#!/bin/sh\n");
+    }
+
+    fn step(job: u32, step: u32) -> StepRecord {
+        StepRecord {
+            job,
+            step,
+            name: "hostname".into(),
+            state: JobState::Running,
+            start: 150,
+            end: 0,
+            exit_status: None,
+            ntasks: 2,
+            cpus: 2,
+            gpus: 1,
+            mem_mb: 1000,
+            time_limit: Some(5),
+            cancelled_by: None,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn steps_are_recorded_ended_and_purged_with_their_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path).unwrap();
+        let writer = Writer::start(&path).unwrap();
+        let job =
+            |id: u32, state: JobState, end: u64| Job { id, state: Some(state), end_time: end, ..Default::default() };
+        for j in [job(1, JobState::Completed, 100), job(2, JobState::Completed, 5000), job(3, JobState::Running, 0)] {
+            writer.insert(&j, Payload::default());
+        }
+        writer.insert(&job(4, JobState::Failed, 100), Payload::default());
+        writer.step_started(step(1, 0));
+        writer.step_started(step(3, 0));
+        writer.step_started(step(3, 1));
+        let usage = Usage { user_usec: 1, sys_usec: 2, max_rss_kb: 3 };
+        let ended = StepEnding {
+            job: 3,
+            step: 0,
+            state: JobState::Completed,
+            end: 200,
+            exit_status: 0,
+            cancelled_by: None,
+            usage: Some(usage),
+        };
+        writer.step_ended(ended);
+        // The job ends: its step still running ends with it; the one that ended stays as it was.
+        writer.end_steps(3, 300);
+        writer.step_ended(StepEnding { state: JobState::Failed, exit_status: 1 << 8, ..ended });
+        writer.flush();
+        let steps = store.steps(3).unwrap();
+        assert_eq!(
+            steps[0],
+            StepRecord { state: JobState::Completed, end: 200, exit_status: Some(0), usage: Some(usage), ..step(3, 0) }
+        );
+        assert_eq!(
+            steps[1],
+            StepRecord { state: JobState::Cancelled, end: 300, exit_status: Some(ENDED_WITH_JOB), ..step(3, 1) }
+        );
+        assert!(store.has_step(1, 0).unwrap());
+        // Jobs that ended before 1000 go, with their steps and payloads; ids are not reused.
+        assert_eq!(writer.purge(1000).blocking_recv().unwrap(), Ok(()));
+        let left: Vec<u32> = store.history(None, |_| true).unwrap().iter().map(|j| j.id).collect();
+        assert_eq!(left, vec![2, 3]);
+        assert!(!store.has_step(1, 0).unwrap());
+        assert!(store.payload(1).is_err());
+        assert_eq!(store.next_job_id().unwrap(), 5);
     }
 
     #[test]

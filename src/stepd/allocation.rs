@@ -28,7 +28,12 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
     let mut release_by: Option<Instant> = None;
     let mut cause = EndCause::Exited;
     let mut detached = false;
-    let ended = |wait_status: i32, cause: EndCause| EndStatus { wait_status, cause, end_time: crate::options::now() };
+    let ended = |wait_status: i32, cause: EndCause| EndStatus {
+        wait_status,
+        cause,
+        end_time: crate::options::now(),
+        usage: None,
+    };
     let revoke = |cause_now: EndCause, why: String, cause: &mut EndCause| {
         if *cause == EndCause::Exited {
             *cause = cause_now;

@@ -73,6 +73,10 @@ pub struct EndStatus {
     pub cause: EndCause,
     /// When (UNIX seconds).
     pub end_time: u64,
+    /// What the batch script's processes used (none for an allocation, or a job that did
+    /// not start).
+    #[serde(default)]
+    pub usage: Option<crate::api::acct::Usage>,
 }
 
 /// File names inside a job directory.
@@ -221,9 +225,12 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let status = match conn {
         Some(conn) if spec.interactive => allocation::hold(&spec, conn)?,
-        _ if spec.interactive => {
-            EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
-        }
+        _ if spec.interactive => EndStatus {
+            wait_status: 1 << 8,
+            cause: EndCause::LaunchFailed,
+            end_time: crate::options::now(),
+            usage: None,
+        },
         _ => run_batch(&spec, dir)?,
     };
     // The job's processes are gone: the daemon may record the end as soon as the file is in
@@ -244,7 +251,12 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
         }
         Err(e) => {
             eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
-            EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now() }
+            EndStatus {
+                wait_status: 1 << 8,
+                cause: EndCause::LaunchFailed,
+                end_time: crate::options::now(),
+                usage: None,
+            }
         }
     })
 }
@@ -284,7 +296,9 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
                 }
                 // Whatever the script left behind goes with it.
                 let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
-                return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now() });
+                // The batch shell is this supervisor's only child, reaped above.
+                let usage = Some(crate::api::acct::Usage::of_children());
+                return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
             }
             events::Event::Terminate => {
                 if cause == EndCause::Exited {

@@ -189,5 +189,10 @@ fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest,
         append: matches!(o.value("open-mode"), Some("append" | "a")),
         label: o.has("label"),
         time_limit,
+        // A name srun only inherited from its job (SLURM_JOB_NAME) does not name the step.
+        name: o
+            .value("job-name")
+            .filter(|n| env.iter().all(|(k, v)| k != "SLURM_JOB_NAME" || v != n))
+            .map(str::to_string),
     })
 }

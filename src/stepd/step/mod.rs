@@ -8,6 +8,7 @@
 //! * [`relay`] is the main loop (output, exits, cancel, time limit);
 //! * [`sink`] writes frames to the client without ever blocking the loop.
 
+pub mod end;
 mod input;
 mod relay;
 mod sink;
@@ -81,7 +82,8 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
             spec.step_name()
         )));
     }
-    relay::Relay { spec: &spec, sink, sources: started.sources, tasks: started.tasks, term, chld, wake, ended }.run();
+    relay::Relay { spec: &spec, dir, sink, sources: started.sources, tasks: started.tasks, term, chld, wake, ended }
+        .run();
     0
 }
 
@@ -156,12 +158,12 @@ fn start_tasks(
                         strerror(errno)
                     )));
                 }
-                out.tasks.push(relay::Task { pid: Some(s.pid), done: false, session: s.session });
+                out.tasks.push(relay::Task { pid: Some(s.pid), done: false, session: s.session, status: None });
             }
             Err(message) => {
                 sink.frame(&Frame::Message(message));
                 sink.frame(&Frame::TaskExit { task, wait_status: 1 << 8 });
-                out.tasks.push(relay::Task { pid: None, done: true, session: false });
+                out.tasks.push(relay::Task { pid: None, done: true, session: false, status: Some(1 << 8) });
             }
         }
     }

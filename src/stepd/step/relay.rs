@@ -38,12 +38,16 @@ pub struct Task {
     pub done: bool,
     /// It leads a session of its own (the pseudo-terminal's).
     pub session: bool,
+    /// Its raw wait status, once reaped (or why it never started).
+    pub status: Option<i32>,
 }
 
 /// The loop's state.
 pub struct Relay<'a> {
     /// The step.
     pub spec: &'a StepSpec,
+    /// The step's directory, where its end is recorded.
+    pub dir: &'a std::path::Path,
     /// Frames for the client.
     pub sink: Sink,
     /// The outputs still open.
@@ -127,12 +131,28 @@ impl Relay<'_> {
         self.sink.finish(Some(self.term.as_raw_fd()));
     }
 
-    /// Every task is reaped: kill what they left behind and tell the daemon.
+    /// Every task is reaped: kill what they left behind, record how the step ended and tell
+    /// the daemon.
     fn finish(&mut self, clock: &mut Clock) {
         clock.finished_at = Some(Instant::now());
         clock.limit_at = None;
         clock.kill_at = None;
         self.signal_all(libc::SIGKILL);
+        let statuses: Vec<i32> = self.tasks.iter().map(|t| t.status.unwrap_or(0)).collect();
+        let end = super::end::StepEnd {
+            wait_status: super::end::step_status(&statuses),
+            end_time: crate::options::now(),
+            // Every task was this supervisor's child, and is reaped.
+            usage: crate::api::acct::Usage::of_children(),
+        };
+        if let Err(e) = super::end::write(self.dir, &end) {
+            // Without it the step is recorded as ended with its job.
+            self.sink.frame(&Frame::Message(format!(
+                "slurmstepd-{}: error: step {}: cannot record its end: {e}",
+                self.spec.node_name,
+                self.spec.step_name()
+            )));
+        }
         self.ended = None;
     }
 
@@ -282,6 +302,7 @@ impl Relay<'_> {
             }
             let Some(task) = self.tasks.iter().position(|t| t.pid == Some(pid) && !t.done) else { continue };
             self.tasks[task].done = true;
+            self.tasks[task].status = Some(status);
             self.drain_task(task as u32, buf);
             self.sink.frame(&Frame::TaskExit { task: task as u32, wait_status: status });
         }
