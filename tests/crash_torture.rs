@@ -213,7 +213,7 @@ fn check_final(
             if r.end.is_none() && state != "NODE_FAIL" {
                 problems.push(format!("job {} never recorded its end but ended {state}", j.job_id));
             }
-            if let Some(pid) = r.pid.filter(|&p| alive(p)) {
+            if let Some(pid) = r.pid.filter(|&p| runs_script_of(p, j.job_id)) {
                 problems.push(format!("job {} ended {state} but its shell {pid} still runs", j.job_id));
             }
         }

@@ -216,6 +216,14 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
+/// Whether process `pid` runs job `id`'s batch script: a pid seen long ago may have been
+/// handed to another process since.
+pub fn runs_script_of(pid: i32, id: u32) -> bool {
+    let script = format!("jobs/{id}/slurm_script");
+    alive(pid)
+        && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&script))
+}
+
 /// The pid of job `id`'s supervisor, from `stepd.pid` in its job directory.
 pub fn stepd_pid(c: &Cluster, id: u32) -> Option<i32> {
     let text = std::fs::read_to_string(c.dir.path().join("state/jobs").join(id.to_string()).join("stepd.pid")).ok()?;
