@@ -133,7 +133,7 @@ fn monitor(socket: &Path, stop: &AtomicBool, seen: &Seen) {
             seen.active.store(active.len(), Ordering::Relaxed);
         }
         let before: Vec<u32> = seen.acked.lock().unwrap().iter().map(|(id, _)| *id).collect();
-        if let Some(r) = client.jobs().ok().filter(|_| round % 10 == 0) {
+        if let Some(r) = (round % 10 == 0).then(|| client.jobs().ok()).flatten() {
             seen.listings.fetch_add(1, Ordering::Relaxed);
             let listed: HashSet<u32> = r.jobs.iter().map(|j| j.job_id).collect();
             if let Some(lost) = before.iter().find(|id| !listed.contains(id)) {
@@ -367,20 +367,37 @@ fn kill_dash_nine_while_many_jobs_end_at_once() {
     assert!(problems.is_empty(), "{} problems:\n{}\nlog:\n{}", problems.len(), problems.join("\n"), c.log());
 }
 
-/// A job that holds both GPUs and records its shell's pid; returns its id once it runs.
+/// Memory the hog's big process holds, in MiB: a process that holds much takes a while to
+/// exit after SIGKILL (its memory is freed first), long enough for the next job to start
+/// beside it if its GPUs were given back at once.
+const HOG_MIB: u64 = 512;
+
+/// A job that holds both GPUs: its shell, a `sleep`, and a `dd` holding [`HOG_MIB`] of
+/// memory, their pids in `hog.pid`; returns its id once they run.
 fn gpu_hog(c: &Cluster) -> u32 {
-    let script = "#!/bin/bash\necho \"pid $$\" > hog.pid\nsleep 300 & echo \"child $!\" >> hog.pid\nwait\n";
-    let r = Client::at(&c.socket).unwrap().submit(&desc(&c.work, "hog", script.into(), 2)).unwrap();
+    let script = format!(
+        "#!/bin/bash\necho \"pid $$\" > hog.pid\nexec 3> >(sleep 300)\n\
+         dd if=/dev/zero bs={HOG_MIB}M count=1 >&3 2>/dev/null & echo \"big $!\" >> hog.pid\n\
+         sleep 300 & echo \"child $!\" >> hog.pid\nwait\n"
+    );
+    let r = Client::at(&c.socket).unwrap().submit(&desc(&c.work, "hog", script, 2)).unwrap();
     let id = r.job_id;
-    wait_for("the hog's pids", T, || {
+    let big = wait_for("the hog's pids", T, || {
         let t = std::fs::read_to_string(c.work.join("hog.pid")).unwrap_or_default();
-        until(t.contains("child"), || t.clone())
+        let big = t.lines().find_map(|l| l.strip_prefix("big ")?.parse::<i32>().ok());
+        big.filter(|_| t.contains("child")).ok_or(t)
+    });
+    wait_for("the hog's memory", T, || {
+        let status = std::fs::read_to_string(format!("/proc/{big}/status")).unwrap_or_default();
+        let kib: u64 =
+            status.lines().find_map(|l| l.strip_prefix("VmRSS:")?.split_whitespace().next()?.parse().ok()).unwrap_or(0);
+        until(kib >= HOG_MIB * 1024 * 9 / 10, || format!("{kib} KiB"))
     });
     assert_eq!(c.state(id), "RUNNING");
     id
 }
 
-/// The hog's shell and its sleep.
+/// The hog's shell, its `dd` and its `sleep`.
 fn hog_pids(c: &Cluster) -> Vec<i32> {
     read(&c.work.join("hog.pid")).lines().filter_map(|l| l.split_whitespace().nth(1)?.parse().ok()).collect()
 }

@@ -4,6 +4,7 @@
 pub mod accept;
 pub mod body;
 pub mod core;
+pub mod fence;
 pub mod forkserver;
 pub mod gpus;
 pub mod info;
