@@ -33,9 +33,11 @@ fn backfill_starts_short_jobs_but_never_delays_the_job_ahead() {
 fn begin_time_holds_a_job_until_then_and_the_timer_starts_it() {
     let c = Cluster::start("0", "");
     let id = c.sbatch(&["--begin=now+2", "-o", "b.out", "--wrap", "date +%s"]);
-    let j = c.job(id);
-    assert_eq!(j.job_state, vec!["PENDING"]);
-    assert_eq!(j.state_reason, "BeginTime");
+    // The reason comes with the scheduling pass that follows the submit.
+    wait_for("the reason BeginTime", T, || {
+        let j = c.job(id);
+        until(j.job_state == ["PENDING"] && j.state_reason == "BeginTime", || format!("{j:?}"))
+    });
     let j = c.wait_state(id, &["COMPLETED"], T);
     assert!(j.start_time.number >= j.submit_time.number + 2, "{} {}", j.start_time.number, j.submit_time.number);
 }

@@ -281,20 +281,11 @@ impl Core {
         job.state() == JobState::Pending && !job.held
     }
 
-    /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished,
-    /// then records it as failed: its process group, and every process of the supervisor's
-    /// session (the job's processes before its group was written down).
+    /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished
+    /// and waits until it is gone (see [`super::fence`]), then records the job as failed and
+    /// gives its resources back.
     fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
-        if let Some(pgid) = stepd::read_pgid(&self.job_dir(id)) {
-            let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
-        }
-        // A session outlives its leader's pid only while it has members; a live process of
-        // that pid is a later one, whose session is not the job's.
-        if let Some(sid) = supervisor.filter(|&p| p > 0 && crate::sys::process_start_ticks(p).is_none()) {
-            for (pid, _) in crate::sys::session_members(&[sid]) {
-                let _ = crate::sys::kill_pid(pid, libc::SIGKILL);
-            }
-        }
+        super::fence::kill_job(stepd::read_pgid(&self.job_dir(id)), supervisor);
         self.finish(id, None);
     }
 

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod body;
 pub mod core;
 pub mod dbjson;
+pub mod fence;
 pub mod forkserver;
 pub mod gpus;
 pub mod history;

@@ -124,6 +124,18 @@ mod tests {
             assert!(claim.is_some());
             assert_eq!(owner(dir.path()), Owner::Alive(std::process::id() as i32));
         }
+        // A child another test forks meanwhile holds the claim's descriptor, and so its
+        // lock, until it executes: wait for the lock to be free.
+        let pid_file = dir.path().join(super::super::files::STEPD_PID);
+        let free = || {
+            let f = File::open(&pid_file).unwrap();
+            // SAFETY: flock on a descriptor owned by `f`.
+            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !free() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         // The lock is gone with the claim, the pid is this process's: a supervisor of an
         // older version would have looked the same, so it counts as alive.
         assert_eq!(owner(dir.path()), Owner::Alive(std::process::id() as i32));

@@ -54,8 +54,8 @@ pub fn rounds(default: usize) -> usize {
 }
 
 /// A bash script that appends `start TIME GPUS` to `rec/$SLURM_JOB_ID` first thing and
-/// `end TIME` last thing (also when it is cancelled: SIGTERM is trapped), with the job's
-/// process id on a `pid` line. In between it sleeps `sleep_ms`, or, with `release`, waits
+/// `end TIME` last thing (also when it is cancelled: SIGTERM is trapped first of all), with
+/// the job's process id on a `pid` line. In between it sleeps `sleep_ms`, or, with `release`, waits
 /// until that file exists. It exits with `exit`.
 pub fn recording_script(sleep_ms: u64, release: Option<&str>, exit: i32) -> String {
     let work = match release {
@@ -65,9 +65,9 @@ pub fn recording_script(sleep_ms: u64, release: Option<&str>, exit: i32) -> Stri
     format!(
         "#!/bin/bash\n\
          r=rec/$SLURM_JOB_ID\n\
+         trap 'echo \"end $EPOCHREALTIME\" >> $r; exit 143' TERM\n\
          echo \"start $EPOCHREALTIME $CUDA_VISIBLE_DEVICES\" >> $r\n\
          echo \"pid $$\" >> $r\n\
-         trap 'echo \"end $EPOCHREALTIME\" >> $r; exit 143' TERM\n\
          {work}\n\
          echo \"end $EPOCHREALTIME\" >> $r\n\
          exit {exit}\n"
@@ -110,7 +110,9 @@ pub struct Record {
     pub garbled: Vec<String>,
 }
 
-/// Reads every job's record under `work/rec`, by job id.
+/// Reads every job's record under `work/rec`, by job id. A job cancelled before its first
+/// line is written (its shell was killed before it set its trap, or its trap ran first)
+/// recorded nothing and is left out.
 pub fn read_records(work: &Path) -> BTreeMap<u32, Record> {
     let mut out = BTreeMap::new();
     let Ok(dir) = std::fs::read_dir(work.join("rec")) else { return out };
@@ -137,7 +139,9 @@ pub fn read_records(work: &Path) -> BTreeMap<u32, Record> {
                 _ => r.garbled.push(line.to_string()),
             }
         }
-        out.insert(id, r);
+        if starts > 0 {
+            out.insert(id, r);
+        }
     }
     out
 }
@@ -214,6 +218,14 @@ pub fn alive(pid: i32) -> bool {
         Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')),
         Err(_) => false,
     }
+}
+
+/// Whether process `pid` runs job `id`'s batch script: a pid seen long ago may have been
+/// handed to another process since.
+pub fn runs_script_of(pid: i32, id: u32) -> bool {
+    let script = format!("jobs/{id}/slurm_script");
+    alive(pid)
+        && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&script))
 }
 
 /// The pid of job `id`'s supervisor, from `stepd.pid` in its job directory.
