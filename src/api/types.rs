@@ -575,6 +575,8 @@ pub mod errno {
     pub const BAD_REQUEST: i32 = 9003;
     /// Generic error.
     pub const ERROR: i32 = 1;
+    /// `ESLURM_DATA_FLAGS_INVALID`: a flag the parser does not know.
+    pub const DATA_FLAGS_INVALID: i32 = 9207;
 }
 
 /// Body of `POST /slurmlet/v1/jobs/query`: which jobs squeue lists and which `%` codes of

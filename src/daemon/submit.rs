@@ -137,13 +137,21 @@ pub fn build(
 
     // Nodes.
     let min_nodes = desc.minimum_nodes.unwrap_or(1).max(1);
-    let nodes_text = desc.nodes.as_deref().unwrap_or("");
-    let min_nodes = nodes_text
-        .split(['-', ':'])
-        .next()
-        .and_then(|n| n.parse::<u32>().ok())
-        .map(|n| n.max(min_nodes))
-        .unwrap_or(min_nodes);
+    let min_nodes = match desc.nodes.as_deref().filter(|t| !t.is_empty()) {
+        None => min_nodes,
+        // `min[-max][:step]`: the minimum is what must fit here.
+        Some(text) => {
+            text.split(['-', ':']).next().and_then(|n| n.parse::<u32>().ok()).map(|n| n.max(min_nodes)).ok_or_else(
+                || {
+                    explained(
+                        errno::ERROR,
+                        "Node count specification invalid",
+                        format!("invalid node count \"{text}\": expected MIN[-MAX]"),
+                    )
+                },
+            )?
+        }
+    };
     if min_nodes > 1 {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -175,11 +183,9 @@ pub fn build(
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
     let gpus = requested_gpus(desc, config, ntasks)?;
-    let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?;
-    let cpus = ntasks
-        .saturating_mul(cpus_per_task)
-        .max(desc.minimum_cpus.unwrap_or(0))
-        .max(gpus.saturating_mul(cpus_per_gpu.unwrap_or(0) as u32));
+    let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let cpus =
+        ntasks.saturating_mul(cpus_per_task).max(desc.minimum_cpus.unwrap_or(0)).max(gpus.saturating_mul(cpus_per_gpu));
     if cpus > config.cpus {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -194,10 +200,11 @@ pub fn build(
     let mem_mb = match (per_node, per_cpu) {
         (Some(m), _) if m > 0 => m,
         (Some(_), _) => config.memory,
-        (None, Some(m)) => m * cpus as u64,
+        // A product past u64 asks for more than any node has: saturate, never wrap.
+        (None, Some(m)) => m.saturating_mul(cpus as u64),
         (None, None) => match per_gpu(desc.memory_per_tres.as_deref())? {
-            Some(m) => m * gpus as u64,
-            None => config.def_mem_per_cpu.map(|m| m * cpus as u64).unwrap_or(0),
+            Some(m) => m.saturating_mul(gpus as u64),
+            None => config.def_mem_per_cpu.map(|m| m.saturating_mul(cpus as u64)).unwrap_or(0),
         },
     };
     if mem_mb > config.memory {
@@ -229,11 +236,47 @@ pub fn build(
         }),
     };
 
+    for (field, values, known) in [
+        ("open_mode", &desc.open_mode, &["APPEND", "TRUNCATE"][..]),
+        ("kill_warning_flags", &desc.kill_warning_flags, &["BATCH_JOB"][..]),
+    ] {
+        if let Some(v) = values.iter().flatten().find(|v| !known.contains(&v.as_str())) {
+            return Err(ApiError {
+                description: format!(
+                    "Unknown or unsupported flag \"{v}\" in {field} (slurmlet knows {})",
+                    known.join(", ")
+                ),
+                error_number: errno::DATA_FLAGS_INVALID,
+                error: "Data parser unable to parse invalid flag".into(),
+                source: format!("#/job/{field}/"),
+            });
+        }
+    }
+    for (option, value, why) in [
+        ("--array", desc.array.as_deref(), "job arrays are not available yet; submit one job per index"),
+        (
+            "--dependency",
+            desc.dependency.as_deref(),
+            "job dependencies are not available yet; chain jobs with sbatch --wait",
+        ),
+    ] {
+        if value.is_some_and(|v| !v.is_empty()) {
+            return Err(explained(errno::ERROR, "Unsupported job option", format!("{option} is not supported: {why}")));
+        }
+    }
+
     let env_value = |name: &str| {
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
     let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
+    let command = desc.argv.as_ref().and_then(|a| a.first()).map_or("", String::as_str);
+    let submit_host = env_value("HOSTNAME");
     check_printable(&[
+        ("the command (argv[0])", Some(command)),
+        ("HOSTNAME (the submit host)", submit_host.as_deref()),
+        ("--gres (tres_per_node)", desc.tres_per_node.as_deref()),
+        ("--gpus (tres_per_job)", desc.tres_per_job.as_deref()),
+        ("--gpus-per-task (tres_per_task)", desc.tres_per_task.as_deref()),
         ("--job-name", Some(name.as_str())),
         ("--comment", desc.comment.as_deref()),
         ("--wckey", desc.wckey.as_deref()),
@@ -267,16 +310,16 @@ pub fn build(
         stdout: desc.standard_output.as_deref().filter(|s| !s.is_empty()).unwrap_or("slurm-%j.out").into(),
         stderr: desc.standard_error.as_deref().unwrap_or_default().into(),
         stdin: desc.standard_input.as_deref().unwrap_or_default().into(),
-        append: desc.open_mode.iter().flatten().any(|m| m.eq_ignore_ascii_case("APPEND")),
+        append: desc.open_mode.iter().flatten().any(|m| m == "APPEND"),
         cwd: cwd.into(),
-        command: desc.argv.as_ref().and_then(|a| a.first()).map_or("", String::as_str).into(),
+        command: command.into(),
         comment: desc.comment.as_deref().unwrap_or_default().into(),
         wckey: desc.wckey.as_deref().unwrap_or_default().into(),
         account: desc.account.as_deref().unwrap_or_default().into(),
         qos: desc.qos.as_deref().unwrap_or_default().into(),
         nice: desc.nice.unwrap_or(0),
         warn_signal,
-        submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname).into(),
+        submit_host: submit_host.unwrap_or_else(crate::paths::hostname).into(),
         interactive,
         ..Default::default()
     };
@@ -373,8 +416,13 @@ fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32
         if tres.is_empty() {
             continue;
         }
-        let reqs = gres::parse_gres(tres)
-            .map_err(|_| submit_error(errno::INVALID_GRES, "Invalid generic resource (gres) specification"))?;
+        let reqs = gres::parse_gres(tres).map_err(|_| {
+            explained(
+                errno::INVALID_GRES,
+                "Invalid generic resource (gres) specification",
+                format!("Invalid generic resource (gres) specification: {tres}"),
+            )
+        })?;
         for r in reqs {
             if r.name != "gpu" {
                 return Err(explained(
