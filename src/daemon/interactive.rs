@@ -9,6 +9,7 @@
 //!   (waiting for other steps if it must), its supervisor takes the connection over and runs
 //!   the tasks, and the step's I/O no longer passes through the daemon.
 
+use super::request::MAX_BODY;
 use super::server::{Daemon, Peer};
 use super::steps::StepRefusal;
 use super::submit::Caller;
@@ -27,9 +28,6 @@ pub struct PendingClient {
     /// Cancels the job if the client goes away first.
     watcher: tokio::task::AbortHandle,
 }
-
-/// The largest request body read.
-const MAX_BODY: usize = 16 << 20;
 
 fn error_reply(status: StatusCode, description: String, error_number: i32, error: &str, source: &str) -> Response {
     let e = ApiError { description, error_number, error: error.into(), source: source.into() };
@@ -173,7 +171,7 @@ pub async fn allocation(
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         (status, axum::Json(JobSubmitResponse { errors, ..Default::default() })).into_response()
     };
-    let req = match super::server::parse_submit(&body) {
+    let req = match super::request::parse_submit(&body) {
         Ok(r) => r,
         Err((status, errors)) => return fail(status, errors),
     };
@@ -225,7 +223,9 @@ pub async fn step(
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    let Ok(id) = id.parse::<u32>() else { return refused(0, "Invalid job id specified") };
+    let Some(id) = super::request::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
+        return refused(0, "Invalid job id specified");
+    };
     let (on_upgrade, body) = match stream_request(request).await {
         Ok(r) => r,
         Err(reply) => return reply,

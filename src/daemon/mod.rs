@@ -13,6 +13,9 @@ pub mod limits;
 pub mod listing;
 pub mod lock;
 pub mod plan;
+pub mod refusal;
+pub mod request;
+pub mod routes;
 pub mod server;
 pub mod spawn;
 pub mod step_spec;
@@ -114,7 +117,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
             .map_err(io(format!("cannot set the mode of {}", socket.display())))?;
         tracing::info!(socket = %socket.display(), "slurmletd listening");
 
-        let app = server::router(daemon.clone());
+        let app = routes::router(daemon.clone());
         let stop = daemon.clone();
         let shutdown = async move {
             use tokio::signal::unix::{signal, SignalKind};
