@@ -12,6 +12,7 @@ pub mod launch;
 pub mod limits;
 pub mod listing;
 pub mod lock;
+pub mod openapi;
 pub mod plan;
 pub mod refusal;
 pub mod request;

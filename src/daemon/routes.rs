@@ -1,4 +1,5 @@
-//! Every endpoint the daemon serves, in one table, from which the router is built.
+//! Every endpoint the daemon serves, in one table: the router is built from it, and the
+//! OpenAPI document the daemon serves ([`super::openapi`]) is checked against it.
 
 use super::server::{self, Daemon};
 use axum::routing::{on, MethodFilter, MethodRouter};
@@ -34,6 +35,8 @@ pub enum Op {
     Allocation,
     /// `POST /slurmlet/v1/job/{job_id}/steps` (upgraded to a stream).
     Step,
+    /// `GET /openapi/v3` and its other names.
+    OpenApi,
 }
 
 /// One method on one path.
@@ -41,7 +44,7 @@ pub enum Op {
 pub struct Endpoint {
     /// The HTTP method.
     pub method: &'static str,
-    /// The path, with `{job_id}` for a job id (served with and without a trailing `/`).
+    /// The path as the OpenAPI document writes it (served with and without a trailing `/`).
     pub path: &'static str,
     /// Its handler.
     pub op: Op,
@@ -66,6 +69,9 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/job/{job_id}/wait", Op::Wait),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
+    ep("GET", "/openapi/v3", Op::OpenApi),
+    ep("GET", "/openapi", Op::OpenApi),
+    ep("GET", "/openapi.json", Op::OpenApi),
 ];
 
 fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
@@ -83,6 +89,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Wait => on(method, server::wait),
         Op::Allocation => on(method, super::interactive::allocation),
         Op::Step => on(method, super::interactive::step),
+        Op::OpenApi => on(method, super::openapi::document),
     }
 }
 
