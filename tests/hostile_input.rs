@@ -213,6 +213,26 @@ fn numbers_out_of_range_are_refused_never_wrapped() {
     refused("minimum_nodes", json!(4_294_967_295u64), "nodes can never run here");
     refused("nodes", json!("99999999999999999999-3"), "invalid node count");
     refused("nodes", json!("2-3"), "nodes can never run here");
+    // A begin time past any date (found by schemathesis: on the test-only endpoint, its end
+    // time overflowed while the daemon's lock was held, and every later request failed).
+    for path in [SUBMIT, "/slurmlet/v1/job/test"] {
+        let body = with(&c, "begin_time", json!(18_446_744_073_709_551_614u64)).to_string();
+        request(&c, "POST", path, Some("application/json"), body.as_bytes())
+            .refused(422, "past the end of the year 9999");
+        assert_alive(&c);
+    }
+    let mut j = job(&c);
+    j["begin_time"] = json!(253_402_300_799u64);
+    j["time_limit"] = json!(4_294_967_295u64);
+    let r = request(
+        &c,
+        "POST",
+        "/slurmlet/v1/job/test",
+        Some("application/json"),
+        json!({ "job": j }).to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["jobs"][0]["start_time"]["number"], 253_402_300_799u64);
     // A time limit of u32::MAX minutes is a (very long) limit, not an error.
     let ok = submit(&c, &with(&c, "time_limit", json!(4_294_967_295u64)));
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));

@@ -274,7 +274,7 @@ impl Core {
             .jobs
             .values()
             .filter(|j| j.state().holds_resources())
-            .map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+            .map(|j| (j.limit_secs().map(|l| j.start_time.saturating_add(l)).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
     }
 

@@ -55,6 +55,11 @@ fn explained(number: i32, error: &str, description: String) -> ApiError {
 
 const NODE_CONFIG: &str = "Requested node configuration is not available";
 
+/// The latest begin time a job may ask for: the end of the year 9999 (UTC). Later times
+/// would not print as dates, and the times computed from them (start plus time limit) would
+/// overflow.
+pub const MAX_TIME: u64 = 253_402_300_799;
+
 /// Everything a new job needs besides its id.
 pub struct NewJob {
     /// The job record (id filled in by the caller).
@@ -265,6 +270,15 @@ pub fn build(
         }
     }
 
+    let begin_time = desc.begin_time.and_then(|b| b.get()).unwrap_or(0);
+    if begin_time > MAX_TIME {
+        return Err(explained(
+            errno::ERROR,
+            "Invalid begin time",
+            format!("begin_time {begin_time} is past the end of the year 9999 ({MAX_TIME})"),
+        ));
+    }
+
     let env_value = |name: &str| {
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
@@ -298,7 +312,7 @@ pub fn build(
         priority: 1,
         held: desc.hold.unwrap_or(false),
         submit_time: now,
-        begin_time: desc.begin_time.and_then(|b| b.get()).unwrap_or(0),
+        begin_time,
         time_limit,
         req: Resources { cpus, mem_mb, gpus },
         ntasks,
