@@ -149,7 +149,13 @@ pub fn write_atomically(path: &std::path::Path, data: &[u8], published: impl FnO
     published();
     f.sync_all()?;
     if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)?.sync_all()?;
+        match std::fs::File::open(dir) {
+            Ok(d) => d.sync_all()?,
+            // Once published, the file's reader may be done with it and have removed its
+            // directory (the daemon removes an ended job's directory): nothing is left to sync.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
@@ -531,4 +537,23 @@ pub unsafe fn write_decimal(at: *mut u8, mut n: u32) {
         *at.add(i) = tmp[len - 1 - i];
     }
     *at.add(len) = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_whose_reader_removed_its_directory_once_published_was_still_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        std::fs::create_dir(&dir).unwrap();
+        let mut seen = String::new();
+        write_atomically(&dir.join("status"), b"done", || {
+            seen = std::fs::read_to_string(dir.join("status")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+        })
+        .expect("the file was published, so the write succeeded");
+        assert_eq!(seen, "done");
+    }
 }
