@@ -261,6 +261,10 @@ fn text_that_would_reach_a_terminal_is_refused_and_output_paths_are_the_users() 
     submit(&c, &with(&c, "environment", json!(["PATH=/bin", "HOSTNAME=h\u{1b}[1m"]))).refused(422, "HOSTNAME");
     submit(&c, &with(&c, "current_working_directory", json!(format!("{}\u{1b}", c.work.display()))))
         .refused(422, "does not exist");
+    // A relative working directory would be the daemon's, not the submitter's.
+    for relative in [".", "work", "../work"] {
+        submit(&c, &with(&c, "current_working_directory", json!(relative))).refused(422, "not an absolute path");
+    }
 
     // Output paths are the user's own, opened with the user's rights: `..` is allowed and the
     // directories are created as Slurm creates them; a directory that cannot be created is

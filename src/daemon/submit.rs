@@ -95,6 +95,14 @@ pub fn build(
     let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         submit_error(2063, "Job cannot be submitted without the current working directory specified.")
     })?;
+    if !Path::new(&cwd).is_absolute() {
+        // A relative one would be resolved against the daemon's own working directory.
+        return Err(explained(
+            2063,
+            "Invalid working directory",
+            format!("working directory {cwd} is not an absolute path"),
+        ));
+    }
     if !Path::new(&cwd).is_dir() {
         return Err(explained(
             2063,
