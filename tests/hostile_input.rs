@@ -300,6 +300,17 @@ fn bad_job_ids_unknown_paths_methods_and_media_types_get_4xx_envelopes() {
         let wait = request(&c, "GET", &format!("/slurmlet/v1/job/{bad}/wait"), None, b"");
         wait.refused(422, "Unable to parse JobId");
     }
+    // A wait is bounded: a job that has not ended by the timeout is answered with 202 and
+    // the job as it is (found by schemathesis: a wait on a held job never answered).
+    let started = std::time::Instant::now();
+    let r = request(&c, "GET", &format!("/slurmlet/v1/job/{id}/wait?timeout=1"), None, b"");
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["jobs"][0]["job_state"][0], "PENDING");
+    assert!(started.elapsed() >= Duration::from_secs(1) && started.elapsed() < Duration::from_secs(10));
+    for bad in ["0", "-1", "3601", "x"] {
+        request(&c, "GET", &format!("/slurmlet/v1/job/{id}/wait?timeout={bad}"), None, b"")
+            .refused(422, "a number of seconds from 1 to 3600");
+    }
     // A job id that is well formed but unknown.
     request(&c, "GET", "/slurm/v0.0.43/job/4294967295", None, b"").refused(404, "Unable to query JobId=4294967295");
     request(&c, "GET", "/slurmlet/v1/job/4294967295/wait", None, b"").refused(404, "Unable to query JobId=4294967295");

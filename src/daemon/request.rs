@@ -131,6 +131,33 @@ pub fn parse_cancel_query<'a>(mut params: impl Iterator<Item = (&'a str, &'a str
     Ok(q)
 }
 
+/// How long `GET /slurmlet/v1/job/{job_id}/wait` waits for the job's end by default before
+/// it answers that the job has not ended yet.
+pub const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The longest `timeout` a wait may ask for, in seconds.
+pub const MAX_WAIT_TIMEOUT: u64 = 3600;
+
+/// Reads the `timeout` (seconds, 1 to [`MAX_WAIT_TIMEOUT`]) of a wait.
+pub fn parse_wait_query<'a>(params: impl Iterator<Item = (&'a str, &'a str)>) -> Result<std::time::Duration, ApiError> {
+    let mut timeout = WAIT_TIMEOUT;
+    for (key, value) in params {
+        if key == "timeout" {
+            let secs =
+                value.parse::<u64>().ok().filter(|s| (1..=MAX_WAIT_TIMEOUT).contains(s)).ok_or_else(|| ApiError {
+                    description: format!(
+                        "Invalid timeout \"{value}\": a number of seconds from 1 to {MAX_WAIT_TIMEOUT}"
+                    ),
+                    error_number: errno::INVALID_QUERY,
+                    error: "Query empty or not RFC7320 compliant".into(),
+                    source: "#/timeout/".into(),
+                })?;
+            timeout = std::time::Duration::from_secs(secs);
+        }
+    }
+    Ok(timeout)
+}
+
 /// Reads the body of a queue listing (`POST /slurmlet/v1/jobs/query`).
 pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
     let q: JobQuery =
@@ -182,6 +209,16 @@ mod tests {
         assert_eq!(q(&[("flags", "HURRY")]).unwrap_err().error_number, errno::DATA_FLAGS_INVALID);
         assert!(q(&[("flags", "")]).is_err() && q(&[("flags", "BATCH_JOB,")]).is_err());
         assert!(q(&[("other", "x")]).is_ok());
+    }
+
+    #[test]
+    fn a_wait_takes_a_timeout_in_seconds() {
+        let q = |s: &[(&'static str, &'static str)]| parse_wait_query(s.iter().copied());
+        assert_eq!(q(&[]).unwrap(), WAIT_TIMEOUT);
+        assert_eq!(q(&[("timeout", "1")]).unwrap(), std::time::Duration::from_secs(1));
+        for bad in ["0", "-1", "3601", "1.5", "", "99999999999999999999999"] {
+            assert!(q(&[("timeout", bad)]).unwrap_err().description.contains("from 1 to 3600"), "{bad}");
+        }
     }
 
     #[test]

@@ -294,35 +294,56 @@ pub(super) async fn test_only(
     }
 }
 
-/// Answers once job `id` has ended (long poll for `sbatch --wait`).
-pub(super) async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
+/// Answers once job `id` has ended (long poll for `sbatch --wait`), with 200 and the job;
+/// or, when it has not ended within the query's `timeout` (seconds, default
+/// [`super::request::WAIT_TIMEOUT`]), with 202 and the job as it is, and the client asks
+/// again. A bounded wait ends the handler of a client that went away without a word, and
+/// lets an HTTP client with a read timeout wait for a long job.
+pub(super) async fn wait(
+    State(d): Shared,
+    Path(id): Path<String>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
     let Some(n) = parse_job_ref(&id).map(|r| r.job) else {
         return bad_job_id(&d, &id, "_handle_job_wait");
     };
+    let timeout = match super::request::parse_wait_query(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(t) => t,
+        Err(e) => return super::refusal::envelope(&d, StatusCode::UNPROCESSABLE_ENTITY, e),
+    };
+    let deadline = tokio::time::Instant::now() + timeout;
     let mut rx = d.core.lock().expect("core lock").ended.subscribe();
     loop {
         {
             let core = d.core.lock().expect("core lock");
+            let meta = info::meta(&core.config);
             match core.jobs.get(&n) {
                 Some(j) if j.state().is_finished() => {
-                    let info = info::job_info(j, &core.config);
-                    return reply(
-                        StatusCode::OK,
-                        JobsResponse { jobs: vec![info], meta: info::meta(&core.config), ..Default::default() },
-                    );
+                    let jobs = vec![info::job_info(j, &core.config)];
+                    return reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() });
+                }
+                Some(j) if tokio::time::Instant::now() >= deadline => {
+                    let jobs = vec![info::job_info(j, &core.config)];
+                    return reply(StatusCode::ACCEPTED, JobsResponse { jobs, meta, ..Default::default() });
                 }
                 Some(_) => {}
-                None => return no_such_job(info::meta(&core.config), n, "_handle_job_wait"),
+                None => return no_such_job(meta, n, "_handle_job_wait"),
             }
         }
-        if rx.changed().await.is_err() {
-            let error = ApiError {
-                description: "the daemon is stopping".into(),
-                error_number: errno::ERROR,
-                error: "Unexpected error".into(),
-                source: "_handle_job_wait".into(),
-            };
-            return reply(StatusCode::SERVICE_UNAVAILABLE, JobsResponse { errors: vec![error], ..Default::default() });
+        match tokio::time::timeout_at(deadline, rx.changed()).await {
+            Ok(Ok(())) | Err(_) => {}
+            Ok(Err(_)) => {
+                let error = ApiError {
+                    description: "the daemon is stopping".into(),
+                    error_number: errno::ERROR,
+                    error: "Unexpected error".into(),
+                    source: "_handle_job_wait".into(),
+                };
+                return reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    JobsResponse { errors: vec![error], ..Default::default() },
+                );
+            }
         }
     }
 }
