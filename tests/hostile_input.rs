@@ -138,6 +138,8 @@ fn bodies_that_are_not_a_job_description_are_refused_with_the_envelope() {
     request(&c, "POST", SUBMIT, json_type, b"[1, 2]").refused(422, "must be a JSON object");
     request(&c, "POST", SUBMIT, json_type, b"null").refused(422, "must be a JSON object");
     request(&c, "POST", SUBMIT, json_type, br#"{"job": "sleep 1"}"#).refused(422, "invalid job description");
+    // serde would read a struct from an array by position, past the unknown-field check.
+    request(&c, "POST", SUBMIT, json_type, br#"{"job": ["acct", ["argv"]]}"#).refused(422, "must be a JSON object");
     request(&c, "POST", SUBMIT, json_type, br#"{"job": {"name": "x"}, "job": {}}"#).refused(422, "duplicate field");
     // Nesting deep enough to exhaust a recursive parser's stack, in a known and an unknown
     // field and in a value whose type is wrong from the start.
@@ -181,6 +183,8 @@ fn numbers_out_of_range_are_refused_never_wrapped() {
         ("time_limit", json!(4_294_967_296u64)),
         ("time_limit", json!(1e300)),
         ("time_limit", json!({"set": true, "number": -5})),
+        ("time_limit", json!([true, false, 5])),
+        ("memory_per_node", json!([])),
         ("time_limit", json!("99999999999999999999")),
         ("cpus_per_task", json!(-1)),
         ("cpus_per_task", json!(4_294_967_296u64)),
@@ -354,6 +358,8 @@ fn bad_job_ids_unknown_paths_methods_and_media_types_get_4xx_envelopes() {
         .refused(400, "at most 1024");
     request(&c, "POST", "/slurmlet/v1/jobs/query", Some("application/json"), br#"{"bogus": 1}"#)
         .refused(400, "unknown field `bogus`");
+    request(&c, "POST", "/slurmlet/v1/jobs/query", Some("application/json"), b"[]")
+        .refused(400, "must be a JSON object");
     assert_alive(&c);
 }
 

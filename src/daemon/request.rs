@@ -43,7 +43,7 @@ pub fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiErr
     {
         serde_json::error::Category::Data => (
             StatusCode::UNPROCESSABLE_ENTITY,
-            vec![parse_error("the request body must be a JSON object".into(), "body")],
+            vec![parse_error(format!("the request body must be a JSON object, and its \"job\" too: {e}"), "body")],
         ),
         _ => (StatusCode::BAD_REQUEST, vec![parse_error(format!("Failure during parsing: {e}"), "body")]),
     })?;
@@ -162,6 +162,10 @@ pub fn parse_wait_query<'a>(params: impl Iterator<Item = (&'a str, &'a str)>) ->
 pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
     let q: JobQuery =
         serde_json::from_slice(body).map_err(|e| parse_error(format!("Failure during parsing: {e}"), "body"))?;
+    // serde reads a struct from an array too, by position.
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(parse_error("the request body must be a JSON object".into(), "body"));
+    }
     let codes = q.codes.chars().count();
     if codes > MAX_QUERY_CODES {
         return Err(parse_error(format!("{codes} codes asked for; at most {MAX_QUERY_CODES} are served"), "#/codes/"));
@@ -218,6 +222,14 @@ mod tests {
         assert_eq!(q(&[("timeout", "1")]).unwrap(), std::time::Duration::from_secs(1));
         for bad in ["0", "-1", "3601", "1.5", "", "99999999999999999999999"] {
             assert!(q(&[("timeout", bad)]).unwrap_err().description.contains("from 1 to 3600"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_listing_is_an_object() {
+        assert_eq!(parse_job_query(br#" {"codes":"i"}"#).unwrap().codes, "i");
+        for bad in [&b"[]"[..], b"[\"i\"]", b"null", b"\"i\""] {
+            assert!(parse_job_query(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
     }
 
