@@ -77,16 +77,24 @@ async fn buffered(request: Request) -> Result<Request, (StatusCode, String)> {
         return Err(too_large(n.to_string()));
     }
     let mut body = std::pin::pin!(body);
-    let mut bytes = Vec::with_capacity(declared.unwrap_or(0) as usize);
+    // Most bodies come in one frame, which is kept as it is; more are joined.
+    let mut chunks: Vec<axum::body::Bytes> = Vec::new();
+    let mut total = 0;
     while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         let frame = frame.map_err(|e| (StatusCode::BAD_REQUEST, format!("cannot read the body: {e}")))?;
         if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > MAX_BODY {
+            total += data.len();
+            if total > MAX_BODY {
                 return Err(too_large(format!("more than {MAX_BODY}")));
             }
-            bytes.extend_from_slice(&data);
+            chunks.push(data);
         }
     }
+    let bytes = match chunks.len() {
+        0 => axum::body::Bytes::new(),
+        1 => chunks.pop().expect("one chunk"),
+        _ => chunks.concat().into(),
+    };
     Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
 }
 
