@@ -116,6 +116,8 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
     }
     r.fallback(super::refusal::unknown_path)
         .method_not_allowed_fallback(super::refusal::method_not_allowed)
+        // The guard reads every body, up to its own limit, before the handlers see it.
+        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn_with_state(daemon.clone(), super::refusal::guard))
         .with_state(daemon)
 }
