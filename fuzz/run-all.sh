@@ -42,6 +42,12 @@ for target in "${targets[@]}"; do
             max_len=4096
             corpora+=(tests/fixtures/seed-scripts)
             ;;
+        submit_body | stream_frame)
+            max_len=4096
+            ;;
+        job_query)
+            max_len=1024
+            ;;
         begin)
             # A zone with daylight saving time, so the odd local days are exercised.
             [ -e /usr/share/zoneinfo/Europe/Stockholm ] && extra_env=(TZ=Europe/Stockholm)

@@ -573,3 +573,22 @@ pub fn tune_allocator() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_whose_reader_removed_its_directory_once_published_was_still_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        std::fs::create_dir(&dir).unwrap();
+        let mut seen = String::new();
+        write_atomically(&dir.join("status"), b"done", || {
+            seen = std::fs::read_to_string(dir.join("status")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+        })
+        .expect("the file was published, so the write succeeded");
+        assert_eq!(seen, "done");
+    }
+}

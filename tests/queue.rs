@@ -165,6 +165,17 @@ fn exit_codes_and_states_follow_slurm() {
 }
 
 #[test]
+fn sbatch_wait_outlasts_the_daemons_bounded_wait() {
+    // The daemon answers a wait after 20 s at most (202, the job still running); sbatch
+    // --wait asks again until the job has ended.
+    let c = Cluster::start("0", "");
+    let started = Instant::now();
+    let out = c.run("sbatch", &["--wait", "--wrap", "sleep 21; exit 4"]);
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(started.elapsed() >= Duration::from_secs(21));
+}
+
+#[test]
 fn output_files_follow_patterns_and_missing_directories_are_created() {
     let c = Cluster::start("0", "");
     let id =

@@ -89,6 +89,12 @@ impl Client {
         Self::decode(&self.http.request("GET", path, None)?)
     }
 
+    /// `GET path`: the reply's HTTP status and its body decoded as `T`.
+    pub fn get_with_status<T: DeserializeOwned>(&self, path: &str) -> Result<(u16, T), ClientError> {
+        let resp = self.http.request("GET", path, None)?;
+        Ok((resp.status, Self::decode(&resp)?))
+    }
+
     /// `POST path` with a JSON body, decoded as `T`.
     pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
         Self::decode(&self.post_for_bytes(path, body)?)

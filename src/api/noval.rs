@@ -43,6 +43,9 @@ impl<T: Default> NoVal<T> {
 enum NoValInput<T> {
     Number(T),
     Text(String),
+    /// An array, refused: serde would read the struct from it by position. (Its items are
+    /// only skipped.)
+    Array(#[allow(dead_code)] Vec<serde::de::IgnoredAny>),
     Struct {
         #[serde(default)]
         set: Option<bool>,
@@ -69,6 +72,9 @@ where
                     .map(NoVal::of)
                     .map_err(|_| serde::de::Error::custom(format!("expected a number, got \"{s}\"")))
             }
+            NoValInput::Array(_) => Err(serde::de::Error::custom(
+                "expected a number, a string or {\"set\", \"infinite\", \"number\"}, got an array",
+            )),
             NoValInput::Struct { set, infinite, number } => Ok(NoVal {
                 set: set.unwrap_or(number.is_some()) && !infinite,
                 infinite,
@@ -93,6 +99,9 @@ mod tests {
         let d: NoVal<u32> = serde_json::from_str(r#"{"infinite":true}"#).unwrap();
         assert!(d.infinite && d.get().is_none());
         assert!(serde_json::from_str::<NoVal<u32>>("\"abc\"").is_err());
+        for array in ["[]", "[true, false, 5]", "[5]"] {
+            assert!(serde_json::from_str::<NoVal<u32>>(array).is_err(), "{array}");
+        }
     }
 
     #[test]

@@ -357,6 +357,14 @@ pub struct KillStatus {
     pub error: KillError,
     pub step_id: String,
     pub job_id: NoVal<u32>,
+    pub federation: KillFederation,
+}
+
+/// The federation of a [`KillStatus`]: slurmlet is never federated (`sibling` is empty).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct KillFederation {
+    pub sibling: String,
 }
 
 /// The error of a [`KillStatus`].
@@ -678,12 +686,21 @@ pub mod errno {
     pub const BAD_REQUEST: i32 = 9003;
     /// Generic error.
     pub const ERROR: i32 = 1;
+    /// `ESLURM_REST_INVALID_QUERY`: the request cannot be served as asked (no such path, a
+    /// method the path does not take).
+    pub const INVALID_QUERY: i32 = 9000;
+    /// `ESLURM_DATA_UNKNOWN_MIME_TYPE`: a body in a media type other than JSON.
+    pub const DATA_UNKNOWN_MIME_TYPE: i32 = 9204;
+    /// `ESLURM_DATA_TOO_LARGE`: a body over the size the daemon reads.
+    pub const DATA_TOO_LARGE: i32 = 9205;
+    /// `ESLURM_DATA_FLAGS_INVALID`: a flag the parser does not know.
+    pub const DATA_FLAGS_INVALID: i32 = 9207;
 }
 
 /// Body of `POST /slurmlet/v1/jobs/query`: which jobs squeue lists and which `%` codes of
 /// each it prints. The daemon filters, sorts and renders; the reply carries only the values.
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct JobQuery {
     /// The `%` codes to render, one character each, in the order of the row's cells.
     pub codes: String,

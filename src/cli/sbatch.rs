@@ -165,9 +165,16 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
 }
 
 /// `--wait`: blocks until the job ends; exits with its exit code (1 if it ended otherwise).
+/// The daemon answers 202 when the job has not ended within its wait; then it asks again.
 fn wait(client: &crate::api::client::Client, id: u32) -> Result<i32, Failure> {
-    let resp: crate::api::types::JobsResponse =
-        client.get(&format!("/slurmlet/v1/job/{id}/wait")).map_err(|e| Failure::Message(e.to_string(), 1))?;
+    let resp: crate::api::types::JobsResponse = loop {
+        let (status, resp) = client
+            .get_with_status(&format!("/slurmlet/v1/job/{id}/wait"))
+            .map_err(|e| Failure::Message(e.to_string(), 1))?;
+        if status != 202 {
+            break resp;
+        }
+    };
     let Some(j) = resp.jobs.first() else { return Ok(1) };
     let rc = j.exit_code.return_code.get().unwrap_or(0) as i32;
     let state = j.job_state.first().map(String::as_str).unwrap_or("");

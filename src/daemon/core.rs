@@ -332,7 +332,8 @@ impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {
-        let releases = self.holding().map(|j| (j.limit_secs().map(|l| j.start_time + l).unwrap_or(NEVER), j.req));
+        let releases =
+            self.holding().map(|j| (j.limit_secs().map(|l| j.start_time.saturating_add(l)).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
     }
 

@@ -47,7 +47,12 @@ async fn stream_request(request: Request) -> Result<(hyper::upgrade::OnUpgrade, 
             "upgrade",
         ));
     };
-    let body = super::body::read_body(body, super::body::declared_length(&parts.headers)).await?;
+    let body = super::body::read_body(body, super::body::declared_length(&parts.headers)).await.map_err(
+        |(status, error)| {
+            (status, axum::Json(crate::api::types::Envelope { errors: vec![error], ..Default::default() }))
+                .into_response()
+        },
+    )?;
     Ok((on_upgrade, body))
 }
 
@@ -162,7 +167,7 @@ pub async fn allocation(
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         (status, axum::Json(JobSubmitResponse { errors, ..Default::default() })).into_response()
     };
-    let req = match super::server::parse_submit(&body) {
+    let req = match super::request::parse_submit(&body) {
         Ok(r) => r,
         Err((status, errors)) => return fail(status, errors),
     };
@@ -215,7 +220,9 @@ pub async fn step(
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    let Ok(id) = id.parse::<u32>() else { return refused(0, "Invalid job id specified") };
+    let Some(id) = super::request::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
+        return refused(0, "Invalid job id specified");
+    };
     let (on_upgrade, body) = match stream_request(request).await {
         Ok(r) => r,
         Err(reply) => return reply,

@@ -44,7 +44,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() }),
     ];
     if let Some(limit) = job.limit_secs() {
-        vars.push(("SLURM_JOB_END_TIME", (job.start_time + limit).to_string()));
+        vars.push(("SLURM_JOB_END_TIME", job.start_time.saturating_add(limit).to_string()));
     }
     if !job.account.is_empty() {
         vars.push(("SLURM_JOB_ACCOUNT", job.account.to_string()));

@@ -20,7 +20,11 @@ pub mod launch;
 pub mod limits;
 pub mod listing;
 pub mod lock;
+pub mod openapi;
 pub mod plan;
+pub mod refusal;
+pub mod request;
+pub mod routes;
 pub mod server;
 pub mod slurmdb;
 pub mod spawn;
@@ -171,7 +175,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
         tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
 
-        let app = server::router(daemon.clone());
+        let app = routes::router(daemon.clone());
         let stop = daemon.clone();
         let shutdown = async move {
             use tokio::signal::unix::{signal, SignalKind};

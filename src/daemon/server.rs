@@ -6,13 +6,13 @@
 use super::core::{Core, Effects, Watch};
 use super::info;
 use super::listing;
+use super::request::parse_job_ref;
 use super::submit::Caller;
 use crate::api::types::*;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -258,38 +258,11 @@ impl Daemon {
 
 type Shared = State<Arc<Daemon>>;
 
-/// The router with every endpoint, with and without trailing slashes.
-pub fn router(daemon: Arc<Daemon>) -> Router {
-    let v = DATA_PARSER;
-    let mut r = Router::new();
-    for suffix in ["", "/"] {
-        r = r
-            .route(&format!("/slurm/{v}/ping{suffix}"), get(ping))
-            .route(&format!("/slurm/{v}/job/submit{suffix}"), post(submit))
-            .route(&format!("/slurm/{v}/jobs{suffix}"), get(jobs))
-            .route(&format!("/slurm/{v}/job/{{id}}{suffix}"), get(job).delete(cancel).post(super::update::update))
-            .route(&format!("/slurm/{v}/nodes{suffix}"), get(nodes))
-            .route(&format!("/slurm/{v}/partitions{suffix}"), get(partitions))
-            .route(&format!("/slurmdb/{v}/jobs{suffix}"), get(super::slurmdb::jobs))
-            .route(&format!("/slurmdb/{v}/job/{{id}}{suffix}"), get(super::slurmdb::job))
-            .route(&format!("/slurmlet/v1/history{suffix}"), post(super::slurmdb::history))
-            .route(&format!("/slurmlet/v1/config{suffix}"), get(config))
-            .route(&format!("/slurmlet/v1/shutdown{suffix}"), post(shutdown))
-            .route(&format!("/slurmlet/v1/token{suffix}"), post(super::token::token))
-            .route(&format!("/slurmlet/v1/job/test{suffix}"), post(test_only))
-            .route(&format!("/slurmlet/v1/jobs/query{suffix}"), post(jobs_query))
-            .route(&format!("/slurmlet/v1/job/{{id}}/wait{suffix}"), get(wait))
-            .route(&format!("/slurmlet/v1/allocation{suffix}"), post(super::interactive::allocation))
-            .route(&format!("/slurmlet/v1/job/{{id}}/steps{suffix}"), post(super::interactive::step));
-    }
-    r.with_state(daemon)
-}
-
 fn reply<T: serde::Serialize>(status: StatusCode, body: T) -> Response {
     (status, Json(body)).into_response()
 }
 
-async fn ping(State(d): Shared) -> Response {
+pub(super) async fn ping(State(d): Shared) -> Response {
     let core = d.core.lock().expect("core lock");
     reply(
         StatusCode::OK,
@@ -308,63 +281,14 @@ async fn ping(State(d): Shared) -> Response {
     )
 }
 
-/// Lists the fields of `obj` that slurmlet does not know, as errors pointing at them.
-fn unknown_field(at: &str, k: &str) -> ApiError {
-    ApiError {
-        description: format!("Unknown field \"{k}\" in the job description; it is not applied (fields slurmlet knows: see the OpenAPI job_desc_msg)"),
-        error_number: errno::UNKNOWN_FIELD,
-        error: "Unknown field".into(),
-        source: format!("#/{at}{k}/"),
-    }
-}
-
-/// slurmrestd's error for a request body it cannot read.
-fn parse_error(description: String, source: &str) -> ApiError {
-    ApiError {
-        description,
-        error_number: errno::BAD_REQUEST,
-        error: "Unable to parse query".into(),
-        source: source.into(),
-    }
-}
-
-/// A submit body, checked: unknown fields are errors, never dropped.
-pub(super) fn parse_submit(body: &[u8]) -> Result<JobSubmitReq, (StatusCode, Vec<ApiError>)> {
-    let unknown = super::submit_keys::unknown_keys(body, &["script", "job"], JobDescMsg::KNOWN).map_err(|e| match e
-        .classify()
-    {
-        serde_json::error::Category::Data => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            vec![parse_error("the request body must be a JSON object".into(), "body")],
-        ),
-        _ => (StatusCode::BAD_REQUEST, vec![parse_error(format!("Failure during parsing: {e}"), "body")]),
-    })?;
-    let mut errors: Vec<ApiError> =
-        unknown.iter().filter(|(at, k)| !(at.is_empty() && k == "jobs")).map(|(at, k)| unknown_field(at, k)).collect();
-    if unknown.iter().any(|(at, k)| at.is_empty() && k == "jobs") {
-        errors.push(ApiError {
-            description: "heterogeneous jobs (\"jobs\") are not supported; submit one job at a time".into(),
-            error_number: errno::UNKNOWN_FIELD,
-            error: "Unsupported field".into(),
-            source: "#/jobs/".into(),
-        });
-    }
-    if !errors.is_empty() {
-        return Err((StatusCode::UNPROCESSABLE_ENTITY, errors));
-    }
-    serde_json::from_slice(body).map_err(|e| {
-        (StatusCode::UNPROCESSABLE_ENTITY, vec![parse_error(format!("invalid job description: {e}"), "#/job/")])
-    })
-}
-
-async fn test_only(
+pub(super) async fn test_only(
     State(d): Shared,
     ConnectInfo(peer): ConnectInfo<Peer>,
-    super::body::Body(body): super::body::Body,
+    body: axum::body::Bytes,
 ) -> Response {
     let core = d.core.lock().expect("core lock");
     let meta = info::meta(&core.config);
-    let req = match parse_submit(&body) {
+    let req = match super::request::parse_submit(&body) {
         Ok(r) => r,
         Err((status, errors)) => return reply(status, JobsResponse { meta, errors, ..Default::default() }),
     };
@@ -379,49 +303,70 @@ async fn test_only(
     }
 }
 
-/// Answers once job `id` has ended (long poll for `sbatch --wait`).
-async fn wait(State(d): Shared, Path(id): Path<String>) -> Response {
-    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
-    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
-        return reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse::default());
+/// Answers once job `id` has ended (long poll for `sbatch --wait`), with 200 and the job;
+/// or, when it has not ended within the query's `timeout` (seconds, default
+/// [`super::request::WAIT_TIMEOUT`]), with 202 and the job as it is, and the client asks
+/// again. A bounded wait ends the handler of a client that went away without a word, and
+/// lets an HTTP client with a read timeout wait for a long job.
+pub(super) async fn wait(
+    State(d): Shared,
+    Path(id): Path<String>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let Some(n) = parse_job_ref(&id).map(|r| r.job) else {
+        return bad_job_id(&d, &id, "_handle_job_wait");
     };
+    let timeout = match super::request::parse_wait_query(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(t) => t,
+        Err(e) => return super::refusal::envelope(&d, StatusCode::UNPROCESSABLE_ENTITY, e),
+    };
+    let deadline = tokio::time::Instant::now() + timeout;
     let mut rx = d.core.lock().expect("core lock").ended.subscribe();
     loop {
         {
             let core = d.core.lock().expect("core lock");
+            let meta = info::meta(&core.config);
             match core.jobs.get(&n) {
                 Some(j) if j.state().is_finished() => {
-                    let info = info::job_info(j, &core.config);
-                    return reply(
-                        StatusCode::OK,
-                        JobsResponse { jobs: vec![info], meta: info::meta(&core.config), ..Default::default() },
-                    );
+                    let jobs = vec![info::job_info(j, &core.config)];
+                    return reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() });
+                }
+                Some(j) if tokio::time::Instant::now() >= deadline => {
+                    let jobs = vec![info::job_info(j, &core.config)];
+                    return reply(StatusCode::ACCEPTED, JobsResponse { jobs, meta, ..Default::default() });
                 }
                 Some(_) => {}
-                None => {
-                    return reply(
-                        StatusCode::NOT_FOUND,
-                        JobsResponse { meta: info::meta(&core.config), ..Default::default() },
-                    )
-                }
+                None => return no_such_job(meta, n, "_handle_job_wait"),
             }
         }
-        if rx.changed().await.is_err() {
-            return reply(StatusCode::SERVICE_UNAVAILABLE, JobsResponse::default());
+        match tokio::time::timeout_at(deadline, rx.changed()).await {
+            Ok(Ok(())) | Err(_) => {}
+            Ok(Err(_)) => {
+                let error = ApiError {
+                    description: "the daemon is stopping".into(),
+                    error_number: errno::ERROR,
+                    error: "Unexpected error".into(),
+                    source: "_handle_job_wait".into(),
+                };
+                return reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    JobsResponse { errors: vec![error], ..Default::default() },
+                );
+            }
         }
     }
 }
 
-async fn submit(
+pub(super) async fn submit(
     State(d): Shared,
     ConnectInfo(peer): ConnectInfo<Peer>,
-    super::body::Body(body): super::body::Body,
+    body: axum::body::Bytes,
 ) -> Response {
     let meta = info::meta(&d.core.lock().expect("core lock").config);
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         reply(status, JobSubmitResponse { meta: meta.clone(), errors, ..Default::default() })
     };
-    let req = match parse_submit(&body) {
+    let req = match super::request::parse_submit(&body) {
         Ok(r) => r,
         Err((status, errors)) => return fail(status, errors),
     };
@@ -467,7 +412,7 @@ async fn submit(
 /// so it is built and written from a copy of the jobs, on a blocking thread, while the
 /// daemon goes on (under load, building it under the lock stalled every other request),
 /// one such listing at a time.
-async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+pub(super) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
@@ -486,18 +431,15 @@ async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Respons
 
 /// `POST /slurmlet/v1/jobs/query`: squeue's listing, filtered, sorted and rendered here so
 /// that the reply carries only the values it prints.
-async fn jobs_query(
+pub(super) async fn jobs_query(
     State(d): Shared,
     ConnectInfo(peer): ConnectInfo<Peer>,
-    super::body::Body(body): super::body::Body,
+    body: axum::body::Bytes,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let query: JobQuery = match serde_json::from_slice(&body) {
+    let query = match super::request::parse_job_query(&body) {
         Ok(q) => q,
-        Err(e) => {
-            let error = parse_error(format!("Failure during parsing: {e}"), "body");
-            return reply(StatusCode::BAD_REQUEST, JobRows { errors: vec![error], ..Default::default() });
-        }
+        Err(error) => return super::refusal::envelope(&d, StatusCode::BAD_REQUEST, error),
     };
     let now = crate::options::now();
     let json = |status: StatusCode, bytes: Vec<u8>| {
@@ -528,102 +470,81 @@ async fn jobs_query(
 
 use crate::api::noval::NoVal;
 
-fn parse_job_id(text: &str) -> Option<u32> {
-    text.parse().ok().filter(|&n| n > 0)
+/// The error for a `{job_id}` that is no job id (slurmrestd's `job_bad_id`).
+fn bad_job_id_error(id: &str, source: &str) -> ApiError {
+    ApiError {
+        description: format!("Unable to parse JobId={id}: a job id is a number from 1 to 4294967295, or JOB.STEP"),
+        error_number: errno::INVALID_JOB_ID,
+        error: "Invalid job id specified".into(),
+        source: source.into(),
+    }
 }
 
-async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, Path(id): Path<String>) -> Response {
+/// The reply to a `{job_id}` that is no job id.
+fn bad_job_id(d: &Daemon, id: &str, source: &str) -> Response {
+    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let errors = vec![bad_job_id_error(id, source)];
+    reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors, ..Default::default() })
+}
+
+/// The reply for a job the daemon does not know (slurmrestd's `job_unknown`).
+fn no_such_job(meta: Meta, n: u32, source: &str) -> Response {
+    let error = ApiError {
+        description: format!("Unable to query JobId={n}"),
+        error_number: errno::INVALID_JOB_ID,
+        error: "Invalid job id specified".into(),
+        source: source.into(),
+    };
+    reply(StatusCode::NOT_FOUND, JobsResponse { meta, errors: vec![error], ..Default::default() })
+}
+
+pub(super) async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, Path(id): Path<String>) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let Some(n) = parse_job_ref(&id).map(|r| r.job) else {
+        return bad_job_id(&d, &id, "_handle_job_get");
+    };
     let mut core = d.core.lock().expect("core lock");
     core.purge(crate::options::now());
     let meta = info::meta(&core.config);
-    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
-    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
-        return reply(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            JobsResponse {
-                meta,
-                errors: vec![ApiError {
-                    description: format!("Unable to parse JobId={id}"),
-                    error_number: errno::INVALID_JOB_ID,
-                    error: "Invalid job id specified".into(),
-                    source: "_handle_job_get".into(),
-                }],
-                ..Default::default()
-            },
-        );
-    };
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
     match core.jobs.get(&n).filter(|j| caller.may_see(j, &core.config)) {
         Some(j) => reply(
             StatusCode::OK,
             JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() },
         ),
-        None => reply(
-            StatusCode::NOT_FOUND,
-            JobsResponse {
-                meta,
-                errors: vec![ApiError {
-                    description: format!("Unable to query JobId={n}"),
-                    error_number: errno::INVALID_JOB_ID,
-                    error: "Invalid job id specified".into(),
-                    source: "_handle_job_get".into(),
-                }],
-                ..Default::default()
-            },
-        ),
+        None => no_such_job(meta, n, "_handle_job_get"),
     }
 }
 
-async fn cancel(
+pub(super) async fn cancel(
     State(d): Shared,
     ConnectInfo(peer): ConnectInfo<Peer>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
+    Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let meta = info::meta(&d.core.lock().expect("core lock").config);
-    let signal = match q.get("signal").filter(|s| !s.is_empty()) {
-        None => None,
-        Some(s) => match crate::options::signal::signal_number(s) {
-            Some(n) => Some(n),
-            None => {
-                return reply(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    CancelResponse {
-                        meta,
-                        errors: vec![ApiError {
-                            description: format!("Invalid signal: {s}"),
-                            error_number: errno::ERROR,
-                            error: "Invalid signal".into(),
-                            source: "signal".into(),
-                        }],
-                        ..Default::default()
-                    },
-                )
-            }
-        },
+    let refuse = |error: ApiError| {
+        reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            CancelResponse { meta: meta.clone(), errors: vec![error], ..Default::default() },
+        )
     };
-    let batch_only = q.get("flags").is_some_and(|f| f.split(',').any(|f| f == "BATCH_JOB"));
+    let q = match super::request::parse_cancel_query(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(q) => q,
+        Err(e) => return refuse(e),
+    };
+    let Some(target) = parse_job_ref(&id) else { return refuse(bad_job_id_error(&id, "_handle_job_delete")) };
     let status_of = |code: i32, message: String, job: Option<u32>| KillStatus {
         error: KillError { string: message.clone(), code, message },
         step_id: id.clone(),
         job_id: NoVal::from_option(job),
+        ..Default::default()
     };
-    let step = id.split_once('.').and_then(|(j, s)| Some((parse_job_id(j)?, s.parse::<u32>().ok()?)));
-    let Some(n) = parse_job_id(&id).or(step.map(|(j, _)| j)) else {
-        return reply(
-            StatusCode::OK,
-            CancelResponse {
-                status: vec![status_of(errno::INVALID_JOB_ID, "Invalid job id specified".into(), None)],
-                meta,
-                ..Default::default()
-            },
-        );
-    };
-    let result = match step {
-        Some((_, step)) => d.core.lock().expect("core lock").cancel_step(n, step, signal, caller),
-        None => d.core.lock().expect("core lock").cancel(n, signal, batch_only, caller),
+    let n = target.job;
+    let result = match target.step {
+        Some(step) => d.core.lock().expect("core lock").cancel_step(n, step, q.signal, caller),
+        None => d.core.lock().expect("core lock").cancel(n, q.signal, q.batch_only, caller),
     };
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
@@ -650,7 +571,7 @@ async fn cancel(
     }
 }
 
-async fn nodes(State(d): Shared) -> Response {
+pub(super) async fn nodes(State(d): Shared) -> Response {
     let core = d.core.lock().expect("core lock");
     reply(
         StatusCode::OK,
@@ -663,7 +584,7 @@ async fn nodes(State(d): Shared) -> Response {
     )
 }
 
-async fn partitions(State(d): Shared) -> Response {
+pub(super) async fn partitions(State(d): Shared) -> Response {
     let core = d.core.lock().expect("core lock");
     reply(
         StatusCode::OK,
@@ -676,7 +597,7 @@ async fn partitions(State(d): Shared) -> Response {
     )
 }
 
-async fn config(State(d): Shared) -> Response {
+pub(super) async fn config(State(d): Shared) -> Response {
     let core = d.core.lock().expect("core lock");
     reply(
         StatusCode::OK,
@@ -684,7 +605,7 @@ async fn config(State(d): Shared) -> Response {
     )
 }
 
-async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+pub(super) async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let daemon_uid = crate::paths::uid();
     if peer.uid != daemon_uid && peer.uid != 0 {
         tracing::warn!(uid = peer.uid, user = %crate::paths::user_name(peer.uid), "shutdown refused: Access/permission denied");

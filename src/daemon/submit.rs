@@ -81,6 +81,11 @@ const NODE_CONFIG: &str = "Requested node configuration is not available";
 /// The largest batch script accepted, in bytes: Slurm's default `max_script_size`.
 pub const MAX_SCRIPT: usize = 4 << 20;
 
+/// The latest begin time a job may ask for: the end of the year 9999 (UTC). Later times
+/// would not print as dates, and the times computed from them (start plus time limit) would
+/// overflow.
+pub const MAX_TIME: u64 = 253_402_300_799;
+
 /// Everything a new job needs besides its id.
 pub struct NewJob {
     /// The job record (id filled in by the caller).
@@ -126,6 +131,14 @@ pub fn build(
     let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         submit_error(2063, "Job cannot be submitted without the current working directory specified.")
     })?;
+    if !Path::new(&cwd).is_absolute() {
+        // A relative one would be resolved against the daemon's own working directory.
+        return Err(explained(
+            2063,
+            "Invalid working directory",
+            format!("working directory {cwd} is not an absolute path"),
+        ));
+    }
     if !Path::new(&cwd).is_dir() {
         return Err(explained(
             2063,
@@ -173,13 +186,21 @@ pub fn build(
 
     // Nodes.
     let min_nodes = desc.minimum_nodes.unwrap_or(1).max(1);
-    let nodes_text = desc.nodes.as_deref().unwrap_or("");
-    let min_nodes = nodes_text
-        .split(['-', ':'])
-        .next()
-        .and_then(|n| n.parse::<u32>().ok())
-        .map(|n| n.max(min_nodes))
-        .unwrap_or(min_nodes);
+    let min_nodes = match desc.nodes.as_deref().filter(|t| !t.is_empty()) {
+        None => min_nodes,
+        // `min[-max][:step]`: the minimum is what must fit here.
+        Some(text) => {
+            text.split(['-', ':']).next().and_then(|n| n.parse::<u32>().ok()).map(|n| n.max(min_nodes)).ok_or_else(
+                || {
+                    explained(
+                        errno::ERROR,
+                        "Node count specification invalid",
+                        format!("invalid node count \"{text}\": expected MIN[-MAX]"),
+                    )
+                },
+            )?
+        }
+    };
     if min_nodes > 1 {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -211,11 +232,9 @@ pub fn build(
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
     let gpus = requested_gpus(desc, config, ntasks)?;
-    let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?;
-    let cpus = ntasks
-        .saturating_mul(cpus_per_task)
-        .max(desc.minimum_cpus.unwrap_or(0))
-        .max(gpus.saturating_mul(cpus_per_gpu.unwrap_or(0) as u32));
+    let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let cpus =
+        ntasks.saturating_mul(cpus_per_task).max(desc.minimum_cpus.unwrap_or(0)).max(gpus.saturating_mul(cpus_per_gpu));
     if cpus > config.cpus {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
@@ -230,10 +249,11 @@ pub fn build(
     let mem_mb = match (per_node, per_cpu) {
         (Some(m), _) if m > 0 => m,
         (Some(_), _) => config.memory,
-        (None, Some(m)) => m * cpus as u64,
+        // A product past u64 asks for more than any node has: saturate, never wrap.
+        (None, Some(m)) => m.saturating_mul(cpus as u64),
         (None, None) => match per_gpu(desc.memory_per_tres.as_deref())? {
-            Some(m) => m * gpus as u64,
-            None => config.def_mem_per_cpu.map(|m| m * cpus as u64).unwrap_or(0),
+            Some(m) => m.saturating_mul(gpus as u64),
+            None => config.def_mem_per_cpu.map(|m| m.saturating_mul(cpus as u64)).unwrap_or(0),
         },
     };
     if mem_mb > config.memory {
@@ -265,11 +285,56 @@ pub fn build(
         }),
     };
 
+    for (field, values, known) in [
+        ("open_mode", &desc.open_mode, &["APPEND", "TRUNCATE"][..]),
+        ("kill_warning_flags", &desc.kill_warning_flags, &["BATCH_JOB"][..]),
+    ] {
+        if let Some(v) = values.iter().flatten().find(|v| !known.contains(&v.as_str())) {
+            return Err(ApiError {
+                description: format!(
+                    "Unknown or unsupported flag \"{v}\" in {field} (slurmlet knows {})",
+                    known.join(", ")
+                ),
+                error_number: errno::DATA_FLAGS_INVALID,
+                error: "Data parser unable to parse invalid flag".into(),
+                source: format!("#/job/{field}/"),
+            });
+        }
+    }
+    for (option, value, why) in [
+        ("--array", desc.array.as_deref(), "job arrays are not available yet; submit one job per index"),
+        (
+            "--dependency",
+            desc.dependency.as_deref(),
+            "job dependencies are not available yet; chain jobs with sbatch --wait",
+        ),
+    ] {
+        if value.is_some_and(|v| !v.is_empty()) {
+            return Err(explained(errno::ERROR, "Unsupported job option", format!("{option} is not supported: {why}")));
+        }
+    }
+
+    let begin_time = desc.begin_time.and_then(|b| b.get()).unwrap_or(0);
+    if begin_time > MAX_TIME {
+        return Err(explained(
+            errno::ERROR,
+            "Invalid begin time",
+            format!("begin_time {begin_time} is past the end of the year 9999 ({MAX_TIME})"),
+        ));
+    }
+
     let env_value = |name: &str| {
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
     let name = desc.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "sbatch".into());
+    let command = desc.argv.as_ref().and_then(|a| a.first()).map_or("", String::as_str);
+    let submit_host = env_value("HOSTNAME");
     check_printable(&[
+        ("the command (argv[0])", Some(command)),
+        ("HOSTNAME (the submit host)", submit_host.as_deref()),
+        ("--gres (tres_per_node)", desc.tres_per_node.as_deref()),
+        ("--gpus (tres_per_job)", desc.tres_per_job.as_deref()),
+        ("--gpus-per-task (tres_per_task)", desc.tres_per_task.as_deref()),
         ("--job-name", Some(name.as_str())),
         ("--comment", desc.comment.as_deref()),
         ("--wckey", desc.wckey.as_deref()),
@@ -291,7 +356,7 @@ pub fn build(
         priority: 1,
         held: desc.hold.unwrap_or(false),
         submit_time: now,
-        begin_time: desc.begin_time.and_then(|b| b.get()).unwrap_or(0),
+        begin_time,
         time_limit,
         req: Resources { cpus, mem_mb, gpus },
         ntasks,
@@ -303,16 +368,16 @@ pub fn build(
         stdout: desc.standard_output.as_deref().filter(|s| !s.is_empty()).unwrap_or("slurm-%j.out").into(),
         stderr: desc.standard_error.as_deref().unwrap_or_default().into(),
         stdin: desc.standard_input.as_deref().unwrap_or_default().into(),
-        append: desc.open_mode.iter().flatten().any(|m| m.eq_ignore_ascii_case("APPEND")),
+        append: desc.open_mode.iter().flatten().any(|m| m == "APPEND"),
         cwd: cwd.into(),
-        command: desc.argv.as_ref().and_then(|a| a.first()).map_or("", String::as_str).into(),
+        command: command.into(),
         comment: desc.comment.as_deref().unwrap_or_default().into(),
         wckey: desc.wckey.as_deref().unwrap_or_default().into(),
         account: desc.account.as_deref().unwrap_or_default().into(),
         qos: desc.qos.as_deref().unwrap_or_default().into(),
         nice: desc.nice.unwrap_or(0),
         warn_signal,
-        submit_host: env_value("HOSTNAME").unwrap_or_else(crate::paths::hostname).into(),
+        submit_host: submit_host.unwrap_or_else(crate::paths::hostname).into(),
         interactive,
         ..Default::default()
     };
@@ -422,8 +487,13 @@ fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32
         if tres.is_empty() {
             continue;
         }
-        let reqs = gres::parse_gres(tres)
-            .map_err(|_| submit_error(errno::INVALID_GRES, "Invalid generic resource (gres) specification"))?;
+        let reqs = gres::parse_gres(tres).map_err(|_| {
+            explained(
+                errno::INVALID_GRES,
+                "Invalid generic resource (gres) specification",
+                format!("Invalid generic resource (gres) specification: {tres}"),
+            )
+        })?;
         for r in reqs {
             if r.name != "gpu" {
                 return Err(explained(

@@ -61,7 +61,9 @@ impl<'de> Visitor<'de> for Keys<'_> {
     }
 }
 
-/// A member that is checked when it is an object and skipped when it is anything else.
+/// A member that is checked when it is an object, refused when it is an array (serde would
+/// read a struct from it by position, with no names to check), and left to the typed parse
+/// when it is anything else.
 struct Optional<'a>(Keys<'a>);
 
 impl<'de> DeserializeSeed<'de> for Optional<'_> {
@@ -79,9 +81,8 @@ impl<'de> Visitor<'de> for Optional<'_> {
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
         self.0.visit_map(map)
     }
-    fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
+    fn visit_seq<S: serde::de::SeqAccess<'de>>(self, _: S) -> Result<(), S::Error> {
+        Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &"a JSON object"))
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
         Ok(())
@@ -118,9 +119,15 @@ mod tests {
     }
 
     #[test]
-    fn a_job_that_is_not_an_object_is_left_to_the_typed_parse() {
+    fn a_job_that_is_null_or_a_scalar_is_left_to_the_typed_parse() {
         assert!(unknown_keys(br#"{"job":null}"#, &["job"], &[]).unwrap().is_empty());
-        assert!(unknown_keys(br#"{"job":[1,2]}"#, &["job"], &[]).unwrap().is_empty());
+        assert!(unknown_keys(br#"{"job":"x"}"#, &["job"], &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_job_that_is_an_array_is_refused() {
+        let e = unknown_keys(br#"{"job":["acct",["argv"]]}"#, &["job"], &[]).unwrap_err();
+        assert!(e.to_string().contains("invalid type: sequence, expected a JSON object"), "{e}");
     }
 
     #[test]

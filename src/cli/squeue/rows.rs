@@ -110,7 +110,15 @@ impl<'de> Visitor<'de> for Row<'_> {
                 Token::Literal(s) => self.text.push_str(s),
                 Token::Field(f) => {
                     let cell: Option<crate::api::types::Cell> = seq.next_element()?;
-                    push_justified(self.text, cell.as_ref().map_or("", |c| c.0.as_ref()), f.width, f.right);
+                    let value = cell.as_ref().map_or("", |c| c.0.as_ref());
+                    if value.contains(char::is_control) {
+                        // Never sent to the terminal, whatever the daemon stored (a job from
+                        // before they were refused at submit) or another daemon replies.
+                        let shown: String = value.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+                        push_justified(self.text, &shown, f.width, f.right);
+                    } else {
+                        push_justified(self.text, value, f.width, f.right);
+                    }
                 }
             }
         }
@@ -133,6 +141,13 @@ mod tests {
         assert_eq!(out.text, "   7|a\"b  |PD\n  12|x\u{e9}yz1|R\n");
         assert!(out.ids_found);
         assert!(out.errors.is_empty());
+    }
+
+    #[test]
+    fn control_characters_in_a_value_are_shown_as_question_marks() {
+        let tokens = format::parse("%j|%k");
+        let body = br#"{"rows":[["\u001b]0;x\u0007red","a\nb\u009b"]],"ids_found":true,"errors":[]}"#;
+        assert_eq!(render(body, &tokens).unwrap().text, "?]0;x?red|a?b?\n");
     }
 
     #[test]
