@@ -134,6 +134,15 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
     } else {
         match (job.end_cause, job.wait_status) {
             (Some(EndCause::LaunchFailed), _) => (JobState::Failed, Some(1 << 8)),
+            // Ended by its time limit or a cancel, a script that exits 128+N because the
+            // signal reached its child first was ended by that signal, as Slurm records it.
+            (_, Some(ws))
+                if matches!(job.state(), JobState::Timeout | JobState::Cancelled)
+                    && libc::WIFEXITED(ws)
+                    && (129..160).contains(&libc::WEXITSTATUS(ws)) =>
+            {
+                (JobState::Cancelled, Some(libc::WEXITSTATUS(ws) - 128))
+            }
             (_, Some(ws)) => (state_of(ws), Some(ws)),
             // Lost with its supervisor.
             (_, None) => (JobState::NodeFail, Some(0)),
@@ -347,6 +356,11 @@ mod tests {
         assert_eq!((b.state.as_str(), b.exit_status), ("CANCELLED", Some(libc::SIGKILL)));
         j.state = Some(JobState::Timeout);
         j.end_cause = Some(EndCause::TimeLimit);
+        // A script whose child the limit's SIGTERM ended first exits 143: still CANCELLED by it.
+        let mut exited = j.clone();
+        exited.wait_status = Some(143 << 8);
+        let b = batch_step(&exited, &config).unwrap();
+        assert_eq!((b.state.as_str(), b.exit_status), ("CANCELLED", Some(libc::SIGTERM)));
         j.wait_status = Some(libc::SIGTERM);
         assert_eq!(exit_status(&j), 0);
         assert_eq!(batch_step(&j, &config).unwrap().state, "CANCELLED");
