@@ -306,21 +306,9 @@ fn columns_list<'a>(names: impl Iterator<Item = &'a str>, per_line: usize, width
     crate::cli::format::emit_text(&out);
 }
 
-/// The job states of `--helpstate` (Slurm's, in its order).
-const HELP_STATES: &[&str] = &[
-    "PENDING",
-    "RUNNING",
-    "SUSPENDED",
-    "COMPLETED",
-    "CANCELLED",
-    "FAILED",
-    "TIMEOUT",
-    "NODE_FAIL",
-    "PREEMPTED",
-    "BOOT_FAIL",
-    "DEADLINE",
-    "OUT_OF_MEMORY",
-];
+/// The job states of `--helpstate`: Slurm's base states, which lead squeue's list, in its
+/// order.
+const HELP_STATES: &[&str] = crate::cli::squeue::VALID_STATES.split_at(12).0;
 
 /// The reasons of `--helpreason`: those slurmlet's jobs wait or end for.
 const HELP_REASONS: &[&str] = &[

@@ -5,7 +5,7 @@ mod rows;
 mod select;
 
 pub use fields::{short_state, value, write_value, QueueJob, CODES};
-pub use select::{ids_found, matches, sort_jobs};
+pub use select::{ids_found, matches, sort_jobs, VALID_STATES};
 
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
