@@ -88,6 +88,9 @@ pub struct ConfigFile {
     pub min_job_age: Option<u32>,
     /// Days a finished job stays in the accounting history (sacct); 0 or absent: forever.
     pub history_days: Option<u32>,
+    /// Slurm's `MaxArraySize`: array indices run from 0 to one less than this (default
+    /// 1001; 0 turns job arrays off).
+    pub max_array_size: Option<u32>,
     /// Where the store and job files live.
     pub state_dir: Option<PathBuf>,
     /// The Unix socket to listen on.
@@ -194,6 +197,8 @@ pub struct Config {
     pub min_job_age: u32,
     /// Days finished jobs stay in the accounting history; `None`: forever.
     pub history_days: Option<u32>,
+    /// MaxArraySize.
+    pub max_array_size: u32,
     /// State directory.
     pub state_dir: PathBuf,
     /// Socket path.
@@ -304,6 +309,10 @@ impl Config {
             kill_wait: file.kill_wait.unwrap_or(30),
             min_job_age: file.min_job_age.unwrap_or(300),
             history_days: file.history_days.filter(|&d| d > 0),
+            max_array_size: file
+                .max_array_size
+                .unwrap_or(crate::options::array::DEFAULT_MAX_ARRAY_SIZE)
+                .min(crate::options::array::MAX_ARRAY_SIZE_LIMIT),
             state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
             socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),

@@ -159,8 +159,11 @@ fn bodies_that_are_not_a_job_description_are_refused_with_the_envelope() {
     submit(&c, &with(&c, "gres", json!("gpu:1"))).refused(422, "Unknown field \"gres\"");
     submit(&c, &json!({ "job": job(&c), "extra": true })).refused(422, "Unknown field \"extra\"");
     submit(&c, &json!({ "jobs": [job(&c)] })).refused(422, "heterogeneous jobs");
-    submit(&c, &with(&c, "array", json!("0-3"))).refused(422, "--array is not supported");
-    submit(&c, &with(&c, "dependency", json!("afterok:1"))).refused(422, "--dependency is not supported");
+    submit(&c, &with(&c, "array", json!("3-0"))).refused(422, "runs backwards");
+    submit(&c, &with(&c, "array", json!("0-5000"))).refused(422, "MaxArraySize=1001");
+    submit(&c, &with(&c, "dependency", json!("afterok:999999"))).refused(422, "job 999999 does not exist");
+    submit(&c, &with(&c, "dependency", json!("afterwards:1"))).refused(422, "unknown dependency type");
+    submit(&c, &with(&c, "flags", json!(["SPREAD_JOB"]))).refused(422, "flag \"SPREAD_JOB\"");
 
     // Wrong types.
     submit(&c, &with(&c, "time_limit", json!("abc"))).refused(422, "expected a number, got \"abc\"");
@@ -296,7 +299,7 @@ fn bad_job_ids_unknown_paths_methods_and_media_types_get_4xx_envelopes() {
     let ok = submit(&c, &json!({ "job": job(&c) }));
     let id = ok.json()["job_id"].as_u64().expect("job id");
 
-    for bad in ["abc", "-1", "0", "99999999999999", "4294967296", "1.x", "1_2", "%00", "..%2F..%2Fetc", "+1"] {
+    for bad in ["abc", "-1", "0", "99999999999999", "4294967296", "1.x", "1_x", "1_", "%00", "..%2F..%2Fetc", "+1"] {
         let get = request(&c, "GET", &format!("/slurm/v0.0.43/job/{bad}"), None, b"");
         get.refused(422, "Unable to parse JobId");
         let del = request(&c, "DELETE", &format!("/slurm/v0.0.43/job/{bad}"), None, b"");

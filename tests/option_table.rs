@@ -83,6 +83,7 @@ fn sample(long: &str, nodefile: &str) -> String {
         "error" => "err-%j.log".into(),
         "output" => "out-%x-%j.log".into(),
         "input" => "in.txt".into(),
+        "kill-on-invalid-dep" => "yes".into(),
         "exclude" | "nodelist" => "gpu[12-13]".into(),
         "gpus" => "tesla:2".into(),
         "gres" => "gpu:2".into(),
@@ -108,10 +109,13 @@ fn sample(long: &str, nodefile: &str) -> String {
 /// [`BEHAVIOUR`].
 fn expected_desc(long: &str) -> Option<Json> {
     Some(match long {
+        "array" => json!({ "array": "2" }),
         "begin" => json!({ "begin_time": null }),
         "comment" => json!({ "comment": "a b c" }),
         "cpus-per-gpu" => json!({ "cpus_per_tres": "gres/gpu:2" }),
         "cpus-per-task" => json!({ "cpus_per_task": 2 }),
+        // A bare job id is Slurm's afterany.
+        "dependency" => json!({ "dependency": "afterany:2" }),
         "error" => json!({ "standard_error": "err-%j.log" }),
         "exclude" => json!({ "excluded_nodes": ["gpu12", "gpu13"] }),
         "gpus" => json!({ "tres_per_job": "gres/gpu:tesla:2" }),
@@ -121,6 +125,7 @@ fn expected_desc(long: &str) -> Option<Json> {
         "hold" => json!({ "hold": true }),
         "input" => json!({ "standard_input": "in.txt" }),
         "job-name" => json!({ "name": "x1" }),
+        "kill-on-invalid-dep" => json!({ "flags": ["KILL_INVALID_DEPENDENCY"] }),
         "mem" => json!({ "memory_per_node": { "set": true, "infinite": false, "number": 2048 } }),
         "mem-per-cpu" => json!({ "memory_per_cpu": { "set": true, "infinite": false, "number": 2 } }),
         "mem-per-gpu" => json!({ "memory_per_tres": "gres/gpu:1024" }),
@@ -128,12 +133,14 @@ fn expected_desc(long: &str) -> Option<Json> {
         "nice" => json!({ "nice": 5 }),
         "nodefile" => json!({ "required_nodes": ["node7"] }),
         "nodelist" => json!({ "required_nodes": ["gpu12", "gpu13"] }),
+        "no-requeue" => json!({ "requeue": false }),
         "nodes" => json!({ "minimum_nodes": 2 }),
         "ntasks" => json!({ "tasks": 2 }),
         "ntasks-per-node" => json!({ "tasks_per_node": 2 }),
         "open-mode" => json!({ "open_mode": ["APPEND"] }),
         "output" => json!({ "standard_output": "out-%x-%j.log" }),
         "partition" => json!({ "partition": "x1" }),
+        "requeue" => json!({ "requeue": true }),
         "signal" => {
             json!({ "kill_warning_delay": { "set": true, "infinite": false, "number": 90 }, "kill_warning_flags": ["BATCH_JOB"] })
         }

@@ -71,18 +71,24 @@ fn help_usage_warnings_and_refusals() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o), "sbatch: error: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n");
 
-    // Arrays and dependencies: the spec is checked (Slurm's words, then why), then refused.
+    // Arrays and dependencies: a bad spec is refused in Slurm's words, then why.
     let o = c.run("sbatch", &["--array=5-1", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(e.starts_with("sbatch: error: Invalid job array specification\nsbatch: error: "), "{e}");
     assert_eq!(e.lines().count(), 2, "{e}");
-    let o = c.run("sbatch", &["--array=0-3%2", "--wrap", "true"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).starts_with("sbatch: error: --array is not supported: job arrays are not available yet"));
     let o = c.run("sbatch", &["--dependency=afterok:1?afterany:2,after:3", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("sbatch: error: Job dependency problem\n"), "{}", stderr(&o));
+    // A dependency on a job that never existed could never be satisfied: refused at
+    // submit, naming the job, with 26.05's error.
+    let o = c.run("sbatch", &["--dependency=afterok:999999", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "sbatch: error: --dependency=afterok:999999: job 999999 does not exist, so the job could never start\n\
+         sbatch: error: Batch job submission failed: Job dependency problem\n"
+    );
 
     assert_eq!(c.client().jobs().unwrap().jobs.len(), 1, "only the accepted job is queued");
 }

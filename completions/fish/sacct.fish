@@ -32,7 +32,7 @@ complete -c sacct -l array -d 'Expand job arrays (one line per task; slurmlet\'s
 complete -c sacct -s b -l brief -d 'Equivalent to --format=jobid,state,exitcode'
 complete -c sacct -s B -l batch-script -d 'Print the batch script of jobs (not kept by slurmlet\'s accounting)'
 complete -c sacct -s c -l completion -d 'Use job completion data instead of accounting data (none with slurmlet)'
-complete -c sacct -s D -l duplicates -d 'Show every record of a job id (slurmlet never reuses ids)'
+complete -c sacct -s D -l duplicates -d 'Show every record of a job id: the earlier runs of requeued jobs too'
 complete -c sacct -l federation -d 'Report jobs of the federation (slurmlet has one cluster)'
 complete -c sacct -s e -l helpformat -d 'Print the fields --format takes'
 complete -c sacct -l helpreason -d 'Print the job reasons --reason takes'

@@ -311,6 +311,8 @@ pub struct HistoryQuery {
     pub window: Option<(u64, u64)>,
     /// `-X`: the jobs without their steps.
     pub skip_steps: bool,
+    /// `-D`: the earlier runs of requeued jobs too (state REQUEUED), each before the next.
+    pub duplicates: bool,
     /// `--json`: answer with slurmrestd's v0.0.43 reply of `GET /slurmdb/v0.0.43/jobs`,
     /// pretty-printed as `sacct --json` prints it.
     pub json: bool,

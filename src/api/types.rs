@@ -125,6 +125,9 @@ pub struct JobDescMsg {
     pub environment: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded_nodes: Option<Vec<String>>,
+    /// Job flags; slurmlet reads `KILL_INVALID_DEPENDENCY` and `NO_KILL_INVALID_DEPENDENCY`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hold: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,6 +161,8 @@ pub struct JobDescMsg {
     pub partition: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requeue: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required_nodes: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,6 +204,7 @@ impl JobDescMsg {
         "dependency",
         "environment",
         "excluded_nodes",
+        "flags",
         "hold",
         "kill_warning_delay",
         "kill_warning_flags",
@@ -215,6 +221,7 @@ impl JobDescMsg {
         "open_mode",
         "partition",
         "qos",
+        "requeue",
         "required_nodes",
         "script",
         "standard_error",
@@ -676,8 +683,15 @@ pub mod errno {
     /// `ESLURM_PATHNAME_TOO_LONG`, also Slurm's answer to a batch script over its
     /// `max_script_size`.
     pub const PATHNAME_TOO_LONG: i32 = 2012;
-    /// `ESLURM_INVALID_DEPENDENCY`
-    pub const INVALID_DEPENDENCY: i32 = 2015;
+    /// `ESLURM_DEPENDENCY`: "Job dependency problem".
+    pub const INVALID_DEPENDENCY: i32 = 2038;
+    /// ESLURM_INVALID_ARRAY: "Invalid job array specification".
+    pub const INVALID_ARRAY: i32 = 2081;
+    /// ESLURM_JOB_NOT_FINISHED: "Job is not finished" (a requeue of a job that may not be).
+    pub const JOB_NOT_FINISHED: i32 = 2088;
+    /// ESLURM_DISABLED: "Requested operation is presently disabled" (requeue of a
+    /// `--no-requeue` job).
+    pub const DISABLED: i32 = 2037;
     /// `ESLURM_PATHNAME_TOO_LONG`-like: a job's output path cannot be used.
     pub const INVALID_OUTPUT_PATH: i32 = 9001;
     /// A field slurmlet does not know.
@@ -716,6 +730,9 @@ pub struct JobQuery {
     pub states: Option<Vec<String>>,
     /// `--start`: only pending jobs.
     pub pending_only: bool,
+    /// `-r`/`--array`: one line per array task; otherwise the pending tasks of an array
+    /// that have not run are listed together, as `A_[3-15%2]`.
+    pub array_per_line: bool,
     /// `--json`: answer with the jobs listed as a whole v0.0.43 jobs reply, pretty-printed
     /// as `squeue --json` prints it, instead of rows (`codes` is then unused). When no job has
     /// one of `job_ids`, the reply is a 404 with the error in `errors`.

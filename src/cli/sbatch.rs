@@ -175,14 +175,17 @@ fn wait(client: &crate::api::client::Client, id: u32) -> Result<i32, Failure> {
             break resp;
         }
     };
-    let Some(j) = resp.jobs.first() else { return Ok(1) };
-    let rc = j.exit_code.return_code.get().unwrap_or(0) as i32;
-    let state = j.job_state.first().map(String::as_str).unwrap_or("");
-    Ok(if rc != 0 {
-        rc
-    } else if state == "COMPLETED" {
-        0
-    } else {
-        1
-    })
+    // An array's tasks: the highest of their codes, as Slurm's sbatch --wait returns.
+    let codes = resp.jobs.iter().map(|j| {
+        let rc = j.exit_code.return_code.get().unwrap_or(0) as i32;
+        let state = j.job_state.first().map(String::as_str).unwrap_or("");
+        if rc != 0 {
+            rc
+        } else if state == "COMPLETED" {
+            0
+        } else {
+            1
+        }
+    });
+    Ok(codes.max().unwrap_or(1))
 }

@@ -59,6 +59,83 @@ fn state_matches(filter: &str, job: &JobInfo) -> bool {
 }
 
 /// Runs scancel.
+/// What one id on the command line names.
+#[derive(Debug, PartialEq)]
+enum Target {
+    /// Jobs: `N`, `A_T`, or each task of `A_[1-3,5]`, as the daemon's paths name them.
+    Jobs(Vec<String>),
+    /// A step, `N.S`.
+    Step(String),
+}
+
+/// The ids given, split at commas outside brackets (`1,2_[1,3]` is `1` and `2_[1,3]`).
+fn split_ids(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let mut depth = 0;
+        let mut current = String::new();
+        for c in arg.chars() {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        out.push(current);
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Reads one id: `N`, `N.S`, `A_T` or `A_[list]`; `None` when it is none of these.
+fn parse_target(raw: &str) -> Option<Target> {
+    let number = |t: &str| t.parse::<u32>().ok().filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
+    if let Some((job, step)) = raw.split_once('.') {
+        let (job, step) = (number(job).filter(|&n| n > 0)?, number(step)?);
+        return Some(Target::Step(format!("{job}.{step}")));
+    }
+    let Some((job, tasks)) = raw.split_once('_') else {
+        return Some(Target::Jobs(vec![number(raw).filter(|&n| n > 0)?.to_string()]));
+    };
+    let job = number(job).filter(|&n| n > 0)?;
+    if let Some(list) = tasks.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        let spec = crate::options::array::parse_array(list, crate::options::array::MAX_ARRAY_SIZE_LIMIT).ok()?;
+        return Some(Target::Jobs(spec.indices.iter().map(|t| format!("{job}_{t}")).collect()));
+    }
+    Some(Target::Jobs(vec![format!("{job}_{}", number(tasks)?)]))
+}
+
+/// The ids to cancel a listed job by: its own, or for an entry that stands for an array's
+/// pending tasks (`A_[1-3]`), each of those.
+fn ids_of(job: &JobInfo) -> Vec<String> {
+    let array = job.array_job_id.get().filter(|&a| a != 0);
+    match (array, job.array_task_id.get()) {
+        (Some(a), None) if !job.array_task_string.is_empty() => {
+            let list = job.array_task_string.split('%').next().unwrap_or_default();
+            let limit = crate::options::array::MAX_ARRAY_SIZE_LIMIT;
+            let tasks = crate::options::array::parse_array(list, limit).map(|s| s.indices).unwrap_or_default();
+            tasks.iter().map(|t| format!("{a}_{t}")).collect()
+        }
+        _ => vec![job.job_id.to_string()],
+    }
+}
+
+/// Whether `id` (`N` or `A_T`) names `job`: an array's id names all its tasks.
+fn names_job(id: &str, job: &JobInfo) -> bool {
+    let array = job.array_job_id.get().filter(|&a| a != 0);
+    match id.split_once('_') {
+        Some((a, t)) => {
+            array.is_some_and(|x| x.to_string() == a) && job.array_task_id.get().is_some_and(|x| x.to_string() == t)
+        }
+        None => job.job_id.to_string() == id || array.is_some_and(|x| x.to_string() == id),
+    }
+}
+
 pub fn run(args: Vec<OsString>) -> i32 {
     let args: ScancelArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
@@ -70,17 +147,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         super::error(CMD, "No job identification provided");
         return 1;
     }
-    let mut ids = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
     let mut steps = Vec::new();
-    for raw in args.ids.iter().flat_map(|s| s.split(',')).filter(|s| !s.is_empty()) {
-        let (job, step) = match raw.split_once('.') {
-            Some((job, step)) => (job, Some(step)),
-            None => (raw, None),
-        };
-        match (job.parse::<u32>(), step.map(str::parse::<u32>)) {
-            (Ok(n), None) if n > 0 => ids.push(n),
-            (Ok(n), Some(Ok(s))) if n > 0 => steps.push(format!("{n}.{s}")),
-            _ => {
+    for raw in split_ids(&args.ids) {
+        match parse_target(&raw) {
+            Some(Target::Jobs(mut named)) => ids.append(&mut named),
+            Some(Target::Step(step)) => steps.push(step),
+            None => {
                 super::error(CMD, &format!("Invalid job id {raw}"));
                 return 1;
             }
@@ -133,15 +206,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 return 1;
             }
         };
-        let selected: Vec<u32> = jobs
+        let selected: Vec<String> = jobs
             .iter()
             .filter(|j| matches!(j.job_state.first().map(String::as_str), Some("PENDING" | "RUNNING" | "SUSPENDED")))
-            .filter(|j| ids.is_empty() || ids.contains(&j.job_id))
+            .filter(|j| ids.is_empty() || ids.iter().any(|id| names_job(id, j)))
             .filter(|j| args.name.as_ref().is_none_or(|n| &j.name == n))
             .filter(|j| args.partition.as_ref().is_none_or(|p| &j.partition == p))
             .filter(|j| args.state.as_ref().is_none_or(|s| state_matches(s, j)))
             .filter(|j| user.is_none_or(|u| j.user_id == u))
-            .map(|j| j.job_id)
+            .flat_map(ids_of)
             .collect();
         ids = selected;
     }
@@ -149,7 +222,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if args.verbose > 0 {
             eprintln!("scancel: Terminating job {id}");
         }
-        match client.cancel(&id.to_string(), signal.as_deref(), args.batch) {
+        match client.cancel(&id, signal.as_deref(), args.batch) {
             Ok(resp) => {
                 for e in resp.errors {
                     super::error(CMD, &format!("Kill job error on job id {id}: {}", e.description));
@@ -176,4 +249,22 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_name_jobs_array_tasks_task_lists_and_steps() {
+        let jobs = |ids: &[&str]| Some(Target::Jobs(ids.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(split_ids(&["1,2_[1,3]".into(), "4".into()]), vec!["1", "2_[1,3]", "4"]);
+        assert_eq!(parse_target("12"), jobs(&["12"]));
+        assert_eq!(parse_target("12_3"), jobs(&["12_3"]));
+        assert_eq!(parse_target("12_[1-3,7]"), jobs(&["12_1", "12_2", "12_3", "12_7"]));
+        assert_eq!(parse_target("12.0"), Some(Target::Step("12.0".into())));
+        for bad in ["0", "x", "12_", "12_x", "12_[3-1]", "_1", "1.x"] {
+            assert_eq!(parse_target(bad), None, "{bad}");
+        }
+    }
 }

@@ -78,8 +78,8 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
     let state = state(job);
     AcctJob {
         id: job.id,
-        array_job_id: 0,
-        array_task_id: None,
+        array_job_id: job.array.map_or(0, |a| a.job_id),
+        array_task_id: job.array.map(|a| a.task_id),
         name: job.name.to_string(),
         uid: job.uid,
         user: user.to_string(),
@@ -232,9 +232,7 @@ pub fn truncate(job: &mut AcctJob, (start, end): (u64, u64), now: u64) {
 
 /// The filters of sacct's common options and the time window.
 fn matches_job(job: &Job, q: &HistoryQuery) -> bool {
-    if !q.selections.is_empty()
-        && !q.selections.iter().any(|s| s.job == job.id && s.array_task.is_none() && s.het_offset.is_none())
-    {
+    if !q.selections.is_empty() && !q.selections.iter().any(|s| s.het_offset.is_none() && selects(s, job)) {
         return false;
     }
     if q.users.as_ref().is_some_and(|u| !u.contains(&job.uid)) {
@@ -285,10 +283,20 @@ fn in_window(job: &Job, q: &HistoryQuery, (s, e): (u64, u64)) -> bool {
     }
 }
 
-/// Only the steps of job `id` that `q` names, when it names steps of that job and not the
+/// Whether `-j` entry `s` names `job`: its id, the id of the array it is a task of, or
+/// `A_i` its task of array `A`.
+pub fn selects(s: &crate::api::acct::Selection, job: &Job) -> bool {
+    match (s.array_task, job.array) {
+        (None, a) => s.job == job.id || a.is_some_and(|a| a.job_id == s.job),
+        (Some(t), Some(a)) => a.job_id == s.job && a.task_id == t,
+        (Some(_), None) => false,
+    }
+}
+
+/// Only the steps of `job` that `q` names, when it names steps of that job and not the
 /// job itself; `None`: the whole job.
-pub fn only_steps(q: &HistoryQuery, id: u32) -> Option<Vec<StepId>> {
-    let mine: Vec<_> = q.selections.iter().filter(|s| s.job == id).collect();
+pub fn only_steps(q: &HistoryQuery, job: &Job) -> Option<Vec<StepId>> {
+    let mine: Vec<_> = q.selections.iter().filter(|s| selects(s, job)).collect();
     if mine.is_empty() || mine.iter().any(|s| s.step.is_none()) {
         None
     } else {

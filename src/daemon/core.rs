@@ -74,10 +74,11 @@ pub struct Watch {
     pub pidfd: Option<std::os::fd::OwnedFd>,
 }
 
-/// A job checked and numbered, whose insert is queued; [`Core::admit`] it once durable.
+/// A job (or the tasks of an array) checked and numbered, whose insert is queued;
+/// [`Core::admit`] it once durable.
 pub struct Staged {
-    /// The job.
-    pub job: Job,
+    /// The job, or the array's tasks in index order (the first one's id is the array's).
+    pub jobs: Vec<Job>,
     /// Notices for the submitter.
     pub warnings: Vec<String>,
     /// Resolves when the job is stored.
@@ -176,8 +177,10 @@ impl Core {
         Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpu_ids.len() as u32 }
     }
 
+    /// The directory of the current run of job `id` (each run of a requeued job has its
+    /// own, so that the removal of the last run's never meets the next run's files).
     fn job_dir(&self, id: u32) -> PathBuf {
-        stepd::job_dir(&self.jobs_dir, id)
+        stepd::job_dir(&self.jobs_dir, id, self.jobs.get(&id).map_or(0, |j| j.restarts))
     }
 
     /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
@@ -289,9 +292,9 @@ impl Core {
         self.finish(id, None);
     }
 
-    /// Checks a job, gives it the next id, creates its output directories and queues its
-    /// insert. The job becomes visible and schedulable with [`Core::admit`], once the insert
-    /// is durable.
+    /// Checks a job, gives it the next id (an array, one id per task), creates its output
+    /// directories and queues its insert. The job becomes visible and schedulable with
+    /// [`Core::admit`], once the insert is durable.
     pub fn stage(
         &mut self,
         desc: &crate::api::types::JobDescMsg,
@@ -301,32 +304,75 @@ impl Core {
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
-        super::limits::check_submit(&self.config.limits, &new.job, self.active.of(caller.uid))?;
-        new.job.id = self.next_id;
-        submit::prepare_output_dirs_as_owner(&new.job, &self.config.node_name)?;
+        let array = super::array::requested(desc, &self.config)?;
+        if let Some(text) = desc.dependency.as_deref().filter(|d| !d.is_empty()) {
+            new.job.dependency = super::depend::on_submit(text, &self.lookup())?.as_str().into();
+        }
+        let count = array.as_ref().map_or(1, |a| a.indices.len() as u32);
+        let active = self.active.of(caller.uid).saturating_add(count - 1);
+        super::limits::check_submit(&self.config.limits, &new.job, active)?;
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
-        self.next_id += 1;
-        // Counted from now on, so that racing submits cannot pass the limit together.
-        self.active.add(caller.uid);
-        let durable = self.writer.insert(&new.job, new.payload);
-        Ok(Staged { job: new.job, warnings: new.warnings, durable })
-    }
-
-    /// A staged job that could not be stored: it no longer counts against its user.
-    pub fn unstage(&mut self, job: &Job) {
-        self.active.remove(job.uid);
-    }
-
-    /// Adds a stored job to the queue; a scheduling pass follows.
-    pub fn admit(&mut self, job: Job) -> Effects {
-        let queued = Self::queued(&job);
-        if queued {
-            self.queue.insert((Reverse(job.priority), job.id));
+        let jobs = match &array {
+            Some(spec) => {
+                if desc.standard_output.as_deref().is_none_or(str::is_empty) {
+                    new.job.stdout = super::array::DEFAULT_OUTPUT.into();
+                }
+                super::array::tasks(&new.job, spec, self.next_id)
+            }
+            None => vec![Job { id: self.next_id, ..new.job }],
+        };
+        for job in &jobs {
+            submit::prepare_output_dirs_as_owner(job, &self.config.node_name)?;
         }
-        self.jobs.insert(job.id, job);
-        Effects { reschedule: queued, ..Default::default() }
+        self.next_id += count;
+        // Counted from now on, so that racing submits cannot pass the limit together.
+        for _ in 0..count {
+            self.active.add(caller.uid);
+        }
+        let durable = self.writer.insert_all(&jobs, new.payload);
+        Ok(Staged { jobs, warnings: new.warnings, durable })
+    }
+
+    /// Staged jobs that could not be stored: they no longer count against their user.
+    pub fn unstage(&mut self, jobs: &[Job]) {
+        for job in jobs {
+            self.active.remove(job.uid);
+        }
+    }
+
+    /// Adds stored jobs to the queue; a scheduling pass follows.
+    pub fn admit(&mut self, jobs: Vec<Job>) -> Effects {
+        let mut effects = Effects::default();
+        for job in jobs {
+            if Self::queued(&job) {
+                self.queue.insert((Reverse(job.priority), job.id));
+                effects.reschedule = true;
+            }
+            self.jobs.insert(job.id, job);
+        }
+        effects
+    }
+
+    /// The jobs as a dependency reads them: in memory, else in the store.
+    fn lookup(&self) -> super::depend::Known<'_> {
+        super::depend::Known { jobs: &self.jobs, store: &self.store }
+    }
+
+    /// The ids of the jobs `r` names: the job; every task in memory of the array `r.job`;
+    /// or task `r.task` of that array. Empty when none is known.
+    pub fn ids_named(&self, r: super::request::JobRef) -> Vec<u32> {
+        let Some(first) = self.jobs.get(&r.job) else { return Vec::new() };
+        let tasks = match first.array {
+            Some(a) if a.job_id == r.job => self
+                .jobs
+                .range(r.job..r.job.saturating_add(a.count))
+                .filter(|(_, j)| j.array.is_some_and(|t| t.job_id == r.job))
+                .map(|(id, j)| (*id, j.array.map(|t| t.task_id))),
+            _ => return if r.task.is_none() { vec![r.job] } else { Vec::new() },
+        };
+        tasks.filter(|(_, t)| r.task.is_none() || *t == r.task).map(|(id, _)| id).collect()
     }
 
     /// The availability profile now: free resources, and running jobs' releases at their
@@ -347,23 +393,30 @@ impl Core {
         self.queue.iter().map(|(_, id)| *id).collect()
     }
 
-    /// One scheduling pass: starts what may start now, records pending reasons.
+    /// One scheduling pass: settles dependencies, starts what may start now, records
+    /// pending reasons.
     pub fn schedule(&mut self) -> Effects {
         tracing::debug!(queued = self.queue.len(), "scheduling pass");
         let now = crate::options::now();
         let mut effects = Effects::default();
+        let waiting_on_deps = self.settle_dependencies(now, &mut effects);
         let mut plan = self.plan(now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let limits = self.config.limits;
         let mut held = if limits.limits_starts() { super::limits::held(self.holding()) } else { Default::default() };
+        let mut array_running = super::array::running(self.holding());
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
-            let reason = if job.begin_time > now {
+            let reason = if let Some(r) = waiting_on_deps.get(&id) {
+                Some(*r)
+            } else if job.begin_time > now {
                 effects.wake_at = Some(effects.wake_at.map_or(job.begin_time, |w| w.min(job.begin_time)));
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
+            } else if super::array::throttled(job, &array_running) {
+                Some("JobArrayTaskLimit")
             } else if limits.limits_starts() {
                 super::limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
@@ -377,6 +430,9 @@ impl Core {
                         Verdict::StartNow => {
                             if limits.limits_starts() {
                                 held.entry(job.uid).or_default().add(job);
+                            }
+                            if let Some(a) = job.array {
+                                *array_running.entry(a.job_id).or_default() += 1;
                             }
                             to_start.push(id);
                             continue;
@@ -397,10 +453,53 @@ impl Core {
                 job.reason = reason.into();
             }
         }
+        // A job that starts now may be what an `after` dependency waits for.
+        effects.reschedule |= !to_start.is_empty() && !waiting_on_deps.is_empty();
         for id in to_start {
             effects.launch.push((id, self.allocate(id, now)));
         }
         effects
+    }
+
+    /// Re-reads the dependencies of the queued jobs that have one: a satisfied one is
+    /// cleared (and stored so), one that can never be satisfied cancels its job when it asked
+    /// for that (`--kill-on-invalid-dep=yes`). Returns the jobs that must go on waiting,
+    /// with their pending reason.
+    fn settle_dependencies(&mut self, now: u64, effects: &mut Effects) -> std::collections::HashMap<u32, &'static str> {
+        use super::depend::Standing;
+        let dependent: Vec<u32> =
+            self.queue.iter().map(|(_, id)| *id).filter(|id| !self.jobs[id].dependency.is_empty()).collect();
+        let mut waiting = std::collections::HashMap::new();
+        for id in dependent {
+            let job = &self.jobs[&id];
+            let Some(spec) = super::depend::spec_of(job) else { continue };
+            let (standing, text) = super::depend::evaluate(job, &spec, &self.lookup(), now);
+            let job = self.jobs.get_mut(&id).expect("queued job exists");
+            let changed = job.dependency != text.as_str();
+            if changed {
+                job.dependency = text.as_str().into();
+            }
+            match standing {
+                Standing::Satisfied => {
+                    drop(self.writer.update(job));
+                }
+                Standing::Waiting(at) => {
+                    if let Some(at) = at {
+                        effects.wake_at = Some(effects.wake_at.map_or(at, |w| w.min(at)));
+                    }
+                    waiting.insert(id, "Dependency");
+                }
+                Standing::Never if job.kill_on_invalid_dep => {
+                    tracing::info!(job = id, "its dependency can never be satisfied; cancelling it");
+                    self.end_pending(id, "DependencyNeverSatisfied", None);
+                    effects.reschedule = true;
+                }
+                Standing::Never => {
+                    waiting.insert(id, "DependencyNeverSatisfied");
+                }
+            }
+        }
+        waiting
     }
 
     fn exceeds_partition_limit(&self, job: &Job) -> bool {
@@ -439,7 +538,7 @@ impl Core {
     pub fn prepare_launch(&mut self, id: u32) -> Result<super::launch::Prepared, Effects> {
         self.confirm_launch(id)?;
         let job = &self.jobs[&id];
-        match self.store.payload(id) {
+        match self.store.payload(job.array.map_or(id, |a| a.job_id)) {
             Ok(p) => {
                 let env = if job.interactive {
                     super::launch::allocation_env(job, &self.config)
@@ -539,35 +638,59 @@ impl Core {
         self.used = self.used.minus(&job.req);
         let gpus = job.gpu_ids.clone();
         // The job's directory (its status file) stays until the end is durable.
-        let dir = stepd::job_dir(&self.jobs_dir, id);
+        let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
         drop(self.writer.update_then_remove(job, dir));
         self.free_gpus.extend(gpus);
+        if job.requeue_on_end {
+            // Its callers schedule next.
+            let _ = self.back_to_queue(id);
+        }
         self.ended.send_modify(|n| *n += 1);
     }
 
-    /// The supervisor of job `id` closed its end pipe: if it recorded the job's end (its
-    /// processes are gone by then), record it and schedule, before the supervisor has made
-    /// the file durable and exited. `None`: nothing recorded (the supervisor died); its exit
-    /// decides.
-    pub fn end_recorded(&mut self, id: u32) -> Option<Effects> {
+    /// The supervisors of job `id` still running: its steps', then its own.
+    pub(super) fn running_supervisors(&self, id: u32) -> Vec<i32> {
+        let mut pids = self.steps.supervisors(id);
+        pids.extend(self.jobs.get(&id).and_then(|j| j.stepd_pid));
+        pids
+    }
+
+    /// Counts a job of `uid` that is pending or running again (requeued).
+    pub(super) fn count_active(&mut self, uid: u32) {
+        self.active.add(uid);
+    }
+
+    /// The supervisor `pid` of job `id` closed its end pipe: if it recorded the job's end
+    /// (its processes are gone by then), record it and schedule, before the supervisor has
+    /// made the file durable and exited. `None`: nothing recorded (the supervisor died); its
+    /// exit decides.
+    pub fn end_recorded(&mut self, id: u32, pid: i32) -> Option<Effects> {
+        if !self.supervises(id, pid) {
+            return None;
+        }
         let status = stepd::read_status(&self.job_dir(id))?;
         self.finish(id, Some(status));
         Some(Effects::reschedule())
     }
 
-    /// The supervisor of job `id` exited: record the end, unless it is recorded already, and
-    /// schedule.
-    pub fn stepd_exited(&mut self, id: u32) -> Effects {
-        if !self.jobs.get(&id).is_some_and(|j| j.state().holds_resources()) {
-            // Ended already (from its status before the exit): its directory, and the
-            // process group id in it, belong to the past.
+    /// Whether `pid` is the supervisor of the current run of job `id` (not of a run that
+    /// ended before the job was requeued), while it holds resources.
+    fn supervises(&self, id: u32, pid: i32) -> bool {
+        self.jobs.get(&id).is_some_and(|j| j.state().holds_resources() && j.stepd_pid == Some(pid))
+    }
+
+    /// The supervisor `pid` of job `id` exited: record the end, unless it is recorded
+    /// already, and schedule.
+    pub fn stepd_exited(&mut self, id: u32, pid: i32) -> Effects {
+        if !self.supervises(id, pid) {
+            // Ended already (from its status before the exit), or a requeued job's earlier
+            // run: its directory, and the process group id in it, belong to the past.
             return Effects::default();
         }
         let status = stepd::read_status(&self.job_dir(id));
         if status.is_none() {
-            let supervisor = self.jobs.get(&id).and_then(|j| j.stepd_pid);
-            self.fence_and_fail(id, supervisor);
+            self.fence_and_fail(id, Some(pid));
         } else {
             self.finish(id, status);
         }
@@ -597,16 +720,8 @@ impl Core {
                 Err(cancel_error(errno::ALREADY_DONE, "Job/step already completing or completed"))
             }
             JobState::Pending if full_cancel => {
-                job.reason_prev = job.reason.clone();
-                job.state = Some(JobState::Cancelled);
-                self.active.remove(job.uid);
-                job.end_time = crate::options::now();
-                job.cancelled_by = Some(caller.uid);
-                job.end_cause = Some(EndCause::Cancelled);
-                let key = (Reverse(job.priority), id);
-                let durable = self.writer.update(job);
-                self.queue.remove(&key);
-                self.ended.send_modify(|n| *n += 1);
+                let reason = job.reason.clone();
+                let durable = self.end_pending(id, &reason, Some(caller.uid));
                 Ok(Effects { durable: Some(durable), reschedule: true, ..Default::default() })
             }
             JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
@@ -639,6 +754,58 @@ impl Core {
                 res.map_err(|e| cancel_error(errno::ERROR, &e.to_string()))?;
                 Ok(Effects::default())
             }
+        }
+    }
+
+    /// Ends pending job `id` as cancelled (by `by`, when a user did it), with `reason`
+    /// recorded as what it waited for.
+    fn end_pending(&mut self, id: u32, reason: &str, by: Option<u32>) -> Durable {
+        let job = self.jobs.get_mut(&id).expect("a pending job exists");
+        job.reason_prev = job.reason.clone();
+        job.reason = reason.into();
+        job.state = Some(JobState::Cancelled);
+        self.active.remove(job.uid);
+        job.end_time = crate::options::now();
+        job.cancelled_by = by;
+        job.end_cause = Some(EndCause::Cancelled);
+        let key = (Reverse(job.priority), id);
+        let durable = self.writer.update(job);
+        self.queue.remove(&key);
+        self.ended.send_modify(|n| *n += 1);
+        durable
+    }
+
+    /// `scancel A`, `scancel A_T`: [`Core::cancel`] of the job, or of every task of the array
+    /// it names. Tasks it cannot act on (ended, or pending when signalled) are passed over, unless it
+    /// can act on none.
+    pub fn cancel_named(
+        &mut self,
+        target: super::request::JobRef,
+        signal: Option<i32>,
+        batch_only: bool,
+        caller: Caller,
+    ) -> Result<Effects, CancelError> {
+        let ids = self.ids_named(target);
+        match ids.as_slice() {
+            [] => return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified")),
+            [id] => return self.cancel(*id, signal, batch_only, caller),
+            _ => {}
+        }
+        let mut effects = Effects::default();
+        let mut refusal = None;
+        let mut acted = false;
+        for id in ids {
+            match self.cancel(id, signal, batch_only, caller) {
+                Ok(more) => {
+                    effects.merge(more);
+                    acted = true;
+                }
+                Err(e) => refusal = refusal.or(Some(e)),
+            }
+        }
+        match refusal {
+            Some(e) if !acted => Err(e),
+            _ => Ok(effects),
         }
     }
 
@@ -684,7 +851,7 @@ impl Core {
     }
 
     /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, history_days,
-    /// default memory, GPU hiding, per-user limits, operators and private data change at
+    /// MaxArraySize, default memory, GPU hiding, per-user limits, operators and private data change at
     /// once; the node's resources, names and paths need a restart: their names are returned
     /// and the old values kept.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
@@ -709,6 +876,7 @@ impl Core {
         self.config.kill_wait = new.kill_wait;
         self.config.min_job_age = new.min_job_age;
         self.config.history_days = new.history_days;
+        self.config.max_array_size = new.max_array_size;
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
         self.config.limits = new.limits;

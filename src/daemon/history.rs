@@ -81,7 +81,16 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
         let mut ids: Vec<u32> = q.selections.iter().map(|s| s.job).filter(|&id| stored(id)).collect();
         ids.sort_unstable();
         ids.dedup();
-        store.jobs_by_id(&ids)?
+        let mut named = store.jobs_by_id(&ids)?;
+        // An array's id names its tasks, numbered from it.
+        let tasks: Vec<u32> = named
+            .iter()
+            .filter_map(|j| j.array.filter(|a| a.job_id == j.id))
+            .flat_map(|a| a.job_id + 1..a.job_id.saturating_add(a.count))
+            .filter(|&id| stored(id))
+            .collect();
+        named.extend(store.jobs_by_id(&tasks)?);
+        named
     };
     found.extend(
         from_store
@@ -106,7 +115,7 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
         let user = names.entry(job.uid).or_insert_with(|| crate::paths::user_name(job.uid));
         let group = groups.entry(job.gid).or_insert_with(|| crate::paths::group_name(job.gid));
         let mut acct = accounting::acct_job(&job, &steps, &config, user, group);
-        if let Some(only) = accounting::only_steps(q, job.id) {
+        if let Some(only) = accounting::only_steps(q, &job) {
             acct.show_full = false;
             acct.steps.retain(|s| only.contains(&s.id));
         }
@@ -116,10 +125,35 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
         if let (true, Some(window)) = (q.truncate, q.window) {
             accounting::truncate(&mut acct, window, crate::options::now());
         }
+        if q.duplicates && job.restarts > 0 {
+            for mut run in earlier_runs(store, &job, &config, user, group)? {
+                if q.skip_steps {
+                    run.steps.clear();
+                }
+                jobs.push(run);
+            }
+        }
         jobs.push(acct);
     }
-    jobs.sort_by_key(|j| (j.submit, j.array_job_id, j.array_task_id, j.id));
+    // An array's tasks stay together, in index order; a requeued job's runs, in order.
+    jobs.sort_by_key(|j| (j.submit, if j.array_job_id != 0 { j.array_job_id } else { j.id }, j.array_task_id, j.id));
     Ok(jobs)
+}
+
+/// The earlier runs of requeued `job`, each as it ended, in the state Slurm's accounting
+/// gives them: REQUEUED.
+fn earlier_runs(
+    store: &Store,
+    job: &Job,
+    config: &Config,
+    user: &str,
+    group: &str,
+) -> Result<Vec<AcctJob>, StoreError> {
+    Ok(store
+        .runs(job.id)?
+        .iter()
+        .map(|run| AcctJob { state: "REQUEUED".into(), ..accounting::acct_job(run, &[], config, user, group) })
+        .collect())
 }
 
 #[cfg(test)]

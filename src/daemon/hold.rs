@@ -42,6 +42,35 @@ pub const HELD_USER: &str = "JobHeldUser";
 pub const HELD_ADMIN: &str = "JobHeldAdmin";
 
 impl Core {
+    /// Applies `change` to the job `target` names, or to every task of the array it names
+    /// (an array's update is its tasks'). Tasks it cannot apply to (ended, or started for
+    /// what only a pending job takes) are passed over, unless it applies to none.
+    pub fn update_named(
+        &mut self,
+        target: super::request::JobRef,
+        mut change: impl FnMut(&mut Core, u32) -> Result<Effects, UpdateError>,
+    ) -> Result<Effects, UpdateError> {
+        let ids = self.ids_named(target);
+        match ids.as_slice() {
+            [] if target.task.is_some() => return Err(refused(errno::INVALID_JOB_ID, "Invalid job id specified")),
+            [] => return change(self, target.job),
+            [id] => return change(self, *id),
+            _ => {}
+        }
+        let mut effects = Effects::default();
+        let mut refusal = None;
+        for id in ids {
+            match change(self, id) {
+                Ok(more) => effects.merge(more),
+                Err(e) => refusal = refusal.or(Some(e)),
+            }
+        }
+        match refusal {
+            Some(e) if effects.durable.is_none() => Err(e),
+            _ => Ok(effects),
+        }
+    }
+
     /// Applies `changes` to job `id` for `caller`: all of them, or none when one is refused.
     /// The changed record is queued for the store; a scheduling pass follows.
     pub fn update_queue(&mut self, id: u32, changes: &[QueueChange], caller: Caller) -> Result<Effects, UpdateError> {

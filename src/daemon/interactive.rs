@@ -103,7 +103,7 @@ impl Daemon {
         .abort_handle();
         let (started, reason, effects) = {
             let mut core = self.core.lock().expect("core lock");
-            let mut effects = core.admit(job);
+            let mut effects = core.admit(vec![job]);
             effects.merge(core.schedule());
             let job = &core.jobs[&id];
             (job.state() != super::job::JobState::Pending, job.reason.to_string(), effects)
@@ -179,10 +179,10 @@ pub async fn allocation(
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
     };
     if let Err(e) = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())) {
-        d.core.lock().expect("core lock").unstage(&staged.job);
+        d.core.lock().expect("core lock").unstage(&staged.jobs);
         return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![super::submit::store_failure(&e)]);
     }
-    let job = staged.job;
+    let job = staged.jobs.into_iter().next().expect("an interactive job is one job");
     tokio::spawn(async move {
         let id = job.id;
         match held_connection(on_upgrade).await {
@@ -193,7 +193,7 @@ pub async fn allocation(
                     "the client of an interactive job left before it was held ({e}); cancelling it"
                 );
                 let mut core = d.core.lock().expect("core lock");
-                let _queued_then_cancelled = core.admit(job);
+                let _queued_then_cancelled = core.admit(vec![job]);
                 let cancelled = core.cancel_abandoned(id);
                 drop(core);
                 if let Some(effects) = cancelled {

@@ -217,6 +217,44 @@ pub struct Job {
     pub reason_prev: Text,
     /// What the batch script's processes used, once the job ended.
     pub batch_usage: Option<crate::api::acct::Usage>,
+    /// The job's place in a job array (`--array`), if it is one of its tasks.
+    pub array: Option<ArrayTask>,
+    /// `--dependency`, in Slurm's canonical form; empty once every dependency is satisfied
+    /// (as Slurm clears it).
+    pub dependency: Text,
+    /// `--kill-on-invalid-dep=yes`: a dependency that can never be satisfied cancels the job.
+    pub kill_on_invalid_dep: bool,
+    /// Whether the job may be requeued (`--requeue`, Slurm's default; `--no-requeue`).
+    pub requeue: bool,
+    /// How many times the job was requeued (Slurm's `Restarts`, `SLURM_RESTART_COUNT`).
+    pub restarts: u32,
+    /// `scontrol requeue` of the running job: once it has ended, it goes back to the queue.
+    pub requeue_on_end: bool,
+    /// In a listing's copy of a pending array task only: the indices of the array's
+    /// pending tasks it stands for (`3-15%2`), as Slurm lists them in one record (see
+    /// [`super::array::fold_pending`]). Never stored.
+    #[serde(skip)]
+    pub listed_tasks: Text,
+}
+
+/// One task of a job array: its index and what every task of the array shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ArrayTask {
+    /// The array's job id (`%A`, `SLURM_ARRAY_JOB_ID`): the id of its first task.
+    pub job_id: u32,
+    /// This task's index (`%a`, `SLURM_ARRAY_TASK_ID`).
+    pub task_id: u32,
+    /// How many tasks the array has (`SLURM_ARRAY_TASK_COUNT`).
+    pub count: u32,
+    /// Its lowest index (`SLURM_ARRAY_TASK_MIN`).
+    pub min: u32,
+    /// Its highest index (`SLURM_ARRAY_TASK_MAX`).
+    pub max: u32,
+    /// The step between its indices, 1 when they are not evenly spaced
+    /// (`SLURM_ARRAY_TASK_STEP`).
+    pub step: u32,
+    /// `%N`: at most this many of its tasks run at once; 0: no limit.
+    pub max_running: u32,
 }
 
 impl Job {
@@ -231,6 +269,19 @@ impl Job {
             (Some(EndCause::Exited), Some(ws)) => split_wait_status(ws),
             (Some(EndCause::LaunchFailed), _) => (1, 0),
             _ => (0, 0),
+        }
+    }
+
+    /// The array job id and task index of an array task.
+    pub fn array_ids(&self) -> Option<(u32, u32)> {
+        self.array.map(|a| (a.job_id, a.task_id))
+    }
+
+    /// Slurm's name for the job: `A_i` for an array task, else its id.
+    pub fn display_id(&self) -> String {
+        match self.array {
+            Some(a) => format!("{}_{}", a.job_id, a.task_id),
+            None => self.id.to_string(),
         }
     }
 

@@ -43,6 +43,17 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_TOPOLOGY_ADDR_PATTERN", "node".into()),
         ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() }),
     ];
+    if let Some(a) = job.array {
+        vars.push(("SLURM_ARRAY_JOB_ID", a.job_id.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_ID", a.task_id.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_COUNT", a.count.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_MIN", a.min.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_MAX", a.max.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_STEP", a.step.to_string()));
+    }
+    if job.restarts > 0 {
+        vars.push(("SLURM_RESTART_COUNT", job.restarts.to_string()));
+    }
     if let Some(limit) = job.limit_secs() {
         vars.push(("SLURM_JOB_END_TIME", job.start_time.saturating_add(limit).to_string()));
     }

@@ -36,13 +36,16 @@ impl QueueJob for JobRow<'_> {
         self.job.id
     }
     fn array_job_id(&self) -> u32 {
-        0
+        self.job.array.map_or(0, |a| a.job_id)
     }
     fn array_task_id(&self) -> Option<u32> {
-        None
+        match self.job.array {
+            Some(a) if self.job.listed_tasks.is_empty() => Some(a.task_id),
+            _ => None,
+        }
     }
     fn array_task_string(&self) -> &str {
-        ""
+        &self.job.listed_tasks
     }
     fn partition(&self) -> &str {
         &self.job.partition
@@ -154,7 +157,7 @@ impl QueueJob for JobRow<'_> {
         }
     }
     fn dependency(&self) -> &str {
-        ""
+        &self.job.dependency
     }
     fn features(&self) -> &str {
         ""
@@ -230,17 +233,24 @@ impl UserNames {
     }
 }
 
-/// The jobs a query lists, in squeue's order, and whether any job has one of its ids.
+/// The jobs a query lists, in squeue's order (an array's pending tasks folded into one
+/// entry unless the query asks for one per line), and whether any job has one of its ids.
 fn select<'j: 'n, 'n>(
     jobs: impl Iterator<Item = &'j Job>,
     config: &'j Config,
     names: &'n UserNames,
     q: &JobQuery,
-) -> (Vec<JobRow<'n>>, bool) {
+) -> (Vec<Cow<'n, Job>>, bool) {
     let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
     let ids_found = squeue::ids_found(q, all.iter());
     let mut listed: Vec<JobRow> = all.into_iter().filter(|r| squeue::matches(q, r)).collect();
     squeue::sort_jobs(&mut listed);
+    let listed: Vec<&Job> = listed.iter().map(|r| r.job).collect();
+    let listed = if q.array_per_line {
+        listed.into_iter().map(Cow::Borrowed).collect()
+    } else {
+        super::array::fold_pending(&listed)
+    };
     (listed, ids_found)
 }
 
@@ -255,7 +265,7 @@ pub fn select_json<'a>(
 ) -> (Vec<Job>, bool) {
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q);
-    (listed.iter().map(|row| row.job.clone()).collect(), ids_found)
+    (listed.into_iter().map(Cow::into_owned).collect(), ids_found)
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
@@ -268,7 +278,8 @@ pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config
     let mut out = Vec::with_capacity(64 + listed.len() * codes.len() * 12);
     out.extend_from_slice(b"{\"rows\":[");
     let mut cell = String::new();
-    for (i, row) in listed.iter().enumerate() {
+    for (i, job) in listed.iter().enumerate() {
+        let row = JobRow { job, config, user_name: names.get(job.uid) };
         if i > 0 {
             out.push(b',');
         }
@@ -278,7 +289,7 @@ pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config
                 out.push(b',');
             }
             cell.clear();
-            squeue::write_value(&mut cell, code, row, now);
+            squeue::write_value(&mut cell, code, &row, now);
             push_json_string(&mut out, &cell);
         }
         out.push(b']');

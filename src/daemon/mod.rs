@@ -3,10 +3,12 @@
 
 pub mod accept;
 pub mod accounting;
+pub mod array;
 pub mod auth;
 pub mod body;
 pub mod core;
 pub mod dbjson;
+pub mod depend;
 pub mod fence;
 pub mod forkserver;
 pub mod gpus;
@@ -24,6 +26,7 @@ pub mod openapi;
 pub mod plan;
 pub mod refusal;
 pub mod request;
+pub mod requeue;
 pub mod routes;
 pub mod server;
 pub mod slurmdb;

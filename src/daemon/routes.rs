@@ -47,6 +47,8 @@ pub enum Op {
     Config,
     /// `POST /slurmlet/v1/token`: a REST token (`scontrol token`).
     Token,
+    /// `POST /slurmlet/v1/job/{job_id}/requeue`: `scontrol requeue`.
+    Requeue,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -85,6 +87,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/test", Op::TestOnly),
     ep("POST", "/slurmlet/v1/jobs/query", Op::JobsQuery),
     ep("GET", "/slurmlet/v1/job/{job_id}/wait", Op::Wait),
+    ep("POST", "/slurmlet/v1/job/{job_id}/requeue", Op::Requeue),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
     ep("GET", "/openapi/v3", Op::OpenApi),
@@ -113,6 +116,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::History => on(method, super::slurmdb::history),
         Op::Config => on(method, server::config),
         Op::Token => on(method, super::token::token),
+        Op::Requeue => on(method, super::requeue::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

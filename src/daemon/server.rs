@@ -142,7 +142,7 @@ impl Daemon {
                         self.steps_changed.notify_waiters();
                     }
                     None => {
-                        let effects = self.core.lock().expect("core lock").end_recorded(id);
+                        let effects = self.core.lock().expect("core lock").end_recorded(id, pid);
                         if let Some(effects) = effects {
                             tracing::debug!(job = id, pid, "end recorded");
                             self.apply(effects);
@@ -164,7 +164,7 @@ impl Daemon {
         match w.step {
             Some(step) => self.core.lock().expect("core lock").step_ended(id, step),
             None => {
-                let effects = self.core.lock().expect("core lock").stepd_exited(id);
+                let effects = self.core.lock().expect("core lock").stepd_exited(id, pid);
                 self.apply(effects);
             }
         }
@@ -313,7 +313,7 @@ pub(super) async fn wait(
     Path(id): Path<String>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
-    let Some(n) = parse_job_ref(&id).map(|r| r.job) else {
+    let Some(target) = parse_job_ref(&id).filter(|r| r.step.is_none()) else {
         return bad_job_id(&d, &id, "_handle_job_wait");
     };
     let timeout = match super::request::parse_wait_query(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
@@ -326,17 +326,16 @@ pub(super) async fn wait(
         {
             let core = d.core.lock().expect("core lock");
             let meta = info::meta(&core.config);
-            match core.jobs.get(&n) {
-                Some(j) if j.state().is_finished() => {
-                    let jobs = vec![info::job_info(j, &core.config)];
-                    return reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() });
-                }
-                Some(j) if tokio::time::Instant::now() >= deadline => {
-                    let jobs = vec![info::job_info(j, &core.config)];
-                    return reply(StatusCode::ACCEPTED, JobsResponse { jobs, meta, ..Default::default() });
-                }
-                Some(_) => {}
-                None => return no_such_job(meta, n, "_handle_job_wait"),
+            // An array has ended when every one of its tasks has.
+            let named: Vec<&super::job::Job> = core.ids_named(target).iter().map(|id| &core.jobs[id]).collect();
+            if named.is_empty() {
+                return no_such_job(meta, target.job, "_handle_job_wait");
+            }
+            let ended = named.iter().all(|j| j.state().is_finished());
+            if ended || tokio::time::Instant::now() >= deadline {
+                let jobs = named.iter().map(|j| info::job_info(j, &core.config)).collect();
+                let status = if ended { StatusCode::OK } else { StatusCode::ACCEPTED };
+                return reply(status, JobsResponse { jobs, meta, ..Default::default() });
             }
         }
         match tokio::time::timeout_at(deadline, rx.changed()).await {
@@ -380,11 +379,11 @@ pub(super) async fn submit(
     // The client hears the id only once the job is stored.
     let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
     if stored.is_err() {
-        d.core.lock().expect("core lock").unstage(&staged.job);
+        d.core.lock().expect("core lock").unstage(&staged.jobs);
     }
     let result = stored.map(|()| {
-        let (id, warnings) = (staged.job.id, staged.warnings);
-        let effects = d.core.lock().expect("core lock").admit(staged.job);
+        let (id, warnings) = (staged.jobs[0].id, staged.warnings);
+        let effects = d.core.lock().expect("core lock").admit(staged.jobs);
         ((id, warnings), effects)
     });
     match result {
@@ -419,8 +418,9 @@ pub(super) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>)
     let (jobs, config) = {
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
-        let visible = core.jobs.values().filter(|j| caller.may_see(j, &core.config));
-        (visible.cloned().collect::<Vec<_>>(), core.config.clone())
+        let visible: Vec<&super::job::Job> = core.jobs.values().filter(|j| caller.may_see(j, &core.config)).collect();
+        let listed = super::array::fold_pending(&visible);
+        (listed.into_iter().map(std::borrow::Cow::into_owned).collect::<Vec<_>>(), core.config.clone())
     };
     let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::compact(&jobs, &config, now))
         .await
@@ -500,20 +500,25 @@ fn no_such_job(meta: Meta, n: u32, source: &str) -> Response {
 
 pub(super) async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, Path(id): Path<String>) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let Some(n) = parse_job_ref(&id).map(|r| r.job) else {
+    let Some(target) = parse_job_ref(&id) else {
         return bad_job_id(&d, &id, "_handle_job_get");
     };
     let mut core = d.core.lock().expect("core lock");
     core.purge(crate::options::now());
     let meta = info::meta(&core.config);
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
-    match core.jobs.get(&n).filter(|j| caller.may_see(j, &core.config)) {
-        Some(j) => reply(
-            StatusCode::OK,
-            JobsResponse { jobs: vec![info::job_info(j, &core.config)], meta, ..Default::default() },
-        ),
-        None => no_such_job(meta, n, "_handle_job_get"),
+    // An array's id names all its tasks, those not yet run listed together.
+    let named: Vec<&super::job::Job> = core
+        .ids_named(crate::daemon::request::JobRef { step: None, ..target })
+        .iter()
+        .map(|id| &core.jobs[id])
+        .filter(|j| caller.may_see(j, &core.config))
+        .collect();
+    if named.is_empty() {
+        return no_such_job(meta, target.job, "_handle_job_get");
     }
+    let jobs = super::array::fold_pending(&named).iter().map(|j| info::job_info(j, &core.config)).collect();
+    reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() })
 }
 
 pub(super) async fn cancel(
@@ -544,7 +549,7 @@ pub(super) async fn cancel(
     let n = target.job;
     let result = match target.step {
         Some(step) => d.core.lock().expect("core lock").cancel_step(n, step, q.signal, caller),
-        None => d.core.lock().expect("core lock").cancel(n, q.signal, q.batch_only, caller),
+        None => d.core.lock().expect("core lock").cancel_named(target, q.signal, q.batch_only, caller),
     };
     match result {
         Ok(effects) => match d.apply_durably(effects).await {

@@ -176,6 +176,13 @@ impl Store {
                  sys_usec INTEGER,
                  max_rss_kb INTEGER,
                  PRIMARY KEY (job_id, step_id)
+             ) WITHOUT ROWID;
+             -- The earlier runs of requeued jobs, as each ended (sacct --duplicates).
+             CREATE TABLE IF NOT EXISTS runs (
+                 job_id INTEGER NOT NULL,
+                 restart INTEGER NOT NULL,
+                 record TEXT NOT NULL,
+                 PRIMARY KEY (job_id, restart)
              ) WITHOUT ROWID;",
         )
         .map_err(wrap)?;
@@ -275,6 +282,20 @@ impl Store {
             jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
         }
         Ok(jobs)
+    }
+
+    /// The earlier runs of requeued job `job`, first run first, each as it ended.
+    pub fn runs(&self, job: u32) -> Result<Vec<Job>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT record FROM runs WHERE job_id = ?1 ORDER BY restart")
+            .map_err(|e| self.sql(e))?;
+        let records: Vec<String> =
+            stmt.query_map([job], |r| r.get(0)).and_then(Iterator::collect).map_err(|e| self.sql(e))?;
+        records
+            .iter()
+            .map(|r| serde_json::from_str(r).map_err(|source| StoreError::Record { id: job, source }))
+            .collect()
     }
 
     /// Whether step `step` of job `job` is recorded.

@@ -301,17 +301,24 @@ pub fn build(
             });
         }
     }
-    for (option, value, why) in [
-        ("--array", desc.array.as_deref(), "job arrays are not available yet; submit one job per index"),
-        (
-            "--dependency",
-            desc.dependency.as_deref(),
-            "job dependencies are not available yet; chain jobs with sbatch --wait",
-        ),
-    ] {
-        if value.is_some_and(|v| !v.is_empty()) {
-            return Err(explained(errno::ERROR, "Unsupported job option", format!("{option} is not supported: {why}")));
-        }
+    let kill_on_invalid_dep = match desc.flags.iter().flatten().find(|f| f.ends_with("KILL_INVALID_DEPENDENCY")) {
+        Some(f) => f == "KILL_INVALID_DEPENDENCY",
+        None => false,
+    };
+    if let Some(f) = desc
+        .flags
+        .iter()
+        .flatten()
+        .find(|f| !matches!(f.as_str(), "KILL_INVALID_DEPENDENCY" | "NO_KILL_INVALID_DEPENDENCY"))
+    {
+        return Err(ApiError {
+            description: format!(
+                "Unknown or unsupported flag \"{f}\" in flags (slurmlet knows KILL_INVALID_DEPENDENCY, NO_KILL_INVALID_DEPENDENCY)"
+            ),
+            error_number: errno::DATA_FLAGS_INVALID,
+            error: "Data parser unable to parse invalid flag".into(),
+            source: "#/job/flags/".into(),
+        });
     }
 
     let begin_time = desc.begin_time.and_then(|b| b.get()).unwrap_or(0);
@@ -379,6 +386,8 @@ pub fn build(
         warn_signal,
         submit_host: submit_host.unwrap_or_else(crate::paths::hostname).into(),
         interactive,
+        kill_on_invalid_dep,
+        requeue: desc.requeue.unwrap_or(true),
         ..Default::default()
     };
     let payload = Payload {
@@ -412,8 +421,8 @@ pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
         job_name: job.name.to_string(),
         user: crate::paths::user_name(job.uid),
         node: node.to_string(),
-        array_job_id: job.id,
-        array_task_id: None,
+        array_job_id: job.array.map_or(job.id, |a| a.job_id),
+        array_task_id: job.array.map(|a| a.task_id),
         step: "batch".into(),
         task_id: 0,
         node_id: 0,

@@ -92,20 +92,37 @@ pub async fn update(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
+    let changes = match parse_changes(&body) {
+        Ok(c) => c,
+        Err(errors) => {
+            let meta = super::info::meta(&d.core.lock().expect("core lock").config);
+            return reply(StatusCode::UNPROCESSABLE_ENTITY, JobPostResponse { meta, errors, ..Default::default() });
+        }
+    };
+    let what = format!("{changes:?}");
+    change_job(&d, peer, &id, &what, |core, job, caller| core.update_queue(job, &changes, caller)).await
+}
+
+/// Applies `change` to the job (or every task of the array) path id `id` names, for the
+/// caller `peer`; answers once it is stored, or with Slurm's error. `what` names the
+/// change in the log of a refusal.
+pub async fn change_job(
+    d: &Arc<Daemon>,
+    peer: Peer,
+    id: &str,
+    what: &str,
+    mut change: impl FnMut(&mut super::core::Core, u32, Caller) -> Result<super::core::Effects, UpdateError>,
+) -> Response {
     let meta = super::info::meta(&d.core.lock().expect("core lock").config);
     let fail = |status, errors| reply(status, JobPostResponse { meta: meta.clone(), errors, ..Default::default() });
-    let Some(n) = id.parse::<u32>().ok().filter(|&n| n > 0) else {
+    let Some(target) = super::request::parse_job_ref(id).filter(|r| r.step.is_none()) else {
         return fail(
             StatusCode::UNPROCESSABLE_ENTITY,
             vec![update_failed(errno::INVALID_JOB_ID, "Invalid job id specified")],
         );
     };
-    let changes = match parse_changes(&body) {
-        Ok(c) => c,
-        Err(errors) => return fail(StatusCode::UNPROCESSABLE_ENTITY, errors),
-    };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let result = d.core.lock().expect("core lock").update_queue(n, &changes, caller);
+    let result = d.core.lock().expect("core lock").update_named(target, |core, job| change(core, job, caller));
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),
@@ -113,7 +130,7 @@ pub async fn update(
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {
-                tracing::warn!(job = n, uid = peer.uid, ?changes, "job update denied: {message}");
+                tracing::warn!(job = id, uid = peer.uid, what, "job change denied: {message}");
             }
             let status =
                 if code == errno::INVALID_JOB_ID { StatusCode::NOT_FOUND } else { StatusCode::UNPROCESSABLE_ENTITY };

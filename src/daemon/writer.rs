@@ -28,10 +28,14 @@ const LAZY_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// A change to write.
 enum Change {
-    /// A new job and its payload.
-    Insert(Box<Job>, Payload),
+    /// New jobs (one, or the tasks of an array) and the payload they share, stored under
+    /// the first one's id.
+    Insert(Vec<Job>, Payload),
     /// A job's current record.
     Update(Box<Job>),
+    /// A run of a job that ended and is requeued: kept as it ended; the run's steps are
+    /// dropped, making room for the next run's.
+    Requeued(Box<Job>),
     /// A step that started.
     StepStart(Box<StepRecord>),
     /// A step that ended.
@@ -101,7 +105,18 @@ impl Writer {
 
     /// Queues a new job with its payload.
     pub fn insert(&self, job: &Job, payload: Payload) -> Durable {
-        self.push(Change::Insert(Box::new(job.clone()), payload), None)
+        self.insert_all(std::slice::from_ref(job), payload)
+    }
+
+    /// Queues new jobs (the tasks of an array) that share one payload, stored under the
+    /// first one's id: all of them are stored, or none.
+    pub fn insert_all(&self, jobs: &[Job], payload: Payload) -> Durable {
+        self.push(Change::Insert(jobs.to_vec(), payload), None)
+    }
+
+    /// Queues the record of a run of `job` that ended and is requeued.
+    pub fn requeued(&self, job: &Job) -> Durable {
+        self.push(Change::Requeued(Box::new(job.clone())), None)
     }
 
     /// Queues a job's current record.
@@ -246,11 +261,14 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
     let tx = conn.transaction()?;
     for q in group {
         match &q.change {
-            Change::Insert(job, payload) => {
-                write_record(&tx, "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)", job)?;
+            Change::Insert(jobs, payload) => {
+                for job in jobs {
+                    write_record(&tx, "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)", job)?;
+                }
+                let Some(first) = jobs.first() else { continue };
                 tx.prepare_cached("INSERT INTO payloads (id, script, environment, argv) VALUES (?1, ?2, ?3, ?4)")?
                     .execute(params![
-                        job.id,
+                        first.id,
                         payload.script,
                         serde_json::to_string(&payload.environment).expect("strings serialize"),
                         serde_json::to_string(&payload.argv).expect("strings serialize"),
@@ -259,6 +277,11 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
             Change::Barrier => {}
             Change::Update(job) => {
                 write_record(&tx, "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1", job)?;
+            }
+            Change::Requeued(job) => {
+                tx.prepare_cached("INSERT OR REPLACE INTO runs (job_id, restart, record) VALUES (?1, ?2, ?3)")?
+                    .execute(params![job.id, job.restarts, serde_json::to_string(job).expect("jobs serialize")])?;
+                tx.prepare_cached("DELETE FROM steps WHERE job_id = ?1")?.execute([job.id])?;
             }
             Change::StepStart(step) => {
                 write_step(&tx, step)?;
@@ -333,7 +356,16 @@ fn purge(tx: &rusqlite::Transaction, before: u64) -> rusqlite::Result<()> {
     let old = "SELECT id FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1";
     let before = before as i64;
     let steps = tx.execute(&format!("DELETE FROM steps WHERE job_id IN ({old})"), [before])?;
-    tx.execute(&format!("DELETE FROM payloads WHERE id IN ({old})"), [before])?;
+    tx.execute(&format!("DELETE FROM runs WHERE job_id IN ({old})"), [before])?;
+    // An array's payload is its first task's: kept while any task of the array is active.
+    tx.execute(
+        &format!(
+            "DELETE FROM payloads WHERE id IN ({old}) AND id NOT IN (
+                 SELECT json_extract(record, '$.array.job_id') FROM jobs
+                 WHERE state IN ('PENDING','RUNNING','COMPLETING') AND json_extract(record, '$.array') IS NOT NULL)"
+        ),
+        [before],
+    )?;
     let jobs = tx.execute(
         "DELETE FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1",
         [before],

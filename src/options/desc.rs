@@ -176,6 +176,30 @@ impl JobOptions {
         if let Some(n) = self.value("nice") {
             d.nice = Some(if n.is_empty() { 100 } else { n.parse().unwrap_or(0) });
         }
+        d.array = text("array");
+        if let Some(dep) = self.value("dependency") {
+            d.dependency = Some(dependency::parse_dependency(dep)?.to_slurm_string());
+        }
+        if let Some(kill) = self.value("kill-on-invalid-dep") {
+            let flag = match kill.to_ascii_lowercase().as_str() {
+                "yes" | "y" | "1" => "KILL_INVALID_DEPENDENCY",
+                "no" | "n" | "0" => "NO_KILL_INVALID_DEPENDENCY",
+                _ => {
+                    return Err(OptionError::Invalid {
+                        option: "kill-on-invalid-dep",
+                        value: kill.into(),
+                        why: "expected yes or no".into(),
+                    })
+                }
+            };
+            d.flags = Some(vec![flag.into()]);
+        }
+        // The later of the two on the command line wins; both are flags here.
+        if self.has("no-requeue") {
+            d.requeue = Some(false);
+        } else if self.has("requeue") {
+            d.requeue = Some(true);
+        }
         Ok(d)
     }
 

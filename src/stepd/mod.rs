@@ -390,7 +390,11 @@ impl spawn::Child {
     }
 }
 
-/// The path of job `id`'s directory under `jobs_dir`.
-pub fn job_dir(jobs_dir: &Path, id: u32) -> PathBuf {
-    jobs_dir.join(id.to_string())
+/// The path of the directory of job `id` under `jobs_dir`, for its run after `restarts`
+/// requeues.
+pub fn job_dir(jobs_dir: &Path, id: u32, restarts: u32) -> PathBuf {
+    match restarts {
+        0 => jobs_dir.join(id.to_string()),
+        n => jobs_dir.join(format!("{id}.{n}")),
+    }
 }

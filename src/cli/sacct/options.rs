@@ -47,7 +47,7 @@ pub struct SacctArgs {
     /// The separator of --parsable fields (default '|')
     #[arg(long = "delimiter")]
     pub delimiter: Option<String>,
-    /// Show every record of a job id (slurmlet never reuses ids)
+    /// Show every record of a job id: the earlier runs of requeued jobs too
     #[arg(short = 'D', long = "duplicates")]
     pub duplicates: bool,
     /// Report jobs of the federation (slurmlet has one cluster)
@@ -533,6 +533,7 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
         (p, p2) => Layout::Parsable { delimiter: a.delimiter.clone().unwrap_or_else(|| "|".into()), trailing: p > p2 },
     };
     q.skip_steps = a.allocations;
+    q.duplicates = a.duplicates;
     q.truncate = a.truncate;
     q.json = a.json.is_some();
     q.command = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();

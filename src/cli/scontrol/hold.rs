@@ -1,9 +1,11 @@
-//! `scontrol hold|uhold|release JOB_LIST`: keeps pending jobs from starting, or lets them.
+//! `scontrol hold|uhold|release JOB_LIST`: keeps pending jobs from starting, or lets them;
+//! `scontrol requeue JOB_LIST`: puts jobs back in the queue to run again.
 //!
-//! Each job is updated on its own (`POST /slurm/v0.0.43/job/{id}` with `hold`). A refusal is
-//! printed as Slurm's scontrol prints it, `<error> for job <id>`, and each argument with a
-//! refusal ends with `slurm_suspend error: <error>` (Slurm's text, suspend and all); the exit
-//! code is then 1.
+//! Each job is changed on its own (`POST /slurm/v0.0.43/job/{id}` with `hold`, or
+//! `POST /slurmlet/v1/job/{id}/requeue`). A refusal is printed as Slurm's scontrol prints
+//! it, `<error> for job <id>`, and each argument with a refusal ends with
+//! `slurm_suspend error: <error>` (Slurm's text for holds, suspend and all) or
+//! `slurm_requeue error: <error>`; the exit code is then 1.
 
 use crate::api::client::Client;
 use serde_json::json;
@@ -18,6 +20,18 @@ pub enum Op {
     UserHold,
     /// `release`.
     Release,
+    /// `requeue`.
+    Requeue,
+}
+
+impl Op {
+    /// What Slurm's scontrol prints before the error of an argument it refused.
+    fn error_prefix(self) -> &'static str {
+        match self {
+            Op::Requeue => "slurm_requeue error",
+            _ => "slurm_suspend error",
+        }
+    }
 }
 
 /// Slurm's text for a job id that is not one.
@@ -67,7 +81,7 @@ pub fn run(op: Op, tag: &str, words: &[String], quiet: bool) -> i32 {
             Ok(Some(error)) => {
                 code = 1;
                 if !quiet {
-                    eprintln!("slurm_suspend error: {error}");
+                    eprintln!("{}: {error}", op.error_prefix());
                 }
             }
             Err(e) => {
@@ -95,7 +109,7 @@ fn hold_word(
             let named: Vec<_> = jobs.iter().filter(|j| j.name == name).collect();
             // As Slurm: a job of that name that no longer pends is an error, yet its update
             // is still asked for.
-            if named.iter().any(|j| j.job_state.first().map(String::as_str) != Some("PENDING")) {
+            if op != Op::Requeue && named.iter().any(|j| j.job_state.first().map(String::as_str) != Some("PENDING")) {
                 last_error = Some("Job is no longer pending execution".to_string());
             }
             named.iter().map(|j| j.job_id.to_string()).collect()
@@ -108,7 +122,10 @@ fn hold_word(
         }
     };
     for id in ids {
-        let resp = client.update_job(&id, &body)?;
+        let resp = match op {
+            Op::Requeue => client.requeue_job(&id)?,
+            _ => client.update_job(&id, &body)?,
+        };
         if let Some(e) = resp.errors.first() {
             if !quiet {
                 eprintln!("{} for job {id}", e.error);

@@ -69,7 +69,7 @@ const CMD: &str = "scontrol";
 /// A keyword scontrol knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keyword {
-    /// `hold`, `uhold`, `release`.
+    /// `hold`, `uhold`, `release`, `requeue`.
     Hold(hold::Op),
     /// `token`.
     Token,
@@ -100,6 +100,8 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
         Some(Keyword::Hold(hold::Op::Hold))
     } else if abbreviates(tag, "release", 3) {
         Some(Keyword::Hold(hold::Op::Release))
+    } else if abbreviates(tag, "requeue", 3) {
+        Some(Keyword::Hold(hold::Op::Requeue))
     } else if abbreviates(tag, "token", 3) {
         Some(Keyword::Token)
     } else if abbreviates(tag, "show", 3) {

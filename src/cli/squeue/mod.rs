@@ -78,7 +78,7 @@ pub struct SqueueArgs {
     /// Display jobs in hidden partitions (accepted)
     #[arg(short = 'a', long = "all")]
     pub all: bool,
-    /// Display one job array element per line (accepted)
+    /// Display one job array element per line
     #[arg(short = 'r', long = "array")]
     pub array: bool,
     /// Only report job states (accepted)
@@ -144,6 +144,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         names: split_list(args.name.as_deref()),
         states,
         pending_only: args.start,
+        array_per_line: args.array,
         json: false,
     };
     let client = match super::connect(CMD) {
