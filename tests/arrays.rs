@@ -71,7 +71,19 @@ fn pending_tasks_are_listed_together_and_released_together() {
     assert_eq!((j.array_job_id.get(), j.array_task_id.get()), (Some(a), None));
     assert_eq!((j.array_task_string.as_str(), j.array_max_tasks.get()), ("0-9%2", Some(2)));
 
-    // Releasing the array releases every task; two run at a time, the rest wait for them.
+    // One task is named A_T everywhere, even while it is listed with the others.
+    let o = c.run("squeue", &["-h", "-o", "%i %r", "-j", &format!("{a}_3")]);
+    assert_eq!(stdout(&o), format!("{a}_3 JobHeldUser\n"));
+    let o = c.run("scontrol", &["show", "job", &format!("{a}_3")]);
+    assert!(stdout(&o).starts_with(&format!("JobId={} ArrayJobId={a} ArrayTaskId=3 ", a + 3)), "{}", stdout(&o));
+
+    // Releasing tasks, then the array (every task left); two run at a time, the rest wait.
+    let o = c.run("scontrol", &["release", &format!("{a}_[0-1]")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    wait_for("the released tasks to run", LONG, || {
+        let o = c.run("squeue", &["-h", "-t", "PD", "-o", "%i %r"]);
+        until(stdout(&o) == format!("{a}_[2-9%2] JobHeldUser\n"), || stdout(&o))
+    });
     let o = c.run("scontrol", &["release", &a.to_string()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let listing = wait_for("two tasks to run", LONG, || {

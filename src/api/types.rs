@@ -720,6 +720,8 @@ pub struct JobQuery {
     pub codes: String,
     /// `-j`: only these job ids (an array's id selects its tasks).
     pub job_ids: Option<Vec<u32>>,
+    /// `-j A_T`: only these array tasks, `[A, T]` (with `job_ids`: either).
+    pub array_tasks: Option<Vec<[u32; 2]>>,
     /// `-u`/`--me`: only jobs of these uids.
     pub users: Option<Vec<u32>>,
     /// `-p`: only jobs in one of these partitions.

@@ -8,6 +8,7 @@ pub mod generate;
 pub mod install_links;
 pub mod job_command;
 pub mod job_failure;
+pub mod job_ids;
 pub mod sacct;
 pub mod salloc;
 pub mod sbatch;

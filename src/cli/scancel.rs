@@ -68,46 +68,14 @@ enum Target {
     Step(String),
 }
 
-/// The ids given, split at commas outside brackets (`1,2_[1,3]` is `1` and `2_[1,3]`).
-fn split_ids(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for arg in args {
-        let mut depth = 0;
-        let mut current = String::new();
-        for c in arg.chars() {
-            match c {
-                '[' => depth += 1,
-                ']' => depth -= 1,
-                ',' if depth == 0 => {
-                    out.push(std::mem::take(&mut current));
-                    continue;
-                }
-                _ => {}
-            }
-            current.push(c);
-        }
-        out.push(current);
-    }
-    out.retain(|s| !s.is_empty());
-    out
-}
-
 /// Reads one id: `N`, `N.S`, `A_T` or `A_[list]`; `None` when it is none of these.
 fn parse_target(raw: &str) -> Option<Target> {
-    let number = |t: &str| t.parse::<u32>().ok().filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
     if let Some((job, step)) = raw.split_once('.') {
+        let number = |t: &str| t.parse::<u32>().ok().filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
         let (job, step) = (number(job).filter(|&n| n > 0)?, number(step)?);
         return Some(Target::Step(format!("{job}.{step}")));
     }
-    let Some((job, tasks)) = raw.split_once('_') else {
-        return Some(Target::Jobs(vec![number(raw).filter(|&n| n > 0)?.to_string()]));
-    };
-    let job = number(job).filter(|&n| n > 0)?;
-    if let Some(list) = tasks.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        let spec = crate::options::array::parse_array(list, crate::options::array::MAX_ARRAY_SIZE_LIMIT).ok()?;
-        return Some(Target::Jobs(spec.indices.iter().map(|t| format!("{job}_{t}")).collect()));
-    }
-    Some(Target::Jobs(vec![format!("{job}_{}", number(tasks)?)]))
+    super::job_ids::parse(raw).map(|ids| Target::Jobs(ids.path_ids()))
 }
 
 /// The ids to cancel a listed job by: its own, or for an entry that stands for an array's
@@ -149,7 +117,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     let mut ids: Vec<String> = Vec::new();
     let mut steps = Vec::new();
-    for raw in split_ids(&args.ids) {
+    for raw in args.ids.iter().flat_map(|a| super::job_ids::split(a)) {
         match parse_target(&raw) {
             Some(Target::Jobs(mut named)) => ids.append(&mut named),
             Some(Target::Step(step)) => steps.push(step),
@@ -258,7 +226,6 @@ mod tests {
     #[test]
     fn ids_name_jobs_array_tasks_task_lists_and_steps() {
         let jobs = |ids: &[&str]| Some(Target::Jobs(ids.iter().map(|s| s.to_string()).collect()));
-        assert_eq!(split_ids(&["1,2_[1,3]".into(), "4".into()]), vec!["1", "2_[1,3]", "4"]);
         assert_eq!(parse_target("12"), jobs(&["12"]));
         assert_eq!(parse_target("12_3"), jobs(&["12_3"]));
         assert_eq!(parse_target("12_[1-3,7]"), jobs(&["12_1", "12_2", "12_3", "12_7"]));

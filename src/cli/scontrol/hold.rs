@@ -40,7 +40,8 @@ const INVALID_JOB_ID: &str = "Invalid job id specified";
 /// What one argument names: job ids, or the jobs of a name.
 #[derive(Debug, PartialEq, Eq)]
 enum Target<'a> {
-    Ids(Vec<&'a str>),
+    /// Job ids as the daemon's paths take them (`N`, `A_T`).
+    Ids(Vec<String>),
     Name(&'a str),
 }
 
@@ -57,9 +58,10 @@ fn target(word: &str) -> Option<Target<'_>> {
     if let Some(name) = strip_prefix_ci(word, "Name=").or_else(|| strip_prefix_ci(word, "JobName=")) {
         return Some(Target::Name(name));
     }
-    let ids: Vec<&str> = word.split([',', ' ']).filter(|s| !s.is_empty()).collect();
-    let valid = !ids.is_empty() && ids.iter().all(|id| id.bytes().all(|b| b.is_ascii_digit() || b"_[]-".contains(&b)));
-    valid.then_some(Target::Ids(ids))
+    let words = crate::cli::job_ids::split(&word.replace(' ', ","));
+    let ids: Option<Vec<Vec<String>>> =
+        words.iter().map(|w| crate::cli::job_ids::parse(w).map(|ids| ids.path_ids())).collect();
+    ids.filter(|ids| !ids.is_empty()).map(|ids| Target::Ids(ids.concat()))
 }
 
 /// Runs `scontrol <tag> WORDS…`.
@@ -103,7 +105,7 @@ fn hold_word(
     let body = json!({ "hold": op != Op::Release });
     let mut last_error = None;
     let ids: Vec<String> = match target(word) {
-        Some(Target::Ids(ids)) => ids.into_iter().map(String::from).collect(),
+        Some(Target::Ids(ids)) => ids,
         Some(Target::Name(name)) => {
             let jobs = client.jobs()?.jobs;
             let named: Vec<_> = jobs.iter().filter(|j| j.name == name).collect();
@@ -142,10 +144,12 @@ mod tests {
 
     #[test]
     fn arguments_name_ids_or_a_job_name() {
-        assert_eq!(target("12"), Some(Target::Ids(vec!["12"])));
-        assert_eq!(target("12,13"), Some(Target::Ids(vec!["12", "13"])));
-        assert_eq!(target("jobid=12"), Some(Target::Ids(vec!["12"])));
-        assert_eq!(target("Job=7"), Some(Target::Ids(vec!["7"])));
+        let ids = |ids: &[&str]| Some(Target::Ids(ids.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(target("12"), ids(&["12"]));
+        assert_eq!(target("12,13"), ids(&["12", "13"]));
+        assert_eq!(target("jobid=12"), ids(&["12"]));
+        assert_eq!(target("Job=7"), ids(&["7"]));
+        assert_eq!(target("7_[1-2],8_3"), ids(&["7_1", "7_2", "8_3"]));
         assert_eq!(target("Name=train"), Some(Target::Name("train")));
         assert_eq!(target("JobName=train"), Some(Target::Name("train")));
         assert_eq!(target("abc"), None);

@@ -283,7 +283,8 @@ pub fn run(arg: Option<&str>, flags: Flags, argv: &[String]) -> i32 {
     };
     let reply = match &wanted {
         Wanted::Job(id) => client.job(&id.to_string()),
-        Wanted::All | Wanted::Task(..) => client.jobs(),
+        Wanted::Task(array, task) => client.job(&format!("{array}_{task}")),
+        Wanted::All => client.jobs(),
     };
     let mut reply = match reply {
         Ok(r) => r,
@@ -292,9 +293,6 @@ pub fn run(arg: Option<&str>, flags: Flags, argv: &[String]) -> i32 {
             return 1;
         }
     };
-    if let Wanted::Task(array, task) = wanted {
-        reply.jobs.retain(|j| j.array_job_id() == array && j.array_task_id() == Some(task));
-    }
     reply.jobs.sort_by_key(|j| j.job_id);
     if flags.json {
         return print_json(reply, argv);

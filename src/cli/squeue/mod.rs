@@ -138,7 +138,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
     let query = JobQuery {
         codes: field_codes(&tokens).collect(),
-        job_ids,
+        job_ids: job_ids.as_ref().map(|(ids, _)| ids.clone()).filter(|ids| !ids.is_empty()),
+        array_tasks: job_ids.map(|(_, tasks)| tasks).filter(|tasks| !tasks.is_empty()),
         users,
         partitions: split_list(args.partition.as_deref()),
         names: split_list(args.name.as_deref()),
@@ -225,16 +226,21 @@ fn split_list(list: Option<&str>) -> Option<Vec<String>> {
     list.map(|l| l.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
 }
 
-/// Parses `-j`: `123`, `123_4`, `123_[1-3]`; returns the job ids or the offending text.
-fn parse_job_ids(list: &str) -> Result<Vec<u32>, String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let base = s.split('_').next().unwrap_or(s);
-            base.parse::<u32>().map_err(|_| s.to_string())
-        })
-        .collect()
+/// The jobs `-j` names: job (or array) ids, and array tasks `[A, T]`.
+type JobIds = (Vec<u32>, Vec<[u32; 2]>);
+
+/// Parses `-j`: `123`, `123_4`, `123_[1-3]`; returns the ids and tasks, or the offending
+/// text.
+fn parse_job_ids(list: &str) -> Result<JobIds, String> {
+    let (mut ids, mut tasks) = (Vec::new(), Vec::new());
+    for word in crate::cli::job_ids::split(list) {
+        match crate::cli::job_ids::parse(&word) {
+            Some(crate::cli::job_ids::JobIds::Job(id)) => ids.push(id),
+            Some(crate::cli::job_ids::JobIds::Tasks(array, list)) => tasks.extend(list.iter().map(|&t| [array, t])),
+            None => return Err(word),
+        }
+    }
+    Ok((ids, tasks))
 }
 
 fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
@@ -562,8 +568,8 @@ mod tests {
 
     #[test]
     fn job_id_parsing() {
-        assert_eq!(parse_job_ids("22,24").unwrap(), vec![22, 24]);
-        assert_eq!(parse_job_ids("89_3").unwrap(), vec![89]);
+        assert_eq!(parse_job_ids("22,24").unwrap(), (vec![22, 24], vec![]));
+        assert_eq!(parse_job_ids("89_3,89_[5-6]").unwrap(), (vec![], vec![[89, 3], [89, 5], [89, 6]]));
         assert_eq!(parse_job_ids("abc").unwrap_err(), "abc");
     }
 

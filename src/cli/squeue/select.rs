@@ -77,18 +77,19 @@ pub fn matches_id<J: QueueJob + ?Sized>(job: &J, id: u32) -> bool {
 /// Whether any of `jobs` has one of the query's ids (true when it names none): squeue
 /// reports an invalid job id otherwise.
 pub fn ids_found<'a, J: QueueJob + 'a>(query: &JobQuery, mut jobs: impl Iterator<Item = &'a J>) -> bool {
-    match &query.job_ids {
-        Some(ids) => jobs.any(|j| ids.iter().any(|&id| matches_id(j, id))),
-        None => true,
-    }
+    query.job_ids.is_none() && query.array_tasks.is_none() || jobs.any(|j| named(query, j))
+}
+
+/// Whether `job` is one of the ids or array tasks of `-j`.
+fn named<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
+    query.job_ids.iter().flatten().any(|&id| matches_id(job, id))
+        || query.array_tasks.iter().flatten().any(|&[a, t]| job.array_job_id() == a && job.array_task_id() == Some(t))
 }
 
 /// Whether `job` passes every filter of `query`.
 pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
-    if let Some(ids) = &query.job_ids {
-        if !ids.iter().any(|&id| matches_id(job, id)) {
-            return false;
-        }
+    if (query.job_ids.is_some() || query.array_tasks.is_some()) && !named(query, job) {
+        return false;
     }
     if let Some(users) = &query.users {
         if !users.contains(&job.user_id()) {
