@@ -55,6 +55,10 @@ fn each_task_runs_as_its_own_job_with_slurms_array_environment_and_file_names() 
     wait_all_ended(&c, &b.to_string(), 3);
     assert!(c.wait_file(&format!("arr-{b}-7.log"), LONG).contains("n=3 min=1 max=7 step=1"));
     assert_eq!(sacct(&c, &format!("{b}_2"), "JobID,State", &[]), vec![format!("{b}_2|COMPLETED")]);
+    // sbatch --wait waits for every task and returns the highest exit code, as Slurm's.
+    let o =
+        c.run("sbatch", &["--wait", "--array=1-3", "-o", "/dev/null", "--wrap", "exit $((SLURM_ARRAY_TASK_ID % 3))"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]

@@ -91,19 +91,19 @@ fn gathered(job: &Job) -> bool {
 /// its position and the list; and the positions of the tasks folded into a leader.
 fn pending_groups(jobs: &[&Job]) -> (Vec<(usize, String)>, Vec<bool>) {
     let mut leaders: Vec<(usize, Vec<u32>)> = Vec::new();
+    let mut group_of = std::collections::HashMap::new();
     let mut folded = vec![false; jobs.len()];
-    let key = |j: &Job| (j.array.map(|a| a.job_id), j.held, j.priority);
     for (i, job) in jobs.iter().enumerate() {
-        if !gathered(job) {
-            continue;
-        }
-        let task = job.array.expect("gathered jobs are array tasks").task_id;
-        match leaders.iter_mut().find(|(l, _)| key(jobs[*l]) == key(job)) {
-            Some((_, indices)) => {
-                indices.push(task);
+        let Some(array) = job.array.filter(|_| gathered(job)) else { continue };
+        match group_of.entry((array.job_id, job.held, job.priority)) {
+            std::collections::hash_map::Entry::Occupied(g) => {
+                leaders[*g.get()].1.push(array.task_id);
                 folded[i] = true;
             }
-            None => leaders.push((i, vec![task])),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(leaders.len());
+                leaders.push((i, vec![array.task_id]));
+            }
         }
     }
     let groups = leaders

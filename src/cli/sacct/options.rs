@@ -29,7 +29,7 @@ pub struct SacctArgs {
     /// Only the jobs' allocations, not their steps
     #[arg(short = 'X', long = "allocations", short_alias = 't')]
     pub allocations: bool,
-    /// Expand job arrays (one line per task; slurmlet's records have no arrays yet)
+    /// Expand job arrays (each task is its own record here: always one line per task)
     #[arg(long = "array")]
     pub array: bool,
     /// Equivalent to --format=jobid,state,exitcode
