@@ -91,7 +91,7 @@ fn gathered(job: &Job) -> bool {
 /// its position and the list; and the positions of the tasks folded into a leader.
 fn pending_groups(jobs: &[&Job]) -> (Vec<(usize, String)>, Vec<bool>) {
     let mut leaders: Vec<(usize, Vec<u32>)> = Vec::new();
-    let mut group_of = std::collections::HashMap::new();
+    let mut group_of: std::collections::HashMap<(u32, bool, u32), usize> = std::collections::HashMap::new();
     let mut folded = vec![false; jobs.len()];
     for (i, job) in jobs.iter().enumerate() {
         let Some(array) = job.array.filter(|_| gathered(job)) else { continue };
