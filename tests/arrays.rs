@@ -210,3 +210,20 @@ fn arrays_and_requeued_jobs_survive_a_daemon_restart() {
         assert_eq!(c.wait_file(&format!("r-{t}.out"), LONG), format!("task {t}\n"));
     }
 }
+
+#[test]
+fn an_array_is_named_by_its_id_after_its_first_task_has_left_squeue() {
+    let c = Cluster::start("0", "min_job_age = 1");
+    let a = c.sbatch(&["--array=0-2", "--wrap", "[ $SLURM_ARRAY_TASK_ID = 0 ] || sleep 60"]);
+    // Task 0 (whose id is the array's) ends, and ages out of squeue (MinJobAge 1 s).
+    wait_for("the first task to leave squeue", LONG, || {
+        let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %t"]);
+        let text = stdout(&o);
+        until(!text.contains(&format!("{a}_0 ")) && text.matches(" R").count() == 2, || text.clone())
+    });
+    let o = c.run("scancel", &[&a.to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = wait_all_ended(&c, &a.to_string(), 3);
+    assert_eq!(rows[0], format!("{a}_0|COMPLETED|0:0"));
+    assert!(rows[1..].iter().all(|r| r.contains("CANCELLED")), "{rows:?}");
+}

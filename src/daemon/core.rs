@@ -361,18 +361,21 @@ impl Core {
     }
 
     /// The ids of the jobs `r` names: the job; every task in memory of the array `r.job`;
-    /// or task `r.task` of that array. Empty when none is known.
+    /// or task `r.task` of that array. Empty when none is known. An array's tasks have the
+    /// ids from the array's on, so they are found even once its first task has left memory.
     pub fn ids_named(&self, r: super::request::JobRef) -> Vec<u32> {
-        let Some(first) = self.jobs.get(&r.job) else { return Vec::new() };
-        let tasks = match first.array {
-            Some(a) if a.job_id == r.job => self
-                .jobs
-                .range(r.job..r.job.saturating_add(a.count))
-                .filter(|(_, j)| j.array.is_some_and(|t| t.job_id == r.job))
-                .map(|(id, j)| (*id, j.array.map(|t| t.task_id))),
-            _ => return if r.task.is_none() { vec![r.job] } else { Vec::new() },
-        };
-        tasks.filter(|(_, t)| r.task.is_none() || *t == r.task).map(|(id, _)| id).collect()
+        let of_array = |j: &Job| j.array.is_some_and(|a| a.job_id == r.job);
+        let tasks: Vec<(u32, u32)> = self
+            .jobs
+            .range(r.job..)
+            .take_while(|(_, j)| of_array(j))
+            .filter_map(|(id, j)| j.array.map(|a| (*id, a.task_id)))
+            .collect();
+        if tasks.is_empty() {
+            let plain = r.task.is_none() && self.jobs.contains_key(&r.job);
+            return if plain { vec![r.job] } else { Vec::new() };
+        }
+        tasks.into_iter().filter(|(_, t)| r.task.is_none_or(|want| want == *t)).map(|(id, _)| id).collect()
     }
 
     /// The availability profile now: free resources, and running jobs' releases at their
