@@ -82,3 +82,70 @@ fn finished_jobs_stay_visible_for_min_job_age_then_leave_the_queue() {
     let o = c.run("squeue", &["-j", &id.to_string()]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn squeue_sorts_by_the_fields_asked_for() {
+    let c = Cluster::start("0", "");
+    // Names and time limits whose text orders differ from their ids' and values' orders.
+    let run = c.sbatch(&["-J", "mid", "-t", "30", "--wrap", "sleep 300"]);
+    c.wait_state(run, &["RUNNING"], Duration::from_secs(20));
+    let held = c.sbatch(&["-J", "zeta", "-t", "5", "--hold", "--wrap", "true"]);
+    let later = c.sbatch(&["-J", "Alpha", "-t", "2:00:00", "--begin", "now+1hour", "--wrap", "true"]);
+    let unlimited = c.sbatch(&["-J", "beta", "--begin", "now+1hour", "--wrap", "true"]);
+    let squeue = |env: Option<&str>, args: &[&str]| {
+        let mut cmd = c.cmd("squeue");
+        cmd.env_remove("SQUEUE_SORT").env_remove("SQUEUE_FORMAT").args(["-h", "-o", "%i"]).args(args);
+        if let Some(sort) = env {
+            cmd.env("SQUEUE_SORT", sort);
+        }
+        cmd.output().unwrap()
+    };
+    let order = |env: Option<&str>, args: &[&str]| {
+        let o = squeue(env, args);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?}");
+        stdout(&o).lines().map(|l| l.trim().parse::<u32>().unwrap()).collect::<Vec<_>>()
+    };
+    // The default: partition, state (PD before R), priority highest first (the held job's is 0).
+    assert_eq!(order(None, &[]), vec![later, unlimited, held, run]);
+    // Names as bytes: "Alpha" < "beta" < "mid" < "zeta".
+    assert_eq!(order(None, &["-S", "j"]), vec![later, unlimited, run, held]);
+    assert_eq!(order(None, &["-S", "-j"]), vec![held, run, unlimited, later]);
+    assert_eq!(order(None, &["--sort=+j"]), vec![later, unlimited, run, held]);
+    // State, then job id descending within a state.
+    assert_eq!(order(None, &["-S", "t,-i"]), vec![unlimited, later, held, run]);
+    assert_eq!(order(None, &["-S", "-t,i"]), vec![run, held, later, unlimited]);
+    // Time limits by value (5:00 < 30:00 < 2:00:00 < UNLIMITED), not by their text.
+    assert_eq!(order(None, &["-S", "l"]), vec![held, run, later, unlimited]);
+    assert_eq!(order(None, &["--sort", "-l"]), vec![unlimited, later, run, held]);
+    // SQUEUE_SORT stands in for -S, which wins over it.
+    assert_eq!(order(Some("-i"), &[]), vec![unlimited, later, held, run]);
+    assert_eq!(order(Some("-i"), &["-S", "i"]), vec![run, held, later, unlimited]);
+    // -S applies to any format, and the long one.
+    let o = squeue(None, &["-S", "-l", "-O", "Name:6,TimeLimit"]);
+    assert_eq!(stdout(&o), "beta  UNLIMITED           \nAlpha 2:00:00             \nmid   30:00               \nzeta  5:00                \n");
+
+    // A letter squeue does not sort by: its error, and nothing listed.
+    // squeue reads the letters from the end: JobID is D, I, then b (remarked upon), then o.
+    for (spec, err) in [
+        ("i,x", "squeue: error: Invalid sort specification: x\n"),
+        ("-a", "squeue: error: Invalid sort specification: a\n"),
+        ("JobID", "squeue: Invalid sort specification: b\nsqueue: error: Invalid sort specification: o\n"),
+    ] {
+        let o = squeue(None, &["-S", spec]);
+        assert_eq!(o.status.code(), Some(1), "{spec}");
+        assert_eq!(stdout(&o), "", "{spec}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), err);
+    }
+    let o = squeue(Some("q"), &[]);
+    assert_eq!(
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned()),
+        (Some(1), "squeue: error: Invalid sort specification: q\n".to_string())
+    );
+    // `b`, the sort by generic resources Slurm dropped, is remarked upon and skipped; with no
+    // key left, jobs keep squeue's first order: the latest started first, then by id.
+    let o = squeue(None, &["-S", "b"]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "squeue: Invalid sort specification: b\n");
+    assert_eq!(stdout(&o), format!("{run}\n{held}\n{later}\n{unlimited}\n"));
+}

@@ -28,7 +28,7 @@ complete -c sacct -l json -d 'JSON output (data_parser v0.0.43)' -r
 complete -c sacct -l yaml -d 'YAML output' -r
 complete -c sacct -s a -l allusers -d 'Display jobs for all users (by default only yours, unless you are root)'
 complete -c sacct -s X -l allocations -d 'Only the jobs\' allocations, not their steps'
-complete -c sacct -l array -d 'Expand job arrays (one line per task; slurmlet\'s records have no arrays yet)'
+complete -c sacct -l array -d 'Expand job arrays (each task is its own record here: always one line per task)'
 complete -c sacct -s b -l brief -d 'Equivalent to --format=jobid,state,exitcode'
 complete -c sacct -s B -l batch-script -d 'Print the batch script of jobs (not kept by slurmlet\'s accounting)'
 complete -c sacct -s c -l completion -d 'Use job completion data instead of accounting data (none with slurmlet)'

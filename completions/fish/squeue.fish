@@ -5,7 +5,7 @@ complete -c squeue -s t -l states -d 'Comma separated list of states to view (de
 complete -c squeue -s n -l name -d 'Comma separated list of job names to view' -r
 complete -c squeue -s o -l format -d 'Format specification' -r
 complete -c squeue -s O -l Format -d 'Format specification by field names' -r
-complete -c squeue -s S -l sort -d 'Comma separated list of fields to sort on (accepted, default order used)' -r
+complete -c squeue -s S -l sort -d 'Comma separated list of fields to sort on' -r
 complete -c squeue -s i -l iterate -d 'Accepted for compatibility; reports once' -r
 complete -c squeue -l help -d 'Print this help'
 complete -c squeue -s h -l noheader -d 'Do not print a header'

@@ -735,6 +735,10 @@ pub struct JobQuery {
     /// `-r`/`--array`: one line per array task; otherwise the pending tasks of an array
     /// that have not run are listed together, as `A_[3-15%2]`.
     pub array_per_line: bool,
+    /// `-S`: the order, as squeue's sort specification (`P,t,-p`, `-j`, `t,-i`); none:
+    /// squeue's default, `P,t,-p`. Left out when none, so an older daemon still reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
     /// `--json`: answer with the jobs listed as a whole v0.0.43 jobs reply, pretty-printed
     /// as `squeue --json` prints it, instead of rows (`codes` is then unused). When no job has
     /// one of `job_ids`, the reply is a 404 with the error in `errors`.

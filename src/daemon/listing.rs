@@ -233,18 +233,23 @@ impl UserNames {
     }
 }
 
-/// The jobs a query lists, in squeue's order (an array's pending tasks folded into one
-/// entry unless the query asks for one per line), and whether any job has one of its ids.
+/// The jobs a query lists, in the order it asks for (squeue's default when none) at UNIX time
+/// `now` (an array's pending tasks folded into one entry unless the query asks for one per
+/// line), and whether any job has one of its ids. An order squeue refuses (which
+/// [`parse_job_query`](super::request::parse_job_query) turns away first) lists in the
+/// default order.
 fn select<'j: 'n, 'n>(
     jobs: impl Iterator<Item = &'j Job>,
     config: &'j Config,
     names: &'n UserNames,
     q: &JobQuery,
+    now: u64,
 ) -> (Vec<Cow<'n, Job>>, bool) {
     let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
     let ids_found = squeue::ids_found(q, all.iter());
     let mut listed: Vec<JobRow> = all.into_iter().filter(|r| squeue::matches(q, r)).collect();
-    squeue::sort_jobs(&mut listed);
+    let keys = q.sort.as_deref().and_then(|s| squeue::parse_sort(s).ok()).unwrap_or_else(squeue::default_sort);
+    squeue::sort_jobs(&mut listed, &keys, now);
     let listed: Vec<&Job> = listed.iter().map(|r| r.job).collect();
     let listed = if q.array_per_line {
         listed.into_iter().map(Cow::Borrowed).collect()
@@ -264,7 +269,7 @@ pub fn select_json<'a>(
     q: &JobQuery,
 ) -> (Vec<Job>, bool) {
     let names = UserNames::of(jobs.clone());
-    let (listed, ids_found) = select(jobs, config, &names, q);
+    let (listed, ids_found) = select(jobs, config, &names, q, crate::options::now());
     (listed.into_iter().map(Cow::into_owned).collect(), ids_found)
 }
 
@@ -272,7 +277,7 @@ pub fn select_json<'a>(
 /// [`JobRows`](crate::api::types::JobRows).
 pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
     let names = UserNames::of(jobs.clone());
-    let (listed, ids_found) = select(jobs, config, &names, q);
+    let (listed, ids_found) = select(jobs, config, &names, q, now);
     let codes: Vec<char> = q.codes.chars().collect();
     // The reply is written as it is rendered: one buffer for every value, and no row kept.
     let mut out = Vec::with_capacity(64 + listed.len() * codes.len() * 12);
@@ -401,18 +406,24 @@ mod tests {
         let bytes = query(jobs.iter(), &config, &q, 2_000);
         let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
         let text: Vec<Vec<&str>> = rows.rows.iter().map(|r| r.iter().map(|c| c.0.as_ref()).collect()).collect();
-        // Pending first (higher priority first, the held one last), then running, then
-        // completing; the completed job is hidden by default.
+        // By state as text (CG, PD, R), then priority, highest first (the held one last);
+        // the completed job is hidden by default.
         assert_eq!(
             text,
             vec![
+                vec!["13", "CG", "node1", "train"],
                 vec!["10", "PD", "(Resources)", "say \"hi\"\\\t"],
                 vec!["11", "PD", "(JobHeldUser)", "train"],
                 vec!["12", "R", "node1", "train"],
-                vec!["13", "CG", "node1", "train"],
             ]
         );
         assert!(rows.ids_found);
+        // The order asked for.
+        let q = JobQuery { codes: "i".into(), sort: Some("-t,-i".into()), ..Default::default() };
+        let bytes = query(jobs.iter(), &config, &q, 2_000);
+        let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
+        let ids: Vec<&str> = rows.rows.iter().map(|r| r[0].0.as_ref()).collect();
+        assert_eq!(ids, vec!["12", "11", "10", "13"]);
         let q = JobQuery { codes: "i".into(), job_ids: Some(vec![14, 99]), ..Default::default() };
         let bytes = query(jobs.iter(), &config, &q, 2_000);
         let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
@@ -438,9 +449,10 @@ mod tests {
         assert!(bytes.starts_with(b"{\n  \""), "pretty-printed");
         let reply: JobsResponse = serde_json::from_slice(&bytes).unwrap();
         let ids: Vec<u32> = reply.jobs.iter().map(|j| j.job_id).collect();
-        assert_eq!(ids, vec![20, 21, 22, 23, 24]);
+        // Squeue's default order: CD, CG, PD (highest priority first), R.
+        assert_eq!(ids, vec![24, 23, 20, 21, 22]);
         let expected = serde_json::to_value(super::super::info::job_info(&jobs[2], &config)).unwrap();
-        assert_eq!(serde_json::to_value(&reply.jobs[2]).unwrap(), expected);
+        assert_eq!(serde_json::to_value(&reply.jobs[4]).unwrap(), expected);
         let q = JobQuery { json: true, job_ids: Some(vec![99]), ..Default::default() };
         let (listed, found) = select_json(jobs.iter(), &config, &q);
         let bytes = super::super::jobs_reply::pretty(&listed, &config, found, 2_000);

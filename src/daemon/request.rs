@@ -172,6 +172,17 @@ pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
     if codes > MAX_QUERY_CODES {
         return Err(parse_error(format!("{codes} codes asked for; at most {MAX_QUERY_CODES} are served"), "#/codes/"));
     }
+    if let Some(sort) = &q.sort {
+        if sort.len() > MAX_QUERY_CODES {
+            return Err(parse_error(
+                format!("a sort of {} bytes; at most {MAX_QUERY_CODES} are read", sort.len()),
+                "#/sort/",
+            ));
+        }
+        if let Err(bad) = crate::cli::squeue::parse_sort(sort) {
+            return Err(parse_error(format!("Invalid sort specification: {bad}"), "#/sort/"));
+        }
+    }
     Ok(q)
 }
 
@@ -243,6 +254,16 @@ mod tests {
         let ok = format!("{{\"codes\":\"{}\"}}", "i".repeat(MAX_QUERY_CODES));
         assert_eq!(parse_job_query(ok.as_bytes()).unwrap().codes.len(), MAX_QUERY_CODES);
         let over = format!("{{\"codes\":\"{}\"}}", "i".repeat(MAX_QUERY_CODES + 1));
+        assert!(parse_job_query(over.as_bytes()).unwrap_err().description.contains("at most 1024"));
+    }
+
+    #[test]
+    fn a_listing_sorts_only_by_what_squeue_sorts_by() {
+        assert_eq!(parse_job_query(br#"{"sort":"t,-i"}"#).unwrap().sort.as_deref(), Some("t,-i"));
+        assert_eq!(parse_job_query(br#"{}"#).unwrap().sort, None);
+        let bad = parse_job_query(br#"{"sort":"i,x"}"#).unwrap_err();
+        assert_eq!((bad.description.as_str(), bad.source.as_str()), ("Invalid sort specification: x", "#/sort/"));
+        let over = format!("{{\"sort\":\"{}\"}}", "i".repeat(MAX_QUERY_CODES + 1));
         assert!(parse_job_query(over.as_bytes()).unwrap_err().description.contains("at most 1024"));
     }
 }

@@ -322,7 +322,7 @@ fn memory_text(mb: u64) -> String {
 }
 
 /// Seconds the job has run at `now`.
-fn elapsed<J: QueueJob + ?Sized>(job: &J, now: u64) -> u64 {
+pub(super) fn elapsed<J: QueueJob + ?Sized>(job: &J, now: u64) -> u64 {
     let state = job.state();
     let start = job.start_time();
     if start == 0 || state == "PENDING" {

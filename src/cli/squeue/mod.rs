@@ -5,7 +5,10 @@ mod rows;
 mod select;
 
 pub use fields::{short_state, value, write_value, QueueJob, CODES};
-pub use select::{ids_found, matches, sort_jobs, VALID_STATES};
+pub use select::{
+    default_sort, ids_found, matches, parse_sort, read_sort, sort_jobs, SortField, SortItem, SortKey, DEFAULT_SORT,
+    START_SORT, VALID_STATES,
+};
 
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
@@ -69,8 +72,8 @@ pub struct SqueueArgs {
     /// Produce JSON output
     #[arg(long = "json")]
     pub json: bool,
-    /// Comma separated list of fields to sort on (accepted, default order used)
-    #[arg(short = 'S', long = "sort")]
+    /// Comma separated list of fields to sort on
+    #[arg(short = 'S', long = "sort", allow_hyphen_values = true)]
     pub sort: Option<String>,
     /// Accepted for compatibility; reports once
     #[arg(short = 'i', long = "iterate")]
@@ -118,6 +121,19 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 1;
         }
     };
+    let sort = sort_spec(&args);
+    if let Some(spec) = &sort {
+        for item in read_sort(spec) {
+            match item {
+                SortItem::Key(_) => {}
+                SortItem::Vestigial(c) => eprintln!("{CMD}: Invalid sort specification: {c}"),
+                SortItem::Invalid(c) => {
+                    super::error(CMD, &format!("Invalid sort specification: {c}"));
+                    return 1;
+                }
+            }
+        }
+    }
     let mut bad_user = None;
     let mut users: Option<Vec<u32>> = None;
     if let Some(list) = &args.user {
@@ -146,6 +162,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         states,
         pending_only: args.start,
         array_per_line: args.array,
+        sort,
         json: false,
     };
     let client = match super::connect(CMD) {
@@ -197,7 +214,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
 /// `--json`: the full `job_info` of each job listed, as slurmrestd's `GET /jobs` has them,
 /// printed as the daemon wrote them.
 fn print_json(client: &Client, query: &JobQuery, bad_user: Option<&str>) -> i32 {
-    let query = JobQuery { json: true, ..query.clone() };
+    // squeue prints the JSON of the jobs in the controller's order, whatever -S says.
+    let query = JobQuery { json: true, sort: None, ..query.clone() };
     let reply = match client.post_for_bytes("/slurmlet/v1/jobs/query", &query) {
         Ok(r) => r,
         Err(e) => {
@@ -220,6 +238,15 @@ fn print_json(client: &Client, query: &JobQuery, bad_user: Option<&str>) -> i32 
     }
     format::emit_bytes(&reply.body);
     0
+}
+
+/// The sort specification squeue orders by: `-S`, else `$SQUEUE_SORT`, else `S` (start
+/// time) with `--start`; none: the daemon's default, [`DEFAULT_SORT`].
+fn sort_spec(args: &SqueueArgs) -> Option<String> {
+    args.sort
+        .clone()
+        .or_else(|| std::env::var("SQUEUE_SORT").ok())
+        .or_else(|| args.start.then(|| START_SORT.to_string()))
 }
 
 fn split_list(list: Option<&str>) -> Option<Vec<String>> {
@@ -455,7 +482,7 @@ mod tests {
         held.priority = NoVal::of(0);
         let dep = job(26, "dep", "gpu", "PENDING", "Dependency");
         let mut jobs = vec![running(23, "sleeper2", 2, 10), held, running(22, "sleeper", 5, 10), dep, waiting, toolong];
-        sort_jobs(&mut jobs);
+        sort_jobs(&mut jobs, &default_sort(), NOW);
         jobs
     }
 
@@ -476,8 +503,8 @@ mod tests {
                 "                24       gpu  waiting    alice PD       0:00      1 (None)",
                 "                26       gpu      dep    alice PD       0:00      1 (Dependency)",
                 "                25       gpu     held    alice PD       0:00      1 (JobHeldUser)",
-                "                22       gpu  sleeper    alice  R       0:05      1 vm",
                 "                23       gpu sleeper2    alice  R       0:02      1 vm",
+                "                22       gpu  sleeper    alice  R       0:05      1 vm",
             ]
         );
     }
@@ -492,8 +519,8 @@ mod tests {
                 "                24       gpu  waiting    alice  PENDING       0:00      5:00      1 (None)",
                 "                26       gpu      dep    alice  PENDING       0:00 UNLIMITED      1 (Dependency)",
                 "                25       gpu     held    alice  PENDING       0:00 UNLIMITED      1 (JobHeldUser)",
-                "                22       gpu  sleeper    alice  RUNNING       0:05     10:00      1 vm",
                 "                23       gpu sleeper2    alice  RUNNING       0:02     10:00      1 vm",
+                "                22       gpu  sleeper    alice  RUNNING       0:05     10:00      1 vm",
             ]
         );
     }
@@ -504,7 +531,7 @@ mod tests {
         assert_eq!(l[0], "JOBID|NAME|USER|STATE|TIME|TIME_LIMIT|NODES|NODELIST(REASON)|TRES_PER_NODE|PARTITION|CPUS");
         assert_eq!(l[1], "27|toolong|alice|PENDING|0:00|1:00:00|1|(PartitionConfig)|N/A|debug|1");
         assert_eq!(l[2], "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres:gpu:1|gpu|1");
-        assert_eq!(l[5], "22|sleeper|alice|RUNNING|0:05|10:00|1|vm|N/A|gpu|1");
+        assert_eq!(l[6], "22|sleeper|alice|RUNNING|0:05|10:00|1|vm|N/A|gpu|1");
     }
 
     #[test]
@@ -513,7 +540,7 @@ mod tests {
         assert_eq!(l[0], " JOBID NAME      |NAME      |TIME_LIM     REASON TRES_PER_NOD NODELIST");
         assert_eq!(l[2], "    24 waiting   |waiting   |    5:00       None   gres:gpu:1 ");
         assert_eq!(l[3], "    26 dep       |dep       |UNLIMITE Dependency          N/A ");
-        assert_eq!(l[5], "    22 sleeper   |sleeper   |   10:00       None          N/A vm");
+        assert_eq!(l[6], "    22 sleeper   |sleeper   |   10:00       None          N/A vm");
     }
 
     #[test]

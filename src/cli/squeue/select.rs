@@ -116,43 +116,357 @@ pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
     }
 }
 
-fn state_rank(state: &str) -> u32 {
-    match state {
-        "PENDING" => 0,
-        "RUNNING" => 1,
-        "SUSPENDED" => 2,
-        "COMPLETING" => 3,
-        _ => 4,
+/// squeue's sort order when `-S` (or `SQUEUE_SORT`) gives none: partition, state, then
+/// priority, highest first.
+pub const DEFAULT_SORT: &str = "P,t,-p";
+
+/// The sort order of `--start` when none is given: expected start time.
+pub const START_SORT: &str = "S";
+
+/// What a job is compared on by one `-S` letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortField {
+    /// `B`: the batch host.
+    BatchHost,
+    /// `cluster`: the cluster name.
+    Cluster,
+    /// `C`: the CPU count.
+    Cpus,
+    /// `D`: the node count.
+    Nodes,
+    /// `e`: the end time.
+    EndTime,
+    /// `g`: the group name.
+    GroupName,
+    /// `G`: the group id.
+    GroupId,
+    /// `i`: the job id (an array task by its array's id, then its task id).
+    JobId,
+    /// `j`: the job name.
+    Name,
+    /// `l`: the time limit (unlimited after every limit).
+    TimeLimit,
+    /// `L`: the time left (unlimited after every other).
+    TimeLeft,
+    /// `m`: the minimum memory.
+    Memory,
+    /// `M`: the time used.
+    TimeUsed,
+    /// `N`: the node list.
+    NodeList,
+    /// `p` and `Q`: the priority.
+    Priority,
+    /// `P`: the partition.
+    Partition,
+    /// `S`: the (expected) start time; jobs without one come last either way.
+    StartTime,
+    /// `t`: the compact state (`CG`, `PD`, `R`, …), as text.
+    StateCompact,
+    /// `T`: the state (`COMPLETING`, `PENDING`, `RUNNING`, …), as text.
+    State,
+    /// `u`: the user name.
+    UserName,
+    /// `U`: the user id.
+    UserId,
+    /// `V`: the submit time.
+    SubmitTime,
+}
+
+/// One key of a sort order: a field and its direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortKey {
+    /// What is compared.
+    pub field: SortField,
+    /// `-` before the letter: largest first.
+    pub descending: bool,
+}
+
+/// What reading a `-S` specification found, in the order squeue reads it (from its end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortItem {
+    /// A key that orders the jobs.
+    Key(SortKey),
+    /// `b`, the sort by generic resources Slurm no longer has: squeue says so and goes on.
+    Vestigial(char),
+    /// A letter squeue does not sort by: squeue stops with an error naming it. Nothing is
+    /// read after it.
+    Invalid(char),
+}
+
+/// The field of a `-S` letter: `Ok(None)` for letters squeue accepts and does not sort by
+/// (`c f h n O`, and `d H I J v z`, whose values are the same for every slurmlet job).
+fn sort_letter(c: char) -> Result<Option<SortField>, ()> {
+    use SortField::*;
+    Ok(Some(match c {
+        'B' => BatchHost,
+        'C' => Cpus,
+        'D' => Nodes,
+        'e' => EndTime,
+        'g' => GroupName,
+        'G' => GroupId,
+        'i' => JobId,
+        'j' => Name,
+        'l' => TimeLimit,
+        'L' => TimeLeft,
+        'm' => Memory,
+        'M' => TimeUsed,
+        'N' => NodeList,
+        'p' | 'Q' => Priority,
+        'P' => Partition,
+        'S' => StartTime,
+        't' => StateCompact,
+        'T' => State,
+        'u' => UserName,
+        'U' => UserId,
+        'V' => SubmitTime,
+        'c' | 'd' | 'f' | 'h' | 'H' | 'I' | 'J' | 'n' | 'O' | 'v' | 'z' => return Ok(None),
+        _ => return Err(()),
+    }))
+}
+
+/// Reads a `-S` specification as squeue does: one letter per key, each reversed when a `-`
+/// comes right before it (`+`, `-` and `,` are otherwise skipped, so `ij` is two keys), and
+/// the word `cluster` in any case. squeue reads it from its end and stops at the first letter
+/// it does not know; the items come in that order.
+pub fn read_sort(spec: &str) -> Vec<SortItem> {
+    const CLUSTER: &[u8] = b"cluster";
+    let b = spec.as_bytes();
+    let mut items = Vec::new();
+    let mut i = b.len();
+    while i > 0 {
+        i -= 1;
+        if matches!(b[i], b',' | b'+' | b'-') {
+            continue;
+        }
+        let word_start = (i + 1).checked_sub(CLUSTER.len());
+        if let Some(start) = word_start.filter(|&s| b[s..=i].eq_ignore_ascii_case(CLUSTER)) {
+            let descending = start > 0 && b[start - 1] == b'-';
+            items.push(SortItem::Key(SortKey { field: SortField::Cluster, descending }));
+            i = start;
+            continue;
+        }
+        let descending = i > 0 && b[i - 1] == b'-';
+        // A key letter is ASCII; anything else is reported whole.
+        let c = match spec.is_char_boundary(i) {
+            true => spec[i..].chars().next().unwrap_or('?'),
+            false => {
+                let start = (0..i).rev().find(|&k| spec.is_char_boundary(k)).unwrap_or(0);
+                spec[start..].chars().next().unwrap_or('?')
+            }
+        };
+        match sort_letter(c) {
+            Ok(Some(field)) => items.push(SortItem::Key(SortKey { field, descending })),
+            Ok(None) => {}
+            Err(()) if c == 'b' => items.push(SortItem::Vestigial(c)),
+            Err(()) => {
+                items.push(SortItem::Invalid(c));
+                break;
+            }
+        }
+    }
+    items
+}
+
+/// The keys of a `-S` specification, most significant first, or the letter squeue refuses.
+/// A field already compared on is dropped where it comes again, as it can no longer change
+/// the order.
+pub fn parse_sort(spec: &str) -> Result<Vec<SortKey>, char> {
+    let mut keys = Vec::new();
+    for item in read_sort(spec) {
+        match item {
+            SortItem::Key(k) => keys.push(k),
+            SortItem::Vestigial(_) => {}
+            SortItem::Invalid(c) => return Err(c),
+        }
+    }
+    // Read from the end: the last key read is the most significant.
+    keys.reverse();
+    let mut seen: Vec<SortField> = Vec::new();
+    keys.retain(|k| {
+        let first = !seen.contains(&k.field);
+        seen.push(k.field);
+        first
+    });
+    Ok(keys)
+}
+
+/// The keys of [`DEFAULT_SORT`].
+pub fn default_sort() -> Vec<SortKey> {
+    parse_sort(DEFAULT_SORT).expect("the default sort is valid")
+}
+
+/// One job's value for one key.
+enum SortValue<'a> {
+    Number(i64),
+    Text(std::borrow::Cow<'a, str>),
+    /// A start time; `None` (not started, none expected) comes after every time, in either
+    /// direction.
+    Start(Option<i64>),
+}
+
+/// Slurm's `INFINITE`, which an unlimited time limit (and time left) reads as.
+const INFINITE: i64 = u32::MAX as i64;
+/// Slurm's `NO_VAL`, the task id of a job that is not an array task.
+const NO_VAL: u64 = (u32::MAX - 1) as u64;
+
+/// The start time squeue sorts on: a pending job expected to start in the past starts now.
+fn start_value<J: QueueJob + ?Sized>(job: &J, now: u64) -> SortValue<'static> {
+    match job.start_time() {
+        0 => SortValue::Start(None),
+        t if job.state() == "PENDING" && t < now => SortValue::Start(Some(clamp(now))),
+        t => SortValue::Start(Some(clamp(t))),
     }
 }
 
-/// A job's place in squeue's order: partition rank, state rank, priority (highest first), id.
-type SortKey = (usize, u32, std::cmp::Reverse<u32>, u32);
+/// A time or size as a sort number (none comes near the limit).
+fn clamp(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX - 1)
+}
 
-/// squeue's default order: partition, then state (pending first), then priority (highest
-/// first), then job id.
-///
-/// Each job's key is computed once, with partitions replaced by their rank among the few
-/// distinct ones, so a long queue sorts on integers.
-pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>) {
-    let mut partitions: Vec<&str> = Vec::new();
-    for job in jobs.iter() {
-        if !partitions.contains(&job.partition()) {
-            partitions.push(job.partition());
+fn sort_value<J: QueueJob + ?Sized>(field: SortField, job: &J, now: u64) -> SortValue<'_> {
+    use std::borrow::Cow;
+    use SortField::*;
+    fn text(s: &str) -> SortValue<'_> {
+        SortValue::Text(Cow::Borrowed(s))
+    }
+    let number = SortValue::Number;
+    match field {
+        BatchHost => text(job.batch_host()),
+        Cluster => text(job.cluster()),
+        Cpus => number(job.cpus().into()),
+        Nodes => number(job.node_count().into()),
+        EndTime => number(clamp(job.end_time())),
+        GroupName => SortValue::Text(job.group_name()),
+        GroupId => number(job.group_id().into()),
+        // The array's id (the job's own when none) then the task id, in 64 bits, shifted so
+        // that they order as signed numbers do.
+        JobId => {
+            let (id, task) = match job.array_task_id() {
+                Some(task) => (job.array_job_id(), task.into()),
+                None => (job.job_id(), NO_VAL),
+            };
+            number((((id as u64) << 32 | task) ^ (1 << 63)) as i64)
+        }
+        Name => text(job.name()),
+        TimeLimit => number(job.time_limit().map_or(INFINITE, i64::from)),
+        TimeLeft => number(match job.time_limit() {
+            None => INFINITE,
+            Some(m) => m as i64 * 60 - clamp(super::fields::elapsed(job, now)),
+        }),
+        Memory => number(clamp(job.memory_per_cpu().or(job.memory_per_node()).unwrap_or(0))),
+        TimeUsed => number(clamp(super::fields::elapsed(job, now))),
+        NodeList => text(job.nodes()),
+        Priority => number(job.priority().into()),
+        Partition => text(job.partition()),
+        StartTime => start_value(job, now),
+        StateCompact => text(super::fields::short_state(job.state())),
+        State => text(job.state()),
+        UserName => SortValue::Text(job.user_name()),
+        UserId => number(job.user_id().into()),
+        SubmitTime => number(clamp(job.submit_time())),
+    }
+}
+
+/// How many distinct texts of a column are looked for one by one before a table is kept.
+const FEW_TEXTS: usize = 8;
+
+/// One column of the sort rows: a key's direction, and the distinct texts met in it.
+struct Column<'a> {
+    descending: bool,
+    /// Distinct texts in the order first met; a cell holds its index until they are ranked.
+    texts: Vec<std::borrow::Cow<'a, str>>,
+    /// The index of each text, once there are more than [`FEW_TEXTS`]; most columns
+    /// (partitions, states, users) have a few, and a look along them beats hashing.
+    index: std::collections::HashMap<std::borrow::Cow<'a, str>, usize>,
+}
+
+impl<'a> Column<'a> {
+    fn new(descending: bool) -> Self {
+        Column { descending, texts: Vec::new(), index: std::collections::HashMap::new() }
+    }
+
+    /// Reversing the bits of a number reverses its order, without overflow.
+    fn direct(&self, n: i64) -> i64 {
+        if self.descending {
+            !n
+        } else {
+            n
         }
     }
-    partitions.sort_unstable();
-    let mut keyed: Vec<(SortKey, usize)> = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| {
-            let partition = partitions.binary_search(&j.partition()).unwrap_or(0);
-            ((partition, state_rank(j.state()), std::cmp::Reverse(j.priority()), j.job_id()), i)
-        })
-        .collect();
-    keyed.sort_unstable();
+
+    /// The cell of `value`: a number that orders as the key does (a text's index for now).
+    fn cell(&mut self, value: SortValue<'a>) -> i64 {
+        match value {
+            SortValue::Number(n) => self.direct(n),
+            SortValue::Start(Some(t)) => self.direct(t),
+            SortValue::Start(None) => i64::MAX,
+            SortValue::Text(t) => {
+                let texts = &mut self.texts;
+                let k = match texts.iter().take(FEW_TEXTS).position(|s| *s == t) {
+                    Some(k) => k,
+                    None if texts.len() < FEW_TEXTS => {
+                        texts.push(t);
+                        texts.len() - 1
+                    }
+                    None => *self.index.entry(t.clone()).or_insert_with(|| {
+                        texts.push(t);
+                        texts.len() - 1
+                    }),
+                };
+                k as i64
+            }
+        }
+    }
+
+    /// The rank of each text index among the column's texts (compared as bytes, as Slurm's
+    /// `strcmp`), in the key's direction; `None` when the column holds no text.
+    fn ranks(&self) -> Option<Vec<i64>> {
+        if self.texts.is_empty() {
+            return None;
+        }
+        let mut by_text: Vec<usize> = (0..self.texts.len()).collect();
+        by_text.sort_unstable_by(|&a, &b| self.texts[a].as_bytes().cmp(self.texts[b].as_bytes()));
+        let mut rank = vec![0i64; self.texts.len()];
+        for (r, &k) in by_text.iter().enumerate() {
+            rank[k] = self.direct(r as i64);
+        }
+        Some(rank)
+    }
+}
+
+/// Sorts `jobs` by `keys` (most significant first) at UNIX time `now`, as squeue does.
+///
+/// Jobs equal on every key keep squeue's order before sorting: the latest started first,
+/// those not started last, then by job id.
+///
+/// Each job is read once, into a row of numbers (text by its rank among the column's), so a
+/// long queue sorts on integers.
+pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
+    // One row per job: a number per key, then the start time (latest first) and the job id.
+    let width = keys.len() + 2;
+    let mut columns: Vec<Column> = keys.iter().map(|k| Column::new(k.descending)).collect();
+    columns.push(Column::new(true));
+    let mut rows: Vec<i64> = Vec::with_capacity(jobs.len() * width);
+    for job in jobs.iter() {
+        for (k, column) in keys.iter().zip(columns.iter_mut()) {
+            rows.push(column.cell(sort_value(k.field, job, now)));
+        }
+        rows.push(columns[keys.len()].cell(start_value(job, now)));
+        rows.push(job.job_id().into());
+    }
+    for (c, column) in columns.iter().enumerate() {
+        if let Some(rank) = column.ranks() {
+            for row in rows.chunks_exact_mut(width) {
+                row[c] = rank[row[c] as usize];
+            }
+        }
+    }
+    let mut keyed: Vec<(&[i64], usize)> = rows.chunks_exact(width).zip(0..).collect();
+    // The job id, last, tells any two jobs apart.
+    keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut slots: Vec<Option<J>> = jobs.drain(..).map(Some).collect();
-    jobs.extend(keyed.into_iter().filter_map(|(_, i)| slots[i].take()));
+    jobs.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 #[cfg(test)]
@@ -193,14 +507,153 @@ mod tests {
         assert!(ids_found(&JobQuery::default(), jobs.iter()));
     }
 
+    fn ids(jobs: &[JobInfo]) -> Vec<u32> {
+        jobs.iter().map(|j| j.job_id).collect()
+    }
+
+    fn sorted(mut jobs: Vec<JobInfo>, spec: &str) -> Vec<u32> {
+        sort_jobs(&mut jobs, &parse_sort(spec).unwrap(), NOW);
+        ids(&jobs)
+    }
+
+    const NOW: u64 = 1_000_000;
+
+    fn key(field: SortField, descending: bool) -> SortKey {
+        SortKey { field, descending }
+    }
+
     #[test]
-    fn sorted_by_partition_state_priority_and_id() {
-        let mut jobs = vec![job(1, "RUNNING"), job(2, "PENDING"), job(3, "PENDING"), job(4, "PENDING")];
+    fn sort_specifications_are_read_as_squeue_reads_them() {
+        use SortField::*;
+        assert_eq!(
+            parse_sort("P,t,-p").unwrap(),
+            vec![key(Partition, false), key(StateCompact, false), key(Priority, true)]
+        );
+        assert_eq!(parse_sort("+j").unwrap(), vec![key(Name, false)]);
+        assert_eq!(parse_sort("-j").unwrap(), vec![key(Name, true)]);
+        // One letter per key, commas or not; a '-' reverses only the letter right after it.
+        assert_eq!(parse_sort("-ij").unwrap(), vec![key(JobId, true), key(Name, false)]);
+        assert_eq!(parse_sort("-,i").unwrap(), vec![key(JobId, false)]);
+        assert_eq!(parse_sort("t,-i").unwrap(), vec![key(StateCompact, false), key(JobId, true)]);
+        // p and Q are both the priority; a field that comes again changes nothing.
+        assert_eq!(parse_sort("-p,Q,i,p").unwrap(), vec![key(Priority, true), key(JobId, false)]);
+        // The word cluster, in any case, with its own '-'.
+        assert_eq!(parse_sort("-Cluster,i").unwrap(), vec![key(Cluster, true), key(JobId, false)]);
+        assert_eq!(parse_sort("icluster").unwrap(), vec![key(JobId, false), key(Cluster, false)]);
+        // Letters squeue accepts without sorting by them, and an empty order.
+        assert_eq!(parse_sort("c,f,h,n,O,d,H,I,J,v,z").unwrap(), vec![]);
+        assert_eq!(parse_sort("").unwrap(), vec![]);
+        assert_eq!(parse_sort(",+-").unwrap(), vec![]);
+        assert_eq!(default_sort(), parse_sort(DEFAULT_SORT).unwrap());
+    }
+
+    #[test]
+    fn a_bad_sort_letter_is_named_as_squeue_names_it() {
+        assert_eq!(parse_sort("x").unwrap_err(), 'x');
+        assert_eq!(parse_sort("i,a").unwrap_err(), 'a');
+        // Read from the end: the last bad letter is the one named, and -O names are letters.
+        assert_eq!(parse_sort("JobID").unwrap_err(), 'o');
+        // ... and one whose letters all are keys is read as those keys.
+        assert_eq!(parse_sort("TimeLimit").unwrap().len(), 6);
+        assert_eq!(parse_sort("i,é").unwrap_err(), 'é');
+        assert_eq!(parse_sort("7").unwrap_err(), '7');
+        // `b` (the old sort by generic resources) is only remarked upon.
+        assert_eq!(read_sort("i,b"), vec![SortItem::Vestigial('b'), SortItem::Key(key(SortField::JobId, false))]);
+        assert_eq!(parse_sort("i,b").unwrap(), vec![key(SortField::JobId, false)]);
+        // Nothing is read past the bad letter.
+        assert_eq!(read_sort("b,x,i"), vec![SortItem::Key(key(SortField::JobId, false)), SortItem::Invalid('x')]);
+    }
+
+    #[test]
+    fn sort_spec_parsing_never_panics() {
+        let words = ["cluster", "-CLUSTER", "xcluster", "clusterx", "cluste", "-luster", "\u{e9}cluster"];
+        for spec in
+            crate::options::test_support::short_strings(",+-ibclr\u{e9}", 4).into_iter().chain(words.map(String::from))
+        {
+            let _ = read_sort(&spec);
+            let _ = parse_sort(&spec);
+        }
+    }
+
+    #[test]
+    fn the_default_order_is_partition_then_state_text_then_priority_highest_first() {
+        let mut jobs =
+            vec![job(1, "RUNNING"), job(2, "PENDING"), job(3, "PENDING"), job(4, "PENDING"), job(5, "PENDING")];
         jobs[0].partition = "debug".into();
         jobs[2].priority = crate::api::noval::NoVal::of(5);
         jobs[3].job_state = vec!["RUNNING".into(), "COMPLETING".into()];
-        sort_jobs(&mut jobs);
-        assert_eq!(jobs.iter().map(|j| j.job_id).collect::<Vec<_>>(), vec![1, 3, 2, 4]);
+        // CG sorts before PD, and PD before R, as their text does in Slurm.
+        assert_eq!(sorted(jobs, DEFAULT_SORT), vec![1, 4, 3, 2, 5]);
+    }
+
+    #[test]
+    fn numbers_and_times_sort_by_value_not_by_text() {
+        let mut jobs: Vec<JobInfo> = (1..=4).map(|i| job(i, "PENDING")).collect();
+        let limits = [Some(90), None, Some(5), Some(600)];
+        for (j, l) in jobs.iter_mut().zip(limits) {
+            j.time_limit = l.map_or_else(crate::api::noval::NoVal::infinite, crate::api::noval::NoVal::of);
+        }
+        // 5:00 < 1:30:00 < 10:00:00 < UNLIMITED, though "10:00:00" < "1:30:00" < "5:00" as text.
+        assert_eq!(sorted(jobs.clone(), "l"), vec![3, 1, 4, 2]);
+        assert_eq!(sorted(jobs.clone(), "-l"), vec![2, 4, 1, 3]);
+        // Ids: 9 before 10.
+        let mut jobs = vec![job(10, "PENDING"), job(9, "PENDING"), job(100, "PENDING")];
+        assert_eq!(sorted(jobs.clone(), "i"), vec![9, 10, 100]);
+        assert_eq!(sorted(jobs.clone(), "-i"), vec![100, 10, 9]);
+        // Priorities and CPUs.
+        for (j, p) in jobs.iter_mut().zip([3, 20, 100]) {
+            j.priority = crate::api::noval::NoVal::of(p);
+            j.cpus = crate::api::noval::NoVal::of(p);
+        }
+        assert_eq!(sorted(jobs.clone(), "-p"), vec![100, 9, 10]);
+        assert_eq!(sorted(jobs.clone(), "Q"), vec![10, 9, 100]);
+        assert_eq!(sorted(jobs, "C"), vec![10, 9, 100]);
+    }
+
+    #[test]
+    fn times_used_left_and_started() {
+        let mut jobs: Vec<JobInfo> = (1..=3).map(|i| job(i, "RUNNING")).collect();
+        jobs[0].start_time = crate::api::noval::NoVal::of(NOW - 50);
+        jobs[1].start_time = crate::api::noval::NoVal::of(NOW - 700);
+        jobs[2].job_state = vec!["PENDING".into()];
+        for j in jobs.iter_mut() {
+            j.time_limit = crate::api::noval::NoVal::of(10);
+        }
+        assert_eq!(sorted(jobs.clone(), "M"), vec![3, 1, 2]);
+        // Time left: 600 - 700 < 600 - 50 < 600.
+        assert_eq!(sorted(jobs.clone(), "L"), vec![2, 1, 3]);
+        // A job that has not started comes after the started ones, either way.
+        assert_eq!(sorted(jobs.clone(), "S"), vec![2, 1, 3]);
+        assert_eq!(sorted(jobs.clone(), "-S"), vec![1, 2, 3]);
+        // Ties keep squeue's order: the latest started first, the others last by id.
+        assert_eq!(sorted(jobs, ""), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn keys_break_ties_in_order() {
+        let mut jobs: Vec<JobInfo> = (1..=4).map(|i| job(i, "PENDING")).collect();
+        jobs[1].job_state = vec!["RUNNING".into()];
+        jobs[3].job_state = vec!["RUNNING".into()];
+        for (j, n) in jobs.iter_mut().zip(["b", "a", "a", "B"]) {
+            j.name = n.into();
+        }
+        assert_eq!(sorted(jobs.clone(), "t,-i"), vec![3, 1, 4, 2]);
+        assert_eq!(sorted(jobs.clone(), "-t,i"), vec![2, 4, 1, 3]);
+        // Names compare as bytes: upper case first.
+        assert_eq!(sorted(jobs.clone(), "j"), vec![4, 2, 3, 1]);
+        assert_eq!(sorted(jobs.clone(), "-j"), vec![1, 2, 3, 4]);
+        assert_eq!(sorted(jobs, "j,-i"), vec![4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn array_tasks_sort_by_their_array_then_task() {
+        let mut jobs = vec![job(20, "PENDING"), job(11, "PENDING"), job(12, "PENDING"), job(15, "PENDING")];
+        // 11 and 12 are tasks 5 and 2 of array 10; 20 is task 1 of array 10 as well.
+        for (j, task) in jobs.iter_mut().zip([1, 5, 2]) {
+            j.array_job_id = crate::api::noval::NoVal::of(10);
+            j.array_task_id = crate::api::noval::NoVal::of(task);
+        }
+        assert_eq!(sorted(jobs, "i"), vec![20, 12, 11, 15]);
     }
 
     #[test]
