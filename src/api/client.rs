@@ -156,6 +156,11 @@ impl Client {
         self.post(&format!("/slurm/{DATA_PARSER}/job/{id}"), body)
     }
 
+    /// `POST /slurmlet/v1/job/{id}/{op}`: `op` is `suspend` or `resume`.
+    pub fn suspend_job(&self, id: &str, op: &str) -> Result<JobPostResponse, ClientError> {
+        self.post(&format!("/slurmlet/v1/job/{id}/{op}"), &serde_json::json!({}))
+    }
+
     /// `POST /slurmlet/v1/token`: a REST token for the caller (or, for root, another user).
     pub fn token(&self, req: &TokenRequest) -> Result<TokenResponse, ClientError> {
         self.post("/slurmlet/v1/token", req)

@@ -111,7 +111,7 @@ pub struct Core {
     /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
     pub ended: tokio::sync::watch::Sender<u64>,
     /// The running steps of each job.
-    steps: super::steps::Steps,
+    pub(super) steps: super::steps::Steps,
     /// Each user's pending and running jobs, for the submit limit.
     active: super::limits::Active,
 }
@@ -176,7 +176,7 @@ impl Core {
         Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpu_ids.len() as u32 }
     }
 
-    fn job_dir(&self, id: u32) -> PathBuf {
+    pub(super) fn job_dir(&self, id: u32) -> PathBuf {
         stepd::job_dir(&self.jobs_dir, id)
     }
 
@@ -250,6 +250,7 @@ impl Core {
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
         }
+        self.tell_supervisors(id);
     }
 
     /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
@@ -332,8 +333,7 @@ impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {
-        let releases =
-            self.holding().map(|j| (j.limit_secs().map(|l| j.start_time.saturating_add(l)).unwrap_or(NEVER), j.req));
+        let releases = self.holding().map(|j| (j.limit_end(now).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
     }
 
@@ -611,6 +611,7 @@ impl Core {
             }
             JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
             _ if full_cancel => {
+                super::suspend::continue_for_cancel(job, &dir);
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);

@@ -47,6 +47,10 @@ pub enum Op {
     Config,
     /// `POST /slurmlet/v1/token`: a REST token (`scontrol token`).
     Token,
+    /// `POST /slurmlet/v1/job/{job_id}/suspend`: `scontrol suspend`.
+    Suspend,
+    /// `POST /slurmlet/v1/job/{job_id}/resume`: `scontrol resume`.
+    Resume,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -87,6 +91,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/job/{job_id}/wait", Op::Wait),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
+    ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
+    ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -113,6 +119,8 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::History => on(method, super::slurmdb::history),
         Op::Config => on(method, server::config),
         Op::Token => on(method, super::token::token),
+        Op::Suspend => on(method, super::suspend::suspend),
+        Op::Resume => on(method, super::suspend::resume),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

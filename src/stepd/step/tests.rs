@@ -24,6 +24,7 @@ fn spec(argv: &[&str]) -> StepSpec {
         stdin: StepInput::None,
         append: false,
         end_time: None,
+        own_end: None,
         kill_wait: 1,
         node_name: "vm".into(),
         job_name: "test".into(),
