@@ -97,6 +97,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         append: req.append,
         end_time: [job_end, step_end].into_iter().flatten().min(),
         own_end: step_end,
+        job_start: job.start_time,
         kill_wait: config.kill_wait,
         node_name: config.node_name.clone(),
         job_name: job.name.to_string(),

@@ -90,6 +90,7 @@ fn apply(job: &mut Job, op: Op, now: u64) {
 /// What the supervisors of `job` must follow (see [`crate::stepd::timing`]).
 pub fn timing(job: &Job) -> Timing {
     Timing {
+        start_time: job.start_time,
         end_time: job.limit_secs().map(|l| job.start_time.saturating_add(l).saturating_add(job.suspended_secs)),
         suspended: job.state() == JobState::Suspended,
         suspended_secs: job.suspended_secs,
@@ -111,7 +112,7 @@ impl Core {
         }
         let job = self.jobs.get_mut(&id).expect("checked above");
         apply(job, op, crate::options::now());
-        tracing::info!(job = id, uid = caller.uid, "job {}ed", op.name());
+        tracing::info!(job = id, uid = caller.uid, op = op.name(), "job suspended or resumed");
         let durable = self.writer.update(job);
         self.tell_supervisors(id);
         Ok(Effects { durable: Some(durable), reschedule: true, ..Default::default() })
@@ -214,13 +215,19 @@ mod tests {
     #[test]
     fn the_time_suspended_moves_the_end() {
         let mut job = running();
-        assert_eq!(timing(&job), Timing { end_time: Some(1_060), suspended: false, suspended_secs: 0 });
+        assert_eq!(
+            timing(&job),
+            Timing { start_time: 1_000, end_time: Some(1_060), suspended: false, suspended_secs: 0 }
+        );
         apply(&mut job, Op::Suspend, 1_010);
         assert_eq!((job.state(), job.pre_sus_secs, job.suspend_time), (JobState::Suspended, 10, 1_010));
         assert!(timing(&job).suspended);
         assert_eq!(job.limit_end(1_100), Some(1_150), "the end moves on while it stays suspended");
         apply(&mut job, Op::Resume, 1_110);
-        assert_eq!(timing(&job), Timing { end_time: Some(1_160), suspended: false, suspended_secs: 100 });
+        assert_eq!(
+            timing(&job),
+            Timing { start_time: 1_000, end_time: Some(1_160), suspended: false, suspended_secs: 100 }
+        );
         assert_eq!(job.limit_end(2_000), Some(1_160));
         apply(&mut job, Op::Suspend, 1_120);
         assert_eq!(job.pre_sus_secs, 20, "the run time since the resume is added");

@@ -23,7 +23,8 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     // A client already gone is seen as the end of its stream below.
     let _ = Frame::Granted(grant).write_to(&mut &conn);
     let mut events = Events::on_readable(conn.try_clone()?.into())?;
-    let mut timing = super::timing::Follower::start(dir, spec.time_limit_secs.map(|l| spec.start_time + l));
+    let mut timing =
+        super::timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
     let mut limit_at = timing.deadline().map(crate::sys::instant_at);
     // The client is warned a minute ahead (at once if less is left).
     let warn_of =

@@ -270,7 +270,7 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
     let mut events = events::Events::new(child.pid)?;
     let at = crate::sys::instant_at;
     // Read once the notices are blocked, so that none is missed.
-    let mut timing = timing::Follower::start(dir, spec.time_limit_secs.map(|l| spec.start_time + l));
+    let mut timing = timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
     let pgid = child.pid;
     let mut warned = false;
     let warn_of = |timing: &timing::Follower, warned: bool| match (spec.warn_signal, timing.deadline(), warned) {

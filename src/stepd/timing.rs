@@ -24,6 +24,9 @@ pub const FILE: &str = "timing.json";
 /// The job's timing as the daemon last set it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timing {
+    /// When the job started (UNIX seconds): a file left from an earlier run of the job (one
+    /// put back in the queue) is not this run's.
+    pub start_time: u64,
     /// When the job reaches its time limit (UNIX seconds), suspensions so far included;
     /// `None`: no limit.
     pub end_time: Option<u64>,
@@ -73,17 +76,21 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// Starts following the job of `job_dir`, whose end time is `end_time` unless the daemon
-    /// wrote otherwise.
-    pub fn start(job_dir: &Path, end_time: Option<u64>) -> Follower {
-        let now = Timing::read(job_dir).unwrap_or(Timing { end_time, ..Default::default() });
+    /// Starts following the job of `job_dir` that started at `start_time`, whose end time is
+    /// `end_time` unless the daemon wrote otherwise for this run.
+    pub fn start(job_dir: &Path, start_time: u64, end_time: Option<u64>) -> Follower {
+        let now = Timing::read(job_dir).filter(|t| t.start_time == start_time).unwrap_or(Timing {
+            start_time,
+            end_time,
+            ..Default::default()
+        });
         Follower { now, suspended_at_start: now.suspended_secs, stopped: false }
     }
 
     /// Reads the file again and tells what to do: `Some(SIGSTOP)` or `Some(SIGCONT)` when the
     /// processes must be stopped or let go on.
     pub fn reread(&mut self, job_dir: &Path) -> Option<i32> {
-        if let Some(t) = Timing::read(job_dir) {
+        if let Some(t) = Timing::read(job_dir).filter(|t| t.start_time == self.now.start_time) {
             self.now = t;
         }
         self.signal_due()
@@ -134,14 +141,20 @@ mod tests {
     #[test]
     fn a_suspension_stops_and_lets_go_once_and_has_no_deadline() {
         let dir = tempfile::tempdir().unwrap();
-        let mut f = Follower::start(dir.path(), Some(1_000));
+        let mut f = Follower::start(dir.path(), 940, Some(1_000));
         assert_eq!(f.deadline(), Some(1_000), "no file: the launch's end");
         assert_eq!(f.reread(dir.path()), None);
-        Timing { end_time: Some(1_000), suspended: true, suspended_secs: 0 }.write(dir.path()).unwrap();
+        Timing { start_time: 1, end_time: Some(1_000), suspended: true, suspended_secs: 0 }.write(dir.path()).unwrap();
+        assert_eq!(f.reread(dir.path()), None, "an earlier run's file");
+        Timing { start_time: 940, end_time: Some(1_000), suspended: true, suspended_secs: 0 }
+            .write(dir.path())
+            .unwrap();
         assert_eq!(f.reread(dir.path()), Some(libc::SIGSTOP));
         assert_eq!(f.reread(dir.path()), None, "stopped once");
         assert_eq!(f.deadline(), None);
-        Timing { end_time: Some(1_030), suspended: false, suspended_secs: 30 }.write(dir.path()).unwrap();
+        Timing { start_time: 940, end_time: Some(1_030), suspended: false, suspended_secs: 30 }
+            .write(dir.path())
+            .unwrap();
         assert_eq!(f.reread(dir.path()), Some(libc::SIGCONT));
         assert_eq!(f.deadline(), Some(1_030));
         assert_eq!(f.step_deadline(Some(500)), Some(530), "a step's own limit moves as much");
@@ -151,8 +164,8 @@ mod tests {
     #[test]
     fn a_step_started_after_a_suspension_keeps_its_own_limit() {
         let dir = tempfile::tempdir().unwrap();
-        Timing { end_time: None, suspended: false, suspended_secs: 40 }.write(dir.path()).unwrap();
-        let f = Follower::start(dir.path(), Some(5));
+        Timing { start_time: 3, end_time: None, suspended: false, suspended_secs: 40 }.write(dir.path()).unwrap();
+        let f = Follower::start(dir.path(), 3, Some(5));
         assert_eq!(f.deadline(), None);
         assert_eq!(f.step_deadline(Some(700)), Some(700));
     }

@@ -106,7 +106,7 @@ impl Relay<'_> {
     /// Runs the step to its end, then sends what is left for the client and ends the stream.
     pub fn run(mut self) {
         let mut clock = Clock::default();
-        let mut timing = crate::stepd::timing::Follower::start(self.job_dir(), self.spec.end_time);
+        let mut timing = crate::stepd::timing::Follower::start(self.job_dir(), self.spec.job_start, self.spec.end_time);
         clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
         if let Some(sig) = timing.signal_due() {
             self.signal_all(sig);

@@ -49,6 +49,9 @@ pub struct StepSpec {
     /// When the step must end (UNIX seconds): the job's or the step's time limit, as of its
     /// start (see [`crate::stepd::timing`] for what moves it).
     pub end_time: Option<u64>,
+    /// When the job started (UNIX seconds), to tell its timing file from an earlier run's.
+    #[serde(default)]
+    pub job_start: u64,
     /// When the step's own time limit (`srun --time`) ends, if it has one (UNIX seconds).
     #[serde(default)]
     pub own_end: Option<u64>,

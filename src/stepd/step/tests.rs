@@ -25,6 +25,7 @@ fn spec(argv: &[&str]) -> StepSpec {
         append: false,
         end_time: None,
         own_end: None,
+        job_start: 0,
         kill_wait: 1,
         node_name: "vm".into(),
         job_name: "test".into(),
