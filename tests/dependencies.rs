@@ -140,3 +140,35 @@ fn a_pipeline_of_an_array_dependents_and_a_requeue_reads_as_slurm_records_it() {
     let o = c.run("sacct", &["-X", "-P", "-n", "-D", "-o", "JobID,State,ExitCode", "-j", &format!("{array}_2")]);
     assert_eq!(stdout(&o), format!("{array}_2|REQUEUED|7:0\n{array}_2|COMPLETED|0:0\n"));
 }
+
+#[test]
+fn scontrol_update_sets_and_clears_a_pending_jobs_dependency() {
+    let c = Cluster::start("0", "");
+    let held = c.sbatch(&["--hold", "--wrap", "true"]);
+    // Waits for its begin time, so that clearing its dependency does not start it.
+    let job = c.sbatch(&["--wrap", "true", "--begin", "now+1hour"]);
+    let o = c.run("scontrol", &["update", &format!("JobId={job}"), &format!("Dependency=afterok:{held}")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = c.run("squeue", &["-h", "-j", &job.to_string(), "-o", "%E"]);
+    assert_eq!(stdout(&shown), format!("afterok:{held}(unfulfilled)\n"));
+    // Refusals: a job that does not exist, the job itself.
+    let o = c.run("scontrol", &["update", &format!("JobId={job}"), "Dependency=afterok:999999"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), format!("Job dependency problem for job {job}\n"));
+    let o = c.run("scontrol", &["update", &format!("JobId={job}"), &format!("Dependency=afterany:{job}")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), format!("Circular job dependency for job {job}\n"));
+    let shown = c.run("squeue", &["-h", "-j", &job.to_string(), "-o", "%E"]);
+    assert_eq!(stdout(&shown), format!("afterok:{held}(unfulfilled)\n"), "a refused update changes nothing");
+    // An empty dependency clears it.
+    let o = c.run("scontrol", &["update", &format!("JobId={job}"), "Dependency="]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = c.run("squeue", &["-h", "-j", &job.to_string(), "-o", "%E"]);
+    assert_eq!(stdout(&shown), "(null)\n");
+    // A running job's dependency is past changing.
+    let running = c.sbatch(&["--wrap", "sleep 30"]);
+    c.wait_state(running, &["RUNNING"], LONG);
+    let o = c.run("scontrol", &["update", &format!("JobId={running}"), &format!("Dependency=afterok:{held}")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), format!("Job is no longer pending execution for job {running}\n"));
+}

@@ -113,9 +113,9 @@ fn the_rest_update_holds_and_refuses_what_it_cannot_apply() {
     assert_eq!(c.job(pending).state_reason, "JobHeldUser");
 
     // A field slurmlet cannot update is refused as a whole: the hold is not released either.
-    let refused = client.update_job(&id, &serde_json::json!({ "hold": false, "time_limit": 20 })).unwrap();
+    let refused = client.update_job(&id, &serde_json::json!({ "hold": false, "qos": "high" })).unwrap();
     assert_eq!(refused.errors.len(), 1, "{:?}", refused.errors);
-    assert_eq!(refused.errors[0].source, "#/time_limit/");
+    assert_eq!(refused.errors[0].source, "#/qos/");
     assert!(c.job(pending).hold);
 
     let unknown = client.update_job("999999", &serde_json::json!({ "hold": true })).unwrap();

@@ -311,6 +311,23 @@ fn nobody_acts_on_another_users_job() {
     let out = shared.run_as(&bob, "scontrol", &["release", &pending.to_string()]);
     assert!(!out.status.success(), "bob released alice's hold");
 
+    // Suspending and updating: bob is refused as Slurm refuses him; alice may lower her
+    // running job's time limit, not raise it again.
+    let sid = id.to_string();
+    let out = shared.run_as(&bob, "scontrol", &["suspend", &sid]);
+    assert_eq!(text(&out).1, format!("Access/permission denied for job {id}\n"));
+    assert_eq!(out.status.code(), Some(1));
+    shared.wait_state(id, "RUNNING");
+    let job_id = format!("JobId={id}");
+    let out = shared.run_as(&bob, "scontrol", &["update", &job_id, "TimeLimit=1"]);
+    assert_eq!((out.status.code(), text(&out).1), (Some(1), format!("Invalid user id for job {id}\n")));
+    let out = shared.run_as(&alice, "scontrol", &["update", &job_id, "TimeLimit=100"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = shared.run_as(&alice, "scontrol", &["update", &job_id, "TimeLimit=200"]);
+    assert_eq!((out.status.code(), text(&out).1), (Some(1), format!("Access/permission denied for job {id}\n")));
+    let limit = Client::at(&shared.socket).unwrap().job(&sid).unwrap().jobs[0].time_limit.number;
+    assert_eq!(limit, 100);
+
     // Over TCP: no token, no answer; bob's own token does not make him alice.
     let path = format!("/slurm/v0.0.43/job/{id}");
     assert_eq!(common::http::http(&addr, "DELETE", &path, &[], None).status, 401);

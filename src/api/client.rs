@@ -156,9 +156,10 @@ impl Client {
         self.post(&format!("/slurm/{DATA_PARSER}/job/{id}"), body)
     }
 
-    /// `POST /slurmlet/v1/job/{id}/requeue`: `scontrol requeue`.
-    pub fn requeue_job(&self, id: &str) -> Result<JobPostResponse, ClientError> {
-        self.post(&format!("/slurmlet/v1/job/{id}/requeue"), &serde_json::json!({}))
+    /// `POST /slurmlet/v1/job/{id}/{action}`: `action` is `requeue`, `suspend` or `resume`
+    /// (scontrol's, which slurmrestd has no path for).
+    pub fn job_action(&self, id: &str, action: &str) -> Result<JobPostResponse, ClientError> {
+        self.post(&format!("/slurmlet/v1/job/{id}/{action}"), &serde_json::json!({}))
     }
 
     /// `POST /slurmlet/v1/token`: a REST token for the caller (or, for root, another user).

@@ -685,6 +685,18 @@ pub mod errno {
     pub const PATHNAME_TOO_LONG: i32 = 2012;
     /// `ESLURM_DEPENDENCY`: "Job dependency problem".
     pub const INVALID_DEPENDENCY: i32 = 2038;
+    /// `ESLURM_CIRCULAR_DEPENDENCY`: "Circular job dependency".
+    pub const CIRCULAR_DEPENDENCY: i32 = 2071;
+    /// `ESLURM_TRANSITION_STATE_NO_UPDATE`: "Job can not be altered now, try again later".
+    pub const TRANSITION_STATE_NO_UPDATE: i32 = 2020;
+    /// `ESLURM_JOB_PENDING`: "Job is pending execution".
+    pub const JOB_PENDING: i32 = 2024;
+    /// `ESLURM_BATCH_ONLY`: "Only batch jobs are accepted or processed".
+    pub const BATCH_ONLY: i32 = 2039;
+    /// `ESLURM_JOB_NOT_RUNNING`: "Job is not running".
+    pub const JOB_NOT_RUNNING: i32 = 2085;
+    /// `ESLURM_JOB_NOT_SUSPENDED`: "Job is not suspended".
+    pub const JOB_NOT_SUSPENDED: i32 = 2087;
     /// ESLURM_INVALID_ARRAY: "Invalid job array specification".
     pub const INVALID_ARRAY: i32 = 2081;
     /// ESLURM_JOB_NOT_FINISHED: "Job is not finished" (a requeue of a job that may not be).

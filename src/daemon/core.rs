@@ -112,7 +112,7 @@ pub struct Core {
     /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
     pub ended: tokio::sync::watch::Sender<u64>,
     /// The running steps of each job.
-    steps: super::steps::Steps,
+    pub(super) steps: super::steps::Steps,
     /// Each user's pending and running jobs, for the submit limit.
     active: super::limits::Active,
 }
@@ -179,7 +179,7 @@ impl Core {
 
     /// The directory of the current run of job `id` (each run of a requeued job has its
     /// own, so that the removal of the last run's never meets the next run's files).
-    fn job_dir(&self, id: u32) -> PathBuf {
+    pub(super) fn job_dir(&self, id: u32) -> PathBuf {
         stepd::job_dir(&self.jobs_dir, id, self.jobs.get(&id).map_or(0, |j| j.restarts))
     }
 
@@ -253,6 +253,7 @@ impl Core {
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
         }
+        self.tell_supervisors(id);
     }
 
     /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
@@ -356,7 +357,7 @@ impl Core {
     }
 
     /// The jobs as a dependency reads them: in memory, else in the store.
-    fn lookup(&self) -> super::depend::Known<'_> {
+    pub(super) fn lookup(&self) -> super::depend::Known<'_> {
         super::depend::Known { jobs: &self.jobs, store: &self.store }
     }
 
@@ -381,8 +382,7 @@ impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
     fn plan(&self, now: u64) -> Plan {
-        let releases =
-            self.holding().map(|j| (j.limit_secs().map(|l| j.start_time.saturating_add(l)).unwrap_or(NEVER), j.req));
+        let releases = self.holding().map(|j| (j.limit_end(now).unwrap_or(NEVER), j.req));
         Plan::new(now, self.capacity().minus(&self.used), releases)
     }
 
@@ -622,6 +622,9 @@ impl Core {
                 EndCause::LaunchFailed => (JobState::Failed, "JobLaunchFailure"),
                 EndCause::Cancelled => (JobState::Cancelled, "None"),
                 EndCause::TimeLimit => (JobState::Timeout, "TimeLimit"),
+                // Cancelled while its script was ending by itself (the cancel waits for the
+                // steps first): a cancelled job, as Slurm records it.
+                EndCause::Exited if job.cancelled_by.is_some() => (JobState::Cancelled, "None"),
                 EndCause::Exited if s.wait_status == 0 => (JobState::Completed, "None"),
                 EndCause::Exited => (JobState::Failed, "NonZeroExitCode"),
             },
@@ -727,8 +730,9 @@ impl Core {
                 let durable = self.end_pending(id, &reason, Some(caller.uid));
                 Ok(Effects { durable: Some(durable), reschedule: true, ..Default::default() })
             }
-            JobState::Pending => Err(cancel_error(2027, "Job is pending execution")),
+            JobState::Pending => Err(cancel_error(errno::JOB_PENDING, "Job is pending execution")),
             _ if full_cancel => {
+                super::suspend::continue_for_cancel(job, &dir);
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);

@@ -3,14 +3,14 @@
 //!
 //! A held job stays pending with priority 0 and reason `JobHeldUser` (held by its owner) or
 //! `JobHeldAdmin` (held by root); it leaves the scheduling queue until it is released. The
-//! hold is part of the stored job record, so it survives a restart.
+//! hold is part of the stored job record, so it survives a restart. The update itself is
+//! [`super::core::Core::update_job`] (see [`super::job_edit`]).
 
 use super::core::{Core, Effects};
 use super::job::{Job, JobState};
 use super::submit::Caller;
 use crate::api::types::errno;
 use crate::config::Config;
-use std::cmp::Reverse;
 
 /// One change to a job's place in the queue, in the order a request lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,11 +29,12 @@ pub struct UpdateError {
     /// Slurm's error number.
     pub code: i32,
     /// Slurm's text for it.
-    pub message: &'static str,
+    pub message: std::borrow::Cow<'static, str>,
 }
 
-const fn refused(code: i32, message: &'static str) -> UpdateError {
-    UpdateError { code, message }
+/// A refusal with Slurm's number and text.
+pub(super) fn refused(code: i32, message: &'static str) -> UpdateError {
+    UpdateError { code, message: message.into() }
 }
 
 /// The reason of a job held by its owner.
@@ -70,32 +71,10 @@ impl Core {
             _ => Ok(effects),
         }
     }
-
-    /// Applies `changes` to job `id` for `caller`: all of them, or none when one is refused.
-    /// The changed record is queued for the store; a scheduling pass follows.
-    pub fn update_queue(&mut self, id: u32, changes: &[QueueChange], caller: Caller) -> Result<Effects, UpdateError> {
-        let Some(job) = self.jobs.get(&id) else {
-            return Err(refused(errno::INVALID_JOB_ID, "Invalid job id specified"));
-        };
-        let new = changed(job, changes, caller, &self.config)?;
-        if (new.held, new.priority, &new.reason) == (job.held, job.priority, &job.reason) {
-            return Ok(Effects::default());
-        }
-        if Self::queued(job) {
-            self.queue.remove(&(Reverse(job.priority), id));
-        }
-        if Self::queued(&new) {
-            self.queue.insert((Reverse(new.priority), id));
-        }
-        tracing::info!(job = id, uid = caller.uid, held = new.held, priority = new.priority, "job updated");
-        let durable = self.writer.update(&new);
-        self.jobs.insert(id, new);
-        Ok(Effects { durable: Some(durable), reschedule: true, ..Default::default() })
-    }
 }
 
 /// `job` with `changes` applied for `caller`, as Slurm's controller decides them.
-fn changed(job: &Job, changes: &[QueueChange], caller: Caller, config: &Config) -> Result<Job, UpdateError> {
+pub(super) fn changed(job: &Job, changes: &[QueueChange], caller: Caller, config: &Config) -> Result<Job, UpdateError> {
     if !caller.may_manage(job, config, "update") {
         return Err(refused(errno::USER_ID_MISSING, "Invalid user id"));
     }
@@ -173,7 +152,7 @@ mod tests {
     #[test]
     fn only_the_owner_or_root_may_change_a_job() {
         let refused = changed(&job(JobState::Pending), &[QueueChange::Hold], OTHER, &config()).unwrap_err();
-        assert_eq!(refused, UpdateError { code: 2010, message: "Invalid user id" });
+        assert_eq!(refused, UpdateError { code: 2010, message: "Invalid user id".into() });
         let held = changed(&job(JobState::Pending), &[QueueChange::Hold], ROOT, &config()).unwrap();
         assert_eq!(&*held.reason, HELD_ADMIN);
     }
@@ -190,13 +169,13 @@ mod tests {
     #[test]
     fn running_and_finished_jobs_are_refused_as_slurm_refuses_them() {
         let running = changed(&job(JobState::Running), &[QueueChange::Hold], OWNER, &config()).unwrap_err();
-        assert_eq!(running, UpdateError { code: 2073, message: "Job is no longer pending execution" });
+        assert_eq!(running, UpdateError { code: 2073, message: "Job is no longer pending execution".into() });
         assert!(
             changed(&job(JobState::Running), &[QueueChange::Release], OWNER, &config()).is_ok(),
             "nothing to release"
         );
         let done = changed(&job(JobState::Completed), &[QueueChange::Release], OWNER, &config()).unwrap_err();
-        assert_eq!(done, UpdateError { code: 2084, message: "Job has already finished" });
+        assert_eq!(done, UpdateError { code: 2084, message: "Job has already finished".into() });
     }
 
     #[test]

@@ -33,7 +33,7 @@ fn time(t: u64) -> NoVal<u64> {
 
 /// slurmrestd's exit-code object for `(exit, signal)`.
 pub fn exit_code(state: JobState, exit: u32, signal: u32) -> ExitCode {
-    let status = if state == JobState::Pending || state == JobState::Running {
+    let status = if matches!(state, JobState::Pending | JobState::Running | JobState::Suspended) {
         "PENDING"
     } else if signal != 0 {
         "SIGNALED"
@@ -157,7 +157,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         stdin_expanded: row.stdin_expanded().into_owned(),
         stderr_expanded: row.stderr_expanded().into_owned(),
         stdout_expanded: row.stdout_expanded().into_owned(),
-        suspend_time: time(0),
+        suspend_time: time(job.suspend_time),
         time_minimum: NoVal::of(0),
         tres_req_str: tres_string(job),
         tres_alloc_str: if started { tres_string(job) } else { String::new() },

@@ -11,6 +11,9 @@ pub enum JobState {
     Pending,
     /// Running.
     Running,
+    /// Stopped by `scontrol suspend` (SIGSTOP); it keeps its resources, and the time it spends
+    /// suspended does not count toward its time limit.
+    Suspended,
     /// Being signalled to end (cancel or time limit); resources still held.
     Completing,
     /// Ended with exit code 0.
@@ -33,6 +36,7 @@ impl JobState {
         match self {
             JobState::Pending => "PENDING",
             JobState::Running => "RUNNING",
+            JobState::Suspended => "SUSPENDED",
             JobState::Completing => "COMPLETING",
             JobState::Completed => "COMPLETED",
             JobState::Failed => "FAILED",
@@ -50,12 +54,12 @@ impl JobState {
 
     /// Whether the job has ended.
     pub fn is_finished(self) -> bool {
-        !matches!(self, JobState::Pending | JobState::Running | JobState::Completing)
+        !matches!(self, JobState::Pending | JobState::Running | JobState::Suspended | JobState::Completing)
     }
 
     /// Whether the job holds resources.
     pub fn holds_resources(self) -> bool {
-        matches!(self, JobState::Running | JobState::Completing)
+        matches!(self, JobState::Running | JobState::Suspended | JobState::Completing)
     }
 }
 
@@ -63,6 +67,7 @@ impl JobState {
 pub const ALL_STATES: &[JobState] = &[
     JobState::Pending,
     JobState::Running,
+    JobState::Suspended,
     JobState::Completing,
     JobState::Completed,
     JobState::Failed,
@@ -235,6 +240,13 @@ pub struct Job {
     /// [`super::array::fold_pending`]). Never stored.
     #[serde(skip)]
     pub listed_tasks: Text,
+    /// When the job was last suspended or resumed (Slurm's `SuspendTime`); 0: never.
+    pub suspend_time: u64,
+    /// Seconds the job spent suspended, the current suspension not included: its end time
+    /// moves by as much.
+    pub suspended_secs: u64,
+    /// Seconds the job ran before its last suspension (Slurm's `SecsPreSuspend`).
+    pub pre_sus_secs: u64,
 }
 
 /// One task of a job array: its index and what every task of the array shares.
@@ -288,6 +300,13 @@ impl Job {
     /// Time limit in seconds, if any.
     pub fn limit_secs(&self) -> Option<u64> {
         self.time_limit.map(|m| m as u64 * 60)
+    }
+
+    /// When a started job reaches its time limit, as of `now`: its start plus its limit plus
+    /// the time it spent suspended (a suspended job's end moves on while it stays so).
+    pub fn limit_end(&self, now: u64) -> Option<u64> {
+        let suspended_now = if self.state() == JobState::Suspended { now.saturating_sub(self.suspend_time) } else { 0 };
+        self.limit_secs().map(|l| self.start_time.saturating_add(l).saturating_add(self.suspended_secs + suspended_now))
     }
 }
 

@@ -123,7 +123,7 @@ impl QueueJob for JobRow<'_> {
         if job.state().is_finished() {
             job.end_time
         } else if self.started() {
-            job.limit_secs().map(|l| job.start_time.saturating_add(l)).unwrap_or(0)
+            job.limit_end(crate::options::now()).unwrap_or(0)
         } else {
             0
         }

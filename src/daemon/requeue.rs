@@ -7,22 +7,11 @@
 //! REQUEUED, as Slurm's accounting keeps it.
 
 use super::core::{Core, Effects};
-use super::hold::UpdateError;
+use super::hold::{refused, UpdateError};
 use super::job::JobState;
 use super::submit::Caller;
 use crate::api::types::errno;
 use std::cmp::Reverse;
-
-/// Slurm's `ESLURM_JOB_PENDING`.
-const JOB_PENDING: i32 = 2024;
-/// Slurm's `ESLURM_BATCH_ONLY`.
-const BATCH_ONLY: i32 = 2039;
-/// Slurm's `ESLURM_TRANSITION_STATE_NO_UPDATE`.
-const TRANSITION: i32 = 2020;
-
-const fn refused(code: i32, message: &'static str) -> UpdateError {
-    UpdateError { code, message }
-}
 
 impl Core {
     /// Requeues job `id` for `caller`: a running job is ended and goes back to the queue
@@ -30,6 +19,7 @@ impl Core {
     /// that is pending or ending, an interactive allocation, a `--no-requeue` job, or another
     /// user's job.
     pub fn requeue(&mut self, id: u32, caller: Caller) -> Result<Effects, UpdateError> {
+        let dir = self.job_dir(id);
         let Some(job) = self.jobs.get_mut(&id) else {
             return Err(refused(errno::INVALID_JOB_ID, "Invalid job id specified"));
         };
@@ -37,15 +27,19 @@ impl Core {
             return Err(refused(errno::ACCESS_DENIED, "Access/permission denied"));
         }
         if job.interactive {
-            return Err(refused(BATCH_ONLY, "Only batch jobs are accepted or processed"));
+            return Err(refused(errno::BATCH_ONLY, "Only batch jobs are accepted or processed"));
         }
         if !job.requeue {
             return Err(refused(errno::DISABLED, "Requested operation is presently disabled"));
         }
         match job.state() {
-            JobState::Pending => Err(refused(JOB_PENDING, "Job is pending execution")),
-            JobState::Completing => Err(refused(TRANSITION, "Job can not be altered now, try again later")),
-            JobState::Running => {
+            JobState::Pending => Err(refused(errno::JOB_PENDING, "Job is pending execution")),
+            JobState::Completing => {
+                Err(refused(errno::TRANSITION_STATE_NO_UPDATE, "Job can not be altered now, try again later"))
+            }
+            JobState::Running | JobState::Suspended => {
+                // A suspended job's processes must run to hear that they are to end.
+                super::suspend::continue_for_cancel(job, &dir);
                 job.requeue_on_end = true;
                 job.state = Some(JobState::Completing);
                 let durable = self.writer.update(job);
@@ -77,6 +71,9 @@ impl Core {
         job.stepd_pid = None;
         job.batch_usage = None;
         job.gpu_ids.clear();
+        job.suspend_time = 0;
+        job.suspended_secs = 0;
+        job.pre_sus_secs = 0;
         let durable = self.writer.update(job);
         if !job.held {
             self.queue.insert((Reverse(job.priority), id));
@@ -94,5 +91,6 @@ pub async fn handler(
     axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<super::server::Peer>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> axum::response::Response {
-    super::update::change_job(&d, peer, &id, "requeue", |core, job, caller| core.requeue(job, caller)).await
+    let action = super::update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };
+    super::update::change_job(&d, peer, &id, action, |core, job, caller| core.requeue(job, caller)).await
 }

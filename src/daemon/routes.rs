@@ -49,6 +49,10 @@ pub enum Op {
     Token,
     /// `POST /slurmlet/v1/job/{job_id}/requeue`: `scontrol requeue`.
     Requeue,
+    /// `POST /slurmlet/v1/job/{job_id}/suspend`: `scontrol suspend`.
+    Suspend,
+    /// `POST /slurmlet/v1/job/{job_id}/resume`: `scontrol resume`.
+    Resume,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -90,6 +94,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/requeue", Op::Requeue),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
+    ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
+    ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -117,6 +123,8 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Config => on(method, server::config),
         Op::Token => on(method, super::token::token),
         Op::Requeue => on(method, super::requeue::handler),
+        Op::Suspend => on(method, super::suspend::suspend),
+        Op::Resume => on(method, super::suspend::resume),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

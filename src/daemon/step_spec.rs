@@ -80,8 +80,9 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
 pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> StepSpec {
     let env = step_env(job, config, req, step);
     let umask = env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok());
-    let job_end = job.limit_secs().map(|l| job.start_time.saturating_add(l));
-    let step_end = req.time_limit.map(|m| crate::options::now() + m as u64 * 60);
+    let now = crate::options::now();
+    let job_end = job.limit_end(now);
+    let step_end = req.time_limit.map(|m| now + m as u64 * 60);
     StepSpec {
         job_id: job.id,
         step_id: step.step_id,
@@ -95,6 +96,8 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         stdin: req.stdin.clone(),
         append: req.append,
         end_time: [job_end, step_end].into_iter().flatten().min(),
+        own_end: step_end,
+        job_start: job.start_time,
         kill_wait: config.kill_wait,
         node_name: config.node_name.clone(),
         job_name: job.name.to_string(),

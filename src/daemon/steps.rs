@@ -93,6 +93,8 @@ impl Steps {
         match job.state() {
             JobState::Running => {}
             JobState::Pending => return Err(fatal("Job is pending execution")),
+            // As Slurm: no step starts in a suspended job.
+            JobState::Suspended => return Err(fatal("Requested operation is presently disabled")),
             _ => return Err(fatal("Job/step already completing or completed")),
         }
         let ntasks = req.ntasks.unwrap_or(job.ntasks).max(1);

@@ -11,6 +11,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use thiserror::Error;
 
+/// The stored states of jobs that have not ended, as an SQL list.
+pub const ACTIVE_STATES: &str = "('PENDING','RUNNING','SUSPENDED','COMPLETING')";
+
 /// A store operation that failed.
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -234,7 +237,7 @@ impl Store {
 
     /// Loads jobs that are active, or that ended at or after `ended_since`.
     pub fn load_recent(&self, ended_since: u64) -> Result<Vec<Job>, StoreError> {
-        self.jobs_where("state IN ('PENDING','RUNNING','COMPLETING') OR end_time >= ?1", [ended_since as i64], |_| true)
+        self.jobs_where(&format!("state IN {ACTIVE_STATES} OR end_time >= ?1"), [ended_since as i64], |_| true)
     }
 
     /// The jobs that are active or ended at or after `ended_since` (every job: `None`) and

@@ -401,7 +401,7 @@ pub fn build(
 /// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control
 /// characters in them: an escape sequence in a job name would run in the terminal of whoever
 /// lists the queue.
-fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), ApiError> {
+pub(super) fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), ApiError> {
     for (option, value) in fields {
         if let Some(c) = value.and_then(|v| v.chars().find(|c| c.is_control())) {
             return Err(explained(
@@ -488,7 +488,7 @@ pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
 
 /// The GPUs a job asks for: the largest of its per-node, per-job and per-task (times the
 /// task count) requests, each checked against the node's GPUs.
-fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32, ApiError> {
+pub(super) fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32, ApiError> {
     let mut gpus = 0;
     let per_task = desc.tres_per_task.as_deref().map(|t| (t, ntasks));
     let whole = [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten().map(|t| (t, 1));

@@ -1,8 +1,10 @@
 //! `POST /slurm/v0.0.43/job/{job_id}`: slurmrestd's job update, as far as slurmlet carries
-//! it out: `hold` and `priority` (see [`super::hold`]). Any other field is refused, never
-//! dropped: a client must not believe a change was made that was not.
+//! it out: `hold` and `priority` (see [`super::hold`]) and the fields of
+//! [`super::job_edit::FIELDS`]. Any other field is refused, never dropped: a client must not
+//! believe a change was made that was not.
 
 use super::hold::{QueueChange, UpdateError};
+use super::job_edit::{Changes, FIELDS};
 use super::server::{Daemon, Peer};
 use super::submit::Caller;
 use crate::api::noval::NoVal;
@@ -18,16 +20,16 @@ const INFINITE: u32 = u32::MAX;
 /// Slurm's `NO_VAL`: no change.
 const NO_VAL: u32 = u32::MAX - 1;
 
-/// The fields of a job update body that slurmlet carries out.
-const UPDATABLE: &[&str] = &["hold", "priority"];
+/// The queue fields of a job update body; [`FIELDS`] are the others slurmlet carries out.
+const QUEUE_FIELDS: &[&str] = &["hold", "priority"];
 
 fn body_error(description: String, source: String) -> ApiError {
     ApiError { description, error_number: errno::UNKNOWN_FIELD, error: "Unsupported field".into(), source }
 }
 
-/// The queue changes a job update body asks for, `hold` before `priority`; errors for a body
-/// that is not an object, has a field of the wrong type, or one slurmlet does not update.
-pub fn parse_changes(body: &[u8]) -> Result<Vec<QueueChange>, Vec<ApiError>> {
+/// The changes a job update body asks for (`hold` before `priority`); errors for a body that
+/// is not an object, has a field of the wrong type, or one slurmlet does not update.
+pub fn parse_changes(body: &[u8]) -> Result<Changes, Vec<ApiError>> {
     let parse_failure = |e: String| {
         vec![ApiError {
             description: format!("Failure during parsing: {e}"),
@@ -36,14 +38,18 @@ pub fn parse_changes(body: &[u8]) -> Result<Vec<QueueChange>, Vec<ApiError>> {
             source: "body".into(),
         }]
     };
-    let fields: serde_json::Map<String, serde_json::Value> =
+    let mut fields: serde_json::Map<String, serde_json::Value> =
         serde_json::from_slice(body).map_err(|e| parse_failure(e.to_string()))?;
     let errors: Vec<ApiError> = fields
         .keys()
-        .filter(|k| !UPDATABLE.contains(&k.as_str()))
+        .filter(|k| !QUEUE_FIELDS.contains(&k.as_str()) && !FIELDS.contains(&k.as_str()))
         .map(|k| {
             let description = if JobDescMsg::KNOWN.contains(&k.as_str()) {
-                format!("slurmlet cannot update \"{k}\" of a job (only hold and priority); nothing was changed")
+                format!(
+                    "slurmlet cannot update \"{k}\" of a job (only {} and {}); nothing was changed",
+                    QUEUE_FIELDS.join(", "),
+                    FIELDS.join(", ")
+                )
             } else {
                 format!("Unknown field \"{k}\" in the job description; nothing was changed")
             };
@@ -54,13 +60,17 @@ pub fn parse_changes(body: &[u8]) -> Result<Vec<QueueChange>, Vec<ApiError>> {
         return Err(errors);
     }
     let mut changes = Vec::new();
-    if let Some(hold) = fields.get("hold") {
+    let hold = fields.remove("hold");
+    let priority = fields.remove("priority");
+    let desc: JobDescMsg = serde_json::from_value(serde_json::Value::Object(fields))
+        .map_err(|e| parse_failure(format!("job description: {e}")))?;
+    if let Some(hold) = hold {
         let hold = hold.as_bool().ok_or_else(|| parse_failure("\"hold\" must be true or false".into()))?;
         changes.push(if hold { QueueChange::Hold } else { QueueChange::Release });
     }
-    if let Some(priority) = fields.get("priority") {
+    if let Some(priority) = priority {
         let p: NoVal<u32> =
-            serde_json::from_value(priority.clone()).map_err(|e| parse_failure(format!("\"priority\": {e}")))?;
+            serde_json::from_value(priority).map_err(|e| parse_failure(format!("\"priority\": {e}")))?;
         match (p.infinite, p.get()) {
             (true, _) | (_, Some(INFINITE)) => changes.push(QueueChange::Release),
             (_, Some(0)) => changes.push(QueueChange::Hold),
@@ -68,20 +78,33 @@ pub fn parse_changes(body: &[u8]) -> Result<Vec<QueueChange>, Vec<ApiError>> {
             (_, Some(n)) => changes.push(QueueChange::Priority(n)),
         }
     }
-    Ok(changes)
+    Ok(Changes { queue: changes, fields: desc })
 }
 
 fn reply(status: StatusCode, body: JobPostResponse) -> Response {
     (status, Json(body)).into_response()
 }
 
-/// slurmrestd's error for a refused update.
-fn update_failed(code: i32, error: &str) -> ApiError {
-    ApiError {
-        description: "Job update requested failed".into(),
-        error_number: code,
-        error: error.into(),
-        source: "slurm_update_job2()".into(),
+/// A change to a job, as its refusals and log name it.
+#[derive(Debug, Clone, Copy)]
+pub struct JobAction<'a> {
+    /// What the log calls it (`suspend`, the update's fields).
+    pub what: &'a str,
+    /// The description of its refusal (`Job update requested failed`).
+    pub failed: &'a str,
+    /// Slurm's function that refuses it (`slurm_update_job2()`).
+    pub source: &'a str,
+}
+
+impl JobAction<'_> {
+    /// The error of a refusal with Slurm's number and text.
+    fn error(&self, code: i32, error: &str) -> ApiError {
+        ApiError {
+            description: self.failed.into(),
+            error_number: code,
+            error: error.into(),
+            source: self.source.into(),
+        }
     }
 }
 
@@ -100,17 +123,17 @@ pub async fn update(
         }
     };
     let what = format!("{changes:?}");
-    change_job(&d, peer, &id, &what, |core, job, caller| core.update_queue(job, &changes, caller)).await
+    let action = JobAction { what: &what, failed: "Job update requested failed", source: "slurm_update_job2()" };
+    change_job(&d, peer, &id, action, |core, job, caller| core.update_job(job, &changes, caller)).await
 }
 
 /// Applies `change` to the job (or every task of the array) path id `id` names, for the
-/// caller `peer`; answers once it is stored, or with Slurm's error. `what` names the
-/// change in the log of a refusal.
+/// caller `peer`; answers once it is stored, or with Slurm's error for `action`.
 pub async fn change_job(
     d: &Arc<Daemon>,
     peer: Peer,
     id: &str,
-    what: &str,
+    action: JobAction<'_>,
     mut change: impl FnMut(&mut super::core::Core, u32, Caller) -> Result<super::core::Effects, UpdateError>,
 ) -> Response {
     let meta = super::info::meta(&d.core.lock().expect("core lock").config);
@@ -118,7 +141,7 @@ pub async fn change_job(
     let Some(target) = super::request::parse_job_ref(id).filter(|r| r.step.is_none()) else {
         return fail(
             StatusCode::UNPROCESSABLE_ENTITY,
-            vec![update_failed(errno::INVALID_JOB_ID, "Invalid job id specified")],
+            vec![action.error(errno::INVALID_JOB_ID, "Invalid job id specified")],
         );
     };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
@@ -130,11 +153,11 @@ pub async fn change_job(
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {
-                tracing::warn!(job = id, uid = peer.uid, what, "job change denied: {message}");
+                tracing::warn!(job = id, uid = peer.uid, what = action.what, "job change denied: {message}");
             }
             let status =
                 if code == errno::INVALID_JOB_ID { StatusCode::NOT_FOUND } else { StatusCode::UNPROCESSABLE_ENTITY };
-            fail(status, vec![update_failed(code, message)])
+            fail(status, vec![action.error(code, &message)])
         }
     }
 }
@@ -145,24 +168,34 @@ mod tests {
 
     #[test]
     fn hold_and_priority_become_queue_changes() {
-        assert_eq!(parse_changes(br#"{"hold": true}"#).unwrap(), vec![QueueChange::Hold]);
-        assert_eq!(parse_changes(br#"{"hold": false}"#).unwrap(), vec![QueueChange::Release]);
-        assert_eq!(parse_changes(br#"{"priority": 0}"#).unwrap(), vec![QueueChange::Hold]);
-        assert_eq!(parse_changes(br#"{"priority": {"infinite": true}}"#).unwrap(), vec![QueueChange::Release]);
+        let queue = |body: &[u8]| parse_changes(body).unwrap().queue;
+        assert_eq!(queue(br#"{"hold": true}"#), vec![QueueChange::Hold]);
+        assert_eq!(queue(br#"{"hold": false}"#), vec![QueueChange::Release]);
+        assert_eq!(queue(br#"{"priority": 0}"#), vec![QueueChange::Hold]);
+        assert_eq!(queue(br#"{"priority": {"infinite": true}}"#), vec![QueueChange::Release]);
         assert_eq!(
-            parse_changes(br#"{"priority": {"set": true, "number": 50}, "hold": false}"#).unwrap(),
+            queue(br#"{"priority": {"set": true, "number": 50}, "hold": false}"#),
             vec![QueueChange::Release, QueueChange::Priority(50)]
         );
-        assert_eq!(parse_changes(b"{}").unwrap(), vec![]);
+        assert!(parse_changes(b"{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn job_fields_are_read_as_a_job_description() {
+        let c = parse_changes(br#"{"time_limit": {"set": true, "number": 8}, "name": "x", "hold": true}"#).unwrap();
+        assert_eq!(c.queue, vec![QueueChange::Hold]);
+        assert_eq!((c.fields.time_limit.and_then(|t| t.get()), c.fields.name.as_deref()), (Some(8), Some("x")));
+        assert_eq!(parse_changes(br#"{"time_limit": 20}"#).unwrap().fields.time_limit.and_then(|t| t.get()), Some(20));
+        assert_eq!(parse_changes(br#"{"nice": "high"}"#).unwrap_err()[0].error, "Unable to parse query");
     }
 
     #[test]
     fn other_fields_are_refused_not_dropped() {
-        let errors = parse_changes(br#"{"hold": true, "time_limit": 20, "bogus": 1}"#).unwrap_err();
+        let errors = parse_changes(br#"{"hold": true, "qos": "high", "bogus": 1}"#).unwrap_err();
         let mut sources: Vec<&str> = errors.iter().map(|e| e.source.as_str()).collect();
         sources.sort();
-        assert_eq!(sources, vec!["#/bogus/", "#/time_limit/"]);
-        assert!(errors.iter().any(|e| e.description.contains("cannot update \"time_limit\"")), "{errors:?}");
+        assert_eq!(sources, vec!["#/bogus/", "#/qos/"]);
+        assert!(errors.iter().any(|e| e.description.contains("cannot update \"qos\"")), "{errors:?}");
         assert_eq!(parse_changes(b"[1]").unwrap_err()[0].error, "Unable to parse query");
         assert_eq!(parse_changes(br#"{"hold": "yes"}"#).unwrap_err()[0].error, "Unable to parse query");
     }

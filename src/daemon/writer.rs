@@ -353,7 +353,8 @@ fn purge(tx: &rusqlite::Transaction, before: u64) -> rusqlite::Result<()> {
          ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)",
         [],
     )?;
-    let old = "SELECT id FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1";
+    let active = super::store::ACTIVE_STATES;
+    let old = format!("SELECT id FROM jobs WHERE state NOT IN {active} AND end_time < ?1");
     let before = before as i64;
     let steps = tx.execute(&format!("DELETE FROM steps WHERE job_id IN ({old})"), [before])?;
     tx.execute(&format!("DELETE FROM runs WHERE job_id IN ({old})"), [before])?;
@@ -362,14 +363,11 @@ fn purge(tx: &rusqlite::Transaction, before: u64) -> rusqlite::Result<()> {
         &format!(
             "DELETE FROM payloads WHERE id IN ({old}) AND id NOT IN (
                  SELECT json_extract(record, '$.array.job_id') FROM jobs
-                 WHERE state IN ('PENDING','RUNNING','COMPLETING') AND json_extract(record, '$.array') IS NOT NULL)"
+                 WHERE state IN {active} AND json_extract(record, '$.array') IS NOT NULL)"
         ),
         [before],
     )?;
-    let jobs = tx.execute(
-        "DELETE FROM jobs WHERE state NOT IN ('PENDING','RUNNING','COMPLETING') AND end_time < ?1",
-        [before],
-    )?;
+    let jobs = tx.execute(&format!("DELETE FROM jobs WHERE state NOT IN {active} AND end_time < ?1"), [before])?;
     if jobs > 0 {
         tracing::info!(jobs, steps, "job history older than the retention removed");
     }

@@ -15,16 +15,22 @@ use std::time::{Duration, Instant};
 /// How long before the time limit the client is warned.
 const WARN_AHEAD: Duration = Duration::from_secs(60);
 
-/// Holds the allocation of `spec` for the client at the other end of `conn` until it ends.
-pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
+/// Holds the allocation of `spec` (its directory `dir`) for the client at the other end of
+/// `conn` until it ends. While the job is suspended its time limit waits (see
+/// [`super::timing`]); the client's own processes are the client's to stop.
+pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::io::Result<EndStatus> {
     let grant = Grant { job_id: spec.job_id, nodes: spec.node_name.clone(), env: spec.env.clone() };
     // A client already gone is seen as the end of its stream below.
     let _ = Frame::Granted(grant).write_to(&mut &conn);
     let mut events = Events::on_readable(conn.try_clone()?.into())?;
-    let end_unix = spec.time_limit_secs.map(|l| spec.start_time + l);
-    let mut limit_at = end_unix.map(crate::sys::instant_at);
+    let mut timing =
+        super::timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
+    let mut limit_at = timing.deadline().map(crate::sys::instant_at);
     // The client is warned a minute ahead (at once if less is left).
-    let mut warn_at = limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()));
+    let warn_of =
+        |limit_at: Option<Instant>| limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()));
+    let mut warn_at = warn_of(limit_at);
+    let mut warned = false;
     let mut release_by: Option<Instant> = None;
     let mut cause = EndCause::Exited;
     let mut detached = false;
@@ -66,6 +72,13 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
                     return Ok(ended(0, cause));
                 }
             }
+            Event::Notify => {
+                if cause == EndCause::Exited {
+                    timing.reread(dir);
+                    limit_at = timing.deadline().map(crate::sys::instant_at);
+                    warn_at = if warned { None } else { warn_of(limit_at) };
+                }
+            }
             Event::Deadline => {
                 let now = Instant::now();
                 if release_by.is_some_and(|t| t <= now) {
@@ -73,7 +86,8 @@ pub fn hold(spec: &LaunchSpec, conn: UnixStream) -> std::io::Result<EndStatus> {
                 }
                 if warn_at.is_some_and(|t| t <= now) {
                     warn_at = None;
-                    let end = crate::sys::format_local_time(end_unix.unwrap_or_default());
+                    warned = true;
+                    let end = crate::sys::format_local_time(timing.deadline().unwrap_or_default());
                     let _ = Frame::Message(format!("Job {} time limit to be reached at {end}", spec.job_id))
                         .write_to(&mut &conn);
                 }
@@ -121,7 +135,8 @@ mod tests {
     /// Runs `hold` on its own thread (it blocks SIGTERM there) with the client's end returned.
     fn holding(spec: LaunchSpec) -> (UnixStream, std::thread::JoinHandle<EndStatus>) {
         let (client, ours) = UnixStream::pair().unwrap();
-        (client, std::thread::spawn(move || hold(&spec, ours).unwrap()))
+        let dir = tempfile::tempdir().unwrap();
+        (client, std::thread::spawn(move || hold(&spec, dir.path(), ours).unwrap()))
     }
 
     #[test]

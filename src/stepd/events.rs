@@ -14,6 +14,8 @@ pub enum Event {
     Exited,
     /// SIGTERM arrived: the job is being cancelled.
     Terminate,
+    /// The daemon changed the job's timing (see [`super::timing`]).
+    Notify,
     /// The deadline passed.
     Deadline,
 }
@@ -22,6 +24,7 @@ pub enum Event {
 pub struct Events {
     exit: Option<OwnedFd>,
     term: crate::sys::SignalFd,
+    notify: crate::sys::SignalFd,
     /// The watched descriptor is no longer of interest (see [`Events::forget_source`]).
     forgotten: bool,
 }
@@ -36,15 +39,19 @@ impl Events {
             Err(e) if e.raw_os_error() == Some(libc::ESRCH) => None,
             Err(e) => return Err(e),
         };
+        Events::with_source(exit)
+    }
+
+    fn with_source(exit: Option<OwnedFd>) -> io::Result<Events> {
         let term = crate::sys::SignalFd::block(libc::SIGTERM)?;
-        Ok(Events { exit, term, forgotten: false })
+        let notify = crate::sys::SignalFd::block(super::timing::NOTIFY)?;
+        Ok(Events { exit, term, notify, forgotten: false })
     }
 
     /// Watches descriptor `fd` instead of a child: [`Event::Exited`] then means that it is
     /// readable (data, or its end), and is reported each time it is.
     pub fn on_readable(fd: OwnedFd) -> io::Result<Events> {
-        let term = crate::sys::SignalFd::block(libc::SIGTERM)?;
-        Ok(Events { exit: Some(fd), term, forgotten: false })
+        Events::with_source(Some(fd))
     }
 
     /// Stops watching the child or descriptor: from now on only signals and deadlines
@@ -53,8 +60,9 @@ impl Events {
         self.forgotten = true;
     }
 
-    /// Waits until the child exits, SIGTERM arrives or `deadline` passes (`None`: no
-    /// deadline), whichever is first; an exit wins over a signal that came with it.
+    /// Waits until the child exits, SIGTERM or [`super::timing::NOTIFY`] arrives or
+    /// `deadline` passes (`None`: no deadline), whichever is first; an exit wins over a
+    /// signal that came with it, and SIGTERM over a notice.
     pub fn next(&mut self, deadline: Option<Instant>) -> io::Result<Event> {
         let Some(exit) = &self.exit else { return Ok(Event::Exited) };
         loop {
@@ -77,8 +85,9 @@ impl Events {
                     revents: 0,
                 },
                 libc::pollfd { fd: self.term.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.notify.as_raw_fd(), events: libc::POLLIN, revents: 0 },
             ];
-            // SAFETY: fds is a valid array of two pollfd structures.
+            // SAFETY: fds is a valid array of three pollfd structures.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
             if n < 0 {
                 let e = io::Error::last_os_error();
@@ -93,6 +102,10 @@ impl Events {
             if fds[1].revents != 0 {
                 self.term.drain();
                 return Ok(Event::Terminate);
+            }
+            if fds[2].revents != 0 {
+                self.notify.drain();
+                return Ok(Event::Notify);
             }
         }
     }

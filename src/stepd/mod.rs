@@ -13,6 +13,7 @@ mod events;
 pub mod server;
 mod spawn;
 pub mod step;
+pub mod timing;
 
 use crate::daemon::job::{EndCause, WarnSignal};
 use serde::{Deserialize, Serialize};
@@ -224,7 +225,7 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
     let spec: LaunchSpec = serde_json::from_slice(&std::fs::read(dir.join(files::SPEC))?)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let status = match conn {
-        Some(conn) if spec.interactive => allocation::hold(&spec, conn)?,
+        Some(conn) if spec.interactive => allocation::hold(&spec, dir, conn)?,
         _ if spec.interactive => EndStatus {
             wait_status: 1 << 8,
             cause: EndCause::LaunchFailed,
@@ -247,7 +248,7 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
     Ok(match spawn::start(spec) {
         Ok(child) => {
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
-            watch(spec, child)?
+            watch(spec, dir, child)?
         }
         Err(e) => {
             eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
@@ -261,20 +262,28 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
     })
 }
 
-/// Waits for the batch shell, enforcing the time limit and honouring cancel requests.
-fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatus> {
+/// Waits for the batch shell, enforcing the time limit (as the daemon moves it, see
+/// [`timing`]), stopping the job while it is suspended, and honouring cancel requests.
+fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Result<EndStatus> {
     use std::time::{Duration, Instant};
 
     let mut events = events::Events::new(child.pid)?;
     let at = crate::sys::instant_at;
-    let mut limit_at = spec.time_limit_secs.map(|l| at(spec.start_time + l));
-    let mut warn_at = match (spec.warn_signal, spec.time_limit_secs) {
-        (Some(w), Some(l)) => Some(at((spec.start_time + l).saturating_sub(w.seconds as u64))),
+    // Read once the notices are blocked, so that none is missed.
+    let mut timing = timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
+    let pgid = child.pid;
+    let mut warned = false;
+    let warn_of = |timing: &timing::Follower, warned: bool| match (spec.warn_signal, timing.deadline(), warned) {
+        (Some(w), Some(end), false) => Some(at(end.saturating_sub(w.seconds as u64))),
         _ => None,
     };
+    let mut limit_at = timing.deadline().map(at);
+    let mut warn_at = warn_of(&timing, warned);
+    if let Some(sig) = timing.signal_due() {
+        let _ = crate::sys::kill_group(pgid, sig);
+    }
     let mut kill_at: Option<Instant> = None;
     let mut cause = EndCause::Exited;
-    let pgid = child.pid;
     let kill_wait = Duration::from_secs(spec.kill_wait as u64);
 
     loop {
@@ -303,8 +312,18 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
             events::Event::Terminate => {
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
+                    timing.ending();
                     end_job(spec, &mut child, "");
                     kill_at = Some(Instant::now() + kill_wait);
+                }
+            }
+            events::Event::Notify => {
+                if cause == EndCause::Exited {
+                    if let Some(sig) = timing.reread(dir) {
+                        let _ = crate::sys::kill_group(pgid, sig);
+                    }
+                    limit_at = timing.deadline().map(at);
+                    warn_at = warn_of(&timing, warned);
                 }
             }
             events::Event::Deadline => {
@@ -312,6 +331,7 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
                 let due = |t: Option<Instant>| t.is_some_and(|t| t <= now);
                 if due(warn_at) {
                     warn_at = None;
+                    warned = true;
                     if let Some(w) = spec.warn_signal {
                         send_warning(pgid, w);
                     }
@@ -320,6 +340,7 @@ fn watch(spec: &LaunchSpec, mut child: spawn::Child) -> std::io::Result<EndStatu
                     limit_at = None;
                     if cause == EndCause::Exited {
                         cause = EndCause::TimeLimit;
+                        timing.ending();
                         end_job(spec, &mut child, " DUE TO TIME LIMIT");
                         kill_at = Some(now + kill_wait);
                     }

@@ -46,7 +46,7 @@ enum Target<'a> {
 }
 
 /// Strips `prefix` from `text` in any case.
-fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+pub(super) fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let head = text.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
 }
@@ -58,10 +58,17 @@ fn target(word: &str) -> Option<Target<'_>> {
     if let Some(name) = strip_prefix_ci(word, "Name=").or_else(|| strip_prefix_ci(word, "JobName=")) {
         return Some(Target::Name(name));
     }
+    job_ids(word).map(Target::Ids)
+}
+
+/// The job ids of one argument, `[JobId=|Job=]ID[,ID…]` (`N`, `A_T`, `A_[list]`, each as the
+/// daemon's paths take them); `None` when it names none (Slurm's `_is_job_id`).
+pub(super) fn job_ids(word: &str) -> Option<Vec<String>> {
+    let word = strip_prefix_ci(word, "JobID=").or_else(|| strip_prefix_ci(word, "Job=")).unwrap_or(word);
     let words = crate::cli::job_ids::split(&word.replace(' ', ","));
     let ids: Option<Vec<Vec<String>>> =
         words.iter().map(|w| crate::cli::job_ids::parse(w).map(|ids| ids.path_ids())).collect();
-    ids.filter(|ids| !ids.is_empty()).map(|ids| Target::Ids(ids.concat()))
+    ids.filter(|ids| !ids.is_empty()).map(|ids| ids.concat())
 }
 
 /// Runs `scontrol <tag> WORDS…`.
@@ -125,7 +132,7 @@ fn hold_word(
     };
     for id in ids {
         let resp = match op {
-            Op::Requeue => client.requeue_job(&id)?,
+            Op::Requeue => client.job_action(&id, "requeue")?,
             _ => client.update_job(&id, &body)?,
         };
         if let Some(e) = resp.errors.first() {

@@ -1,7 +1,7 @@
 //! `scontrol`: view or change the state of jobs, one module per keyword.
 //!
 //! As Slurm's, it takes positional words: a keyword (`show`, `hold`, `uhold`, `release`,
-//! `ping`, `token`, `version`) and its arguments. A keyword may be abbreviated where Slurm
+//! `suspend`, `resume`, `update`, `ping`, `token`, `version`) and its arguments. A keyword may be abbreviated where Slurm
 //! allows it (`rel`, `tok`, `sho`), and options may come anywhere (`scontrol show job -o 5`).
 
 pub mod config;
@@ -14,7 +14,9 @@ pub mod show;
 pub mod show_job;
 pub mod show_node;
 pub mod show_partition;
+pub mod suspend;
 pub mod token;
+pub mod update;
 
 use crate::api::types::DATA_PARSER;
 use clap::Parser;
@@ -45,8 +47,9 @@ pub struct ScontrolArgs {
     pub version: bool,
     /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, config, hostnames,
     /// hostlist, hostlistsorted), `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`,
-    /// `ping`, `token [lifespan=SECONDS] [username=NAME]`, or `version`. JOB_LIST is job ids
-    /// separated by commas, or Name=NAME for every job of that name.
+    /// `suspend JOB_LIST`, `resume JOB_LIST`, `update JobId=ID KEY=VALUE…`, `ping`,
+    /// `token [lifespan=SECONDS] [username=NAME]`, or `version`. JOB_LIST is job ids
+    /// separated by commas, or (hold, release) Name=NAME for every job of that name.
     #[arg(value_name = "COMMAND")]
     pub words: Vec<String>,
 }
@@ -71,6 +74,10 @@ const CMD: &str = "scontrol";
 pub enum Keyword {
     /// `hold`, `uhold`, `release`, `requeue`.
     Hold(hold::Op),
+    /// `suspend`, `resume`.
+    Suspend(suspend::Op),
+    /// `update`.
+    Update,
     /// `token`.
     Token,
     /// `show`.
@@ -102,6 +109,12 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
         Some(Keyword::Hold(hold::Op::Release))
     } else if abbreviates(tag, "requeue", 3) {
         Some(Keyword::Hold(hold::Op::Requeue))
+    } else if abbreviates(tag, "suspend", 2) {
+        Some(Keyword::Suspend(suspend::Op::Suspend))
+    } else if abbreviates(tag, "resume", 3) {
+        Some(Keyword::Suspend(suspend::Op::Resume))
+    } else if abbreviates(tag, "update", 1) {
+        Some(Keyword::Update)
     } else if abbreviates(tag, "token", 3) {
         Some(Keyword::Token)
     } else if abbreviates(tag, "show", 3) {
@@ -143,6 +156,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     match keyword(tag) {
         Some(Keyword::Hold(op)) => hold::run(op, tag, rest, args.quiet),
+        Some(Keyword::Suspend(op)) => suspend::run(op, tag, rest, args.quiet),
+        Some(Keyword::Update) => update::run(tag, rest, args.quiet),
         Some(Keyword::Token) => token::run(rest),
         Some(Keyword::Show) => show::run(tag, rest, flags, &argv),
         Some(Keyword::Ping) | Some(Keyword::Version) if !rest.is_empty() => {
@@ -182,6 +197,12 @@ mod tests {
         assert_eq!(keyword("PIN"), Some(Keyword::Ping));
         assert_eq!(keyword("vers"), Some(Keyword::Version));
         assert_eq!(keyword("ver"), None);
+        assert_eq!(keyword("su"), Some(Keyword::Suspend(suspend::Op::Suspend)));
+        assert_eq!(keyword("suspend"), Some(Keyword::Suspend(suspend::Op::Suspend)));
+        assert_eq!(keyword("res"), Some(Keyword::Suspend(suspend::Op::Resume)));
+        assert_eq!(keyword("RESUME"), Some(Keyword::Suspend(suspend::Op::Resume)));
+        assert_eq!(keyword("u"), Some(Keyword::Update));
+        assert_eq!(keyword("update"), Some(Keyword::Update));
     }
 
     #[test]

@@ -52,9 +52,11 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
     };
     // Blocked before any task exists, so that no SIGCHLD is lost, and before the reader
     // thread starts, so that it inherits the mask and never takes these signals itself.
-    let signals = crate::sys::SignalFd::block(libc::SIGTERM)
-        .and_then(|term| Ok((term, crate::sys::SignalFd::block(libc::SIGCHLD)?)));
-    let (term, chld) = match signals {
+    let signals = crate::sys::SignalFd::block(libc::SIGTERM).and_then(|term| {
+        let chld = crate::sys::SignalFd::block(libc::SIGCHLD)?;
+        Ok((term, chld, crate::sys::SignalFd::block(super::timing::NOTIFY)?))
+    });
+    let (term, chld, notify) = match signals {
         Ok(s) => s,
         Err(e) => return fail(sink, format!("step {}: signalfd: {e}", spec.step_name())),
     };
@@ -82,8 +84,19 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
             spec.step_name()
         )));
     }
-    relay::Relay { spec: &spec, dir, sink, sources: started.sources, tasks: started.tasks, term, chld, wake, ended }
-        .run();
+    relay::Relay {
+        spec: &spec,
+        dir,
+        sink,
+        sources: started.sources,
+        tasks: started.tasks,
+        term,
+        chld,
+        notify,
+        wake,
+        ended,
+    }
+    .run();
     0
 }
 

@@ -58,6 +58,9 @@ pub struct Relay<'a> {
     pub term: SignalFd,
     /// SIGCHLD: a task may have exited.
     pub chld: SignalFd,
+    /// [`crate::stepd::timing::NOTIFY`]: the job was suspended or resumed, or its time limit
+    /// changed.
+    pub notify: SignalFd,
     /// The reader thread's messages (`None` once it is gone).
     pub wake: Option<OwnedFd>,
     /// Closed once every task is gone.
@@ -81,12 +84,32 @@ struct Clock {
     client_cancels: u32,
 }
 
+impl<'a> Relay<'a> {
+    /// The job's directory, where its timing is (the step's is `JOBDIR/steps/N`).
+    fn job_dir(&self) -> &'a std::path::Path {
+        self.dir.parent().and_then(|d| d.parent()).unwrap_or(self.dir)
+    }
+
+    /// The job's timing changed: stops or lets go on the tasks and moves the time limit.
+    fn follow(&mut self, clock: &mut Clock, timing: &mut crate::stepd::timing::Follower) {
+        if clock.cancelled || clock.finished_at.is_some() {
+            return;
+        }
+        if let Some(sig) = timing.reread(self.job_dir()) {
+            self.signal_all(sig);
+        }
+        clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
+    }
+}
+
 impl Relay<'_> {
     /// Runs the step to its end, then sends what is left for the client and ends the stream.
     pub fn run(mut self) {
         let mut clock = Clock::default();
-        if let Some(end) = self.spec.end_time {
-            clock.limit_at = Some(crate::sys::instant_at(end));
+        let mut timing = crate::stepd::timing::Follower::start(self.job_dir(), self.spec.job_start, self.spec.end_time);
+        clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
+        if let Some(sig) = timing.signal_due() {
+            self.signal_all(sig);
         }
         let mut buf = vec![0u8; stream::CHUNK];
         loop {
@@ -100,7 +123,7 @@ impl Relay<'_> {
                 clock.gone = true;
                 self.cancel(&mut clock, "");
             }
-            match self.wait(&mut clock, &mut buf) {
+            match self.wait(&mut clock, &mut buf, &mut timing) {
                 Ok(()) => {}
                 Err(e) => {
                     // Nothing can be watched any more: end the step at once.
@@ -157,7 +180,12 @@ impl Relay<'_> {
     }
 
     /// Waits for and handles the next events (or the next deadline).
-    fn wait(&mut self, clock: &mut Clock, buf: &mut [u8]) -> io::Result<()> {
+    fn wait(
+        &mut self,
+        clock: &mut Clock,
+        buf: &mut [u8],
+        timing: &mut crate::stepd::timing::Follower,
+    ) -> io::Result<()> {
         let backlogged = self.sink.backlogged();
         let none = -1;
         let mut fds = vec![
@@ -169,8 +197,9 @@ impl Relay<'_> {
                 events: libc::POLLOUT,
                 revents: 0,
             },
+            pollin(self.notify.as_raw_fd()),
         ];
-        const FIXED: usize = 4;
+        const FIXED: usize = 5;
         // While frames wait for the client, no more output is read.
         if !backlogged {
             fds.extend(self.sources.iter().map(|s| pollin(s.fd.as_raw_fd())));
@@ -222,6 +251,10 @@ impl Relay<'_> {
         }
         if fds[2].revents != 0 {
             self.read_wake(clock);
+        }
+        if fds[4].revents != 0 {
+            self.notify.drain();
+            self.follow(clock, timing);
         }
         Ok(())
     }

@@ -46,8 +46,15 @@ pub struct StepSpec {
     pub stdin: StepInput,
     /// Append to output files instead of truncating them.
     pub append: bool,
-    /// When the step must end (UNIX seconds): the job's or the step's time limit.
+    /// When the step must end (UNIX seconds): the job's or the step's time limit, as of its
+    /// start (see [`crate::stepd::timing`] for what moves it).
     pub end_time: Option<u64>,
+    /// When the job started (UNIX seconds), to tell its timing file from an earlier run's.
+    #[serde(default)]
+    pub job_start: u64,
+    /// When the step's own time limit (`srun --time`) ends, if it has one (UNIX seconds).
+    #[serde(default)]
+    pub own_end: Option<u64>,
     /// Seconds between SIGTERM and SIGKILL.
     pub kill_wait: u32,
     /// Node name, for messages and `%N`.

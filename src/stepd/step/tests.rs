@@ -24,6 +24,8 @@ fn spec(argv: &[&str]) -> StepSpec {
         stdin: StepInput::None,
         append: false,
         end_time: None,
+        own_end: None,
+        job_start: 0,
         kill_wait: 1,
         node_name: "vm".into(),
         job_name: "test".into(),
