@@ -1,11 +1,12 @@
-//! `scontrol hold|uhold|release JOB_LIST`: keeps pending jobs from starting, or lets them;
-//! `scontrol requeue JOB_LIST`: puts jobs back in the queue to run again.
+//! scontrol's actions on a list of jobs: `hold|uhold|release JOB_LIST` keep pending jobs
+//! from starting, or let them; `requeue JOB_LIST` puts jobs back in the queue to run again;
+//! `suspend|resume JOB_LIST` stop a running job's processes, or let them go on.
 //!
 //! Each job is changed on its own (`POST /slurm/v0.0.43/job/{id}` with `hold`, or
-//! `POST /slurmlet/v1/job/{id}/requeue`). A refusal is printed as Slurm's scontrol prints
-//! it, `<error> for job <id>`, and each argument with a refusal ends with
-//! `slurm_suspend error: <error>` (Slurm's text for holds, suspend and all) or
-//! `slurm_requeue error: <error>`; the exit code is then 1.
+//! `POST /slurmlet/v1/job/{id}/requeue|suspend|resume`). A refusal is printed as Slurm's
+//! scontrol prints it, `<error> for job <id>`, and each argument with a refusal then ends
+//! with `slurm_suspend error: <error>` (Slurm's text for holds, suspend and all) or
+//! `slurm_requeue error: <error>` (suspend and resume add nothing); the exit code is then 1.
 
 use crate::api::client::Client;
 use serde_json::json;
@@ -22,14 +23,29 @@ pub enum Op {
     Release,
     /// `requeue`.
     Requeue,
+    /// `suspend`.
+    Suspend,
+    /// `resume`.
+    Resume,
 }
 
 impl Op {
-    /// What Slurm's scontrol prints before the error of an argument it refused.
-    fn error_prefix(self) -> &'static str {
+    /// What Slurm's scontrol prints before the error of an argument it refused, if anything.
+    fn error_prefix(self) -> Option<&'static str> {
         match self {
-            Op::Requeue => "slurm_requeue error",
-            _ => "slurm_suspend error",
+            Op::Requeue => Some("slurm_requeue error"),
+            Op::Suspend | Op::Resume => None,
+            Op::Hold | Op::UserHold | Op::Release => Some("slurm_suspend error"),
+        }
+    }
+
+    /// The last word of its `/slurmlet/v1/job/{id}/…` path; `None`: it is a job update.
+    fn action(self) -> Option<&'static str> {
+        match self {
+            Op::Requeue => Some("requeue"),
+            Op::Suspend => Some("suspend"),
+            Op::Resume => Some("resume"),
+            Op::Hold | Op::UserHold | Op::Release => None,
         }
     }
 }
@@ -63,7 +79,7 @@ fn target(word: &str) -> Option<Target<'_>> {
 
 /// The job ids of one argument, `[JobId=|Job=]ID[,ID…]` (`N`, `A_T`, `A_[list]`, each as the
 /// daemon's paths take them); `None` when it names none (Slurm's `_is_job_id`).
-pub(super) fn job_ids(word: &str) -> Option<Vec<String>> {
+fn job_ids(word: &str) -> Option<Vec<String>> {
     let word = strip_prefix_ci(word, "JobID=").or_else(|| strip_prefix_ci(word, "Job=")).unwrap_or(word);
     let words = crate::cli::job_ids::split(&word.replace(' ', ","));
     let ids: Option<Vec<Vec<String>>> =
@@ -89,8 +105,9 @@ pub fn run(op: Op, tag: &str, words: &[String], quiet: bool) -> i32 {
             Ok(None) => {}
             Ok(Some(error)) => {
                 code = 1;
-                if !quiet {
-                    eprintln!("{}: {error}", op.error_prefix());
+                match op.error_prefix() {
+                    Some(prefix) if !quiet => eprintln!("{prefix}: {error}"),
+                    _ => {}
                 }
             }
             Err(e) => {
@@ -113,17 +130,18 @@ fn hold_word(
     let mut last_error = None;
     let ids: Vec<String> = match target(word) {
         Some(Target::Ids(ids)) => ids,
-        Some(Target::Name(name)) => {
+        // Slurm's suspend and resume take job ids only.
+        Some(Target::Name(name)) if op.action().is_none() => {
             let jobs = client.jobs()?.jobs;
             let named: Vec<_> = jobs.iter().filter(|j| j.name == name).collect();
             // As Slurm: a job of that name that no longer pends is an error, yet its update
             // is still asked for.
-            if op != Op::Requeue && named.iter().any(|j| j.job_state.first().map(String::as_str) != Some("PENDING")) {
+            if named.iter().any(|j| j.job_state.first().map(String::as_str) != Some("PENDING")) {
                 last_error = Some("Job is no longer pending execution".to_string());
             }
             named.iter().map(|j| j.job_id.to_string()).collect()
         }
-        None => {
+        _ => {
             if !quiet {
                 eprintln!("{INVALID_JOB_ID} for job {word}");
             }
@@ -131,9 +149,9 @@ fn hold_word(
         }
     };
     for id in ids {
-        let resp = match op {
-            Op::Requeue => client.job_action(&id, "requeue")?,
-            _ => client.update_job(&id, &body)?,
+        let resp = match op.action() {
+            Some(action) => client.job_action(&id, action)?,
+            None => client.update_job(&id, &body)?,
         };
         if let Some(e) = resp.errors.first() {
             if !quiet {

@@ -14,7 +14,6 @@ pub mod show;
 pub mod show_job;
 pub mod show_node;
 pub mod show_partition;
-pub mod suspend;
 pub mod token;
 pub mod update;
 
@@ -72,10 +71,8 @@ const CMD: &str = "scontrol";
 /// A keyword scontrol knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keyword {
-    /// `hold`, `uhold`, `release`, `requeue`.
+    /// `hold`, `uhold`, `release`, `requeue`, `suspend`, `resume`.
     Hold(hold::Op),
-    /// `suspend`, `resume`.
-    Suspend(suspend::Op),
     /// `update`.
     Update,
     /// `token`.
@@ -110,9 +107,9 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
     } else if abbreviates(tag, "requeue", 3) {
         Some(Keyword::Hold(hold::Op::Requeue))
     } else if abbreviates(tag, "suspend", 2) {
-        Some(Keyword::Suspend(suspend::Op::Suspend))
+        Some(Keyword::Hold(hold::Op::Suspend))
     } else if abbreviates(tag, "resume", 3) {
-        Some(Keyword::Suspend(suspend::Op::Resume))
+        Some(Keyword::Hold(hold::Op::Resume))
     } else if abbreviates(tag, "update", 1) {
         Some(Keyword::Update)
     } else if abbreviates(tag, "token", 3) {
@@ -156,7 +153,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     match keyword(tag) {
         Some(Keyword::Hold(op)) => hold::run(op, tag, rest, args.quiet),
-        Some(Keyword::Suspend(op)) => suspend::run(op, tag, rest, args.quiet),
         Some(Keyword::Update) => update::run(tag, rest, args.quiet),
         Some(Keyword::Token) => token::run(rest),
         Some(Keyword::Show) => show::run(tag, rest, flags, &argv),
@@ -197,10 +193,10 @@ mod tests {
         assert_eq!(keyword("PIN"), Some(Keyword::Ping));
         assert_eq!(keyword("vers"), Some(Keyword::Version));
         assert_eq!(keyword("ver"), None);
-        assert_eq!(keyword("su"), Some(Keyword::Suspend(suspend::Op::Suspend)));
-        assert_eq!(keyword("suspend"), Some(Keyword::Suspend(suspend::Op::Suspend)));
-        assert_eq!(keyword("res"), Some(Keyword::Suspend(suspend::Op::Resume)));
-        assert_eq!(keyword("RESUME"), Some(Keyword::Suspend(suspend::Op::Resume)));
+        assert_eq!(keyword("su"), Some(Keyword::Hold(hold::Op::Suspend)));
+        assert_eq!(keyword("suspend"), Some(Keyword::Hold(hold::Op::Suspend)));
+        assert_eq!(keyword("res"), Some(Keyword::Hold(hold::Op::Resume)));
+        assert_eq!(keyword("RESUME"), Some(Keyword::Hold(hold::Op::Resume)));
         assert_eq!(keyword("u"), Some(Keyword::Update));
         assert_eq!(keyword("update"), Some(Keyword::Update));
     }
