@@ -102,6 +102,9 @@ pub struct Core {
     /// Jobs that hold resources (running or completing): a scheduling pass looks at these
     /// and the queue, never at the finished jobs kept in memory.
     holding: BTreeSet<u32>,
+    /// Pending jobs with a dependency yet to be satisfied: a scheduling pass settles these
+    /// without reading the whole queue.
+    dependent: BTreeSet<u32>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
     used: Resources,
@@ -149,6 +152,7 @@ impl Core {
             store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
         let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        let dependent = jobs.values().filter(|j| Self::waits_on_dependency(j)).map(|j| j.id).collect();
         let mut active = super::limits::Active::default();
         for j in jobs.values().filter(|j| !j.state().is_finished()) {
             active.add(j.uid);
@@ -162,6 +166,7 @@ impl Core {
             jobs,
             queue,
             holding,
+            dependent,
             next_id,
             used: Resources::default(),
             exe,
@@ -351,9 +356,22 @@ impl Core {
                 self.queue.insert((Reverse(job.priority), job.id));
                 effects.reschedule = true;
             }
+            self.track_dependency(&job);
             self.jobs.insert(job.id, job);
         }
         effects
+    }
+
+    /// Whether `job` is pending with a dependency yet to be satisfied.
+    fn waits_on_dependency(job: &Job) -> bool {
+        job.state() == JobState::Pending && !job.dependency.is_empty()
+    }
+
+    /// Notes that `job` (new, or its dependency changed) may wait on a dependency.
+    pub(super) fn track_dependency(&mut self, job: &Job) {
+        if Self::waits_on_dependency(job) {
+            self.dependent.insert(job.id);
+        }
     }
 
     /// The jobs as a dependency reads them: in memory, else in the store.
@@ -470,10 +488,12 @@ impl Core {
     /// with their pending reason.
     fn settle_dependencies(&mut self, now: u64, effects: &mut Effects) -> std::collections::HashMap<u32, &'static str> {
         use super::depend::Standing;
-        let dependent: Vec<u32> =
-            self.queue.iter().map(|(_, id)| *id).filter(|id| !self.jobs[id].dependency.is_empty()).collect();
+        // Those no longer pending, or whose dependency is gone, leave the set; held ones stay
+        // in it, unread until they are released.
+        self.dependent.retain(|id| self.jobs.get(id).is_some_and(Self::waits_on_dependency));
+        let queued: Vec<u32> = self.dependent.iter().copied().filter(|id| Self::queued(&self.jobs[id])).collect();
         let mut waiting = std::collections::HashMap::new();
-        for id in dependent {
+        for id in queued {
             let job = &self.jobs[&id];
             let Some(spec) = super::depend::spec_of(job) else { continue };
             let (standing, text) = super::depend::evaluate(job, &spec, &self.lookup(), now);

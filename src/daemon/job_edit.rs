@@ -218,6 +218,7 @@ impl Core {
         tracing::info!(job = id, uid = caller.uid, ?changes, "job updated");
         let durable = self.writer.update(&new);
         let running = new.state().holds_resources();
+        self.track_dependency(&new);
         self.jobs.insert(id, new);
         if running && limit_changed {
             self.tell_supervisors(id);
