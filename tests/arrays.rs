@@ -175,8 +175,12 @@ fn a_requeued_job_runs_again_and_sacct_keeps_every_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     c.wait_state(id, &["COMPLETED"], LONG);
     let out = c.wait_file("rq2.out", LONG);
-    let runs: Vec<&str> = out.lines().filter(|l| l.starts_with("start")).collect();
-    assert_eq!(runs, vec!["start 0", "start 1"], "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!((lines[0], lines[2]), ("start 0", "start 1"), "{out}");
+    // As slurmstepd says it (tools tell a requeue from a cancel by it).
+    assert!(lines[1].starts_with(&format!("slurmstepd: error: *** JOB {id} ON node1 CANCELLED AT ")), "{out}");
+    assert!(lines[1].ends_with(" DUE TO JOB REQUEUE ***"), "{out}");
 
     // Slurm's refusals.
     let held = c.sbatch(&["--hold", "--wrap", "true"]);

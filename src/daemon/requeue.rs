@@ -40,6 +40,10 @@ impl Core {
             JobState::Running | JobState::Suspended => {
                 // A suspended job's processes must run to hear that they are to end.
                 super::suspend::continue_for_cancel(job, &dir);
+                // Its supervisor says why it ends, as slurmstepd does.
+                if let Err(e) = std::fs::write(dir.join(crate::stepd::files::REQUEUED), "") {
+                    tracing::warn!(job = id, "cannot mark the job as requeued for its supervisor: {e}");
+                }
                 job.requeue_on_end = true;
                 job.state = Some(JobState::Completing);
                 let durable = self.writer.update(job);

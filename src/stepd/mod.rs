@@ -92,6 +92,9 @@ pub mod files {
     pub const PGID: &str = "pgid";
     /// The end status.
     pub const STATUS: &str = "status.json";
+    /// Present when the job is ended because it is requeued (`scontrol requeue`): its
+    /// `*** JOB … CANCELLED AT … ***` line then says `DUE TO JOB REQUEUE`.
+    pub const REQUEUED: &str = "requeued";
 }
 
 /// Reads a job directory's end status, if the supervisor wrote one.
@@ -313,7 +316,8 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
                     timing.ending();
-                    end_job(spec, &mut child, "");
+                    let requeued = dir.join(files::REQUEUED).exists();
+                    end_job(spec, &mut child, if requeued { " DUE TO JOB REQUEUE" } else { "" });
                     kill_at = Some(Instant::now() + kill_wait);
                 }
             }
