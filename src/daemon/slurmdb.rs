@@ -40,7 +40,6 @@ const NOT_FILTERED: &[&str] = &[
     "scheduled_by_backfill",
     "job_started",
     "exit_code",
-    "show_duplicates",
     "disable_truncate_usage_time",
     "whole_hetjob",
     "disable_whole_hetjob",
@@ -183,7 +182,7 @@ fn truthy(v: &str) -> bool {
 
 /// `GET /slurmdb/v0.0.43/jobs`: the jobs of the history that the query parameters select,
 /// as slurmrestd reads them (`users`, `job_name`, `state`, `start_time`, `end_time`, `step`,
-/// `partition`, `skip_steps`). Without parameters, every job.
+/// `partition`, `skip_steps`, `show_duplicates`). Without parameters, every job.
 pub async fn jobs(
     State(d): State<Arc<Daemon>>,
     ConnectInfo(peer): ConnectInfo<Peer>,
@@ -256,6 +255,7 @@ pub async fn jobs(
                 }
             }
             "skip_steps" => q.skip_steps = truthy(value),
+            "show_duplicates" => q.duplicates = truthy(value),
             k if NOT_FILTERED.contains(&k) => warnings.push(ApiWarning {
                 description: format!("slurmlet does not select jobs by \"{k}\"; it is ignored"),
                 source: format!("#/{k}/"),
