@@ -1,9 +1,12 @@
-//! A thin blocking client for the daemon's REST API over its Unix socket (see [`super::http`]).
+//! A thin blocking client for the REST API: the local daemon's over its Unix socket (see
+//! [`super::http`]), or a remote profile's (a slurmrestd, see [`super::profile`] and
+//! [`super::remote`]).
 //!
 //! When no daemon answers on the per-user socket, [`Client::connect`] starts one in the
 //! background (guarded by a lock file so two racing commands start only one) and waits for it.
 
 use super::http::{HttpError, Response, UnixHttp};
+use super::remote::RemoteHttp;
 use super::types::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -33,17 +36,74 @@ pub enum ClientError {
         /// Start of the body.
         body: String,
     },
+    /// The profile asked for cannot be used.
+    #[error("{0}")]
+    Profile(String),
+    /// A remote endpoint did not answer.
+    #[error("request to the cluster failed: {0}")]
+    Remote(#[from] super::remote::RemoteError),
+    /// A remote endpoint refused the profile's token.
+    #[error(
+        "the cluster refused the token of profile '{profile}' (HTTP {status}); it may have expired: get a new one (scontrol token on the cluster) and try again"
+    )]
+    Auth {
+        /// The profile.
+        profile: String,
+        /// 401 or 511.
+        status: u16,
+    },
+    /// What the endpoint cannot do (slurmrestd has no step launch).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
-/// A connection to one daemon.
+/// How requests travel.
+enum Transport {
+    /// The local daemon's socket, or a remote profile's `unix://` one.
+    Unix(UnixHttp),
+    /// A remote profile's `http(s)://` endpoint.
+    Remote(RemoteHttp),
+}
+
+/// A connection to one daemon, or to a remote profile's endpoint.
 pub struct Client {
-    http: UnixHttp,
+    transport: Transport,
+    /// The remote profile's name; `None` for the local daemon.
+    profile: Option<String>,
 }
 
 impl Client {
-    /// Connects to the daemon (see [`crate::paths::client_target`]); a per-user daemon is
-    /// started when none answers, the system daemon never is.
+    /// Connects to the selected profile's endpoint (see [`super::profile::selected`]), else
+    /// to the local daemon.
     pub fn connect() -> Result<Client, ClientError> {
+        Client::connect_to(None)
+    }
+
+    /// Connects to profile `explicit` (from `-M/--clusters`), or as [`Client::connect`].
+    pub fn connect_to(explicit: Option<&str>) -> Result<Client, ClientError> {
+        match super::profile::selected(explicit).map_err(|e| ClientError::Profile(e.to_string()))? {
+            Some(remote) => Client::remote(&remote),
+            None => Client::local(),
+        }
+    }
+
+    /// A client for a remote profile's endpoint.
+    pub fn remote(remote: &super::profile::Remote) -> Result<Client, ClientError> {
+        let transport = match &remote.address {
+            super::profile::Address::Unix(socket) => Transport::Unix(UnixHttp::new(socket, None)),
+            super::profile::Address::Http(base) => Transport::Remote(RemoteHttp::for_profile(remote, base)?),
+        };
+        Ok(Client { transport, profile: Some(remote.name.clone()) })
+    }
+
+    /// The remote profile this client talks to; `None`: the local daemon.
+    pub fn profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
+    /// Connects to the local daemon (see [`crate::paths::client_target`]); a per-user daemon
+    /// is started when none answers, the system daemon never is.
+    pub fn local() -> Result<Client, ClientError> {
         let target = crate::paths::client_target();
         let socket = target.socket;
         // The connection that finds the daemon is the one the requests go over.
@@ -63,17 +123,40 @@ impl Client {
                 None
             }
         };
-        Ok(Client { http: UnixHttp::new(&socket, stream) })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(&socket, stream)), profile: None })
     }
 
     /// A client for the daemon listening on `socket` (no auto-start).
     pub fn at(socket: &Path) -> Result<Client, ClientError> {
-        Ok(Client { http: UnixHttp::new(socket, None) })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(socket, None)), profile: None })
     }
 
-    /// The socket this client talks to.
-    pub fn socket(&self) -> &Path {
-        self.http.socket()
+    /// Where this client's requests go: a socket path or a URL.
+    pub fn endpoint(&self) -> String {
+        match &self.transport {
+            Transport::Unix(http) => http.socket().display().to_string(),
+            Transport::Remote(http) => http.base().to_string(),
+        }
+    }
+
+    /// Sends `method path` with an optional JSON body; a remote endpoint's refusal of the
+    /// token is [`ClientError::Auth`].
+    fn request(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, ClientError> {
+        if let (Some(profile), true) = (&self.profile, path.starts_with("/slurmlet/")) {
+            return Err(ClientError::Unsupported(format!(
+                "this needs {method} {}, which is slurmlet's own, not part of slurmrestd's API: \
+                 not available on cluster profile '{profile}'; use the cluster's own command on its login node",
+                path.split('?').next().unwrap_or(path)
+            )));
+        }
+        let resp = match &self.transport {
+            Transport::Unix(http) => http.request(method, path, body)?,
+            Transport::Remote(http) => http.request(method, path, body)?,
+        };
+        match (&self.profile, resp.status) {
+            (Some(profile), status @ (401 | 511)) => Err(ClientError::Auth { profile: profile.clone(), status }),
+            _ => Ok(resp),
+        }
     }
 
     /// Decodes a reply's JSON body as `T`, which may borrow from it.
@@ -86,12 +169,12 @@ impl Client {
 
     /// `GET path` decoded as `T`.
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(&self.http.request("GET", path, None)?)
+        Self::decode(&self.request("GET", path, None)?)
     }
 
     /// `GET path`: the reply's HTTP status and its body decoded as `T`.
     pub fn get_with_status<T: DeserializeOwned>(&self, path: &str) -> Result<(u16, T), ClientError> {
-        let resp = self.http.request("GET", path, None)?;
+        let resp = self.request("GET", path, None)?;
         Ok((resp.status, Self::decode(&resp)?))
     }
 
@@ -104,18 +187,25 @@ impl Client {
     /// values borrowed from its bytes (see [`Client::decode`]).
     pub fn post_for_bytes<B: Serialize>(&self, path: &str, body: &B) -> Result<Response, ClientError> {
         let body = serde_json::to_vec(body).expect("request bodies serialize");
-        Ok(self.http.request("POST", path, Some(&body))?)
+        self.request("POST", path, Some(&body))
     }
 
     /// `POST path` with a JSON body, switched to a stream (see [`UnixHttp::upgrade`]).
     pub fn open_stream<B: Serialize>(&self, path: &str, body: &B) -> Result<super::http::Upgrade, ClientError> {
         let body = serde_json::to_vec(body).expect("request bodies serialize");
-        Ok(self.http.upgrade(path, &body)?)
+        match &self.transport {
+            Transport::Unix(http) if self.profile.is_none() => Ok(http.upgrade(path, &body)?),
+            _ => Err(ClientError::Unsupported(format!(
+                "a cluster's REST API cannot run steps or interactive allocations (profile '{}'); \
+                 use the cluster's own srun or salloc on its login node",
+                self.profile.as_deref().unwrap_or_default()
+            ))),
+        }
     }
 
     /// `DELETE path` decoded as `T`.
     pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::decode(&self.http.request("DELETE", path, None)?)
+        Self::decode(&self.request("DELETE", path, None)?)
     }
 
     /// `GET /slurm/v0.0.43/ping`.

@@ -4,6 +4,8 @@ pub mod acct;
 pub mod client;
 pub mod http;
 pub mod noval;
+pub mod profile;
+pub mod remote;
 pub mod slurmdb;
 pub mod step;
 pub mod stream;

@@ -92,9 +92,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let socket = args.socket.clone().unwrap_or_else(crate::paths::client_socket);
     match args.action.unwrap_or(Action::Run) {
         Action::Run => foreground(&args),
-        Action::Start => match crate::api::client::Client::connect() {
+        Action::Start => match crate::api::client::Client::local() {
             Ok(c) => {
-                println!("slurmletd is running on {}", c.socket().display());
+                println!("slurmletd is running on {}", c.endpoint());
                 0
             }
             Err(e) => {

@@ -9,6 +9,7 @@ pub mod install_links;
 pub mod job_command;
 pub mod job_failure;
 pub mod job_ids;
+pub mod profiles;
 pub mod sacct;
 pub mod salloc;
 pub mod sbatch;
@@ -56,7 +57,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
 }
 
 /// `slurmlet <command> …`: the Slurm commands plus slurmlet's own (`daemon`, `stepd`,
-/// `stepd-server`, `install-links`, `generate`).
+/// `stepd-server`, `profiles`, `install-links`, `generate`).
 fn slurmlet_main(args: Vec<OsString>) -> i32 {
     let sub = args.get(1).map(|s| s.to_string_lossy().into_owned());
     let rest = |name: &str| -> Vec<OsString> {
@@ -70,13 +71,14 @@ fn slurmlet_main(args: Vec<OsString>) -> i32 {
         Some("stepd-server") => crate::stepd::server::run(rest("slurmlet stepd-server")),
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
+        Some("profiles") => profiles::run(rest("slurmlet profiles")),
         Some("--version") | Some("-V") => {
             println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
             0
         }
         _ => {
             eprintln!(
-                "usage: slurmlet <command> [args…]\n\ncommands:\n  {}\n  daemon [start|stop|status|run]\n  install-links [DIR]\n  generate [DIR]",
+                "usage: slurmlet <command> [args…]\n\ncommands:\n  {}\n  daemon [start|stop|status|run]\n  profiles\n  install-links [DIR]\n  generate [DIR]",
                 COMMANDS.join(", ")
             );
             if sub.is_none() || sub.as_deref() == Some("--help") || sub.as_deref() == Some("-h") {

@@ -164,10 +164,28 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
     super::allocate::print_estimate(CMD, &resp)
 }
 
+/// How often `sbatch --wait` looks at a job on a remote cluster.
+const REMOTE_WAIT_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// `--wait`: blocks until the job ends; exits with its exit code (1 if it ended otherwise).
 /// The daemon answers 202 when the job has not ended within its wait; then it asks again.
 fn wait(client: &crate::api::client::Client, id: u32) -> Result<i32, Failure> {
     let resp: crate::api::types::JobsResponse = loop {
+        if client.profile().is_some() {
+            // A cluster's slurmrestd has no wait: its jobs are looked at every few seconds.
+            let resp = client.job(&id.to_string()).map_err(|e| Failure::Message(e.to_string(), 1))?;
+            let ended = |j: &crate::api::types::JobInfo| {
+                !matches!(
+                    j.job_state.first().map(String::as_str),
+                    Some("PENDING" | "RUNNING" | "SUSPENDED" | "COMPLETING" | "CONFIGURING" | "REQUEUED")
+                )
+            };
+            if !resp.jobs.is_empty() && resp.jobs.iter().all(ended) {
+                break resp;
+            }
+            std::thread::sleep(REMOTE_WAIT_POLL);
+            continue;
+        }
         let (status, resp) = client
             .get_with_status(&format!("/slurmlet/v1/job/{id}/wait"))
             .map_err(|e| Failure::Message(e.to_string(), 1))?;

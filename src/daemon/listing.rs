@@ -246,10 +246,7 @@ fn select<'j: 'n, 'n>(
     now: u64,
 ) -> (Vec<Cow<'n, Job>>, bool) {
     let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
-    let ids_found = squeue::ids_found(q, all.iter());
-    let mut listed: Vec<JobRow> = all.into_iter().filter(|r| squeue::matches(q, r)).collect();
-    let keys = q.sort.as_deref().and_then(|s| squeue::parse_sort(s).ok()).unwrap_or_else(squeue::default_sort);
-    squeue::sort_jobs(&mut listed, &keys, now);
+    let (listed, ids_found) = squeue::select(all, q, now);
     let listed: Vec<&Job> = listed.iter().map(|r| r.job).collect();
     let listed = if q.array_per_line {
         listed.into_iter().map(Cow::Borrowed).collect()
@@ -278,40 +275,8 @@ pub fn select_json<'a>(
 pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q, now);
-    let codes: Vec<char> = q.codes.chars().collect();
-    // The reply is written as it is rendered: one buffer for every value, and no row kept.
-    let mut out = Vec::with_capacity(64 + listed.len() * codes.len() * 12);
-    out.extend_from_slice(b"{\"rows\":[");
-    let mut cell = String::new();
-    for (i, job) in listed.iter().enumerate() {
-        let row = JobRow { job, config, user_name: names.get(job.uid) };
-        if i > 0 {
-            out.push(b',');
-        }
-        out.push(b'[');
-        for (k, &code) in codes.iter().enumerate() {
-            if k > 0 {
-                out.push(b',');
-            }
-            cell.clear();
-            squeue::write_value(&mut cell, code, &row, now);
-            push_json_string(&mut out, &cell);
-        }
-        out.push(b']');
-    }
-    out.extend_from_slice(format!("],\"ids_found\":{ids_found},\"errors\":[]}}").as_bytes());
-    out
-}
-
-/// Appends `text` as a JSON string; most values need no escape and are copied as they are.
-fn push_json_string(out: &mut Vec<u8>, text: &str) {
-    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    } else {
-        serde_json::to_writer(&mut *out, text).expect("a string serializes");
-    }
+    let rows: Vec<JobRow> = listed.iter().map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
+    squeue::rows_json(&rows, q, ids_found, now)
 }
 
 #[cfg(test)]

@@ -54,9 +54,13 @@ pub fn run(words: &[String]) -> i32 {
             return 1;
         }
     };
-    let client = match crate::cli::connect("scontrol") {
+    // A token for this machine's daemon: a cluster's come from its own scontrol token.
+    let client = match crate::api::client::Client::local() {
         Ok(c) => c,
-        Err(code) => return code,
+        Err(e) => {
+            crate::cli::error("scontrol", &e.to_string());
+            return 1;
+        }
     };
     match client.token(&req) {
         Ok(resp) if resp.errors.is_empty() && !resp.token.is_empty() => {

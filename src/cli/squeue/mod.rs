@@ -5,9 +5,10 @@ mod rows;
 mod select;
 
 pub use fields::{short_state, value, write_value, QueueJob, CODES};
+pub use rows::rows_json;
 pub use select::{
-    default_sort, ids_found, matches, parse_sort, read_sort, sort_jobs, SortField, SortItem, SortKey, DEFAULT_SORT,
-    START_SORT, VALID_STATES,
+    default_sort, ids_found, matches, parse_sort, read_sort, select, sort_jobs, SortField, SortItem, SortKey,
+    DEFAULT_SORT, START_SORT, VALID_STATES,
 };
 
 use super::format::{self, Field, Token};
@@ -173,8 +174,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return print_json(&client, &query, bad_user.as_deref());
     }
     // The daemon filters, sorts and renders the fields asked for: the reply holds only the
-    // values printed, and the client only lays them out.
-    let reply = match client.post_for_bytes("/slurmlet/v1/jobs/query", &query) {
+    // values printed, and the client only lays them out. A cluster's slurmrestd has no such
+    // query: squeue does the same with its jobs.
+    let reply = match query_rows(&client, &query) {
         Ok(r) => r,
         Err(e) => {
             super::error(CMD, &e.to_string());
@@ -209,6 +211,50 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     format::emit_text(&rendered.text);
     0
+}
+
+/// The rows `query` asks for: the local daemon renders them; for a remote cluster, squeue
+/// reads its jobs (`GET /slurm/v0.0.43/jobs`) and renders them the same way.
+fn query_rows(client: &Client, query: &JobQuery) -> Result<crate::api::http::Response, ClientError> {
+    if client.profile().is_none() {
+        return client.post_for_bytes("/slurmlet/v1/jobs/query", query);
+    }
+    let reply = client.jobs()?;
+    if let Some(e) = reply.errors.first() {
+        return Err(ClientError::Remote(crate::api::remote::RemoteError::Request {
+            url: client.endpoint(),
+            why: format!("{} ({})", e.error, e.description),
+        }));
+    }
+    // slurmrestd lists an array's pending tasks in one record; one per line is squeue's.
+    let jobs = if query.array_per_line || query.array_tasks.is_some() {
+        reply.jobs.into_iter().flat_map(unfold).collect()
+    } else {
+        reply.jobs
+    };
+    let (listed, ids_found) = select(jobs, query, crate::options::now());
+    Ok(crate::api::http::Response { status: 200, body: rows_json(&listed, query, ids_found, crate::options::now()) })
+}
+
+/// One record per task of `job` when it stands for an array's pending tasks
+/// (`array_task_string` `0-9%2`, no task id), as squeue `-r` lists them; else `job`.
+fn unfold(job: crate::api::types::JobInfo) -> Vec<crate::api::types::JobInfo> {
+    if job.array_task_id.get().is_some() || job.array_task_string.is_empty() {
+        return vec![job];
+    }
+    let list = job.array_task_string.split('%').next().unwrap_or_default();
+    match crate::options::array::parse_array(list, crate::options::array::MAX_ARRAY_SIZE_LIMIT) {
+        Ok(spec) => spec
+            .indices
+            .iter()
+            .map(|&t| crate::api::types::JobInfo {
+                array_task_id: crate::api::noval::NoVal::of(t),
+                array_task_string: String::new(),
+                ..job.clone()
+            })
+            .collect(),
+        Err(_) => vec![job],
+    }
 }
 
 /// `--json`: the full `job_info` of each job listed, as slurmrestd's `GET /jobs` has them,

@@ -1,7 +1,9 @@
-//! Lays out the reply of `POST /slurmlet/v1/jobs/query` (a
-//! [`JobRows`](crate::api::types::JobRows)) as squeue's text while it is being parsed: each
-//! value goes from the reply's bytes into its padded column, and no row is kept in between.
+//! The rows of `POST /slurmlet/v1/jobs/query` (a [`JobRows`](crate::api::types::JobRows)):
+//! written from jobs (by the daemon, or by squeue itself for a remote cluster's jobs), and
+//! laid out as squeue's text while they are parsed: each value goes from the reply's bytes
+//! into its padded column, and no row is kept in between.
 
+use super::QueueJob;
 use crate::api::types::ApiError;
 use crate::cli::format::{push_justified, Token};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -17,6 +19,44 @@ pub struct Rendered {
     pub ids_found: bool,
     /// The reply's errors.
     pub errors: Vec<ApiError>,
+}
+
+/// The JSON of a [`JobRows`](crate::api::types::JobRows) reply: for each of `jobs`, the
+/// values of the query's `%` codes at UNIX time `now`. The reply is written as it is
+/// rendered: one buffer for every value, and no row kept.
+pub fn rows_json<J: QueueJob>(jobs: &[J], q: &crate::api::types::JobQuery, ids_found: bool, now: u64) -> Vec<u8> {
+    let codes: Vec<char> = q.codes.chars().collect();
+    let mut out = Vec::with_capacity(64 + jobs.len() * codes.len() * 12);
+    out.extend_from_slice(b"{\"rows\":[");
+    let mut cell = String::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        for (k, &code) in codes.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            cell.clear();
+            super::write_value(&mut cell, code, job, now);
+            push_json_string(&mut out, &cell);
+        }
+        out.push(b']');
+    }
+    out.extend_from_slice(format!("],\"ids_found\":{ids_found},\"errors\":[]}}").as_bytes());
+    out
+}
+
+/// Appends `text` as a JSON string; most values need no escape and are copied as they are.
+fn push_json_string(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, text).expect("a string serializes");
+    }
 }
 
 /// Parses `body` (a `JobRows` reply) and lays its rows out with `tokens`, the format whose

@@ -86,6 +86,16 @@ fn named<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
         || query.array_tasks.iter().flatten().any(|&[a, t]| job.array_job_id() == a && job.array_task_id() == Some(t))
 }
 
+/// The jobs of `all` that `query` lists, in its order at UNIX time `now`, and whether any
+/// job has one of its ids. An order squeue refuses lists in the default order.
+pub fn select<J: QueueJob>(all: Vec<J>, query: &JobQuery, now: u64) -> (Vec<J>, bool) {
+    let ids_found = ids_found(query, all.iter());
+    let mut listed: Vec<J> = all.into_iter().filter(|j| matches(query, j)).collect();
+    let keys = query.sort.as_deref().and_then(|s| parse_sort(s).ok()).unwrap_or_else(default_sort);
+    sort_jobs(&mut listed, &keys, now);
+    (listed, ids_found)
+}
+
 /// Whether `job` passes every filter of `query`.
 pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
     if (query.job_ids.is_some() || query.array_tasks.is_some()) && !named(query, job) {

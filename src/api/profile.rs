@@ -1,0 +1,272 @@
+//! Profiles: the endpoints the commands may talk to, named in the client's profiles file
+//! (`~/.config/slurmlet/config.toml`, or `SLURMLET_PROFILES`).
+//!
+//! ```toml
+//! default = "cluster"            # optional; without it, the local daemon
+//!
+//! [profiles.cluster]
+//! url = "https://login.example.org:6820"   # slurmrestd; or unix:///run/slurmrestd.sock
+//! user = "alice"                           # X-SLURM-USER-NAME (default: your user name)
+//! token_command = "ssh login scontrol token lifespan=3600"
+//! # or: token_file = "~/.slurm-token", or token_env = "MY_JWT" (default SLURM_JWT)
+//! ```
+//!
+//! A profile is chosen by `-M/--clusters NAME` where the command has it, else
+//! `SLURMLET_PROFILE`, else the file's `default`; `local` (or no profile) is the local
+//! daemon. Tokens are read when a command needs one, and never printed or logged.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The name that always means the local daemon.
+pub const LOCAL: &str = "local";
+
+/// A profile that cannot be used.
+#[derive(Debug, Error)]
+pub enum ProfileError {
+    /// The profiles file cannot be read or parsed.
+    #[error("profiles file {path}: {why}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// No profile of that name.
+    #[error("no profile named '{name}' in {path} (profiles there: {known})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The file.
+        path: PathBuf,
+        /// The names it has.
+        known: String,
+    },
+    /// The profile's URL is not one the client speaks.
+    #[error("profile '{name}': url '{url}' is not http://, https:// or unix:///PATH")]
+    BadUrl {
+        /// The profile.
+        name: String,
+        /// Its URL.
+        url: String,
+    },
+    /// No token could be had.
+    #[error("profile '{name}': {why}")]
+    Token {
+        /// The profile.
+        name: String,
+        /// Why, and how to get one.
+        why: String,
+    },
+}
+
+/// One profile as the file writes it.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// `http(s)://host[:port][/prefix]` of a slurmrestd (or a slurmlet daemon's `listen`),
+    /// or `unix:///path` of its socket.
+    pub url: String,
+    /// The user the token is for (`X-SLURM-USER-NAME`); default: the local user name.
+    pub user: Option<String>,
+    /// The environment variable holding the token (default `SLURM_JWT`).
+    pub token_env: Option<String>,
+    /// A file holding the token (or `SLURM_JWT=token`, as `scontrol token` prints it).
+    pub token_file: Option<PathBuf>,
+    /// A command that prints the token (or `SLURM_JWT=token`), run with `sh -c`.
+    pub token_command: Option<String>,
+}
+
+/// The profiles file.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProfilesFile {
+    /// The profile used when none is named.
+    pub default: Option<String>,
+    /// The profiles, by name.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// Where the profiles file is: `SLURMLET_PROFILES`, else `config.toml` in the user's
+/// slurmlet configuration directory.
+pub fn profiles_path() -> PathBuf {
+    match std::env::var_os("SLURMLET_PROFILES").filter(|p| !p.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => dirs::config_dir().unwrap_or_else(|| PathBuf::from("/etc")).join("slurmlet").join("config.toml"),
+    }
+}
+
+/// Reads the profiles file at `path`; a file that does not exist has no profiles.
+pub fn read(path: &Path) -> Result<ProfilesFile, ProfileError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProfilesFile::default()),
+        Err(e) => return Err(ProfileError::File { path: path.into(), why: e.to_string() }),
+    };
+    toml::from_str(&text).map_err(|e| ProfileError::File { path: path.into(), why: e.to_string() })
+}
+
+/// Where a remote profile's API is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Address {
+    /// `http(s)://…`: the base URL, without a trailing `/`.
+    Http(String),
+    /// `unix:///path`: a socket; slurmrestd authenticates its callers by their uid there.
+    Unix(PathBuf),
+}
+
+/// A remote endpoint, ready to use.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    /// The profile's name.
+    pub name: String,
+    /// Where its API is.
+    pub address: Address,
+    /// The user the token is for.
+    pub user: String,
+    /// The profile, for its token sources.
+    pub profile: Profile,
+}
+
+impl Remote {
+    /// The token for this endpoint, from the profile's source (`token_command`,
+    /// `token_file`, else the environment variable `token_env`, default `SLURM_JWT`).
+    pub fn token(&self) -> Result<String, ProfileError> {
+        let fail = |why: String| ProfileError::Token { name: self.name.clone(), why };
+        let p = &self.profile;
+        let raw = if let Some(cmd) = &p.token_command {
+            let out = std::process::Command::new("sh")
+                .args(["-c", cmd])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| fail(format!("cannot run token_command: {e}")))?;
+            if !out.status.success() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                return Err(fail(format!(
+                    "token_command failed ({}): {}",
+                    out.status,
+                    err.lines().next().unwrap_or("")
+                )));
+            }
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        } else if let Some(file) = &p.token_file {
+            let path = expand_home(file);
+            std::fs::read_to_string(&path)
+                .map_err(|e| fail(format!("cannot read token_file {}: {e}", path.display())))?
+        } else {
+            let var = p.token_env.as_deref().unwrap_or("SLURM_JWT");
+            std::env::var(var).map_err(|_| {
+                fail(format!(
+                    "no token: set {var} (on the cluster's login node, `scontrol token` prints one: \
+                     export $(ssh LOGIN scontrol token)), or give the profile a token_file or token_command"
+                ))
+            })?
+        };
+        parse_token(&raw).ok_or_else(|| fail("the token source gave no token".into()))
+    }
+}
+
+/// The token in what a source gave: the value of a `SLURM_JWT=…` line, else the first
+/// non-empty line.
+fn parse_token(raw: &str) -> Option<String> {
+    let lines = || raw.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find_map(|l| l.strip_prefix("SLURM_JWT="))
+        .or_else(|| lines().next())
+        .map(|t| t.trim_matches('"').to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// `~/x` with the home directory.
+fn expand_home(p: &Path) -> PathBuf {
+    match (p.strip_prefix("~"), dirs::home_dir()) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Reads a profile's URL.
+fn address(name: &str, url: &str) -> Result<Address, ProfileError> {
+    let bad = || ProfileError::BadUrl { name: name.into(), url: url.into() };
+    if let Some(path) = url.strip_prefix("unix://") {
+        return if path.starts_with('/') { Ok(Address::Unix(PathBuf::from(path))) } else { Err(bad()) };
+    }
+    let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")).ok_or_else(bad)?;
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(bad());
+    }
+    Ok(Address::Http(url.trim_end_matches('/').to_string()))
+}
+
+/// The remote endpoint the commands talk to, if any: the profile `explicit` names (from
+/// `-M/--clusters`), else `SLURMLET_PROFILE`, else the file's `default`. `None`: the local
+/// daemon.
+pub fn selected(explicit: Option<&str>) -> Result<Option<Remote>, ProfileError> {
+    let env = std::env::var("SLURMLET_PROFILE").ok().filter(|p| !p.is_empty());
+    let path = profiles_path();
+    let file = read(&path)?;
+    let Some(name) = explicit.map(str::to_string).or(env).or(file.default.clone()) else { return Ok(None) };
+    remote(&file, &path, &name)
+}
+
+/// The endpoint of profile `name` in `file` (read from `path`); `None` for `local`.
+pub fn remote(file: &ProfilesFile, path: &Path, name: &str) -> Result<Option<Remote>, ProfileError> {
+    if name == LOCAL {
+        return Ok(None);
+    }
+    let profile = file.profiles.get(name).ok_or_else(|| ProfileError::Unknown {
+        name: name.into(),
+        path: path.into(),
+        known: std::iter::once(LOCAL).chain(file.profiles.keys().map(String::as_str)).collect::<Vec<_>>().join(", "),
+    })?;
+    Ok(Some(Remote {
+        name: name.into(),
+        address: address(name, &profile.url)?,
+        user: profile.user.clone().unwrap_or_else(|| crate::paths::user_name(crate::paths::uid())),
+        profile: profile.clone(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profiles_file_names_endpoints_and_their_token_sources() {
+        let file: ProfilesFile = toml::from_str(
+            "default = \"c\"\n[profiles.c]\nurl = \"https://login:6820/\"\nuser = \"alice\"\ntoken_command = \"echo SLURM_JWT=abc\"\n\
+             [profiles.s]\nurl = \"unix:///run/rest.sock\"\n",
+        )
+        .unwrap();
+        let c = remote(&file, Path::new("f"), "c").unwrap().unwrap();
+        assert_eq!(c.address, Address::Http("https://login:6820".into()));
+        assert_eq!(c.user, "alice");
+        assert_eq!(c.token().unwrap(), "abc");
+        let s = remote(&file, Path::new("f"), "s").unwrap().unwrap();
+        assert_eq!(s.address, Address::Unix("/run/rest.sock".into()));
+        assert!(remote(&file, Path::new("f"), "local").unwrap().is_none());
+        let e = remote(&file, Path::new("f"), "x").unwrap_err().to_string();
+        assert_eq!(e, "no profile named 'x' in f (profiles there: local, c, s)");
+        assert!(toml::from_str::<ProfilesFile>("[profiles.c]\nurl = \"x\"\nbogus = 1\n").is_err());
+    }
+
+    #[test]
+    fn urls_and_tokens_are_read_strictly() {
+        for bad in ["ftp://x", "http://", "unix://rel", "login:6820", "https:///x"] {
+            assert!(address("p", bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_token("SLURM_JWT=eyJ.x.y\n"), Some("eyJ.x.y".into()));
+        assert_eq!(parse_token("\n  eyJ.a.b  \n"), Some("eyJ.a.b".into()));
+        assert_eq!(parse_token("\n\n"), None);
+        let p = Profile {
+            url: "http://h".into(),
+            token_env: Some("SLURMLET_TEST_NO_SUCH_VAR".into()),
+            ..Default::default()
+        };
+        let r = Remote { name: "p".into(), address: Address::Http("http://h".into()), user: "u".into(), profile: p };
+        assert!(r.token().unwrap_err().to_string().contains("set SLURMLET_TEST_NO_SUCH_VAR"));
+    }
+}
