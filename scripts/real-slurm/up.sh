@@ -89,19 +89,23 @@ umount_all() {  # umount_all ROOT : everything mounted at or below ROOT/{dev,sys
 }
 mount_all() {  # proc, a read-only /sys, and a private /dev (never the host's: no fake GPUs on the host)
   local root=$1 i
-  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-  if ! mountpoint -q "$root/sys"; then mount --bind /sys "$root/sys"; mount -o remount,bind,ro "$root/sys" 2>/dev/null || true; fi
+  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" || return 1
+  if ! mountpoint -q "$root/sys"; then
+    mount --bind /sys "$root/sys" || return 1
+    mount -o remount,bind,ro "$root/sys" 2>/dev/null || true
+  fi
   if ! mountpoint -q "$root/dev"; then
-    mount -t tmpfs -o mode=0755,nosuid,size=1m devtmp "$root/dev"
-    mknod -m 666 "$root/dev/null" c 1 3; mknod -m 666 "$root/dev/zero" c 1 5; mknod -m 666 "$root/dev/full" c 1 7
-    mknod -m 666 "$root/dev/random" c 1 8; mknod -m 666 "$root/dev/urandom" c 1 9; mknod -m 666 "$root/dev/tty" c 5 0
+    mount -t tmpfs -o mode=0755,nosuid,size=1m devtmp "$root/dev" || return 1
+    { mknod -m 666 "$root/dev/null" c 1 3 && mknod -m 666 "$root/dev/zero" c 1 5 && mknod -m 666 "$root/dev/full" c 1 7 &&
+      mknod -m 666 "$root/dev/random" c 1 8 && mknod -m 666 "$root/dev/urandom" c 1 9 && mknod -m 666 "$root/dev/tty" c 5 0; } ||
+      return 1
     # 4 fake GPUs for gres.conf (NVIDIA's major 195); only inside the chroot
-    for i in 0 1 2 3; do mknod -m 666 "$root/dev/nvidia$i" c 195 $i; done
+    for i in 0 1 2 3; do mknod -m 666 "$root/dev/nvidia$i" c 195 $i || return 1; done
     ln -s /proc/self/fd "$root/dev/fd"; ln -s /proc/self/fd/0 "$root/dev/stdin"
     ln -s /proc/self/fd/1 "$root/dev/stdout"; ln -s /proc/self/fd/2 "$root/dev/stderr"
     mkdir -m 755 "$root/dev/pts"; mkdir -m 1777 "$root/dev/shm"
-    mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts" && ln -s pts/ptmx "$root/dev/ptmx"
-    mount -t tmpfs -o mode=1777,nosuid,nodev,size=256m shm "$root/dev/shm"
+    { mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts" && ln -s pts/ptmx "$root/dev/ptmx"; } || return 1
+    mount -t tmpfs -o mode=1777,nosuid,nodev,size=256m shm "$root/dev/shm" || return 1
   fi
 }
 
@@ -142,7 +146,7 @@ if [ "$REBUILD" = 1 ] || [ "$(cat "$R/$STAMP" 2>/dev/null)" != "$RECIPE" ]; then
   echo 'Acquire::Check-Valid-Until "false";' > "$B/etc/apt/apt.conf.d/99no-valid-until"   # a testing Release may expire
   echo 'Acquire::Retries "3";' > "$B/etc/apt/apt.conf.d/99retries"
   cp /etc/resolv.conf "$B/etc/resolv.conf" 2>/dev/null || true
-  mount_all "$B"
+  mount_all "$B" || { umount_all "$B"; unavailable "cannot mount proc/sys/dev into $B (no CAP_SYS_ADMIN?)"; }
   log "apt-get install in the chroot: $(echo $PKGS)"
   # shellcheck disable=SC2086
   if ! { chroot "$B" apt-get update -q && chroot "$B" env DEBIAN_FRONTEND=noninteractive \
@@ -168,7 +172,7 @@ C id "$TUSER" >/dev/null 2>&1 || C useradd -m -s /bin/bash "$TUSER"
 if [ "$KEEP" = 0 ]; then
   "$HERE/down.sh" --quiet >&2 || true
 fi
-mount_all "$R" || unavailable "cannot mount proc/sys/dev into $R"
+mount_all "$R" || { umount_all "$R"; unavailable "cannot mount proc/sys/dev into $R (no CAP_SYS_ADMIN?)"; }
 C true || unavailable "cannot chroot into $R"
 NODE_HOST=$(hostname -s 2>/dev/null || cat /proc/sys/kernel/hostname)
 printf '127.0.0.1 localhost %s\n::1 localhost ip6-localhost\n' "$NODE_HOST" > "$R/etc/hosts"
