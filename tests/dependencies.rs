@@ -112,7 +112,7 @@ fn a_pipeline_of_an_array_dependents_and_a_requeue_reads_as_slurm_records_it() {
     c.wait_state(killed, &["CANCELLED"], LONG);
     assert_eq!(
         pending_as(&c, strict, "DependencyNeverSatisfied"),
-        format!("{strict} PD DependencyNeverSatisfied afterok:{array}(failed)")
+        format!("{strict} PD DependencyNeverSatisfied afterok:{array}_*(failed)")
     );
 
     let o = c.run("scontrol", &["requeue", &format!("{array}_2")]);

@@ -49,7 +49,7 @@ fn a_held_jobs_partition_name_cpus_and_gpus_change() {
         scontrol(&c, &["update", &sid, "Partition=long", "Name=after", "NumCPUs=3", "Gres=gpu:2", "Comment=note"]),
         OK
     );
-    assert_eq!(squeue(&c, id, "%i %P %j %C %b %t %r"), format!("{id} long after 3 gres:gpu:2 PD JobHeldUser"));
+    assert_eq!(squeue(&c, id, "%i %P %j %C %b %t %r"), format!("{id} long after 3 gres/gpu:2 PD JobHeldUser"));
     let (code, show, _) = scontrol(&c, &["show", "job", &id.to_string()]);
     assert_eq!(code, 0);
     for want in ["JobName=after", "Partition=long", "NumCPUs=3", "Comment=note", "TimeLimit=00:10:00"] {

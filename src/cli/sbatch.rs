@@ -109,8 +109,18 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     }
     let resp: JobSubmitResponse = client.submit(&req).map_err(|e| Failure::Message(e.to_string(), 1))?;
     report_errors(&resp)?;
+    // slurmrestd reports a submit's non-zero return code twice ("Job submission resulted in
+    // non-zero return code: X", then X): said once here. A held job's code (ESLURM_JOB_HELD)
+    // Slurm's sbatch does not mention at all.
+    let mut said: Vec<&str> = Vec::new();
     for w in &resp.warnings {
-        super::warning(CMD, &w.description);
+        let text =
+            w.description.strip_prefix("Job submission resulted in non-zero return code: ").unwrap_or(&w.description);
+        if text == JOB_HELD || said.contains(&text) {
+            continue;
+        }
+        said.push(text);
+        super::warning(CMD, text);
     }
     if merged.has("parsable") {
         println!("{}", resp.job_id);
@@ -163,6 +173,9 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
     }
     super::allocate::print_estimate(CMD, &resp)
 }
+
+/// Slurm's text for `ESLURM_JOB_HELD`.
+const JOB_HELD: &str = "Job is in held state, pending scheduler release";
 
 /// How often `sbatch --wait` looks at a job on a remote cluster.
 const REMOTE_WAIT_POLL: std::time::Duration = std::time::Duration::from_secs(2);

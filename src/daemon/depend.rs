@@ -108,11 +108,11 @@ pub fn on_submit(text: &str, jobs: &impl Jobs) -> Result<String, ApiError> {
         error: "Job dependency problem".into(),
         source: "slurm_submit_batch_job()".into(),
     };
-    let spec = parse_dependency(text).map_err(|e| match e {
+    let mut spec = parse_dependency(text).map_err(|e| match e {
         crate::options::OptionError::InvalidDependency { value, why } => refuse(format!("--dependency={value}: {why}")),
         other => refuse(other.to_string()),
     })?;
-    for item in &spec.items {
+    for item in &mut spec.items {
         let Some(id) = item.job_id else { continue };
         let named = jobs.named(id);
         let found = match item.array_task {
@@ -124,6 +124,10 @@ pub fn on_submit(text: &str, jobs: &impl Jobs) -> Result<String, ApiError> {
             return Err(refuse(format!(
                 "--dependency={text}: job {name} does not exist, so the job could never start"
             )));
+        }
+        // An array's id names all its tasks: Slurm writes that `A_*`.
+        if item.array_task.is_none() && named.iter().any(|j| j.array.is_some_and(|a| a.job_id == id)) {
+            item.whole_array = true;
         }
     }
     Ok(marked(&spec, &vec![Standing::Waiting(None); spec.items.len()]))

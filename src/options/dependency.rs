@@ -75,6 +75,8 @@ pub struct DepItem {
     pub job_id: Option<u32>,
     /// One task of an array job (`123_4`); `None` is the job (or the whole array) itself.
     pub array_task: Option<u32>,
+    /// `123_*`: every task of array 123, as Slurm writes a dependency on a whole array.
+    pub whole_array: bool,
     /// `after:id+minutes`: the delay after the job started; only `after` has one.
     pub delay_minutes: Option<u32>,
 }
@@ -88,6 +90,8 @@ impl DepItem {
         let mut s = format!("{}:{job}", self.kind);
         if let Some(task) = self.array_task {
             s.push_str(&format!("_{task}"));
+        } else if self.whole_array {
+            s.push_str("_*");
         }
         if let Some(delay) = self.delay_minutes {
             s.push_str(&format!("+{delay}"));
@@ -171,13 +175,13 @@ fn token(i: &str) -> &str {
 /// Parses Slurm's `--dependency` list. Items are `after:id[+min][:id[+min]…]`,
 /// `afterany:id[:id…]`, `afterburstbuffer:…`, `aftercorr:…`, `afternotok:…`, `afterok:…`
 /// (type names in any case), `singleton`, or a bare job id (which means `afterany`). A job id
-/// is `jobid` or `jobid_taskindex` (one task of an array). Items are separated by `,` (all
+/// is `jobid`, `jobid_taskindex` (one task of an array) or `jobid_*` (every task of it). Items are separated by `,` (all
 /// must hold) or `?` (any one suffices), not both. Each job becomes its own item, so
 /// `afterok:1:2` gives two. An empty value (or `0`, as scontrol takes it) is no dependency.
 ///
 /// What Slurm refuses, and what slurmlet does not take, is
 /// [`OptionError::InvalidDependency`] with the reason in `why`: an unknown type, job id 0, a
-/// delay other than on `after` (or of 0 minutes), mixed separators, a whole-array `id_*` or a
+/// delay other than on `after` (or of 0 minutes), mixed separators, a
 /// task list `id_[1-3]`, and anything that is not the grammar above.
 pub fn parse_dependency(text: &str) -> Result<DependencySpec, OptionError> {
     let fail = |why: String| OptionError::InvalidDependency { value: text.to_string(), why };
@@ -223,7 +227,7 @@ fn push_item(out: &mut Vec<DepItem>, raw: RawItem<'_>) -> Result<(), String> {
             })?;
             match (kind, jobs) {
                 (DepKind::Singleton, None) => {
-                    out.push(DepItem { kind, job_id: None, array_task: None, delay_minutes: None });
+                    out.push(DepItem { kind, job_id: None, array_task: None, whole_array: false, delay_minutes: None });
                     return Ok(());
                 }
                 (DepKind::Singleton, Some(_)) => return Err("singleton takes no job ids".into()),
@@ -238,13 +242,11 @@ fn push_item(out: &mut Vec<DepItem>, raw: RawItem<'_>) -> Result<(), String> {
             Ok(n) => n,
             Err(_) => return Err(format!("job id {} is too large", j.id)),
         };
+        let whole_array = j.task == Some(RawTask::Star);
         let array_task = match j.task {
-            None => None,
+            None | Some(RawTask::Star) => None,
             Some(RawTask::Index(t)) => {
                 Some(t.parse::<u32>().map_err(|_| format!("array task {job_id}_{t} is too large"))?)
-            }
-            Some(RawTask::Star) => {
-                return Err(format!("{job_id}_* is not taken here; name the array job ({job_id}) or one task"))
             }
             Some(RawTask::List(l)) => {
                 return Err(format!(
@@ -264,7 +266,7 @@ fn push_item(out: &mut Vec<DepItem>, raw: RawItem<'_>) -> Result<(), String> {
                 Err(_) => return Err(format!("the delay +{d} is too large")),
             },
         };
-        out.push(DepItem { kind, job_id: Some(job_id), array_task, delay_minutes });
+        out.push(DepItem { kind, job_id: Some(job_id), array_task, whole_array, delay_minutes });
     }
     Ok(())
 }
@@ -276,7 +278,7 @@ mod tests {
     use DepKind::*;
 
     fn on(kind: DepKind, job: u32) -> DepItem {
-        DepItem { kind, job_id: Some(job), array_task: None, delay_minutes: None }
+        DepItem { kind, job_id: Some(job), array_task: None, whole_array: false, delay_minutes: None }
     }
 
     fn task(kind: DepKind, job: u32, t: u32) -> DepItem {
@@ -287,7 +289,8 @@ mod tests {
         DepItem { delay_minutes: Some(minutes), ..on(After, job) }
     }
 
-    const SINGLETON: DepItem = DepItem { kind: Singleton, job_id: None, array_task: None, delay_minutes: None };
+    const SINGLETON: DepItem =
+        DepItem { kind: Singleton, job_id: None, array_task: None, whole_array: false, delay_minutes: None };
 
     #[test]
     fn slurm_forms() {
@@ -322,6 +325,7 @@ mod tests {
                 "afterok:20?afterok:21?afterany:23",
             ),
             ("afterok:12_4", vec![task(AfterOk, 12, 4)], false, "afterok:12_4"),
+            ("afterok:12_*", vec![DepItem { whole_array: true, ..on(AfterOk, 12) }], false, "afterok:12_*"),
             ("afterok:12_0:12_1", vec![task(AfterOk, 12, 0), task(AfterOk, 12, 1)], false, "afterok:12_0,afterok:12_1"),
             ("after:12_3+2", vec![DepItem { delay_minutes: Some(2), ..task(After, 12, 3) }], false, "after:12_3+2"),
             ("singleton,afterok:9", vec![SINGLETON, on(AfterOk, 9)], false, "singleton,afterok:9"),
@@ -361,7 +365,6 @@ mod tests {
             ("afterok:1_99999999999", "too large"),
             ("afterok:1_", "cannot read"),
             ("afterok:1_x", "cannot read"),
-            ("afterok:12_*", "is not taken"),
             ("afterok:12_[1-3]", "task lists"),
             ("afterok:12_[1-3", "cannot read"),
             ("afterok:5+10", "only after"),
@@ -413,7 +416,7 @@ mod tests {
             assert_eq!(DepKind::from_name(&name.to_uppercase()), Some(*kind));
         }
         assert_eq!(DepKind::from_name("afterburst"), None);
-        let no_job = DepItem { kind: AfterOk, job_id: None, array_task: None, delay_minutes: None };
+        let no_job = DepItem { kind: AfterOk, job_id: None, array_task: None, whole_array: false, delay_minutes: None };
         assert_eq!(no_job.to_slurm_string(), "afterok");
         assert_eq!(DependencySpec::default().to_slurm_string(), "");
     }

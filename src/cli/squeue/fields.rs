@@ -298,11 +298,13 @@ fn time_or_na(t: u64) -> Cow<'static, str> {
     }
 }
 
+/// A TRES request as squeue prints it since Slurm 24.11 (`gres/gpu:1`; 22.05 printed
+/// `gres:gpu:1`), or `N/A`.
 fn tres_or_na(tres: &str) -> Cow<'_, str> {
     if tres.is_empty() {
         Cow::Borrowed("N/A")
     } else {
-        Cow::Owned(tres.replace("gres/", "gres:"))
+        Cow::Borrowed(tres)
     }
 }
 

@@ -576,7 +576,7 @@ mod tests {
         let l = lines("%i|%j|%u|%T|%M|%l|%D|%R|%b|%P|%C");
         assert_eq!(l[0], "JOBID|NAME|USER|STATE|TIME|TIME_LIMIT|NODES|NODELIST(REASON)|TRES_PER_NODE|PARTITION|CPUS");
         assert_eq!(l[1], "27|toolong|alice|PENDING|0:00|1:00:00|1|(PartitionConfig)|N/A|debug|1");
-        assert_eq!(l[2], "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres:gpu:1|gpu|1");
+        assert_eq!(l[2], "24|waiting|alice|PENDING|0:00|5:00|1|(None)|gres/gpu:1|gpu|1");
         assert_eq!(l[6], "22|sleeper|alice|RUNNING|0:05|10:00|1|vm|N/A|gpu|1");
     }
 
@@ -584,7 +584,7 @@ mod tests {
     fn widths_and_justification() {
         let l = lines("%.6i %-10j|%10j|%.8l %.10r %.12b %N");
         assert_eq!(l[0], " JOBID NAME      |NAME      |TIME_LIM     REASON TRES_PER_NOD NODELIST");
-        assert_eq!(l[2], "    24 waiting   |waiting   |    5:00       None   gres:gpu:1 ");
+        assert_eq!(l[2], "    24 waiting   |waiting   |    5:00       None   gres/gpu:1 ");
         assert_eq!(l[3], "    26 dep       |dep       |UNLIMITE Dependency          N/A ");
         assert_eq!(l[6], "    22 sleeper   |sleeper   |   10:00       None          N/A vm");
     }
@@ -606,7 +606,7 @@ mod tests {
         let jobs = sample();
         assert_eq!(
             format_job(&t, &jobs[1], NOW),
-            "24                  waiting             PENDING             None                gres:gpu:1          5:00                0:00                "
+            "24                  waiting             PENDING             None                gres/gpu:1          5:00                0:00                "
         );
         let t = format::parse_long("JobID:6,Name:.8", 20);
         assert_eq!(header(&t), "JOBID     NAME");
