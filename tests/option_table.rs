@@ -155,6 +155,7 @@ fn expected_desc(long: &str) -> Option<Json> {
 const BEHAVIOUR: &[&str] = &[
     "bell",
     "chdir",
+    "clusters",
     "disable-status",
     "epilog",
     "exact",

@@ -120,6 +120,18 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
     assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));
     assert!(stderr(&o).contains("(profiles there: local, badtoken, tcp)"), "{}", stderr(&o));
 
+    // -M/--clusters names the profile, as it names a cluster to Slurm's commands.
+    let o = via(&c, &profiles, None, "sbatch", &["-M", "tcp", "--parsable", "--hold", "--wrap", "true"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = stdout(&o).trim().to_string();
+    let o = via(&c, &profiles, None, "squeue", &["--clusters=tcp", "-h", "-o", "%i %r"]);
+    assert_eq!(stdout(&o), format!("{id} JobHeldUser\n"));
+    let o = via(&c, &profiles, None, "scontrol", &["-M", "badtoken", "release", &id]);
+    assert!(stderr(&o).contains("refused the token of profile 'badtoken'"), "{}", stderr(&o));
+    let o = via(&c, &profiles, None, "scancel", &["-M", "nosuch", &id]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));
+
     // sacct needs slurmlet's own history query, which a profile cannot reach yet.
     let o = via(&c, &profiles, Some("tcp"), "sacct", &[]);
     assert_eq!(o.status.code(), Some(1));

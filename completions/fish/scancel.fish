@@ -3,6 +3,7 @@ complete -c scancel -s p -l partition -d 'act only on jobs in this partition' -r
 complete -c scancel -s s -l signal -d 'signal to send to job, default is SIGKILL' -r
 complete -c scancel -s t -l state -d 'act only on jobs in this state.  Valid job states are PENDING, RUNNING and SUSPENDED' -r
 complete -c scancel -s u -l user -d 'act only on jobs of this user' -r
+complete -c scancel -s M -l clusters -d 'The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)' -r
 complete -c scancel -s b -l batch -d 'signal batch shell only'
 complete -c scancel -s f -l full -d 'signal batch shell and all steps for specified job'
 complete -c scancel -s Q -l quiet -d 'disable warnings'

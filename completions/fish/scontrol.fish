@@ -1,4 +1,5 @@
 complete -c scontrol -l json -d '`show job|node|partition` as JSON: the v0.0.43 REST reply (only v0.0.43 is spoken)' -r
+complete -c scontrol -s M -l clusters -d 'The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)' -r
 complete -c scontrol -s Q -l quiet -d 'Print no messages about errors'
 complete -c scontrol -s o -l oneliner -d 'Print each record of `show` on one line'
 complete -c scontrol -s d -l details -d 'Print more details in `show job` (DerivedExitCode, the allocation) and `show node` (GRES in use)'

@@ -5,6 +5,7 @@ complete -c sinfo -s n -l nodes -d 'Report on specific node(s)' -r
 complete -c sinfo -s t -l states -d 'Only nodes in these states' -r
 complete -c sinfo -s i -l iterate -d 'Report once (accepted)' -r
 complete -c sinfo -s S -l sort -d 'Sort order (accepted)' -r
+complete -c sinfo -s M -l clusters -d 'The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)' -r
 complete -c sinfo -l help -d 'Print this help'
 complete -c sinfo -s h -l noheader -d 'no headers on output'
 complete -c sinfo -s N -l Node -d 'Node-centric format'

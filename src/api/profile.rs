@@ -11,7 +11,7 @@
 //! # or: token_file = "~/.slurm-token", or token_env = "MY_JWT" (default SLURM_JWT)
 //! ```
 //!
-//! A profile is chosen by `-M/--clusters NAME` where the command has it, else
+//! A profile is chosen by `-M/--clusters NAME` (not sacct's, which selects jobs), else
 //! `SLURMLET_PROFILE`, else the file's `default`; `local` (or no profile) is the local
 //! daemon. Tokens are read when a command needs one, and never printed or logged.
 

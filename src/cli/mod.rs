@@ -169,9 +169,21 @@ pub fn common_flags(tool: crate::options::Tool, cli: &crate::options::JobOptions
     Some(0)
 }
 
-/// Connects to the daemon, printing Slurm's connection error on failure.
+/// The profile `-M/--clusters` named on this command's line, if any (set once, by the
+/// command, before it connects).
+static CLUSTER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Notes the cluster `-M/--clusters` names: [`connect`] talks to that profile.
+pub fn choose_cluster(name: Option<&str>) {
+    if let Some(name) = name.filter(|n| !n.is_empty()) {
+        let _ = CLUSTER.set(name.to_string());
+    }
+}
+
+/// Connects to the profile `-M` chose, else the selected one, else the local daemon (see
+/// [`crate::api::client::Client::connect_to`]), printing the connection error on failure.
 pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
-    crate::api::client::Client::connect().map_err(|e| {
+    crate::api::client::Client::connect_to(CLUSTER.get().map(String::as_str)).map_err(|e| {
         error(cmd, &e.to_string());
         1
     })

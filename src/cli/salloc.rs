@@ -27,6 +27,7 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
     if desc.name.is_none() {
         desc.name = Some("interactive".into());
     }
+    super::choose_cluster(o.value("clusters"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     let how = allocate::Waiting { immediate: o.has("immediate"), quiet, interrupt: None };
     let allocation = allocate::allocate(CMD, &client, desc, &how)?;

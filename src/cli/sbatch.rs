@@ -102,6 +102,7 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
             Some(std::iter::once(abs.display().to_string()).chain(merged.positional.iter().skip(1).cloned()).collect());
     }
 
+    super::choose_cluster(merged.value("clusters"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     let req = JobSubmitReq { script: None, job: Some(desc) };
     if merged.has("test-only") {

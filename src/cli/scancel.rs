@@ -35,6 +35,9 @@ pub struct ScancelArgs {
     /// act only on jobs of the current user
     #[arg(long)]
     pub me: bool,
+    /// The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)
+    #[arg(short = 'M', long = "clusters", value_name = "cluster_name")]
+    pub clusters: Option<String>,
     /// verbose operation
     #[arg(short = 'v', long, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -109,6 +112,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    super::choose_cluster(args.clusters.as_deref());
     let filters =
         args.name.is_some() || args.partition.is_some() || args.state.is_some() || args.user.is_some() || args.me;
     if args.ids.is_empty() && !filters {

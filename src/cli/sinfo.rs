@@ -71,6 +71,9 @@ pub struct SinfoArgs {
     /// Sort order (accepted)
     #[arg(short = 'S', long = "sort")]
     pub sort: Option<String>,
+    /// The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)
+    #[arg(short = 'M', long = "clusters", value_name = "cluster_name")]
+    pub clusters: Option<String>,
     /// Verbosity (ignored)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -90,6 +93,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    super::choose_cluster(args.clusters.as_deref());
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,

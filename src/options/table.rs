@@ -290,7 +290,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Required("names"),
         BRA,
         Parallel,
-        Refused("this is the only cluster the commands can reach"),
+        Implemented,
         "comma separated list of clusters to issue commands to",
     ),
     opt("comment", None, Required("name"), BRA, Parallel, Implemented, "arbitrary comment"),

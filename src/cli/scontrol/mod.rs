@@ -41,6 +41,9 @@ pub struct ScontrolArgs {
     /// `show job|node|partition` as JSON: the v0.0.43 REST reply (only v0.0.43 is spoken)
     #[arg(long, value_name = "DATA_PARSER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub json: Option<String>,
+    /// The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)
+    #[arg(short = 'M', long = "clusters", value_name = "cluster_name")]
+    pub clusters: Option<String>,
     /// Print the version and exit
     #[arg(short = 'V', long)]
     pub version: bool,
@@ -138,6 +141,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    super::choose_cluster(args.clusters.as_deref());
     if args.version {
         return ping::version();
     }

@@ -88,6 +88,9 @@ pub struct SqueueArgs {
     /// Only report job states (accepted)
     #[arg(long = "only-job-state")]
     pub only_job_state: bool,
+    /// The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)
+    #[arg(short = 'M', long = "clusters", value_name = "cluster_name")]
+    pub clusters: Option<String>,
     /// Verbosity (ignored)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -99,6 +102,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    super::choose_cluster(args.clusters.as_deref());
     // Validate what can be validated before talking to the daemon.
     let job_ids = match args.jobs.as_deref().map(parse_job_ids).transpose() {
         Ok(v) => v,

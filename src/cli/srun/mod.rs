@@ -37,6 +37,7 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
         return Ok(1);
     }
     let mut step = step_request(&o, &env)?;
+    super::choose_cluster(o.value("clusters"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     match o.value("jobid") {
         Some(id) => {
