@@ -128,6 +128,10 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
     assert_eq!(stdout(&o), format!("{id} JobHeldUser\n"));
     let o = via(&c, &profiles, None, "scontrol", &["-M", "badtoken", "release", &id]);
     assert!(stderr(&o).contains("refused the token of profile 'badtoken'"), "{}", stderr(&o));
+    let o = via(&c, &profiles, None, "scontrol", &["-M", "tcp", "ping"]);
+    assert_eq!(stdout(&o), "Slurmctld(primary) at node1 is UP\n");
+    let o = via(&c, &profiles, None, "scontrol", &["-M", "badtoken", "ping"]);
+    assert_eq!(o.status.code(), Some(1), "a refused token reads as DOWN: {}", stdout(&o));
     let o = via(&c, &profiles, None, "scancel", &["-M", "nosuch", &id]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));

@@ -181,9 +181,14 @@ pub fn choose_cluster(name: Option<&str>) {
 }
 
 /// Connects to the profile `-M` chose, else the selected one, else the local daemon (see
-/// [`crate::api::client::Client::connect_to`]), printing the connection error on failure.
+/// [`crate::api::client::Client::connect_to`]).
+pub fn try_connect() -> Result<crate::api::client::Client, crate::api::client::ClientError> {
+    crate::api::client::Client::connect_to(CLUSTER.get().map(String::as_str))
+}
+
+/// [`try_connect`], printing the connection error on failure.
 pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
-    crate::api::client::Client::connect_to(CLUSTER.get().map(String::as_str)).map_err(|e| {
+    try_connect().map_err(|e| {
         error(cmd, &e.to_string());
         1
     })

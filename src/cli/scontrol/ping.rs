@@ -12,7 +12,7 @@ pub fn line(host: &str, up: bool) -> String {
 
 /// Runs `scontrol ping`.
 pub fn run() -> i32 {
-    let pinged = crate::api::client::Client::connect().and_then(|c| c.ping());
+    let pinged = crate::cli::try_connect().and_then(|c| c.ping());
     match pinged {
         Ok(reply) => {
             let mut code = 1;
