@@ -43,9 +43,13 @@ pub fn split(list: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
+/// A number written in digits only (no sign, no spaces).
+pub fn number(t: &str) -> Option<u32> {
+    t.parse::<u32>().ok().filter(|_| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Reads one written id; `None` when it is not `N`, `A_T` or `A_[list]` (ids from 1).
 pub fn parse(word: &str) -> Option<JobIds> {
-    let number = |t: &str| t.parse::<u32>().ok().filter(|_| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
     let Some((job, tasks)) = word.split_once('_') else {
         return number(word).filter(|&n| n > 0).map(JobIds::Job);
     };

@@ -74,7 +74,7 @@ enum Target {
 /// Reads one id: `N`, `N.S`, `A_T` or `A_[list]`; `None` when it is none of these.
 fn parse_target(raw: &str) -> Option<Target> {
     if let Some((job, step)) = raw.split_once('.') {
-        let number = |t: &str| t.parse::<u32>().ok().filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
+        let number = super::job_ids::number;
         let (job, step) = (number(job).filter(|&n| n > 0)?, number(step)?);
         return Some(Target::Step(format!("{job}.{step}")));
     }

@@ -498,8 +498,7 @@ impl Core {
             let Some(spec) = super::depend::spec_of(job) else { continue };
             let (standing, text) = super::depend::evaluate(job, &spec, &self.lookup(), now);
             let job = self.jobs.get_mut(&id).expect("queued job exists");
-            let changed = job.dependency != text.as_str();
-            if changed {
+            if job.dependency != text.as_str() {
                 job.dependency = text.as_str().into();
             }
             match standing {
@@ -812,17 +811,31 @@ impl Core {
         batch_only: bool,
         caller: Caller,
     ) -> Result<Effects, CancelError> {
+        let unknown = cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified");
+        self.for_each_named(target, unknown, |core, id| core.cancel(id, signal, batch_only, caller))
+    }
+
+    /// Applies `act` to the job `target` names, or to every task of the array it names.
+    /// Tasks it refuses (ended, or not in the state it needs) are passed over, unless it
+    /// refuses them all; then its first refusal is the answer. `unknown`: the error when
+    /// `target` names no job.
+    pub fn for_each_named<E>(
+        &mut self,
+        target: super::request::JobRef,
+        unknown: E,
+        mut act: impl FnMut(&mut Core, u32) -> Result<Effects, E>,
+    ) -> Result<Effects, E> {
         let ids = self.ids_named(target);
         match ids.as_slice() {
-            [] => return Err(cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified")),
-            [id] => return self.cancel(*id, signal, batch_only, caller),
+            [] => return Err(unknown),
+            [id] => return act(self, *id),
             _ => {}
         }
         let mut effects = Effects::default();
         let mut refusal = None;
         let mut acted = false;
         for id in ids {
-            match self.cancel(id, signal, batch_only, caller) {
+            match act(self, id) {
                 Ok(more) => {
                     effects.merge(more);
                     acted = true;

@@ -6,7 +6,6 @@
 //! hold is part of the stored job record, so it survives a restart. The update itself is
 //! [`super::core::Core::update_job`] (see [`super::job_edit`]).
 
-use super::core::{Core, Effects};
 use super::job::{Job, JobState};
 use super::submit::Caller;
 use crate::api::types::errno;
@@ -41,37 +40,6 @@ pub(super) fn refused(code: i32, message: &'static str) -> UpdateError {
 pub const HELD_USER: &str = "JobHeldUser";
 /// The reason of a job held by root: only root releases it.
 pub const HELD_ADMIN: &str = "JobHeldAdmin";
-
-impl Core {
-    /// Applies `change` to the job `target` names, or to every task of the array it names
-    /// (an array's update is its tasks'). Tasks it cannot apply to (ended, or started for
-    /// what only a pending job takes) are passed over, unless it applies to none.
-    pub fn update_named(
-        &mut self,
-        target: super::request::JobRef,
-        mut change: impl FnMut(&mut Core, u32) -> Result<Effects, UpdateError>,
-    ) -> Result<Effects, UpdateError> {
-        let ids = self.ids_named(target);
-        match ids.as_slice() {
-            [] if target.task.is_some() => return Err(refused(errno::INVALID_JOB_ID, "Invalid job id specified")),
-            [] => return change(self, target.job),
-            [id] => return change(self, *id),
-            _ => {}
-        }
-        let mut effects = Effects::default();
-        let mut refusal = None;
-        for id in ids {
-            match change(self, id) {
-                Ok(more) => effects.merge(more),
-                Err(e) => refusal = refusal.or(Some(e)),
-            }
-        }
-        match refusal {
-            Some(e) if effects.durable.is_none() => Err(e),
-            _ => Ok(effects),
-        }
-    }
-}
 
 /// `job` with `changes` applied for `caller`, as Slurm's controller decides them.
 pub(super) fn changed(job: &Job, changes: &[QueueChange], caller: Caller, config: &Config) -> Result<Job, UpdateError> {

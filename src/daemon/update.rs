@@ -145,7 +145,9 @@ pub async fn change_job(
         );
     };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let result = d.core.lock().expect("core lock").update_named(target, |core, job| change(core, job, caller));
+    let unknown = super::hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
+    let result =
+        d.core.lock().expect("core lock").for_each_named(target, unknown, |core, job| change(core, job, caller));
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),
