@@ -259,9 +259,12 @@ fn jobs_run_as_their_owners_and_their_files_are_theirs() {
     let state = shared.dir.path().join("state");
     let db = std::fs::metadata(state.join("slurmlet.db")).unwrap();
     assert_eq!(db.permissions().mode() & 0o077, 0, "the store is open to others");
-    std::fs::write(alice.home.join("secret.sh"), "#!/bin/sh\nsleep 300\n").unwrap();
+    std::fs::write(alice.home.join("secret.sh"), "#!/bin/sh\ntouch started\nsleep 300\n").unwrap();
     let secret = shared.sbatch_as(&alice, &["secret.sh"]);
-    shared.wait_state(secret, "RUNNING");
+    // RUNNING is recorded before the supervisor writes the job's files; the script having
+    // begun says they are all there.
+    let started = alice.home.join("started");
+    wait_for("the secret job to begin", LONG, || common::until(started.exists(), || shared.state(secret)));
     let job_dir = state.join("jobs").join(secret.to_string());
     let peek = |file: &str| bob.as_me(|| std::fs::read(job_dir.join(file)).map_err(|e| e.kind()));
     assert_eq!(peek("slurm_script"), Err(std::io::ErrorKind::PermissionDenied));
