@@ -460,6 +460,24 @@ impl AcctJob {
         elapsed(self.start, self.end, now)
     }
 
+    /// `-T`: cuts its times and its steps' to the window `[start, end)`, as slurmdbd does
+    /// (an end still to come is the window's end, or `now`).
+    pub fn truncate(&mut self, (start, end): (u64, u64), now: u64) {
+        let end = end.min(now);
+        let cut = |s: &mut u64, e: &mut u64| {
+            if *s != 0 && *s != NO_VAL && *s < start {
+                *s = start;
+            }
+            if *e == 0 || *e > end {
+                *e = end;
+            }
+        };
+        cut(&mut self.start, &mut self.end);
+        for step in &mut self.steps {
+            cut(&mut step.start, &mut step.end);
+        }
+    }
+
     /// What its finished steps used together (Slurm's job totals).
     pub fn usage(&self) -> Usage {
         self.steps
@@ -475,6 +493,13 @@ impl AcctStep {
     pub fn elapsed(&self, job_end: u64, now: u64) -> u64 {
         elapsed(self.start, if self.end == 0 { job_end } else { self.end }, now)
     }
+}
+
+/// Puts `jobs` in the order sacct prints them: by submit time, then (for jobs submitted in
+/// the same second) the jobs that are not array tasks by id, then each array's tasks by
+/// index. The sort is stable: a requeued job's earlier runs stay before its last.
+pub fn sort_as_sacct(jobs: &mut [AcctJob]) {
+    jobs.sort_by_key(|j| (j.submit, j.array_job_id, j.array_task_id.unwrap_or(u32::MAX), j.id));
 }
 
 /// Seconds from `start` to `end` (to `now` when there is no end yet; 0 if never started).

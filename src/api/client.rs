@@ -70,6 +70,8 @@ pub struct Client {
     transport: Transport,
     /// The remote profile's name; `None` for the local daemon.
     profile: Option<String>,
+    /// Who the remote profile is on its cluster.
+    remote_user: Option<String>,
 }
 
 impl Client {
@@ -93,12 +95,17 @@ impl Client {
             super::profile::Address::Unix(socket) => Transport::Unix(UnixHttp::new(socket, None)),
             super::profile::Address::Http(base) => Transport::Remote(RemoteHttp::for_profile(remote, base)?),
         };
-        Ok(Client { transport, profile: Some(remote.name.clone()) })
+        Ok(Client { transport, profile: Some(remote.name.clone()), remote_user: Some(remote.user.clone()) })
     }
 
     /// The remote profile this client talks to; `None`: the local daemon.
     pub fn profile(&self) -> Option<&str> {
         self.profile.as_deref()
+    }
+
+    /// Who the remote profile is on its cluster; `None`: the local daemon.
+    pub fn remote_user(&self) -> Option<&str> {
+        self.remote_user.as_deref()
     }
 
     /// Connects to the local daemon (see [`crate::paths::client_target`]); a per-user daemon
@@ -123,12 +130,12 @@ impl Client {
                 None
             }
         };
-        Ok(Client { transport: Transport::Unix(UnixHttp::new(&socket, stream)), profile: None })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(&socket, stream)), profile: None, remote_user: None })
     }
 
     /// A client for the daemon listening on `socket` (no auto-start).
     pub fn at(socket: &Path) -> Result<Client, ClientError> {
-        Ok(Client { transport: Transport::Unix(UnixHttp::new(socket, None)), profile: None })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(socket, None)), profile: None, remote_user: None })
     }
 
     /// Where this client's requests go: a socket path or a URL.
@@ -170,6 +177,11 @@ impl Client {
     /// `GET path` decoded as `T`.
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
         Self::decode(&self.request("GET", path, None)?)
+    }
+
+    /// `GET path`; the reply undecoded.
+    pub fn get_bytes(&self, path: &str) -> Result<Response, ClientError> {
+        self.request("GET", path, None)
     }
 
     /// `GET path`: the reply's HTTP status and its body decoded as `T`.

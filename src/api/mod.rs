@@ -2,6 +2,7 @@
 
 pub mod acct;
 pub mod client;
+pub mod from_slurmdb;
 pub mod http;
 pub mod noval;
 pub mod profile;

@@ -212,24 +212,6 @@ pub fn cluster_wanted(q: &HistoryQuery, name: &str) -> bool {
     q.clusters.as_ref().is_none_or(|c| c.iter().any(|c| c.eq_ignore_ascii_case(name)))
 }
 
-/// `-T`: cuts the times of `job` and its steps to the window `[start, end)`, as slurmdbd
-/// does (an end still to come is the window's end, or now).
-pub fn truncate(job: &mut AcctJob, (start, end): (u64, u64), now: u64) {
-    let end = end.min(now);
-    let cut = |s: &mut u64, e: &mut u64| {
-        if *s != 0 && *s != NO_VAL && *s < start {
-            *s = start;
-        }
-        if *e == 0 || *e > end {
-            *e = end;
-        }
-    };
-    cut(&mut job.start, &mut job.end);
-    for step in &mut job.steps {
-        cut(&mut step.start, &mut step.end);
-    }
-}
-
 /// The filters of sacct's common options and the time window.
 fn matches_job(job: &Job, q: &HistoryQuery) -> bool {
     if !q.selections.is_empty() && !q.selections.iter().any(|s| s.het_offset.is_none() && selects(s, job)) {

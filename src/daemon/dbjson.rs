@@ -129,7 +129,7 @@ fn step(job: &AcctJob, s: &AcctStep, now: u64) -> DbStep {
             cpu: DbStatsCpu { actual_frequency: 0 },
             energy: DbStatsEnergy { consumed: NoVal::of(0) },
         },
-        step: DbStepId { id: format!("{}.{}", job.id_string(), s.id), name: s.name.clone(), ..Default::default() },
+        step: DbStepId { id: format!("{}.{}", job.id, s.id), name: s.name.clone(), ..Default::default() },
         task: DbStepTask { distribution: if s.id == StepId::Batch { "Unknown" } else { "Block" }.into() },
         tres: DbStepTres {
             requested: usage_tres(s.usage, &s.nodes),
@@ -267,6 +267,81 @@ mod tests {
             let reply: DbJobsResponse = serde_json::from_str(&text).unwrap();
             assert_eq!(serde_json::to_string_pretty(&reply).unwrap(), text.trim_end());
         }
+    }
+
+    /// What the daemon writes reads back (as `sacct` through a profile reads it) as the
+    /// same job.
+    #[test]
+    fn a_job_written_reads_back_the_same() {
+        let alloc = Tres { cpus: 2, mem_mb: 500, gpus: 1, nodes: 1 };
+        let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048 };
+        let step = |id, state: &str, status: Option<i32>| AcctStep {
+            id,
+            name: if id == StepId::Batch { "batch".into() } else { "python".into() },
+            state: state.into(),
+            cancelled_by: None,
+            start: 1000,
+            end: if status.is_some() { 1010 } else { 0 },
+            exit_status: status,
+            ntasks: 1,
+            alloc,
+            time_limit: None,
+            usage: status.map(|_| usage),
+            nodes: "node1".into(),
+        };
+        let done = AcctJob {
+            id: 12,
+            array_job_id: 10,
+            array_task_id: Some(2),
+            name: "train".into(),
+            user: "root".into(),
+            group: "root".into(),
+            partition: "gpu".into(),
+            account: "lab".into(),
+            qos: "normal".into(),
+            cwd: "/tmp".into(),
+            cluster: "c".into(),
+            state: "FAILED".into(),
+            reason: "None".into(),
+            submit: 990,
+            eligible: 995,
+            start: 1000,
+            end: 1010,
+            time_limit: Some(60),
+            req: alloc,
+            alloc: Some(alloc),
+            nodes: "node1".into(),
+            exit_status: 3 << 8,
+            derived_status: 9,
+            priority: 7,
+            stdout: "/tmp/slurm-%A_%a.out".into(),
+            stdout_expanded: "/tmp/slurm-10_2.out".into(),
+            show_full: true,
+            steps: vec![step(StepId::Batch, "FAILED", Some(3 << 8)), step(StepId::Number(0), "CANCELLED", Some(9))],
+            ..Default::default()
+        };
+        assert_eq!(job(&done, 2000).to_acct(), done);
+        let running = AcctJob {
+            state: "RUNNING".into(),
+            end: 0,
+            exit_status: 0,
+            derived_status: 0,
+            time_limit: None,
+            steps: vec![step(StepId::Batch, "RUNNING", None)],
+            ..done.clone()
+        };
+        assert_eq!(job(&running, 2000).to_acct(), running);
+        let never = AcctJob {
+            state: "CANCELLED".into(),
+            start: NO_VAL,
+            alloc: None,
+            nodes: "None assigned".into(),
+            exit_status: 0,
+            derived_status: 0,
+            steps: Vec::new(),
+            ..done
+        };
+        assert_eq!(job(&never, 2000).to_acct(), never);
     }
 
     /// Ours has every field of theirs.

@@ -11,7 +11,7 @@ use super::job::Job;
 use super::step_record::StepRecord;
 use super::store::{Store, StoreError};
 use super::submit::Caller;
-use crate::api::acct::{AcctJob, HistoryQuery};
+use crate::api::acct::{self, AcctJob, HistoryQuery};
 use crate::config::Config;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -123,7 +123,7 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
             acct.steps.clear();
         }
         if let (true, Some(window)) = (q.truncate, q.window) {
-            accounting::truncate(&mut acct, window, crate::options::now());
+            acct.truncate(window, crate::options::now());
         }
         if q.duplicates && job.restarts > 0 {
             for mut run in earlier_runs(store, &job, &config, user, group)? {
@@ -135,8 +135,7 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
         }
         jobs.push(acct);
     }
-    // An array's tasks stay together, in index order; a requeued job's runs, in order.
-    jobs.sort_by_key(|j| (j.submit, if j.array_job_id != 0 { j.array_job_id } else { j.id }, j.array_task_id, j.id));
+    acct::sort_as_sacct(&mut jobs);
     Ok(jobs)
 }
 

@@ -8,6 +8,7 @@
 pub mod fields;
 mod options;
 pub mod print;
+mod remote;
 pub mod time;
 
 use crate::api::acct::{HistoryQuery, HistoryReply};
@@ -16,7 +17,7 @@ use fields::{Column, Row, Units};
 use print::Layout;
 use std::ffi::OsString;
 
-pub use options::SacctArgs;
+pub use options::{SacctArgs, Users};
 
 const CMD: &str = "sacct";
 
@@ -28,6 +29,11 @@ pub struct Plan {
     pub columns: Vec<Column>,
     /// How.
     pub layout: Layout,
+    /// Whose jobs (read into [`Plan::query`] by [`Plan::resolve_local`] for the local
+    /// history, sent by name to a cluster).
+    pub users: options::Users,
+    /// `-g`: only jobs of these groups (names or gids), likewise.
+    pub groups: Vec<String>,
     /// Whether to print the header.
     pub header: bool,
     /// Units of sizes and file names.
@@ -36,15 +42,32 @@ pub struct Plan {
 
 /// Runs sacct.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let plan = match options::plan(args) {
+    let mut plan = match options::plan(args) {
         Ok(plan) => plan,
         Err(code) => return code,
     };
+    // `-M NAME` naming a cluster profile is the cluster to ask, not a filter on its records.
+    if let Some([name]) = plan.query.clusters.as_deref() {
+        let path = crate::api::profile::profiles_path();
+        if crate::api::profile::read(&path).is_ok_and(|f| f.profiles.contains_key(name)) {
+            super::choose_cluster(Some(name));
+            plan.query.clusters = None;
+        }
+    }
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let reply = match client.post_for_bytes("/slurmlet/v1/history", &plan.query) {
+    let reply = match client.remote_user() {
+        Some(user) => remote::fetch(&client, &plan, user),
+        None => {
+            if let Err(code) = plan.resolve_local() {
+                return code;
+            }
+            client.post_for_bytes("/slurmlet/v1/history", &plan.query)
+        }
+    };
+    let reply = match reply {
         Ok(r) => r,
         Err(e) => {
             super::error(CMD, &e.to_string());
@@ -55,7 +78,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
         super::format::emit_bytes(&reply.body);
         return 0;
     }
-    let history: HistoryReply = match Client::decode(&reply) {
+    let history = match client.profile() {
+        Some(_) => remote::read(&plan, &reply),
+        None => Client::decode::<HistoryReply>(&reply),
+    };
+    let history = match history {
         Ok(h) => h,
         Err(e) => {
             super::error(CMD, &e.to_string());

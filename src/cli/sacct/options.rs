@@ -385,36 +385,24 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
         }
     };
     let (start, end) = (time(&a.starttime)?, time(&a.endtime)?);
-    // Users: yours, unless -a (or -u -1), jobs or nodes named without users, or root.
-    let mut users = Vec::new();
-    for u in list(&a.user).into_iter().filter(|u| u != "-1") {
-        users.push(crate::paths::user_uid(&u).ok_or_else(|| error(&format!("Invalid user id: {u}")))?);
-    }
+    // Users: yours, unless -a (or -u -1), jobs or nodes named without users, or root. Names
+    // are read into ids by the local history only: a cluster's users are its own.
+    let names: Vec<String> = list(&a.user).into_iter().filter(|u| u != "-1").collect();
     let minus_one = a.user.iter().any(|u| u.split(',').any(|x| x.trim() == "-1"));
     let mut all_users = match (last_index(&m, "allusers"), last_index(&m, "user")) {
         (Some(all), Some(user)) => all > user || minus_one,
         (Some(_), None) => true,
         (None, _) => minus_one,
     };
-    if users.is_empty() && (!q.selections.is_empty() || a.nodelist.is_some()) {
+    if names.is_empty() && (!q.selections.is_empty() || a.nodelist.is_some()) {
         all_users = true;
     }
-    let me = crate::paths::uid();
-    if a.user.is_empty() && me == 0 {
-        all_users = true;
-    }
-    q.users = match (all_users, users.is_empty()) {
-        (true, _) => None,
-        (false, false) => Some(users),
-        (false, true) => Some(vec![me]),
+    let users = match (all_users, names.is_empty()) {
+        (true, _) => Users::Everyone,
+        (false, false) => Users::Named(names),
+        (false, true) => Users::Me,
     };
-    if !a.group.is_empty() {
-        let mut gids = Vec::new();
-        for g in list(&a.group) {
-            gids.push(crate::paths::group_gid(&g).ok_or_else(|| error(&format!("Invalid group id: {g}")))?);
-        }
-        q.gids = Some(gids);
-    }
+    let groups = list(&a.group);
     let some = |v: Vec<String>| (!v.is_empty()).then_some(v);
     q.names = some(list(&a.name));
     q.partitions = some(list(&a.partition));
@@ -545,6 +533,8 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     }
     Ok(Plan {
         query: q,
+        users,
+        groups,
         columns,
         layout,
         header: !a.noheader,
@@ -552,12 +542,53 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     })
 }
 
+/// Whose jobs sacct lists.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Users {
+    /// Everybody's (`-a`, `-u -1`, or jobs named without users).
+    Everyone,
+    /// The caller's (everybody's when the caller is root).
+    Me,
+    /// Those of the users `-u` named (names or uids).
+    Named(Vec<String>),
+}
+
+impl Plan {
+    /// Reads the users and groups named into this machine's ids, for the local history:
+    /// `Err` (after the message) names one this machine does not know.
+    pub fn resolve_local(&mut self) -> Result<(), i32> {
+        let me = crate::paths::uid();
+        self.query.users = match &self.users {
+            Users::Everyone => None,
+            Users::Me if me == 0 => None,
+            Users::Me => Some(vec![me]),
+            Users::Named(names) => Some(
+                names
+                    .iter()
+                    .map(|u| crate::paths::user_uid(u).ok_or_else(|| error(&format!("Invalid user id: {u}"))))
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        if !self.groups.is_empty() {
+            let gids = self
+                .groups
+                .iter()
+                .map(|g| crate::paths::group_gid(g).ok_or_else(|| error(&format!("Invalid group id: {g}"))))
+                .collect::<Result<_, _>>()?;
+            self.query.gids = Some(gids);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn plan_of(args: &[&str]) -> Result<Plan, i32> {
-        plan(std::iter::once("sacct").chain(args.iter().copied()).map(OsString::from).collect())
+        let mut plan = plan(std::iter::once("sacct").chain(args.iter().copied()).map(OsString::from).collect())?;
+        plan.resolve_local()?;
+        Ok(plan)
     }
 
     #[test]

@@ -61,6 +61,8 @@ fn with_batch(mut j: AcctJob, state: &str, status: Option<i32>) -> AcctJob {
 fn plan(format: &str, layout: Layout) -> Plan {
     Plan {
         query: HistoryQuery::default(),
+        users: super::Users::Everyone,
+        groups: Vec::new(),
         columns: parse_format(format).unwrap(),
         layout,
         header: true,
