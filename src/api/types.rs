@@ -721,6 +721,9 @@ pub mod errno {
     pub const DATA_TOO_LARGE: i32 = 9205;
     /// `ESLURM_DATA_FLAGS_INVALID`: a flag the parser does not know.
     pub const DATA_FLAGS_INVALID: i32 = 9207;
+    /// `ESLURM_USER_ID_UNKNOWN`: "Unable to resolve user ID to user name" (a user the
+    /// accounting query names that nobody knows).
+    pub const USER_ID_UNKNOWN: i32 = 2166;
 }
 
 /// Body of `POST /slurmlet/v1/jobs/query`: which jobs squeue lists and which `%` codes of

@@ -20,20 +20,10 @@ use std::sync::Arc;
 /// How often the history older than `history_days` is removed.
 const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// slurmrestd's `ESLURM_REST_INVALID_QUERY`.
-const INVALID_QUERY: i32 = 9000;
-/// `ESLURM_USER_ID_UNKNOWN` ("Unable to resolve user ID to user name").
-const USER_ID_UNKNOWN: i32 = 2166;
-/// `ESLURM_DATA_FLAGS_INVALID` (a state name the data parser does not know).
-const FLAGS_INVALID: i32 = 9207;
-
 /// The query parameters of `GET /slurmdb/v0.0.43/jobs` that slurmrestd knows and slurmlet
 /// does not filter on: each one given is answered with a warning.
 const NOT_FILTERED: &[&str] = &[
-    "account",
     "association",
-    "cluster",
-    "constraints",
     "scheduler_unset",
     "scheduled_on_submit",
     "scheduled_by_main",
@@ -48,13 +38,10 @@ const NOT_FILTERED: &[&str] = &[
     "show_batch_script",
     "show_job_environment",
     "format",
-    "groups",
     "qos",
     "reason",
     "reservation",
     "reservation_id",
-    "node",
-    "wckey",
 ];
 
 /// The `meta` of an accounting reply: slurmrestd's (`openapi/slurmdbd`), or with `cli`,
@@ -168,7 +155,7 @@ pub async fn history(
 fn refused(status: StatusCode, config: &Config, mut errors: Vec<ApiError>) -> Response {
     errors.push(ApiError {
         description: "Rejecting request. Failure parsing query parameters".into(),
-        error_number: INVALID_QUERY,
+        error_number: errno::INVALID_QUERY,
         error: "Query empty or not RFC7320 compliant".into(),
         source: "op_handler_jobs".into(),
     });
@@ -181,8 +168,8 @@ fn truthy(v: &str) -> bool {
 }
 
 /// `GET /slurmdb/v0.0.43/jobs`: the jobs of the history that the query parameters select,
-/// as slurmrestd reads them (`users`, `job_name`, `state`, `start_time`, `end_time`, `step`,
-/// `partition`, `skip_steps`, `show_duplicates`). Without parameters, every job.
+/// as slurmrestd reads them (`users`, `groups`, `job_name`, `state`, `start_time`,
+/// `end_time`, `step`, `partition`, `account`, `cluster`, `constraints`, `wckey`, `node`, `skip_steps`, `show_duplicates`). Without parameters, every job.
 pub async fn jobs(
     State(d): State<Arc<Daemon>>,
     ConnectInfo(peer): ConnectInfo<Peer>,
@@ -204,13 +191,35 @@ pub async fn jobs(
                     Some(uid) => users.push(uid),
                     None => errors.push(ApiError {
                         description: format!("Unable to resolve user: {value}"),
-                        error_number: USER_ID_UNKNOWN,
+                        error_number: errno::USER_ID_UNKNOWN,
                         error: "Unable to resolve user ID to user name".into(),
                         source: format!("#/users[{at}]/"),
                     }),
                 }
             }
             "job_name" => q.names.get_or_insert_with(Vec::new).extend(csv(value)),
+            "account" => q.accounts.get_or_insert_with(Vec::new).extend(csv(value)),
+            "cluster" => q.clusters.get_or_insert_with(Vec::new).extend(csv(value)),
+            "constraints" => q.constraints.get_or_insert_with(Vec::new).extend(csv(value)),
+            "wckey" => q.wckeys.get_or_insert_with(Vec::new).extend(csv(value)),
+            "node" => q
+                .nodes
+                .get_or_insert_with(Vec::new)
+                .extend(crate::options::hostlist::expand(value).unwrap_or_else(|_| vec![value.clone()])),
+            "groups" => {
+                let gids = q.gids.get_or_insert_with(Vec::new);
+                for group in csv(value) {
+                    match crate::paths::group_gid(&group).or_else(|| group.parse().ok()) {
+                        Some(gid) => gids.push(gid),
+                        None => errors.push(ApiError {
+                            description: format!("Unable to resolve group: {group}"),
+                            error_number: errno::INVALID_QUERY,
+                            error: "Unable to parse query".into(),
+                            source: "#/groups/".into(),
+                        }),
+                    }
+                }
+            }
             "partition" => q.partitions.get_or_insert_with(Vec::new).extend(csv(value)),
             "state" => {
                 let states = q.states.get_or_insert_with(Vec::new);
@@ -220,7 +229,7 @@ pub async fn jobs(
                     None => {
                         let error = ApiError {
                             description: format!("Unknown flag \"{value}\""),
-                            error_number: FLAGS_INVALID,
+                            error_number: errno::DATA_FLAGS_INVALID,
                             error: "Data parser unable to parse invalid flag".into(),
                             source: format!("#/state[{at}][0]/"),
                         };
@@ -236,7 +245,7 @@ pub async fn jobs(
                 Ok(t) => end = t,
                 Err(_) => errors.push(ApiError {
                     description: format!("Unable to parse {key}: {value}"),
-                    error_number: INVALID_QUERY,
+                    error_number: errno::INVALID_QUERY,
                     error: "Unable to parse query".into(),
                     source: format!("#/{key}/"),
                 }),

@@ -137,6 +137,7 @@ pub fn sacct_through_the_profile_reads_as_the_endpoints_own(e: &dyn Endpoint) {
         vec!["-j", &format!("{gpu}.0")],
         vec!["-P", "-j", &ids, "-o", "JobID,JobIDRaw,JobName,State,ExitCode,AllocTRES,ReqTRES,NNodes,NodeList"],
         vec!["-n", "-X", "-j", &ids, "--name", "tasks,gpu", "-o", "JobID,JobName%20,State"],
+        vec!["-X", "-j", &ids, "-q", "normal", "-N", "node1"],
     ] {
         same(e, "sacct", &args);
     }

@@ -90,7 +90,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     };
     if let Some(e) = history.errors.first() {
-        super::error(CMD, &format!("Problem talking to the database: {}", e.description));
+        super::error(CMD, &remote::message(e));
         return 1;
     }
     super::format::emit_text(&render(&plan, &history));

@@ -1,6 +1,6 @@
 //! sacct through a cluster profile: the query as slurmrestd's `GET /slurmdb/v0.0.43/jobs`
 //! parameters, its records read back, and what slurmrestd has no parameter for (CPU, node
-//! and time limit ranges, `-T`, steps named alone) done here.
+//! and time limit ranges, `-T`, steps named alone, QOS and reasons by name) done here.
 
 use super::options::Users;
 use super::Plan;
@@ -8,6 +8,7 @@ use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply, Selection};
 use crate::api::client::{Client, ClientError};
 use crate::api::http::Response;
 use crate::api::slurmdb::DbJobsResponse;
+use crate::api::types::{errno, ApiError};
 
 /// The accounting records path.
 const JOBS: &str = "/slurmdb/v0.0.43/jobs";
@@ -49,9 +50,7 @@ pub fn params(plan: &Plan, user: &str) -> Vec<(&'static str, String)> {
     each("partition", q.partitions.as_ref());
     each("state", q.states.as_ref());
     each("account", q.accounts.as_ref());
-    each("qos", q.qos.as_ref());
     each("wckey", q.wckeys.as_ref());
-    each("reason", q.reasons.as_ref());
     each("constraints", q.constraints.as_ref());
     each("cluster", q.clusters.as_ref());
     let nodes = q.nodes.as_ref().map(|n| vec![crate::options::hostlist::compress(n)]);
@@ -86,11 +85,17 @@ fn percent_encode(v: &str) -> String {
         .collect()
 }
 
-/// Whether `job` passes the filters slurmrestd has no parameter for.
+/// Whether `job` passes the filters slurmrestd has no parameter for, or one that takes
+/// the database's ids rather than names (QOS, reasons).
 fn wanted(job: &AcctJob, q: &HistoryQuery) -> bool {
     let within = |range: Option<(u32, u32)>, n: u32| range.is_none_or(|(min, max)| (min..=max).contains(&n));
+    let any = |list: &Option<Vec<String>>, value: &str| {
+        list.as_ref().is_none_or(|l| l.iter().any(|v| v.eq_ignore_ascii_case(value)))
+    };
     let given = job.alloc.unwrap_or(job.req);
-    within(q.cpus, given.cpus)
+    any(&q.qos, &job.qos)
+        && any(&q.reasons, &job.reason)
+        && within(q.cpus, given.cpus)
         && within(q.nnodes, given.nodes.max(1))
         && within(q.time_limits, job.time_limit.unwrap_or(u32::MAX))
 }
@@ -131,6 +136,15 @@ pub fn read(plan: &Plan, reply: &Response) -> Result<HistoryReply, ClientError> 
     }
     acct::sort_as_sacct(&mut jobs);
     Ok(HistoryReply { jobs, now, errors: reply.errors })
+}
+
+/// What sacct says of an error of the cluster's reply: a user it does not know is what
+/// Slurm's sacct says of it, anything else is the database's problem.
+pub fn message(error: &ApiError) -> String {
+    match error.description.strip_prefix("Unable to resolve user: ") {
+        Some(user) if error.error_number == errno::USER_ID_UNKNOWN => format!("Invalid user id: {user}"),
+        _ => format!("Problem talking to the database: {}", error.description),
+    }
 }
 
 #[cfg(test)]
