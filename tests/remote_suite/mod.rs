@@ -150,8 +150,9 @@ pub fn sacct_through_the_profile_reads_as_the_endpoints_own(e: &dyn Endpoint) {
     assert!(line(format!("{gpu}|COMPLETED|0:0|")).is_some_and(|l| l.contains("gres/gpu=1")), "{out}");
 }
 
-/// A running job and an array task cancelled through the profile end there, and read the
-/// same in both sacct and squeue.
+/// A running job and an array task cancelled through the profile end there, a signal sent
+/// through it reaches the job's script, and all of it reads the same in both sacct and
+/// squeue.
 pub fn cancelling_through_the_profile_shows_there(e: &dyn Endpoint) {
     let running = sbatch(e, &["-J", "long", "--wrap", "sleep 300"]);
     let array = sbatch(e, &["--hold", "-J", "arr", "--array=0-2", "--wrap", "true"]);
@@ -166,6 +167,17 @@ pub fn cancelling_through_the_profile_shows_there(e: &dyn Endpoint) {
     assert_eq!(text(&o.stdout), format!("{array}_0 PENDING JobHeldUser\n{array}_2 PENDING JobHeldUser\n"));
     same(e, "squeue", &pending);
     same(e, "sacct", &["-X", "-j", &running.to_string()]);
+
+    // A signal reaches the batch script (-b), which ends on it as it likes.
+    let trap = sbatch(e, &["-J", "trap", "--wrap", "trap 'exit 7' USR1; sleep 300 & wait"]);
+    wait_state(e, trap, "RUNNING");
+    std::thread::sleep(Duration::from_millis(500));
+    let o = e.ours("scancel", &["-b", "-s", "USR1", &trap.to_string()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    wait_ended(e, &trap.to_string(), 1);
+    let o = e.theirs("sacct", &["-n", "-X", "-P", "-j", &trap.to_string(), "-o", "State,ExitCode"]);
+    assert_eq!(text(&o.stdout), "FAILED|7:0\n");
+    same(e, "sacct", &["-j", &trap.to_string()]);
     assert!(e.ours("scancel", &[&array.to_string()]).status.success());
 }
 
