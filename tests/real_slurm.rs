@@ -59,6 +59,7 @@ impl Real {
             .args(args)
             .env("SLURMLET_PROFILES", self.profiles.path().join("profiles.toml"))
             .env("SLURMLET_PROFILE", "real")
+            .env("XDG_CACHE_HOME", self.profiles.path().join("cache"))
             .current_dir(self.profiles.path())
             .output()
             .expect("run our command")

@@ -37,10 +37,18 @@ fn cluster_with_profile(gpus: &str) -> (Cluster, std::path::PathBuf) {
     (c, profiles)
 }
 
+/// The cache directory the commands of cluster `c` use (`XDG_CACHE_HOME`).
+fn cache_home(c: &Cluster) -> std::path::PathBuf {
+    c.dir.path().join("cache")
+}
+
 /// `name ARGS` through profile `profile` (none: the local socket).
 fn via(c: &Cluster, profiles: &std::path::Path, profile: Option<&str>, name: &str, args: &[&str]) -> Output {
     let mut cmd = c.cmd(name);
-    cmd.args(args).env("SLURMLET_PROFILES", profiles);
+    cmd.args(args)
+        .env("SLURMLET_PROFILES", profiles)
+        .env("XDG_CACHE_HOME", cache_home(c))
+        .env_remove("SLURMLET_VERBOSE");
     match profile {
         Some(p) => cmd.env("SLURMLET_PROFILE", p),
         None => cmd.env_remove("SLURMLET_PROFILE"),
@@ -100,6 +108,16 @@ fn the_commands_print_the_same_through_a_profile_as_on_the_socket() {
         "a token is never shown"
     );
     assert_eq!(o.status.code(), Some(1), "one profile's token is refused: {text}");
+
+    // The daemon's OpenAPI document, read over TCP with the token, offers v0.0.43: spoken,
+    // and remembered for the profile and its URL.
+    assert!(text.contains(", data_parser v0.0.43\n"), "{text}");
+    let cached = std::fs::read_to_string(cache_home(&c).join("slurmlet/data_parser/tcp.json")).unwrap();
+    let cached: serde_json::Value = serde_json::from_str(&cached).unwrap();
+    assert_eq!(cached["offered"], serde_json::json!(["v0.0.43"]), "{cached}");
+    assert!(cached["url"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{cached}");
+    let o = remote("squeue", &["-v", "-h"]);
+    assert!(o.status.success() && !stderr(&o).contains("data_parser"), "{}", stderr(&o));
 }
 
 #[test]
@@ -136,8 +154,236 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));
 
+    // scontrol's actions and its configuration have no slurmrestd endpoint: one line each.
+    for args in [vec!["show", "config"], vec!["requeue", &id], vec!["suspend", &id], vec!["resume", &id]] {
+        let o = via(&c, &profiles, Some("tcp"), "scontrol", &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let what = if args[0] == "show" { "scontrol show config" } else { &format!("scontrol {}", args[0]) };
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "scontrol: error: {what}: slurmrestd's data_parser v0.0.43 has no endpoint for it (profile 'tcp'); \
+                 use the cluster's own scontrol on its login node\n"
+            ),
+            "{args:?}"
+        );
+    }
+
     // sacct needs slurmlet's own history query, which a profile cannot reach yet.
     let o = via(&c, &profiles, Some("tcp"), "sacct", &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not part of slurmrestd's API"), "{}", stderr(&o));
+}
+
+#[test]
+fn slurmlet_profile_selects_the_profile_for_one_command() {
+    let (c, profiles) = cluster_with_profile("0");
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    let slurmlet = |args: &[&str]| via(&c, &profiles, None, "slurmlet", args);
+
+    for flag in [&["--profile", "tcp"][..], &["--profile=tcp"]] {
+        let o = slurmlet(&[flag, &["squeue", "-h", "-o", "%i %r"]].concat());
+        assert!(o.status.success(), "{flag:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{id} JobHeldUser\n"));
+    }
+    // Through the profile: its refused token says so.
+    let o = slurmlet(&["--profile", "badtoken", "squeue"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("refused the token of profile 'badtoken'"), "{}", stderr(&o));
+    // Before SLURMLET_PROFILE; a command's own -M/--clusters still wins.
+    let o = via(&c, &profiles, Some("badtoken"), "slurmlet", &["--profile=tcp", "squeue", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    let o = slurmlet(&["--profile", "badtoken", "squeue", "-M", "tcp", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    // `local` is this machine's daemon; `slurmlet profiles` marks the one selected.
+    let o = via(&c, &profiles, Some("badtoken"), "slurmlet", &["--profile", "local", "squeue", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    let o = slurmlet(&["--profile", "tcp", "profiles"]);
+    assert!(stdout(&o).contains("* tcp: http://"), "{}", stdout(&o));
+
+    let o = slurmlet(&["--profile", "nosuch", "squeue"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "slurmlet: error: --profile: no profile named 'nosuch' in {} (profiles there: local, badtoken, tcp)\n",
+            profiles.display()
+        )
+    );
+    assert!(stdout(&o).is_empty());
+    let o = slurmlet(&["--profile"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "slurmlet: option '--profile' requires an argument\n");
+    let o = slurmlet(&["--help"]);
+    assert!(stderr(&o).starts_with("usage: slurmlet [--profile NAME] <command> [args…]\n"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_expired_token_is_reported_with_its_time_and_not_sent() {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let (c, profiles) = cluster_with_profile("0");
+    let part = |s: &str| URL_SAFE_NO_PAD.encode(s);
+    let token = format!(
+        "{}.{}.{}",
+        part(r#"{"alg":"HS256","typ":"JWT"}"#),
+        part(r#"{"exp":1000000000,"iat":999999000,"sun":"alice"}"#),
+        part("signature")
+    );
+    let file = c.dir.path().join("old-token");
+    std::fs::write(&file, format!("SLURM_JWT={token}\n")).unwrap();
+    let mut text = std::fs::read_to_string(&profiles).unwrap();
+    let url = text.lines().find_map(|l| l.strip_prefix("url = ")).unwrap().to_string();
+    text.push_str(&format!("[profiles.old]\nurl = {url}\ntoken_file = \"{}\"\n", file.display()));
+    std::fs::write(&profiles, text).unwrap();
+
+    let o = via(&c, &profiles, Some("old"), "squeue", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "squeue: error: the token of profile 'old' expired at {}; write a new one into {} \
+             (`scontrol token` on the cluster's login node prints one)\n",
+            slurmlet::sys::format_local_time(1_000_000_000),
+            file.display()
+        )
+    );
+    assert!(!stderr(&o).contains(&token[10..]), "the token is never shown");
+    assert!(!c.log().contains("REST request refused"), "it never reached the daemon:\n{}", c.log());
+    let o = via(&c, &profiles, Some("badtoken"), "squeue", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(c.log().contains("REST request refused"), "a token that is sent is logged when refused:\n{}", c.log());
+}
+
+/// A stand-in for a slurmrestd offering the data_parser versions in `offered` (which the test
+/// may change): its `/openapi/v3` lists their paths, and it answers `ping` and `jobs` (one
+/// job) in each; any other path gets slurmrestd's 404. Every request line is noted in `asked`.
+struct FakeRest {
+    url: String,
+    offered: std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FakeRest {
+    fn start(offered: &[&'static str]) -> FakeRest {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let fake = FakeRest { url, offered: Default::default(), asked: Default::default() };
+        fake.offer(offered);
+        let (offered, asked) = (fake.offered.clone(), fake.asked.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let offered = offered.lock().unwrap().clone();
+                answer(stream, &offered, &asked);
+            }
+        });
+        fake
+    }
+
+    fn offer(&self, versions: &[&'static str]) {
+        *self.offered.lock().unwrap() = versions.to_vec();
+    }
+
+    /// The requests asked since the last call.
+    fn asked(&self) -> Vec<String> {
+        std::mem::take(&mut *self.asked.lock().unwrap())
+    }
+}
+
+fn answer(stream: std::net::TcpStream, offered: &[&str], asked: &std::sync::Mutex<Vec<String>>) {
+    use std::io::{BufRead, Write};
+    let mut reader = std::io::BufReader::new(stream);
+    let mut first = String::new();
+    if reader.read_line(&mut first).is_err() {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).map_or(true, |n| n == 0) || line == "\r\n" {
+            break;
+        }
+    }
+    let mut words = first.split_whitespace();
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or("").trim_end_matches('/'));
+    asked.lock().unwrap().push(format!("{method} {path}"));
+    let meta =
+        r#""meta":{"slurm":{"version":{"major":"24","minor":"11","micro":"6"},"release":"24.11.6","cluster":"fake"}}"#;
+    let served = |what: &str| offered.iter().any(|v| path == format!("/slurm/{v}/{what}"));
+    let (status, body) = if path == "/openapi/v3" {
+        let paths: Vec<String> =
+            offered.iter().flat_map(|v| ["ping", "jobs"].map(|w| format!("\"/slurm/{v}/{w}/\":{{}}"))).collect();
+        (200, format!("{{\"openapi\":\"3.0.3\",\"paths\":{{{}}}}}", paths.join(",")))
+    } else if served("ping") {
+        (200, format!(r#"{{"pings":[{{"hostname":"rest","pinged":"UP","responding":true,"primary":true}}],{meta}}}"#))
+    } else if served("jobs") {
+        (
+            200,
+            format!(r#"{{"jobs":[{{"job_id":7,"name":"fake","job_state":["RUNNING"],"user_name":"alice"}}],{meta}}}"#),
+        )
+    } else {
+        (404, "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint.".to_string())
+    };
+    let mut stream = reader.into_inner();
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+#[test]
+fn a_cluster_offering_other_data_parsers_is_spoken_to_in_the_nearest_that_agrees() {
+    let c = Cluster::configure("0", "");
+    let fake = FakeRest::start(&["v0.0.44", "v0.0.45"]);
+    let profiles = c.dir.path().join("profiles.toml");
+    std::fs::write(&profiles, format!("[profiles.rest]\nurl = \"{}\"\ntoken_command = \"echo t\"\n", fake.url))
+        .unwrap();
+    let squeue =
+        |args: &[&str]| via(&c, &profiles, Some("rest"), "squeue", &[args, &["-h", "-o", "%i %j %T"]].concat());
+
+    // v0.0.44 agrees with v0.0.43 where slurmlet reads it; -v says it is used.
+    let o = squeue(&["-v"]);
+    assert_eq!(stdout(&o), "7 fake RUNNING\n", "{}", stderr(&o));
+    assert_eq!(stderr(&o), "squeue: rest: the cluster speaks data_parser v0.0.44, not v0.0.43; using v0.0.44\n");
+    assert_eq!(fake.asked(), ["GET /openapi/v3", "GET /slurm/v0.0.44/jobs"]);
+    let cached = cache_home(&c).join("slurmlet/data_parser/rest.json");
+    assert!(std::fs::read_to_string(&cached).unwrap().contains("\"v0.0.44\",\"v0.0.45\""));
+
+    // Remembered: the next command asks for its jobs only, and says nothing unless verbose.
+    let o = squeue(&[]);
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("7 fake RUNNING\n", ""));
+    assert_eq!(fake.asked(), ["GET /slurm/v0.0.44/jobs"]);
+    let o = c
+        .cmd("sinfo")
+        .env("SLURMLET_PROFILES", &profiles)
+        .env("SLURMLET_PROFILE", "rest")
+        .env("XDG_CACHE_HOME", cache_home(&c))
+        .env("SLURMLET_VERBOSE", "1")
+        .output()
+        .unwrap();
+    assert!(stderr(&o).starts_with("sinfo: rest: the cluster speaks data_parser v0.0.44"), "{}", stderr(&o));
+    fake.asked();
+
+    // The cluster now serves v0.0.43 only: the 404 has the document read again.
+    fake.offer(&["v0.0.43"]);
+    let o = squeue(&[]);
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("7 fake RUNNING\n", ""));
+    assert_eq!(fake.asked(), ["GET /slurm/v0.0.44/jobs", "GET /openapi/v3", "GET /slurm/v0.0.43/jobs"]);
+
+    // Nothing it offers will do: one line naming both sides.
+    fake.offer(&["v0.0.41", "v0.0.45"]);
+    let o = squeue(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "squeue: error: profile 'rest': the cluster's slurmrestd offers data_parser v0.0.41, v0.0.45; \
+         slurmlet speaks v0.0.43 (and can use v0.0.44 or v0.0.42 instead), so none of them will do\n"
+    );
+    fake.asked();
+
+    // A remembered refusal is checked again: upgraded to offer v0.0.42, it is used.
+    fake.offer(&["v0.0.40", "v0.0.41", "v0.0.42"]);
+    let o = via(&c, &profiles, Some("rest"), "slurmlet", &["profiles"]);
+    assert!(stdout(&o).contains("UP: cluster fake, Slurm 24.11.6 (24.11.6), data_parser v0.0.42\n"), "{}", stdout(&o));
+    assert_eq!(fake.asked(), ["GET /openapi/v3", "GET /slurm/v0.0.42/ping"]);
 }

@@ -3,10 +3,14 @@
 pub mod acct;
 pub mod client;
 pub mod http;
+pub mod jwt;
+pub mod negotiate;
 pub mod noval;
+pub mod parser_cache;
 pub mod profile;
 pub mod remote;
 pub mod slurmdb;
 pub mod step;
 pub mod stream;
 pub mod types;
+pub mod version;
