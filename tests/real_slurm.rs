@@ -104,3 +104,73 @@ fn the_seed_multi_node_script_reaches_the_cluster_and_is_handled_there() {
     let o = real.ours("slurmlet", &["profiles"]);
     assert!(text(&o.stdout).contains("UP: cluster ci26, Slurm 26.05"), "{}", text(&o.stdout));
 }
+
+#[test]
+fn a_cluster_serving_other_data_parsers_is_spoken_to_in_the_nearest_that_agrees() {
+    let Some(real) = Real::from_env("a_cluster_serving_other_data_parsers") else { return };
+    // up.sh runs one more slurmrestd per data_parser version, each serving only that one.
+    let urls: Vec<(String, String)> = ["42", "43", "44", "45"]
+        .iter()
+        .map(|v| (format!("v{v}"), std::env::var(format!("REAL_SLURM_URL_V{v}")).expect("REAL_SLURM_URL_V4x")))
+        .collect();
+    let file = real.profiles.path().join("versions.toml");
+    let listed: String = urls
+        .iter()
+        .map(|(name, url)| {
+            format!("[profiles.{name}]\nurl = \"{url}\"\nuser = \"{}\"\ntoken_env = \"REAL_SLURM_TOKEN\"\n", real.user)
+        })
+        .collect();
+    std::fs::write(&file, listed).unwrap();
+    let cache = real.profiles.path().join("versions-cache");
+    let ours = |profile: &str, name: &str, args: &[&str]| {
+        Command::new(real.bin.join(name))
+            .args(args)
+            .env("SLURMLET_PROFILES", &file)
+            .env("SLURMLET_PROFILE", profile)
+            .env("XDG_CACHE_HOME", &cache)
+            .current_dir(real.profiles.path())
+            .output()
+            .expect("run our command")
+    };
+    let id = remote_suite::sbatch(&real, &["--hold", "-J", "versions", "--wrap", "true"]).to_string();
+    let args = ["-h", "-j", id.as_str(), "-o", "%i %j %u %T %r"];
+    let theirs = text(&real.theirs("squeue", &args).stdout);
+    assert_eq!(theirs, format!("{id} versions {} PENDING JobHeldUser\n", real.user));
+
+    // v0.0.44 only adds to v0.0.43, and v0.0.42 has its shapes: either is used, -v says so.
+    for v in ["v0.0.42", "v0.0.44"] {
+        let profile = format!("v{}", &v[5..]);
+        let o = ours(&profile, "squeue", &[&["-v"], &args[..]].concat());
+        assert_eq!(text(&o.stdout), theirs, "{v}: {}", text(&o.stderr));
+        assert_eq!(
+            text(&o.stderr),
+            format!("squeue: {profile}: the cluster speaks data_parser {v}, not v0.0.43; using {v}\n")
+        );
+        // Remembered for the profile: the next command does not read /openapi/v3 again.
+        let cached = std::fs::read_to_string(cache.join(format!("slurmlet/data_parser/{profile}.json"))).unwrap();
+        assert!(cached.contains(&format!("\"offered\":[\"{v}\"]")), "{cached}");
+        let o = ours(&profile, "scontrol", &["show", "job", &id]);
+        assert!(text(&o.stdout).contains("JobName=versions"), "{v}: {}", text(&o.stderr));
+    }
+
+    // v0.0.45 changes shapes slurmlet reads: one line naming both sides.
+    let o = ours("v45", "squeue", &args);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "squeue: error: profile 'v45': the cluster's slurmrestd offers data_parser v0.0.45; slurmlet speaks \
+         v0.0.43 (and can use v0.0.44 or v0.0.42 instead), so none of them will do\n"
+    );
+
+    // A cluster upgraded since its versions were remembered: the path the old version names
+    // is not served (404), so its document is read again and the new version used.
+    let v43 = &urls[1].1;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let stale = format!("{{\"url\":\"{v43}\",\"offered\":[\"v0.0.44\"],\"checked\":{now}}}");
+    std::fs::write(cache.join("slurmlet/data_parser/v43.json"), stale).unwrap();
+    let o = ours("v43", "squeue", &args);
+    assert_eq!((text(&o.stdout), text(&o.stderr)), (theirs.clone(), String::new()));
+    let cached = std::fs::read_to_string(cache.join("slurmlet/data_parser/v43.json")).unwrap();
+    assert!(cached.contains("\"offered\":[\"v0.0.43\"]"), "{cached}");
+    assert!(ours("v43", "scancel", &[&id]).status.success());
+}

@@ -37,10 +37,18 @@ fn cluster_with_profile(gpus: &str) -> (Cluster, std::path::PathBuf) {
     (c, profiles)
 }
 
+/// The cache directory the commands of cluster `c` use (`XDG_CACHE_HOME`).
+fn cache_home(c: &Cluster) -> std::path::PathBuf {
+    c.dir.path().join("cache")
+}
+
 /// `name ARGS` through profile `profile` (none: the local socket).
 fn via(c: &Cluster, profiles: &std::path::Path, profile: Option<&str>, name: &str, args: &[&str]) -> Output {
     let mut cmd = c.cmd(name);
-    cmd.args(args).env("SLURMLET_PROFILES", profiles);
+    cmd.args(args)
+        .env("SLURMLET_PROFILES", profiles)
+        .env("XDG_CACHE_HOME", cache_home(c))
+        .env_remove("SLURMLET_VERBOSE");
     match profile {
         Some(p) => cmd.env("SLURMLET_PROFILE", p),
         None => cmd.env_remove("SLURMLET_PROFILE"),
@@ -100,6 +108,16 @@ fn the_commands_print_the_same_through_a_profile_as_on_the_socket() {
         "a token is never shown"
     );
     assert_eq!(o.status.code(), Some(1), "one profile's token is refused: {text}");
+
+    // The daemon's OpenAPI document, read over TCP with the token, offers v0.0.43: spoken,
+    // and remembered for the profile and its URL.
+    assert!(text.contains(", data_parser v0.0.43\n"), "{text}");
+    let cached = std::fs::read_to_string(cache_home(&c).join("slurmlet/data_parser/tcp.json")).unwrap();
+    let cached: serde_json::Value = serde_json::from_str(&cached).unwrap();
+    assert_eq!(cached["offered"], serde_json::json!(["v0.0.43"]), "{cached}");
+    assert!(cached["url"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{cached}");
+    let o = remote("squeue", &["-v", "-h"]);
+    assert!(o.status.success() && !stderr(&o).contains("data_parser"), "{}", stderr(&o));
 }
 
 #[test]
@@ -136,7 +154,102 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));
 
+    // scontrol's actions and its configuration have no slurmrestd endpoint: one line each.
+    for args in [vec!["show", "config"], vec!["requeue", &id], vec!["suspend", &id], vec!["resume", &id]] {
+        let o = via(&c, &profiles, Some("tcp"), "scontrol", &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let what = if args[0] == "show" { "scontrol show config" } else { &format!("scontrol {}", args[0]) };
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "scontrol: error: {what}: slurmrestd's data_parser v0.0.43 has no endpoint for it (profile 'tcp'); \
+                 use the cluster's own scontrol on its login node\n"
+            ),
+            "{args:?}"
+        );
+    }
+
     // sacct -M names the profile to ask, not a filter on the cluster's records.
     let o = via(&c, &profiles, None, "sacct", &["-M", "tcp", "-n", "-X", "-P", "-j", &id, "-o", "JobID,State"]);
     assert_eq!((stdout(&o), stderr(&o)), (format!("{id}|PENDING\n"), String::new()));
+}
+
+#[test]
+fn slurmlet_profile_selects_the_profile_for_one_command() {
+    let (c, profiles) = cluster_with_profile("0");
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    let slurmlet = |args: &[&str]| via(&c, &profiles, None, "slurmlet", args);
+
+    for flag in [&["--profile", "tcp"][..], &["--profile=tcp"]] {
+        let o = slurmlet(&[flag, &["squeue", "-h", "-o", "%i %r"]].concat());
+        assert!(o.status.success(), "{flag:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{id} JobHeldUser\n"));
+    }
+    // Through the profile: its refused token says so.
+    let o = slurmlet(&["--profile", "badtoken", "squeue"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("refused the token of profile 'badtoken'"), "{}", stderr(&o));
+    // Before SLURMLET_PROFILE; a command's own -M/--clusters still wins.
+    let o = via(&c, &profiles, Some("badtoken"), "slurmlet", &["--profile=tcp", "squeue", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    let o = slurmlet(&["--profile", "badtoken", "squeue", "-M", "tcp", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    // `local` is this machine's daemon; `slurmlet profiles` marks the one selected.
+    let o = via(&c, &profiles, Some("badtoken"), "slurmlet", &["--profile", "local", "squeue", "-h", "-o", "%i"]);
+    assert_eq!(stdout(&o), format!("{id}\n"), "{}", stderr(&o));
+    let o = slurmlet(&["--profile", "tcp", "profiles"]);
+    assert!(stdout(&o).contains("* tcp: http://"), "{}", stdout(&o));
+
+    let o = slurmlet(&["--profile", "nosuch", "squeue"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "slurmlet: error: --profile: no profile named 'nosuch' in {} (profiles there: local, badtoken, tcp)\n",
+            profiles.display()
+        )
+    );
+    assert!(stdout(&o).is_empty());
+    let o = slurmlet(&["--profile"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "slurmlet: option '--profile' requires an argument\n");
+    let o = slurmlet(&["--help"]);
+    assert!(stderr(&o).starts_with("usage: slurmlet [--profile NAME] <command> [args…]\n"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_expired_token_is_reported_with_its_time_and_not_sent() {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let (c, profiles) = cluster_with_profile("0");
+    let part = |s: &str| URL_SAFE_NO_PAD.encode(s);
+    let token = format!(
+        "{}.{}.{}",
+        part(r#"{"alg":"HS256","typ":"JWT"}"#),
+        part(r#"{"exp":1000000000,"iat":999999000,"sun":"alice"}"#),
+        part("signature")
+    );
+    let file = c.dir.path().join("old-token");
+    std::fs::write(&file, format!("SLURM_JWT={token}\n")).unwrap();
+    let mut text = std::fs::read_to_string(&profiles).unwrap();
+    let url = text.lines().find_map(|l| l.strip_prefix("url = ")).unwrap().to_string();
+    text.push_str(&format!("[profiles.old]\nurl = {url}\ntoken_file = \"{}\"\n", file.display()));
+    std::fs::write(&profiles, text).unwrap();
+
+    let o = via(&c, &profiles, Some("old"), "squeue", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "squeue: error: the token of profile 'old' expired at {}; write a new one into {} \
+             (`scontrol token` on the cluster's login node prints one)\n",
+            slurmlet::sys::format_local_time(1_000_000_000),
+            file.display()
+        )
+    );
+    assert!(!stderr(&o).contains(&token[10..]), "the token is never shown");
+    assert!(!c.log().contains("REST request refused"), "it never reached the daemon:\n{}", c.log());
+    let o = via(&c, &profiles, Some("badtoken"), "squeue", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(c.log().contains("REST request refused"), "a token that is sent is logged when refused:\n{}", c.log());
 }

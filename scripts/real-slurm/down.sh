@@ -49,7 +49,7 @@ stop() {  # stop PIDFILE... : SIGTERM all of them at once, wait up to 30 s, then
   done
   for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && { log "pid $p still alive after 30 s: SIGKILL"; kill -KILL "$p"; }; done
 }
-stop slurmrestd slurmd slurmctld   # slurmctld sends its last records to slurmdbd before it exits
+stop slurmrestd slurmrestd-v42 slurmrestd-v43 slurmrestd-v44 slurmrestd-v45 slurmd slurmctld   # slurmctld sends its last records to slurmdbd before it exits
 stop slurmdbd
 stop mysqld/mysqld munge/munged
 left=$(in_chroot)

@@ -10,6 +10,7 @@
 #
 # stdout: only KEY=VALUE lines (safe for `eval "$(up.sh)"` or `up.sh > env`), everything else goes to stderr:
 #   REAL_SLURM_URL=http://127.0.0.1:10820    slurmrestd (rest_auth/jwt, data_parser v0.0.42 .. v0.0.45)
+#   REAL_SLURM_URL_V42=http://127.0.0.1:10821 .. REAL_SLURM_URL_V45=…:10824   one data_parser each
 #   REAL_SLURM_USER=alice                    test user (uid 2001 inside the chroot)
 #   REAL_SLURM_TOKEN=<jwt>                   for X-SLURM-USER-NAME/X-SLURM-USER-TOKEN (or Authorization: Bearer)
 #   REAL_SLURM_TOKEN_LIFESPAN=14400          seconds
@@ -321,15 +322,24 @@ if ! (wait_for 60 "node $NODE idle" node_ready) 2>/dev/null; then
 fi
 
 # ------------------------------------------------------------ slurmrestd ---
-if alive /run/slurmrestd.pid; then log "slurmrestd already running"; else
-  log "starting slurmrestd on 127.0.0.1:$REST_PORT (rest_auth/jwt)"
-  C touch /var/log/slurm/slurmrestd.log; C chown slurmrest /var/log/slurm/slurmrestd.log
+# The cluster's slurmrestd serves every data_parser (v0.0.42 .. v0.0.45). Beside it, one more
+# per version that serves only that one (ports REST_PORT+1 .. +4), for the tests of what the
+# commands do with a cluster that does not speak v0.0.43.
+start_rest() {  # start_rest NAME PORT [SLURMRESTD OPTIONS...]
+  local name=$1 port=$2; shift 2
+  if alive /run/$name.pid; then log "$name already running"; return; fi
+  log "starting $name on 127.0.0.1:$port (rest_auth/jwt${*:+, $*})"
+  C touch /var/log/slurm/$name.log; C chown slurmrest /var/log/slurm/$name.log
   # chroot and setpriv exec in place, so $! is slurmrestd itself (a host pid); it refuses to run as root/SlurmUser
   SLURM_JWT=daemon nohup chroot "$R" setpriv --reuid=slurmrest --regid=slurmrest --init-groups -- \
-    /usr/sbin/slurmrestd -a rest_auth/jwt 127.0.0.1:$REST_PORT 9>&- >>"$R/var/log/slurm/slurmrestd.log" 2>&1 &
-  echo $! > "$R/run/slurmrestd.pid"
-  wait_for 20 slurmrestd chroot "$R" curl -s -o /dev/null 127.0.0.1:$REST_PORT/openapi/v3
-fi
+    /usr/sbin/slurmrestd -a rest_auth/jwt "$@" 127.0.0.1:$port 9>&- >>"$R/var/log/slurm/$name.log" 2>&1 &
+  echo $! > "$R/run/$name.pid"
+}
+start_rest slurmrestd "$REST_PORT"
+for v in 42 43 44 45; do start_rest slurmrestd-v$v $((REST_PORT + v - 41)) -d data_parser/v0.0.$v; done
+for port in "$REST_PORT" $((REST_PORT + 1)) $((REST_PORT + 2)) $((REST_PORT + 3)) $((REST_PORT + 4)); do
+  wait_for 20 "slurmrestd on $port" chroot "$R" curl -s -o /dev/null 127.0.0.1:$port/openapi/v3
+done
 
 TOKEN=$(C scontrol token username="$TUSER" lifespan="$LIFESPAN" | sed -n 's/^SLURM_JWT=//p')
 [ -n "$TOKEN" ] || fail "scontrol token username=$TUSER returned no token"
@@ -340,6 +350,10 @@ VERSION=$(C sinfo -V | awk '{print $2}')
 log "cluster $CLUSTER up: slurm $VERSION, slurmrestd http://127.0.0.1:$REST_PORT, user $TUSER"
 cat <<OUT
 REAL_SLURM_URL=http://127.0.0.1:$REST_PORT
+REAL_SLURM_URL_V42=http://127.0.0.1:$((REST_PORT + 1))
+REAL_SLURM_URL_V43=http://127.0.0.1:$((REST_PORT + 2))
+REAL_SLURM_URL_V44=http://127.0.0.1:$((REST_PORT + 3))
+REAL_SLURM_URL_V45=http://127.0.0.1:$((REST_PORT + 4))
 REAL_SLURM_USER=$TUSER
 REAL_SLURM_TOKEN=$TOKEN
 REAL_SLURM_TOKEN_LIFESPAN=$LIFESPAN

@@ -6,11 +6,15 @@
 //! background (guarded by a lock file so two racing commands start only one) and waits for it.
 
 use super::http::{HttpError, Response, UnixHttp};
+use super::negotiate::{Fetched, Negotiated};
 use super::remote::RemoteHttp;
 use super::types::*;
+use super::version::{self, DataParser};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -52,6 +56,24 @@ pub enum ClientError {
         /// 401 or 511.
         status: u16,
     },
+    /// The profile's token expired: it is not sent.
+    #[error("the token of profile '{profile}' expired at {at}; {renew}")]
+    Expired {
+        /// The profile.
+        profile: String,
+        /// When, in local time as Slurm prints times.
+        at: String,
+        /// How to get a new one.
+        renew: String,
+    },
+    /// The cluster offers no data_parser version slurmlet can speak.
+    #[error("profile '{profile}': {source}")]
+    Version {
+        /// The profile.
+        profile: String,
+        /// What it offers and what slurmlet speaks.
+        source: version::VersionError,
+    },
     /// What the endpoint cannot do (slurmrestd has no step launch).
     #[error("{0}")]
     Unsupported(String),
@@ -70,8 +92,44 @@ pub struct Client {
     transport: Transport,
     /// The remote profile's name; `None` for the local daemon.
     profile: Option<String>,
-    /// Who the remote profile is on its cluster.
-    remote_user: Option<String>,
+    /// What a remote profile's requests need besides; `None` for the local daemon.
+    remote: Option<RemoteState>,
+}
+
+/// A remote profile's data_parser version and token expiry.
+struct RemoteState {
+    /// The profile's URL, which keys its cached version.
+    url: String,
+    /// Who the profile is on its cluster.
+    user: String,
+    /// The version its requests are written in.
+    parser: Mutex<Negotiated>,
+    /// Whether a 404 already had the version negotiated again (once per command is enough).
+    renegotiated: AtomicBool,
+    /// When the token expires, and how to renew it.
+    expiry: Option<(i64, String)>,
+}
+
+/// Whether a remote reply refuses the token: 401 or 511 (slurmrestd's answer to a bad or
+/// expired token), or an error reply carrying `SLURM_PROTOCOL_AUTHENTICATION_ERROR`.
+fn auth_refused(resp: &Response) -> bool {
+    #[derive(Deserialize)]
+    struct Errors {
+        #[serde(default)]
+        errors: Vec<ApiError>,
+    }
+    match resp.status {
+        401 | 511 => true,
+        400.. => serde_json::from_slice::<Errors>(&resp.body)
+            .is_ok_and(|e| e.errors.iter().any(|e| e.error_number == errno::AUTHENTICATION)),
+        _ => false,
+    }
+}
+
+/// Whether a 404 says the path is not served at all (slurmrestd's text for a version it does
+/// not serve), rather than that a job is unknown.
+fn path_not_served(resp: &Response) -> bool {
+    resp.status == 404 && String::from_utf8_lossy(&resp.body).contains("Unable to find requested URL endpoint")
 }
 
 impl Client {
@@ -89,13 +147,58 @@ impl Client {
         }
     }
 
-    /// A client for a remote profile's endpoint.
+    /// A client for a remote profile's endpoint, speaking the data_parser version it offers
+    /// (see [`super::version`]; cached per profile, else read from its `/openapi/v3`).
     pub fn remote(remote: &super::profile::Remote) -> Result<Client, ClientError> {
-        let transport = match &remote.address {
-            super::profile::Address::Unix(socket) => Transport::Unix(UnixHttp::new(socket, None)),
-            super::profile::Address::Http(base) => Transport::Remote(RemoteHttp::for_profile(remote, base)?),
+        let (transport, expiry) = match &remote.address {
+            super::profile::Address::Unix(socket) => (Transport::Unix(UnixHttp::new(socket, None)), None),
+            super::profile::Address::Http(base) => {
+                let http = RemoteHttp::for_profile(remote, base)?;
+                let expiry = http.expires().map(|at| (at, remote.renewal()));
+                (Transport::Remote(http), expiry)
+            }
         };
-        Ok(Client { transport, profile: Some(remote.name.clone()), remote_user: Some(remote.user.clone()) })
+        let state = RemoteState {
+            url: remote.profile.url.clone(),
+            user: remote.user.clone(),
+            parser: Mutex::new(Negotiated { version: version::SPOKEN, from_cache: false }),
+            renegotiated: AtomicBool::new(false),
+            expiry,
+        };
+        let client = Client { transport, profile: Some(remote.name.clone()), remote: Some(state) };
+        client.negotiate(false)?;
+        Ok(client)
+    }
+
+    /// Chooses (again, if `refresh`) the version a remote profile's requests are written in.
+    fn negotiate(&self, refresh: bool) -> Result<DataParser, ClientError> {
+        let (Some(state), Some(name)) = (&self.remote, &self.profile) else { return Ok(version::SPOKEN) };
+        let fetch = || {
+            let resp = self.send("GET", "/openapi/v3", None)?;
+            Ok(if resp.status == 200 { Fetched::Document(resp.body) } else { Fetched::NoDocument })
+        };
+        let target = super::negotiate::Target { name, url: &state.url };
+        let cache = super::parser_cache::dir();
+        let chosen = super::negotiate::negotiate(cache.as_deref(), target, crate::options::now(), refresh, fetch)?;
+        *state.parser.lock().unwrap_or_else(|e| e.into_inner()) = chosen;
+        Ok(chosen.version)
+    }
+
+    /// The data_parser version this client's requests are written in.
+    pub fn data_parser(&self) -> DataParser {
+        match &self.remote {
+            Some(state) => state.parser.lock().unwrap_or_else(|e| e.into_inner()).version,
+            None => version::SPOKEN,
+        }
+    }
+
+    /// For a remote profile that is spoken to in another version than slurmlet's own, the
+    /// line saying so (printed by verbose commands).
+    pub fn data_parser_note(&self) -> Option<String> {
+        let used = self.data_parser();
+        let profile = self.profile.as_deref()?;
+        (used != version::SPOKEN)
+            .then(|| format!("{profile}: the cluster speaks data_parser {used}, not {}; using {used}", version::SPOKEN))
     }
 
     /// The remote profile this client talks to; `None`: the local daemon.
@@ -105,7 +208,7 @@ impl Client {
 
     /// Who the remote profile is on its cluster; `None`: the local daemon.
     pub fn remote_user(&self) -> Option<&str> {
-        self.remote_user.as_deref()
+        self.remote.as_ref().map(|r| r.user.as_str())
     }
 
     /// Connects to the local daemon (see [`crate::paths::client_target`]); a per-user daemon
@@ -130,12 +233,12 @@ impl Client {
                 None
             }
         };
-        Ok(Client { transport: Transport::Unix(UnixHttp::new(&socket, stream)), profile: None, remote_user: None })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(&socket, stream)), profile: None, remote: None })
     }
 
     /// A client for the daemon listening on `socket` (no auto-start).
     pub fn at(socket: &Path) -> Result<Client, ClientError> {
-        Ok(Client { transport: Transport::Unix(UnixHttp::new(socket, None)), profile: None, remote_user: None })
+        Ok(Client { transport: Transport::Unix(UnixHttp::new(socket, None)), profile: None, remote: None })
     }
 
     /// Where this client's requests go: a socket path or a URL.
@@ -146,24 +249,48 @@ impl Client {
         }
     }
 
-    /// Sends `method path` with an optional JSON body; a remote endpoint's refusal of the
-    /// token is [`ClientError::Auth`].
+    /// Sends `method path` (written in v0.0.43) with an optional JSON body, in the version
+    /// the remote profile speaks; a 404 saying a versioned path is not served has the version
+    /// chosen again (once) and the request sent again if it changed.
     fn request(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, ClientError> {
-        if let (Some(profile), true) = (&self.profile, path.starts_with("/slurmlet/")) {
+        let Some(state) = &self.remote else { return self.send(method, path, body) };
+        if path.starts_with("/slurmlet/") {
             return Err(ClientError::Unsupported(format!(
                 "this needs {method} {}, which is slurmlet's own, not part of slurmrestd's API: \
-                 not available on cluster profile '{profile}'; use the cluster's own command on its login node",
-                path.split('?').next().unwrap_or(path)
+                 not available on cluster profile '{}'; use the cluster's own command on its login node",
+                path.split('?').next().unwrap_or(path),
+                self.profile.as_deref().unwrap_or_default()
             )));
+        }
+        let used = self.data_parser();
+        let resp = self.send(method, &version::rewrite(path, used), body)?;
+        if version::is_versioned(path) && path_not_served(&resp) && !state.renegotiated.swap(true, Ordering::Relaxed) {
+            let now_used = self.negotiate(true)?;
+            if now_used != used {
+                return self.send(method, &version::rewrite(path, now_used), body);
+            }
+        }
+        Ok(resp)
+    }
+
+    /// Sends `method path` as it is. For a remote profile, a token known to have expired is
+    /// not sent ([`ClientError::Expired`]) and a refusal of it is [`ClientError::Auth`].
+    fn send(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, ClientError> {
+        let profile = || self.profile.clone().unwrap_or_default();
+        if let Some((at, renew)) = self.remote.as_ref().and_then(|s| s.expiry.as_ref()) {
+            if crate::options::now() as i64 >= *at {
+                let at = crate::sys::format_local_time((*at).max(0) as u64);
+                return Err(ClientError::Expired { profile: profile(), at, renew: renew.clone() });
+            }
         }
         let resp = match &self.transport {
             Transport::Unix(http) => http.request(method, path, body)?,
             Transport::Remote(http) => http.request(method, path, body)?,
         };
-        match (&self.profile, resp.status) {
-            (Some(profile), status @ (401 | 511)) => Err(ClientError::Auth { profile: profile.clone(), status }),
-            _ => Ok(resp),
+        if self.profile.is_some() && auth_refused(&resp) {
+            return Err(ClientError::Auth { profile: profile(), status: resp.status });
         }
+        Ok(resp)
     }
 
     /// Decodes a reply's JSON body as `T`, which may borrow from it.
@@ -261,6 +388,7 @@ impl Client {
     /// `POST /slurmlet/v1/job/{id}/{action}`: `action` is `requeue`, `suspend` or `resume`
     /// (scontrol's, which slurmrestd has no path for).
     pub fn job_action(&self, id: &str, action: &str) -> Result<JobPostResponse, ClientError> {
+        self.scontrol_only(&format!("scontrol {action}"))?;
         self.post(&format!("/slurmlet/v1/job/{id}/{action}"), &serde_json::json!({}))
     }
 
@@ -271,7 +399,20 @@ impl Client {
 
     /// `GET /slurmlet/v1/config`: what `scontrol show config` prints.
     pub fn config(&self) -> Result<ConfigResponse, ClientError> {
+        self.scontrol_only("scontrol show config")?;
         self.get("/slurmlet/v1/config")
+    }
+
+    /// For a remote profile, the refusal of `what`, which slurmrestd has no endpoint for.
+    fn scontrol_only(&self, what: &str) -> Result<(), ClientError> {
+        match &self.profile {
+            Some(profile) => Err(ClientError::Unsupported(format!(
+                "{what}: slurmrestd's data_parser {} has no endpoint for it (profile '{profile}'); \
+                 use the cluster's own scontrol on its login node",
+                self.data_parser()
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// `GET /slurm/v0.0.43/nodes`.
@@ -351,5 +492,74 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::profile::{Address, Profile, Remote};
+
+    fn reply(status: u16, body: &str) -> Response {
+        Response { status, body: body.as_bytes().to_vec() }
+    }
+
+    /// The shape of slurmrestd 26.05's reply to an expired token (HTTP 511).
+    const EXPIRED: &str = r#"{"jobs":[],"meta":{"plugin":{"data_parser":"data_parser/v0.0.43"}},
+        "errors":[{"description":"Unable to query jobs","error_number":1007,
+        "error":"Protocol authentication error","source":"slurm_load_jobs()"}],"warnings":[]}"#;
+
+    #[test]
+    fn a_refused_or_expired_token_is_an_auth_error_whatever_the_status() {
+        assert!(auth_refused(&reply(511, EXPIRED)));
+        assert!(auth_refused(&reply(401, "Authentication failure")));
+        assert!(auth_refused(&reply(502, EXPIRED)), "the error number says it");
+        assert!(!auth_refused(&reply(200, EXPIRED)), "a reply that succeeded is the caller's to read");
+        let db_down = r#"{"errors":[{"error_number":7000,"error":"Unable to connect to database"}]}"#;
+        assert!(!auth_refused(&reply(502, db_down)));
+        assert!(!auth_refused(&reply(404, "Unable to find requested URL endpoint.")));
+    }
+
+    #[test]
+    fn only_a_404_naming_no_endpoint_says_a_path_is_not_served() {
+        let not_served = "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint";
+        assert!(path_not_served(&reply(404, not_served)));
+        let no_job = r#"{"jobs":[],"errors":[{"error_number":2017,"error":"Invalid job id specified"}]}"#;
+        assert!(!path_not_served(&reply(404, no_job)));
+        assert!(!path_not_served(&reply(200, not_served)));
+    }
+
+    #[test]
+    fn an_expired_token_is_never_sent() {
+        use base64::Engine;
+        let part = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        let token = format!("{}.{}.{}", part(r#"{"alg":"HS256"}"#), part(r#"{"exp":1000000000,"sun":"u"}"#), part("s"));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("jwt");
+        std::fs::write(&file, format!("SLURM_JWT={token}\n")).unwrap();
+        // Nothing listens on port 9 here: had a request been made, it would fail otherwise.
+        let profile =
+            Profile { url: "http://127.0.0.1:9".into(), token_file: Some(file.clone()), ..Default::default() };
+        let remote = Remote {
+            name: "old".into(),
+            address: Address::Http("http://127.0.0.1:9".into()),
+            user: "u".into(),
+            profile,
+        };
+        // Refused when the client is made (its version is negotiated then), or else at its
+        // first request, had a cached version spared it that.
+        let e = Client::remote(&remote).and_then(|c| c.ping()).expect_err("refused");
+        assert!(matches!(e, ClientError::Expired { .. }), "{e}");
+        let text = e.to_string();
+        assert_eq!(
+            text,
+            format!(
+                "the token of profile 'old' expired at {}; write a new one into {} \
+                 (`scontrol token` on the cluster's login node prints one)",
+                crate::sys::format_local_time(1_000_000_000),
+                file.display()
+            )
+        );
+        assert!(!text.contains(&token) && !text.contains(token.split('.').nth(1).unwrap()));
     }
 }

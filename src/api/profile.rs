@@ -12,8 +12,9 @@
 //! ```
 //!
 //! A profile is chosen by `-M/--clusters NAME` (not sacct's, which selects jobs), else
-//! `SLURMLET_PROFILE`, else the file's `default`; `local` (or no profile) is the local
-//! daemon. Tokens are read when a command needs one, and never printed or logged.
+//! `slurmlet --profile NAME`, else `SLURMLET_PROFILE`, else the file's `default`; `local` (or
+//! no profile) is the local daemon. Tokens are read when a command needs one, and never
+//! printed or logged.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -169,6 +170,22 @@ impl Remote {
     }
 }
 
+impl Remote {
+    /// How to replace this profile's token, as its source says (printed when it expired).
+    pub fn renewal(&self) -> String {
+        const PRINTS: &str = "`scontrol token` on the cluster's login node prints one";
+        let p = &self.profile;
+        if p.token_command.is_some() {
+            // The command is not repeated: it may hold a token itself.
+            format!("its token_command gave an expired one: make it print a new one ({PRINTS})")
+        } else if let Some(file) = &p.token_file {
+            format!("write a new one into {} ({PRINTS})", expand_home(file).display())
+        } else {
+            format!("set {} to a new one ({PRINTS})", p.token_env.as_deref().unwrap_or("SLURM_JWT"))
+        }
+    }
+}
+
 /// The token in what a source gave: the value of a `SLURM_JWT=…` line, else the first
 /// non-empty line.
 fn parse_token(raw: &str) -> Option<String> {
@@ -201,14 +218,24 @@ fn address(name: &str, url: &str) -> Result<Address, ProfileError> {
     Ok(Address::Http(url.trim_end_matches('/').to_string()))
 }
 
+/// The profile `slurmlet --profile NAME` selected for this process, if any.
+static FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Selects profile `name` for this process, as `slurmlet --profile NAME` does (before
+/// `SLURMLET_PROFILE` and the file's `default`, after a command's `-M/--clusters`).
+pub fn select_by_flag(name: &str) {
+    let _ = FLAG.set(name.to_string());
+}
+
 /// The remote endpoint the commands talk to, if any: the profile `explicit` names (from
-/// `-M/--clusters`), else `SLURMLET_PROFILE`, else the file's `default`. `None`: the local
-/// daemon.
+/// `-M/--clusters`), else `slurmlet --profile`'s, else `SLURMLET_PROFILE`, else the file's
+/// `default`. `None`: the local daemon.
 pub fn selected(explicit: Option<&str>) -> Result<Option<Remote>, ProfileError> {
     let env = std::env::var("SLURMLET_PROFILE").ok().filter(|p| !p.is_empty());
     let path = profiles_path();
     let file = read(&path)?;
-    let Some(name) = explicit.map(str::to_string).or(env).or(file.default.clone()) else { return Ok(None) };
+    let flag = FLAG.get().cloned();
+    let Some(name) = explicit.map(str::to_string).or(flag).or(env).or(file.default.clone()) else { return Ok(None) };
     remote(&file, &path, &name)
 }
 
@@ -268,5 +295,27 @@ mod tests {
         };
         let r = Remote { name: "p".into(), address: Address::Http("http://h".into()), user: "u".into(), profile: p };
         assert!(r.token().unwrap_err().to_string().contains("set SLURMLET_TEST_NO_SUCH_VAR"));
+    }
+
+    #[test]
+    fn the_renewal_advice_follows_the_token_source_and_never_repeats_a_command() {
+        let remote = |profile: Profile| Remote {
+            name: "p".into(),
+            address: Address::Http("http://h".into()),
+            user: "u".into(),
+            profile,
+        };
+        let cmd = remote(Profile { token_command: Some("echo SLURM_JWT=secret".into()), ..Default::default() });
+        assert_eq!(
+            cmd.renewal(),
+            "its token_command gave an expired one: make it print a new one \
+             (`scontrol token` on the cluster's login node prints one)"
+        );
+        assert!(!cmd.renewal().contains("secret"));
+        let file = remote(Profile { token_file: Some("/t/jwt".into()), ..Default::default() });
+        assert!(file.renewal().starts_with("write a new one into /t/jwt (`scontrol token`"), "{}", file.renewal());
+        let env = remote(Profile { token_env: Some("MY_JWT".into()), ..Default::default() });
+        assert!(env.renewal().starts_with("set MY_JWT to a new one"), "{}", env.renewal());
+        assert!(remote(Profile::default()).renewal().starts_with("set SLURM_JWT to a new one"));
     }
 }

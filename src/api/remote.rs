@@ -32,6 +32,8 @@ pub struct RemoteHttp {
     base: String,
     user: String,
     token: String,
+    /// When the token expires (its `exp`), if it says.
+    expires: Option<i64>,
     http: reqwest::blocking::Client,
 }
 
@@ -53,13 +55,19 @@ impl RemoteHttp {
             .user_agent(concat!("slurmlet/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| RemoteError::Setup(e.to_string()))?;
-        Ok(RemoteHttp { base: base.to_string(), user: user.to_string(), token, http })
+        let expires = super::jwt::expiry(&token);
+        Ok(RemoteHttp { base: base.to_string(), user: user.to_string(), token, expires, http })
     }
 
     /// The transport a remote profile names, its token read now.
     pub fn for_profile(remote: &Remote, base: &str) -> Result<RemoteHttp, super::client::ClientError> {
         let token = remote.token().map_err(|e| super::client::ClientError::Profile(e.to_string()))?;
         RemoteHttp::new(base, &remote.user, token).map_err(|e| super::client::ClientError::Profile(e.to_string()))
+    }
+
+    /// When the token expires (UNIX seconds), if it is a JWT with an `exp` claim.
+    pub fn expires(&self) -> Option<i64> {
+        self.expires
     }
 
     /// The base URL.

@@ -56,9 +56,55 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     }
 }
 
-/// `slurmlet <command> …`: the Slurm commands plus slurmlet's own (`daemon`, `stepd`,
-/// `stepd-server`, `profiles`, `install-links`, `generate`).
-fn slurmlet_main(args: Vec<OsString>) -> i32 {
+/// `slurmlet`'s usage.
+const USAGE: &str = "usage: slurmlet [--profile NAME] <command> [args…]
+
+commands:
+  {commands}
+  daemon [start|stop|status|run]
+  profiles
+  install-links [DIR]
+  generate [DIR]
+
+--profile NAME  talk to the cluster of profile NAME (see `slurmlet profiles`; `local`: this
+                machine's daemon) for this command, as SLURMLET_PROFILE=NAME does; a
+                command's own -M/--clusters still wins. (sbatch, srun and salloc keep
+                their own --profile, Slurm's profiling option.)";
+
+/// Reads a leading `--profile NAME` / `--profile=NAME` off `args` (after `argv[0]`) and
+/// selects that profile; `Err` is the exit code after an error was printed.
+fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
+    let Some(first) = args.get(1).map(|a| a.to_string_lossy().into_owned()) else { return Ok(()) };
+    let (name, used) = if first == "--profile" {
+        match args.get(2) {
+            Some(name) => (name.to_string_lossy().into_owned(), 2),
+            None => {
+                eprintln!("slurmlet: option '--profile' requires an argument");
+                return Err(2);
+            }
+        }
+    } else if let Some(name) = first.strip_prefix("--profile=") {
+        (name.to_string(), 1)
+    } else {
+        return Ok(());
+    };
+    let path = crate::api::profile::profiles_path();
+    let checked = crate::api::profile::read(&path).and_then(|f| crate::api::profile::remote(&f, &path, &name));
+    if let Err(e) = checked {
+        error("slurmlet", &format!("--profile: {e}"));
+        return Err(1);
+    }
+    crate::api::profile::select_by_flag(&name);
+    args.drain(1..1 + used);
+    Ok(())
+}
+
+/// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
+/// (`daemon`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
+fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
+    if let Err(code) = take_profile_flag(&mut args) {
+        return code;
+    }
     let sub = args.get(1).map(|s| s.to_string_lossy().into_owned());
     let rest = |name: &str| -> Vec<OsString> {
         std::iter::once(OsString::from(name)).chain(args.iter().skip(2).cloned()).collect()
@@ -77,10 +123,7 @@ fn slurmlet_main(args: Vec<OsString>) -> i32 {
             0
         }
         _ => {
-            eprintln!(
-                "usage: slurmlet <command> [args…]\n\ncommands:\n  {}\n  daemon [start|stop|status|run]\n  profiles\n  install-links [DIR]\n  generate [DIR]",
-                COMMANDS.join(", ")
-            );
+            eprintln!("{}", USAGE.replace("{commands}", &COMMANDS.join(", ")));
             if sub.is_none() || sub.as_deref() == Some("--help") || sub.as_deref() == Some("-h") {
                 0
             } else {
@@ -186,12 +229,31 @@ pub fn try_connect() -> Result<crate::api::client::Client, crate::api::client::C
     crate::api::client::Client::connect_to(CLUSTER.get().map(String::as_str))
 }
 
-/// [`try_connect`], printing the connection error on failure.
+/// How many `-v` this command was given (set once, by the command, before it connects).
+static VERBOSITY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Notes the command's `-v/--verbose` count.
+pub fn set_verbosity(level: u8) {
+    VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the command runs verbosely: `-v`, or `SLURMLET_VERBOSE` set (to anything but `0`).
+pub fn verbose() -> bool {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) > 0
+        || std::env::var_os("SLURMLET_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// [`try_connect`], printing the connection error on failure, and, when verbose, which
+/// data_parser version a cluster profile is spoken to in if not slurmlet's own.
 pub fn connect(cmd: &str) -> Result<crate::api::client::Client, i32> {
-    try_connect().map_err(|e| {
+    let client = try_connect().map_err(|e| {
         error(cmd, &e.to_string());
         1
-    })
+    })?;
+    if let Some(note) = client.data_parser_note().filter(|_| verbose()) {
+        eprintln!("{cmd}: {note}");
+    }
+    Ok(client)
 }
 
 /// Every command's clap definition, for completions and man pages.

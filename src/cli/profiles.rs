@@ -14,15 +14,20 @@ fn token_source(p: &Profile) -> String {
     }
 }
 
-/// Pings the endpoint `client` talks to: `UP` with its cluster and version, or why not.
+/// Pings the endpoint `client` talks to: `UP` with its cluster and version (and, for a
+/// cluster profile, the data_parser version it is spoken to in), or why not.
 fn check(client: Result<Client, crate::api::client::ClientError>) -> String {
-    match client.and_then(|c| c.ping()) {
-        Ok(r) => {
+    match client.and_then(|c| Ok((c.ping()?, c))) {
+        Ok((r, c)) => {
             let up = r.pings.iter().any(|p| p.responding);
             let slurm = &r.meta.slurm;
             let version = format!("{}.{}.{}", slurm.version.major, slurm.version.minor, slurm.version.micro);
             let state = if up { "UP" } else { "DOWN (its controller does not respond)" };
-            format!("{state}: cluster {}, Slurm {version} ({})", slurm.cluster, slurm.release)
+            let parser = match c.profile() {
+                Some(_) => format!(", data_parser {}", c.data_parser()),
+                None => String::new(),
+            };
+            format!("{state}: cluster {}, Slurm {version} ({}){parser}", slurm.cluster, slurm.release)
         }
         Err(e) => format!("unreachable: {e}"),
     }

@@ -28,6 +28,7 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
         desc.name = Some("interactive".into());
     }
     super::choose_cluster(o.value("clusters"));
+    super::set_verbosity(o.count("verbose"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     let how = allocate::Waiting { immediate: o.has("immediate"), quiet, interrupt: None };
     let allocation = allocate::allocate(CMD, &client, desc, &how)?;

@@ -103,6 +103,7 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     }
 
     super::choose_cluster(merged.value("clusters"));
+    super::set_verbosity(merged.count("verbose"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     let req = JobSubmitReq { script: None, job: Some(desc) };
     if merged.has("test-only") {

@@ -113,6 +113,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     super::choose_cluster(args.clusters.as_deref());
+    super::set_verbosity(args.verbose);
     let filters =
         args.name.is_some() || args.partition.is_some() || args.state.is_some() || args.user.is_some() || args.me;
     if args.ids.is_empty() && !filters {

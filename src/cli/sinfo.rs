@@ -94,6 +94,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     super::choose_cluster(args.clusters.as_deref());
+    super::set_verbosity(args.verbose);
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,

@@ -2,8 +2,9 @@
 //! slurmrestd: every request carries a token of [`super::auth`], and the user it names
 //! becomes the caller the handlers see, as the peer credentials do on the Unix socket.
 //!
-//! Only slurmrestd's paths (`/slurm/…`, `/slurmdb/…`) are served here; slurmlet's own (`/slurmlet/…`:
-//! tokens, allocations, steps, shutdown) stay on the Unix socket.
+//! Only slurmrestd's paths (`/slurm/…`, `/slurmdb/…`, and `/openapi/v3`, which clients read to
+//! choose a data_parser version) are served here; slurmlet's own (`/slurmlet/…`: tokens,
+//! allocations, steps, shutdown) stay on the Unix socket.
 
 use super::auth::{self, TokenError};
 use super::server::{Daemon, Peer};
@@ -76,6 +77,14 @@ fn unauthorized(daemon: &Daemon, why: &TokenError) -> Response<Body> {
         .expect("a valid response")
 }
 
+/// Whether a path is one of slurmrestd's (its two APIs, and the OpenAPI document that lists
+/// their versions, which clients read to choose one); slurmlet's own stay on the Unix socket.
+fn served_over_tcp(path: &str) -> bool {
+    path.starts_with("/slurm/")
+        || path.starts_with("/slurmdb/")
+        || matches!(path.trim_end_matches('/'), "/openapi/v3" | "/openapi" | "/openapi.json")
+}
+
 fn not_found() -> Response<Body> {
     Response::builder()
         .status(StatusCode::NOT_FOUND)
@@ -94,7 +103,7 @@ pub async fn serve(listener: TcpListener, router: Router, daemon: Arc<Daemon>, s
             let (router, daemon, remote) = (router.clone(), daemon.clone(), remote.clone());
             async move {
                 let path = req.uri().path();
-                if !path.starts_with("/slurm/") && !path.starts_with("/slurmdb/") {
+                if !served_over_tcp(path) {
                     return Ok::<_, Infallible>(not_found());
                 }
                 let now = crate::options::now() as i64;
@@ -153,5 +162,15 @@ mod tests {
             authenticate(&headers(&[("x-slurm-user-token", &ghost)]), &key, 100).unwrap_err(),
             TokenError::UnknownUser("no-such-user-slurmlet".into())
         );
+    }
+
+    #[test]
+    fn slurmrestds_paths_and_its_openapi_document_are_served_over_tcp_slurmlets_own_are_not() {
+        for path in ["/slurm/v0.0.43/jobs", "/slurmdb/v0.0.43/jobs", "/openapi/v3", "/openapi/v3/", "/openapi.json"] {
+            assert!(served_over_tcp(path), "{path}");
+        }
+        for path in ["/slurmlet/v1/token", "/slurmlet/v1/config", "/", "/openapi/v2", "/slurmx/v0.0.43/jobs"] {
+            assert!(!served_over_tcp(path), "{path}");
+        }
     }
 }

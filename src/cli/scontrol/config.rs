@@ -81,6 +81,10 @@ pub fn run() -> i32 {
             crate::cli::format::emit_text(&text);
             0
         }
+        Err(e @ crate::api::client::ClientError::Unsupported(_)) => {
+            crate::cli::error("scontrol", &e.to_string());
+            1
+        }
         Err(e) => {
             crate::cli::error("scontrol", &format!("slurm_load_ctl_conf error: {e}"));
             1

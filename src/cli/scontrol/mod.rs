@@ -44,6 +44,9 @@ pub struct ScontrolArgs {
     /// The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)
     #[arg(short = 'M', long = "clusters", value_name = "cluster_name")]
     pub clusters: Option<String>,
+    /// Print more about what is done (which data_parser a cluster profile is spoken to in)
+    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     /// Print the version and exit
     #[arg(short = 'V', long)]
     pub version: bool,
@@ -142,6 +145,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     super::choose_cluster(args.clusters.as_deref());
+    super::set_verbosity(args.verbose);
     if args.version {
         return ping::version();
     }

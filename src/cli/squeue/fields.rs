@@ -103,6 +103,15 @@ pub trait QueueJob {
     fn cluster(&self) -> &str;
 }
 
+/// `expanded`, else (a reply without it) `asked`.
+fn or_asked<'a>(expanded: &'a str, asked: &'a str) -> &'a str {
+    if expanded.is_empty() {
+        asked
+    } else {
+        expanded
+    }
+}
+
 impl QueueJob for JobInfo {
     fn job_id(&self) -> u32 {
         self.job_id
@@ -234,14 +243,15 @@ impl QueueJob for JobInfo {
     fn current_working_directory(&self) -> &str {
         &self.current_working_directory
     }
+    // data_parser v0.0.42 has no `*_expanded` fields: the path the job asked for stands in.
     fn stdout_expanded(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.stdout_expanded)
+        Cow::Borrowed(or_asked(&self.stdout_expanded, &self.standard_output))
     }
     fn stderr_expanded(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.stderr_expanded)
+        Cow::Borrowed(or_asked(&self.stderr_expanded, &self.standard_error))
     }
     fn stdin_expanded(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.stdin_expanded)
+        Cow::Borrowed(or_asked(&self.stdin_expanded, &self.standard_input))
     }
     fn cluster(&self) -> &str {
         &self.cluster
@@ -453,5 +463,24 @@ fn text_value<'a, J: QueueJob + ?Sized>(code: char, job: &'a J, now: u64) -> Cow
         '5' => tres_or_na(job.tres_per_job()),
         '7' => Cow::Borrowed(job.cluster()),
         _ => Cow::Borrowed(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_expanded_paths_v0_0_42_replies_print_the_paths_asked_for() {
+        let v42 = JobInfo {
+            standard_output: "/w/slurm-%j.out".into(),
+            standard_input: "/dev/null".into(),
+            ..Default::default()
+        };
+        assert_eq!(v42.stdout_expanded(), "/w/slurm-%j.out");
+        assert_eq!(v42.stderr_expanded(), "", "no path of its own: show job prints stdout's");
+        assert_eq!(v42.stdin_expanded(), "/dev/null");
+        let v43 = JobInfo { stdout_expanded: "/w/slurm-5.out".into(), ..v42 };
+        assert_eq!(v43.stdout_expanded(), "/w/slurm-5.out");
     }
 }

@@ -103,6 +103,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     super::choose_cluster(args.clusters.as_deref());
+    super::set_verbosity(args.verbose);
     // Validate what can be validated before talking to the daemon.
     let job_ids = match args.jobs.as_deref().map(parse_job_ids).transpose() {
         Ok(v) => v,

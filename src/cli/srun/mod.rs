@@ -38,6 +38,7 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
     }
     let mut step = step_request(&o, &env)?;
     super::choose_cluster(o.value("clusters"));
+    super::set_verbosity(o.count("verbose"));
     let client = super::connect(CMD).map_err(Failure::Usage)?;
     match o.value("jobid") {
         Some(id) => {
