@@ -151,6 +151,9 @@ fn a_cluster_serving_other_data_parsers_is_spoken_to_in_the_nearest_that_agrees(
         assert!(cached.contains(&format!("\"offered\":[\"{v}\"]")), "{cached}");
         let o = ours(&profile, "scontrol", &["show", "job", &id]);
         assert!(text(&o.stdout).contains("JobName=versions"), "{v}: {}", text(&o.stderr));
+        let o = ours(&profile, "sacct", &["-v", "-X", "-j", &id, "-o", "JobID"]);
+        assert!(o.status.success(), "{v}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).starts_with(&format!("sacct: {profile}: the cluster speaks data_parser {v}")));
     }
 
     // v0.0.45 changes shapes slurmlet reads: one line naming both sides.

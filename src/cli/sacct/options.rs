@@ -360,6 +360,7 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
         columns_list(HELP_REASONS.iter().copied(), 2, 39);
         return Err(0);
     }
+    super::super::set_verbosity(a.verbose);
     let now = crate::options::now();
     let mut q = HistoryQuery::default();
     for id in list(&a.jobs) {
