@@ -14,4 +14,5 @@ pub mod slurmdb;
 pub mod step;
 pub mod stream;
 pub mod types;
+pub mod url;
 pub mod version;

@@ -41,17 +41,14 @@ pub fn dir() -> Option<PathBuf> {
     dirs::cache_dir().map(|d| d.join("slurmlet").join("data_parser"))
 }
 
-/// The file of profile `name` in `dir`: the name with anything but `[A-Za-z0-9_.-]` written as
-/// `%XX`, so that any profile name is one file name.
+/// The file of profile `name` in `dir`: the name percent-encoded (a leading `.` too), so that
+/// any profile name is one file name that is not hidden.
 pub fn file(dir: &Path, name: &str) -> PathBuf {
-    let mut safe = String::new();
-    for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || b"_-".contains(&b) || (b == b'.' && !safe.is_empty()) {
-            safe.push(b as char);
-        } else {
-            safe.push_str(&format!("%{b:02X}"));
-        }
-    }
+    let safe = super::url::percent_encode(name);
+    let safe = match safe.strip_prefix('.') {
+        Some(rest) => format!("%2E{rest}"),
+        None => safe,
+    };
     dir.join(format!("{safe}.json"))
 }
 

@@ -72,17 +72,7 @@ pub fn params(plan: &Plan, user: &str) -> Vec<(&'static str, String)> {
 
 /// `params` as a URL query string.
 fn query_string(params: &[(&str, String)]) -> String {
-    params.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
-}
-
-/// Percent-encodes everything but RFC 3986's unreserved characters.
-fn percent_encode(v: &str) -> String {
-    v.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    params.iter().map(|(k, v)| format!("{k}={}", crate::api::url::percent_encode(v))).collect::<Vec<_>>().join("&")
 }
 
 /// Whether `job` passes the filters slurmrestd has no parameter for, or one that takes
