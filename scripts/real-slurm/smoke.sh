@@ -21,6 +21,18 @@ api() {  # api METHOD PATH [BODY] -> body on stdout; non-2xx is a failure
   [[ "$code" == 2* ]] || { cat "$out" >&2; rm -f "$out"; die "$m $p -> HTTP $code"; }
   cat "$out"; rm -f "$out"
 }
+# wait_for_state WANT TRIES CMD... : runs CMD (which prints a state) every 0.2 s until it prints
+# WANT, at most TRIES times; the last state seen is left in $state.
+wait_for_state() {
+  local want=$1 tries=$2 i; shift 2
+  for ((i = 0; i < tries; i++)); do state=$("$@"); [ "$state" = "$want" ] && return 0; sleep 0.2; done
+  return 1
+}
+job_state() { api GET /slurm/$V/job/$JOB | jq -r '.jobs[0].job_state | join(",")'; }
+db_state() {
+  api GET "/slurmdb/$V/jobs?users=$REAL_SLURM_USER" |
+    jq -r --argjson j "$JOB" '.jobs[] | select(.job_id == $j) | .state.current | join(",")'
+}
 
 api GET /slurm/$V/ping | jq -e '.pings[0].pinged == "UP" and .errors == []' >/dev/null || die "ping not UP"
 step "GET /slurm/$V/ping: UP"
@@ -31,11 +43,7 @@ body=$(jq -n --arg cwd "$REAL_SLURM_WORKDIR" '{job: {name: "smoke-gpu", partitio
 JOB=$(api POST /slurm/$V/job/submit "$body" | jq -e '.job_id') || die "submit returned no job_id"
 step "POST /slurm/$V/job/submit (gres/gpu:1): job $JOB"
 
-for _ in $(seq 100); do
-  state=$(api GET /slurm/$V/job/$JOB | jq -r '.jobs[0].job_state | join(",")')
-  [ "$state" = RUNNING ] && break; sleep 0.2
-done
-[ "$state" = RUNNING ] || die "job $JOB is $state, not RUNNING after 20 s"
+wait_for_state RUNNING 100 job_state || die "job $JOB is $state, not RUNNING after 20 s"
 step "job $JOB RUNNING"
 
 api GET /slurm/$V/jobs | jq -e --argjson j "$JOB" '.jobs[] | select(.job_id == $j) |
@@ -52,18 +60,9 @@ fi
 
 api DELETE /slurm/$V/job/$JOB | jq -e '.status == [] and .errors == []' >/dev/null || die "DELETE job $JOB"
 step "DELETE /slurm/$V/job/$JOB"
-for _ in $(seq 100); do
-  state=$(api GET /slurm/$V/job/$JOB | jq -r '.jobs[0].job_state[0]')
-  [ "$state" = CANCELLED ] && break; sleep 0.2
-done
-[ "$state" = CANCELLED ] || die "job $JOB is $state after DELETE"
+wait_for_state CANCELLED 100 job_state || die "job $JOB is $state after DELETE"
 step "job $JOB CANCELLED"
 
-for _ in $(seq 150); do
-  st=$(api GET "/slurmdb/$V/jobs?users=$REAL_SLURM_USER" |
-    jq -r --argjson j "$JOB" '.jobs[] | select(.job_id == $j) | .state.current | join(",")')
-  [ "$st" = CANCELLED ] && break; sleep 0.2
-done
-[ "$st" = CANCELLED ] || die "GET /slurmdb/$V/jobs: job $JOB is '${st:-missing}', not CANCELLED"
+wait_for_state CANCELLED 150 db_state || die "GET /slurmdb/$V/jobs: job $JOB is '${state:-missing}', not CANCELLED"
 step "GET /slurmdb/$V/jobs: job $JOB CANCELLED"
 echo "smoke.sh: all passed against $REAL_SLURM_URL"
