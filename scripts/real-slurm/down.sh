@@ -20,7 +20,8 @@ log() {
 [ -d "$R" ] || { log "no chroot at $R: nothing to stop"; exit 0; }
 if [ "${REAL_SLURM_LOCKED:-0}" != 1 ]; then exec 9>"$CACHE/lock"; flock -w 300 9 || { echo "real-slurm/down.sh: $CACHE/lock busy" >&2; exit 1; }; fi
 
-alive() { [ -s "$R$1" ] && p=$(cat "$R$1") && [[ "$p" =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null; }
+# pid files are read from inside the chroot: the host would resolve a symlink among them against its own root
+alive() { p=$(chroot "$R" cat "$1" 2>/dev/null) && [[ "$p" =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null; }
 in_chroot() {  # host pids whose root directory is this chroot
   local d
   for d in /proc/[0-9]*; do
@@ -41,7 +42,7 @@ stop() {  # stop PIDFILE... : SIGTERM all of them at once, wait up to 30 s, then
   local f pids=() p
   for f in "$@"; do
     if alive /run/$f.pid; then log "$f: SIGTERM $p"; kill -TERM "$p"; pids+=("$p"); fi
-    rm -f "$R/run/$f.pid"
+    chroot "$R" rm -f "/run/$f.pid"
   done
   for _ in $(seq 300); do
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && { sleep 0.1; continue 2; }; done
