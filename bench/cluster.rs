@@ -321,7 +321,7 @@ impl Cluster {
     /// Cancels `ids` over `conns` connections.
     pub fn cancel_many(&self, ids: &[u32], conns: usize) -> Result<RestRun<()>> {
         self.rest_many(ids.len(), conns, |c, i| {
-            let r = c.cancel(&ids[i].to_string(), None, false)?;
+            let r = c.cancel(&ids[i].to_string(), None, slurmlet::api::types::SignalScope::Steps)?;
             match r.status.first().filter(|s| s.error.code != 0) {
                 Some(s) => Err(failed(format!("cancel of job {} refused: {}", ids[i], s.error.message))),
                 None => Ok(()),
@@ -381,7 +381,7 @@ impl Cluster {
         let ids: Vec<u32> = std::mem::take(&mut *self.long_jobs.lock().expect("long job list"));
         let Ok(client) = self.client() else { return };
         for id in &ids {
-            let _ = client.cancel(&id.to_string(), None, false);
+            let _ = client.cancel(&id.to_string(), None, slurmlet::api::types::SignalScope::Steps);
         }
         let deadline = Instant::now() + Duration::from_secs(5);
         for id in ids {

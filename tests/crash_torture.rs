@@ -12,7 +12,7 @@ mod torture;
 
 use common::*;
 use slurmlet::api::client::Client;
-use slurmlet::api::types::{JobInfo, JobQuery};
+use slurmlet::api::types::{JobInfo, JobQuery, SignalScope};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -96,7 +96,7 @@ fn submitter(socket: &Path, work: &Path, me: usize, seed: u64, stop: &AtomicBool
             let back = rng.range(0, (mine.len() as u64 - 1).min(3)) as usize;
             let id = mine[mine.len() - 1 - back];
             seen.cancel_sent.lock().unwrap().insert(id);
-            match client.cancel(&id.to_string(), None, false) {
+            match client.cancel(&id.to_string(), None, SignalScope::Steps) {
                 Ok(r) if r.errors.is_empty() && r.status.iter().all(|s| s.error.code == 0) => {
                     seen.cancel_acked.lock().unwrap().insert(id);
                 }

@@ -290,7 +290,8 @@ fn ping_and_version() {
     let c = Cluster::start("0", "");
     assert_eq!(scontrol(&c, &["ping"]), out(0, "Slurmctld(primary) at node1 is UP\n", ""));
     assert_eq!(scontrol(&c, &["ping", "x"]), out(1, "", "too many arguments for keyword:ping\n"));
-    let version = format!("slurmlet {}\n", env!("CARGO_PKG_VERSION"));
+    // The Slurm release followed, as every command's --version (tests/parity.rs).
+    let version = format!("{}\n", slurmlet::api::release::version_line());
     assert_eq!(scontrol(&c, &["version"]), out(0, &version, ""));
     assert_eq!(scontrol(&c, &["-V"]), out(0, &version, ""));
     assert_eq!(scontrol(&c, &["--version"]), out(0, &version, ""));

@@ -6,6 +6,7 @@ mod common;
 
 use common::{read, wait_for};
 use slurmlet::api::client::Client;
+use slurmlet::api::types::SignalScope;
 use slurmlet::identity::{Identity, RunAs};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -210,7 +211,7 @@ impl Drop for Shared {
         if let Ok(c) = Client::at(&self.socket) {
             if let Ok(r) = c.jobs() {
                 for j in r.jobs {
-                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), false);
+                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), SignalScope::Steps);
                 }
             }
         }
@@ -356,7 +357,8 @@ fn nobody_acts_on_another_users_job() {
     assert!(!out.status.success(), "{}", text(&out).1);
 
     // REST, straight on the socket, as bob: refused in the job's status, as slurmrestd does.
-    let reply = bob.as_me(|| Client::at(&shared.socket).unwrap().cancel(&id.to_string(), None, false)).unwrap();
+    let reply =
+        bob.as_me(|| Client::at(&shared.socket).unwrap().cancel(&id.to_string(), None, SignalScope::Steps)).unwrap();
     let refusal = reply.status.first().map(|s| (s.error.code, s.error.string.as_str()));
     assert_eq!(refusal, Some((2002, "Access/permission denied")), "{reply:?}");
 

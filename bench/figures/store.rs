@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     let run = ctx.stage(format!("figure 6: {} jobs submitted and cancelled", count(finished)), || {
         cluster.rest_many(finished, c.connections, |client, _| {
             let id = Cluster::submit(client, &desc)?;
-            let r = client.cancel(&id.to_string(), None, false)?;
+            let r = client.cancel(&id.to_string(), None, slurmlet::api::types::SignalScope::Steps)?;
             match r.status.first().filter(|s| s.error.code != 0) {
                 Some(s) => Err(failed(format!("cancel of job {id} refused: {}", s.error.message))),
                 None => Ok(id),

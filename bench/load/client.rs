@@ -105,7 +105,7 @@ pub fn run(client: &Client, jobs: &Jobs, seed: u64, deadline: Instant, recent: D
             }
             Kind::Cancel => {
                 let id = held.pop_front().expect("a held job to cancel");
-                match client.cancel(&id.to_string(), None, false) {
+                match client.cancel(&id.to_string(), None, slurmlet::api::types::SignalScope::Steps) {
                     Ok(r) if r.errors.is_empty() && r.status.iter().all(|s| s.error.code == 0) => None,
                     Ok(r) => Some(format!("job {id}: {:?} {:?}", r.errors, r.status)),
                     Err(e) => Some(e.to_string()),

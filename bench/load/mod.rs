@@ -142,7 +142,7 @@ fn prefill(cluster: &Cluster, n: usize) -> Result<f64> {
     let desc = cluster.held_desc();
     let run = cluster.rest_many(n, 8, |client, _| {
         let id = Cluster::submit(client, &desc)?;
-        let r = client.cancel(&id.to_string(), None, false)?;
+        let r = client.cancel(&id.to_string(), None, slurmlet::api::types::SignalScope::Steps)?;
         match r.status.first().filter(|s| s.error.code != 0) {
             Some(s) => Err(failed(format!("cancel of job {id} refused: {}", s.error.message))),
             None => Ok(()),

@@ -9,4 +9,5 @@ complete -c scancel -s f -l full -d 'signal batch shell and all steps for specif
 complete -c scancel -s Q -l quiet -d 'disable warnings'
 complete -c scancel -l me -d 'act only on jobs of the current user'
 complete -c scancel -s v -l verbose -d 'verbose operation'
+complete -c scancel -s V -l version -d 'output version information and exit'
 complete -c scancel -s h -l help -d 'Print help'

@@ -5,5 +5,5 @@ complete -c scontrol -s o -l oneliner -d 'Print each record of `show` on one lin
 complete -c scontrol -s d -l details -d 'Print more details in `show job` (DerivedExitCode, the allocation) and `show node` (GRES in use)'
 complete -c scontrol -s a -l all -d 'Show all partitions, hidden ones too (none is hidden here)'
 complete -c scontrol -s v -l verbose -d 'Print more about what is done (which data_parser a cluster profile is spoken to in)'
-complete -c scontrol -s V -l version -d 'Print the version and exit'
+complete -c scontrol -s V -l version -d 'output version information and exit'
 complete -c scontrol -s h -l help -d 'Print help'

@@ -368,13 +368,13 @@ impl Client {
     }
 
     /// `DELETE /slurm/v0.0.43/job/{id}?signal=…&flags=…`.
-    pub fn cancel(&self, id: &str, signal: Option<&str>, batch_only: bool) -> Result<CancelResponse, ClientError> {
+    pub fn cancel(&self, id: &str, signal: Option<&str>, scope: SignalScope) -> Result<CancelResponse, ClientError> {
         let mut q = Vec::new();
         if let Some(s) = signal {
             q.push(format!("signal={s}"));
         }
-        if batch_only {
-            q.push("flags=BATCH_JOB".to_string());
+        if let Some(flag) = scope.flag() {
+            q.push(format!("flags={flag}"));
         }
         let query = if q.is_empty() { String::new() } else { format!("?{}", q.join("&")) };
         self.delete(&format!("/slurm/{DATA_PARSER}/job/{id}{query}"))

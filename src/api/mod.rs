@@ -9,6 +9,7 @@ pub mod negotiate;
 pub mod noval;
 pub mod parser_cache;
 pub mod profile;
+pub mod release;
 pub mod remote;
 pub mod slurmdb;
 pub mod step;

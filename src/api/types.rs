@@ -383,6 +383,40 @@ pub struct KillError {
     pub message: String,
 }
 
+/// Which processes of a running job a signal reaches: `DELETE /slurm/v0.0.43/job/{id}`'s
+/// `flags`, scancel's `-b`/`-f`. As in Slurm, a signal other than SIGKILL reaches the job's
+/// steps only unless a flag says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SignalScope {
+    /// No flag: every step's tasks, never the batch shell.
+    #[default]
+    Steps,
+    /// `BATCH_JOB` (`scancel -b`): the batch shell alone, not its children nor the steps.
+    Batch,
+    /// `FULL_JOB` (`scancel -f`): the batch shell, its children and every step.
+    Full,
+}
+
+impl SignalScope {
+    /// The `flags` value that asks for this scope, if any.
+    pub fn flag(self) -> Option<&'static str> {
+        match self {
+            SignalScope::Steps => None,
+            SignalScope::Batch => Some("BATCH_JOB"),
+            SignalScope::Full => Some("FULL_JOB"),
+        }
+    }
+
+    /// The scope a `flags` value names; `FULL_JOB` wins over `BATCH_JOB`, as `-f` over `-b`.
+    pub fn with_flag(self, flag: &str) -> Option<SignalScope> {
+        match (self, flag) {
+            (_, "FULL_JOB") | (SignalScope::Full, "BATCH_JOB") => Some(SignalScope::Full),
+            (_, "BATCH_JOB") => Some(SignalScope::Batch),
+            _ => None,
+        }
+    }
+}
+
 /// `DELETE /slurm/v0.0.43/job/{id}` reply.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]

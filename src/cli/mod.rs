@@ -119,7 +119,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("generate") => generate::run(rest("slurmlet generate")),
         Some("profiles") => profiles::run(rest("slurmlet profiles")),
         Some("--version") | Some("-V") => {
-            println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+            println!("{}", crate::api::release::slurmlet_line());
             0
         }
         _ => {
@@ -133,16 +133,28 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     }
 }
 
+/// `-V/--version` of a command whose options are a clap struct: flattened into it, and
+/// answered by [`parse_args`] with Slurm's one line (see [`crate::api::release`]).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct VersionFlag {
+    /// output version information and exit
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+}
+
 /// Parses `args` for command `cmd`, printing errors as Slurm does:
 /// `cmd: unrecognized option '--x'` / `Try "cmd --help" for more information`.
+/// `-V/--version`, where the command has it, prints `slurm X.Y.Z` and exits 0.
 ///
 /// Returns the exit code to use when parsing did not produce arguments.
 pub fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>, usage_exit: i32) -> Result<T, i32> {
     let command = T::command().name(cmd.to_string()).bin_name(cmd.to_string());
-    match command.try_get_matches_from(args).and_then(|m| T::from_arg_matches(&m)) {
-        Ok(v) => Ok(v),
-        Err(e) => Err(report_clap_error(cmd, &e, usage_exit)),
+    let matches = command.try_get_matches_from(args).map_err(|e| report_clap_error(cmd, &e, usage_exit))?;
+    if matches.try_get_one::<bool>("version").ok().flatten() == Some(&true) {
+        println!("{}", crate::api::release::version_line());
+        return Err(0);
     }
+    T::from_arg_matches(&matches).map_err(|e| report_clap_error(cmd, &e, usage_exit))
 }
 
 /// Prints a clap error in Slurm's words and returns the exit code.
@@ -205,7 +217,7 @@ pub fn common_flags(tool: crate::options::Tool, cli: &crate::options::JobOptions
     } else if cli.has("usage") {
         print!("{}", help::usage(tool));
     } else if cli.has("version") {
-        println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+        println!("{}", crate::api::release::version_line());
     } else {
         return None;
     }

@@ -1,6 +1,6 @@
 //! `scancel`: cancel or signal jobs.
 
-use crate::api::types::JobInfo;
+use crate::api::types::{JobInfo, SignalScope};
 use clap::Parser;
 use std::ffi::OsString;
 
@@ -41,6 +41,8 @@ pub struct ScancelArgs {
     /// verbose operation
     #[arg(short = 'v', long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    #[command(flatten)]
+    pub version: super::VersionFlag,
     /// Job ids to act on
     #[arg(value_name = "job_id")]
     pub ids: Vec<String>,
@@ -142,6 +144,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         },
         None => None,
     };
+    // As Slurm: `-f` signals everything (and makes `-b` moot), `-b` the batch shell alone,
+    // neither the steps alone.
+    let scope = match (args.full, args.batch) {
+        (true, _) => SignalScope::Full,
+        (false, true) => SignalScope::Batch,
+        (false, false) => SignalScope::Steps,
+    };
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,
@@ -151,7 +160,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if args.verbose > 0 {
             eprintln!("scancel: Terminating step {step}");
         }
-        match client.cancel(step, signal.as_deref(), false) {
+        match client.cancel(step, signal.as_deref(), SignalScope::Steps) {
             Ok(resp) => {
                 for message in
                     resp.errors.iter().map(|e| &e.description).chain(resp.status.iter().map(|s| &s.error.message))
@@ -195,7 +204,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if args.verbose > 0 {
             eprintln!("scancel: Terminating job {id}");
         }
-        match client.cancel(&id, signal.as_deref(), args.batch) {
+        match client.cancel(&id, signal.as_deref(), scope) {
             Ok(resp) => {
                 for e in resp.errors {
                     super::error(CMD, &format!("Kill job error on job id {id}: {}", e.description));
@@ -205,9 +214,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
                     match s.error.code {
                         // Already finished: silent, as Slurm.
                         2021 => {}
-                        // Unknown: Slurm says nothing unless -v; we always say it, and keep exit 0
-                        // so that scripts cancelling possibly-purged jobs keep working.
-                        2017 => super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message)),
+                        // Unknown (never was, or purged): said only with -v, and exit 0, as Slurm
+                        // does; tools cancel every job they ever submitted.
+                        2017 => {
+                            if args.verbose > 0 {
+                                super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message));
+                            }
+                        }
                         _ => {
                             super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message));
                             code = 1;

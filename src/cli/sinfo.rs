@@ -77,6 +77,8 @@ pub struct SinfoArgs {
     /// Verbosity (ignored)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     pub verbose: u8,
+    #[command(flatten)]
+    pub version: super::VersionFlag,
 }
 
 /// One output row: a partition (if any) and the nodes it covers.

@@ -8,7 +8,7 @@ use super::step_record::StepEnding;
 use super::store::{Store, StoreError};
 use super::submit::{self, Caller};
 use super::writer::{Durable, Writer};
-use crate::api::types::{errno, ApiError};
+use crate::api::types::{errno, ApiError, SignalScope};
 use crate::config::Config;
 use crate::stepd::{self, EndStatus};
 use std::cmp::Reverse;
@@ -131,6 +131,16 @@ pub struct CancelError {
 
 fn cancel_error(code: i32, message: &str) -> CancelError {
     CancelError { code, message: message.into() }
+}
+
+/// Sends `signal` to the tasks of the step whose supervisor is `supervisor`: its session but
+/// for the supervisor itself, and a pseudo-terminal task's own session (one of the
+/// supervisor's children).
+fn signal_step_tasks(supervisor: i32, signal: i32) {
+    let sessions: Vec<i32> = std::iter::once(supervisor).chain(crate::sys::children(supervisor)).collect();
+    for (task, _) in crate::sys::session_members(&sessions).into_iter().filter(|(p, _)| *p != supervisor) {
+        let _ = crate::sys::kill_pid(task, signal);
+    }
 }
 
 impl Core {
@@ -722,12 +732,13 @@ impl Core {
         Effects::reschedule()
     }
 
-    /// `scancel`: cancels a job (no signal) or sends it a signal.
+    /// `scancel`: cancels a job (no signal, or SIGKILL) or sends a signal to the processes
+    /// `scope` names (the steps, the batch shell, or both and the shell's children).
     pub fn cancel(
         &mut self,
         id: u32,
         signal: Option<i32>,
-        batch_only: bool,
+        scope: SignalScope,
         caller: Caller,
     ) -> Result<Effects, CancelError> {
         let dir = self.job_dir(id);
@@ -738,7 +749,7 @@ impl Core {
         if !caller.may_manage(job, &self.config, action) {
             return Err(cancel_error(errno::ACCESS_DENIED, "Access/permission denied"));
         }
-        let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && !batch_only;
+        let full_cancel = matches!(signal, None | Some(libc::SIGKILL)) && scope != SignalScope::Batch;
         match job.state() {
             s if s.is_finished() => Err(cancel_error(errno::ALREADY_DONE, "Job/step already completing or completed")),
             JobState::Completing if full_cancel => {
@@ -776,8 +787,17 @@ impl Core {
                 let Some(pgid) = stepd::read_pgid(&dir) else {
                     return Err(cancel_error(errno::ERROR, "Job step not running yet"));
                 };
-                let res = if batch_only { crate::sys::kill_pid(pgid, sig) } else { crate::sys::kill_group(pgid, sig) };
+                let res = match scope {
+                    SignalScope::Batch => crate::sys::kill_pid(pgid, sig),
+                    SignalScope::Full => crate::sys::kill_group(pgid, sig),
+                    SignalScope::Steps => Ok(()),
+                };
                 res.map_err(|e| cancel_error(errno::ERROR, &e.to_string()))?;
+                if scope != SignalScope::Batch {
+                    for pid in self.steps.supervisors(id) {
+                        signal_step_tasks(pid, sig);
+                    }
+                }
                 Ok(Effects::default())
             }
         }
@@ -808,11 +828,11 @@ impl Core {
         &mut self,
         target: super::request::JobRef,
         signal: Option<i32>,
-        batch_only: bool,
+        scope: SignalScope,
         caller: Caller,
     ) -> Result<Effects, CancelError> {
         let unknown = cancel_error(errno::INVALID_JOB_ID, "Invalid job id specified");
-        self.for_each_named(target, unknown, |core, id| core.cancel(id, signal, batch_only, caller))
+        self.for_each_named(target, unknown, |core, id| core.cancel(id, signal, scope, caller))
     }
 
     /// Applies `act` to the job `target` names, or to every task of the array it names.
@@ -852,7 +872,7 @@ impl Core {
     /// Cancels interactive job `id` whose client went away, on its owner's behalf.
     pub fn cancel_abandoned(&mut self, id: u32) -> Option<Effects> {
         let owner = self.jobs.get(&id).map(|j| Caller { uid: j.uid, gid: j.gid })?;
-        self.cancel(id, None, false, owner).ok()
+        self.cancel(id, None, SignalScope::Steps, owner).ok()
     }
 
     /// `scancel JOB.STEP`: ends a step (no signal, or SIGKILL: its supervisor ends its tasks,
@@ -878,14 +898,7 @@ impl Core {
                 self.steps.cancelled(id, step, caller.uid);
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
-            // The tasks are the supervisor's session but for the supervisor itself, and a
-            // pseudo-terminal task's own session (one of the supervisor's children).
-            Some(sig) => {
-                let sessions: Vec<i32> = std::iter::once(pid).chain(crate::sys::children(pid)).collect();
-                for (task, _) in crate::sys::session_members(&sessions).into_iter().filter(|(p, _)| *p != pid) {
-                    let _ = crate::sys::kill_pid(task, sig);
-                }
-            }
+            Some(sig) => signal_step_tasks(pid, sig),
         }
         Ok(Effects::default())
     }

@@ -4,6 +4,7 @@ use super::core::Core;
 use super::job::{Job, JobState};
 use super::listing::{state_list, JobRow};
 use crate::api::noval::NoVal;
+use crate::api::release;
 use crate::api::types::*;
 use crate::cli::squeue::QueueJob;
 use crate::config::Config;
@@ -20,8 +21,12 @@ pub fn meta(config: &Config) -> Meta {
         client: MetaClient::default(),
         command: Vec::new(),
         slurm: MetaSlurm {
-            version: Version { major: "26".into(), micro: "0".into(), minor: "05".into() },
-            release: format!("slurmlet {}", env!("CARGO_PKG_VERSION")),
+            version: Version {
+                major: release::MAJOR.into(),
+                micro: release::MICRO.into(),
+                minor: release::MINOR.into(),
+            },
+            release: release::slurmlet_line(),
             cluster: config.cluster_name.clone(),
         },
     }

@@ -3,7 +3,7 @@
 //! and none of these panics whatever the input (the targets in `fuzz/` feed them arbitrary
 //! bytes).
 
-use crate::api::types::{errno, ApiError, JobDescMsg, JobQuery, JobSubmitReq};
+use crate::api::types::{errno, ApiError, JobDescMsg, JobQuery, JobSubmitReq, SignalScope};
 use axum::http::StatusCode;
 
 pub use super::body::MAX_BODY;
@@ -94,8 +94,8 @@ pub fn parse_job_ref(text: &str) -> Option<JobRef> {
 pub struct CancelQuery {
     /// `signal=`: the signal to send instead of cancelling.
     pub signal: Option<i32>,
-    /// `flags=BATCH_JOB`: only the batch script.
-    pub batch_only: bool,
+    /// `flags=BATCH_JOB` (the batch shell) or `FULL_JOB` (everything); none: the steps.
+    pub scope: SignalScope,
 }
 
 /// Reads the `signal` and `flags` parameters of a cancel; an unknown signal or flag is
@@ -115,15 +115,14 @@ pub fn parse_cancel_query<'a>(mut params: impl Iterator<Item = (&'a str, &'a str
             }
             "flags" => {
                 for flag in value.split(',') {
-                    if flag != "BATCH_JOB" {
-                        return Err(ApiError {
-                            description: format!("Unknown or unsupported flag \"{flag}\" (slurmlet knows BATCH_JOB)"),
-                            error_number: errno::DATA_FLAGS_INVALID,
-                            error: "Data parser unable to parse invalid flag".into(),
-                            source: "#/flags/".into(),
-                        });
-                    }
-                    q.batch_only = true;
+                    q.scope = q.scope.with_flag(flag).ok_or_else(|| ApiError {
+                        description: format!(
+                            "Unknown or unsupported flag \"{flag}\" (slurmlet knows BATCH_JOB and FULL_JOB)"
+                        ),
+                        error_number: errno::DATA_FLAGS_INVALID,
+                        error: "Data parser unable to parse invalid flag".into(),
+                        source: "#/flags/".into(),
+                    })?;
                 }
             }
             _ => {}
@@ -223,7 +222,11 @@ mod tests {
         let q = |s: &[(&'static str, &'static str)]| parse_cancel_query(s.iter().copied());
         assert_eq!(q(&[]).unwrap(), CancelQuery::default());
         assert_eq!(q(&[("signal", "USR1"), ("flags", "BATCH_JOB")]).unwrap().signal, Some(libc::SIGUSR1));
-        assert!(q(&[("flags", "BATCH_JOB")]).unwrap().batch_only);
+        assert_eq!(q(&[("flags", "BATCH_JOB")]).unwrap().scope, SignalScope::Batch);
+        assert_eq!(q(&[("flags", "FULL_JOB")]).unwrap().scope, SignalScope::Full);
+        assert_eq!(q(&[("flags", "BATCH_JOB,FULL_JOB")]).unwrap().scope, SignalScope::Full);
+        assert_eq!(q(&[("flags", "FULL_JOB,BATCH_JOB")]).unwrap().scope, SignalScope::Full);
+        assert_eq!(q(&[("signal", "USR1")]).unwrap().scope, SignalScope::Steps);
         assert_eq!(q(&[("signal", "")]).unwrap().signal, None);
         assert_eq!(q(&[("signal", "NOTASIGNAL")]).unwrap_err().source, "#/signal/");
         assert_eq!(q(&[("flags", "HURRY")]).unwrap_err().error_number, errno::DATA_FLAGS_INVALID);

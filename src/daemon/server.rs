@@ -549,7 +549,7 @@ pub(super) async fn cancel(
     let n = target.job;
     let result = match target.step {
         Some(step) => d.core.lock().expect("core lock").cancel_step(n, step, q.signal, caller),
-        None => d.core.lock().expect("core lock").cancel_named(target, q.signal, q.batch_only, caller),
+        None => d.core.lock().expect("core lock").cancel_named(target, q.signal, q.scope, caller),
     };
     match result {
         Ok(effects) => match d.apply_durably(effects).await {

@@ -31,8 +31,10 @@ pub fn strip_bom(script: &str) -> &str {
 /// Reads the directives with `prefix` (`#SBATCH`) from the top of `script`, as Slurm's sbatch
 /// does:
 ///
-/// * a directive is a line that starts, in column 0, with `prefix` followed by white space
-///   (or nothing); `# SBATCH`, `###SBATCH`, `#SBATCHx` and an indented `#SBATCH` are comments;
+/// * a directive is a line that starts, in column 0, with `prefix`; what follows it is read
+///   as words whether or not a blank comes first (`#SBATCH-J name` names the job, and
+///   `#SBATCHX -J x` holds the word `X`, which is no option: the caller refuses it, as Slurm
+///   does); `# SBATCH`, `###SBATCH`, `#sbatch` and an indented `#SBATCH` are comments;
 /// * reading stops at the first line whose first non-blank character is not `#`, so a
 ///   directive after a command is ignored; blank lines and comments do not stop it;
 /// * words are split at white space; `'…'` and `"…"` group (the quotes are removed, also in
@@ -56,9 +58,6 @@ pub fn extract(script: &str, prefix: &str, file: &str) -> Result<Vec<Directive>,
             }
             break;
         };
-        if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_whitespace()) {
-            continue;
-        }
         let args = split_words(rest, line).map_err(err)?;
         for word in &args {
             check_look_alikes(word).map_err(err)?;
@@ -267,9 +266,18 @@ mod tests {
 
     #[test]
     fn what_is_not_a_directive() {
-        let s = "#!/bin/bash\n# SBATCH -J with_space_ignored\n###SBATCH --gres=gpu:4\n#SBATCHX -J x\n  #SBATCH -J indented\n#sbatch -J lower\n#SBATCH  --job-name=two_spaces\n";
+        let s = "#!/bin/bash\n# SBATCH -J with_space_ignored\n###SBATCH --gres=gpu:4\n  #SBATCH -J indented\n#sbatch -J lower\n#SBATCH  --job-name=two_spaces\n";
         assert_eq!(args(s), vec![vec!["--job-name=two_spaces"]]);
         assert_eq!(args("#!/bin/sh\n#SBATCH\n#SBATCH\t-N1\n"), vec![vec![], vec!["-N1"]]);
+    }
+
+    #[test]
+    fn no_blank_is_needed_after_the_prefix() {
+        assert_eq!(one("#SBATCH-J name"), vec!["-J", "name"]);
+        assert_eq!(one("#SBATCH--comment=c1"), vec!["--comment=c1"]);
+        assert_eq!(one("#SBATCH-t5 -J b"), vec!["-t5", "-J", "b"]);
+        // Not an option: read as a word, for the caller to refuse as Slurm does.
+        assert_eq!(one("#SBATCHX -J x"), vec!["X", "-J", "x"]);
     }
 
     #[test]

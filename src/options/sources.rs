@@ -88,7 +88,7 @@ pub fn compose(
             at: at(format!("cannot use this line: {}", d.text.trim())),
         })?;
         if let Some(word) = one.positional.first() {
-            return Err(at(format!("unexpected argument '{word}' (a directive holds options only)")).into());
+            return Err(at(format!("Invalid directive found in batch script: {word}")).into());
         }
         one.validate(tool).map_err(|e| OptionError::AtLine {
             file: file.to_string(),

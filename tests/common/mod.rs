@@ -5,7 +5,7 @@
 pub mod http;
 
 use slurmlet::api::client::Client;
-use slurmlet::api::types::JobInfo;
+use slurmlet::api::types::{JobInfo, SignalScope};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -177,7 +177,7 @@ impl Drop for Cluster {
         if let Ok(c) = Client::at(&self.socket) {
             if let Ok(r) = c.jobs() {
                 for j in r.jobs {
-                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), false);
+                    let _ = c.cancel(&j.job_id.to_string(), Some("KILL"), SignalScope::Steps);
                 }
             }
         }

@@ -345,7 +345,7 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
         return Err(0);
     }
     if a.version {
-        println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+        println!("{}", crate::api::release::version_line());
         return Err(0);
     }
     if a.helpformat {

@@ -15,14 +15,14 @@ pub fn slurm_version(v: &Version) -> String {
 }
 
 /// The `Key = Value` pairs, in Slurm's order.
-fn pairs(c: &ConfigInfo, version: &str) -> Vec<(&'static str, String)> {
+fn pairs(c: &ConfigInfo, version: &str, own: Option<&str>) -> Vec<(&'static str, String)> {
     let secs = |n: u32| format!("{n} sec");
     let or_null = |s: &str| if s.is_empty() { "(null)".to_string() } else { s.to_string() };
     let (def_mem_key, def_mem) = match c.def_mem_per_cpu {
         Some(mb) => ("DefMemPerCPU", mb.to_string()),
         None => ("DefMemPerNode", "UNLIMITED".to_string()),
     };
-    vec![
+    let mut pairs = vec![
         ("AccountingStorageType", "accounting_storage/slurmlet".into()),
         ("AuthAltTypes", "auth/jwt".into()),
         ("BOOT_TIME", crate::sys::format_local_time(c.boot_time)),
@@ -53,13 +53,20 @@ fn pairs(c: &ConfigInfo, version: &str) -> Vec<(&'static str, String)> {
         ("SLURM_VERSION", version.to_string()),
         ("StateSaveLocation", c.state_save_location.clone()),
         ("TaskPlugin", "task/none".into()),
-    ]
+    ];
+    if let Some(own) = own {
+        let at = pairs.iter().position(|(k, _)| *k == "SLURM_VERSION").map_or(pairs.len(), |i| i + 1);
+        pairs.insert(at, ("SLURMLET_VERSION", own.to_string()));
+    }
+    pairs
 }
 
-/// The whole `show config` text; `ping` is the controller's ping line that ends it.
-pub fn render(c: &ConfigInfo, version: &str, ping: &str) -> String {
+/// The whole `show config` text: `version` is the Slurm release followed, `release` the
+/// server's (`slurmlet X.Y.Z` for slurmlet's daemon, whose version is then shown too), `ping`
+/// the controller's ping line that ends it.
+pub fn render(c: &ConfigInfo, version: &str, release: &str, ping: &str) -> String {
     let mut out = format!("Configuration data as of {}\n", crate::sys::format_local_time(c.last_update));
-    for (key, value) in pairs(c, version) {
+    for (key, value) in pairs(c, version, release.strip_prefix("slurmlet ")) {
         out.push_str(&format!("{key:<23} = {value}\n"));
     }
     out.push('\n');
@@ -77,7 +84,8 @@ pub fn run() -> i32 {
     match client.config() {
         Ok(reply) => {
             let ping = super::ping::line(&reply.config.control_host, true);
-            let text = render(&reply.config, &slurm_version(&reply.meta.slurm.version), &ping);
+            let text =
+                render(&reply.config, &slurm_version(&reply.meta.slurm.version), &reply.meta.slurm.release, &ping);
             crate::cli::format::emit_text(&text);
             0
         }
@@ -117,7 +125,7 @@ mod tests {
     /// The keys the slurm-22.05 transcript greps for, where slurmlet has the same value.
     #[test]
     fn the_transcript_keys() {
-        let text = render(&config(), "26.05.0", "Slurmctld(primary) at vm is UP");
+        let text = render(&config(), "26.05.0", "slurmlet 0.1.0", "Slurmctld(primary) at vm is UP");
         let line = |key: &str| text.lines().find(|l| l.starts_with(&format!("{key} "))).map(str::to_string);
         assert_eq!(line("ClusterName").as_deref(), Some("ClusterName             = refalt"));
         assert_eq!(line("DefMemPerCPU").as_deref(), Some("DefMemPerCPU            = 1000"));
@@ -133,6 +141,7 @@ mod tests {
         assert_eq!(line("SchedulerType").as_deref(), Some("SchedulerType           = sched/backfill"));
         assert_eq!(line("SelectType").as_deref(), Some("SelectType              = select/cons_tres"));
         assert_eq!(line("SLURM_VERSION").as_deref(), Some("SLURM_VERSION           = 26.05.0"));
+        assert_eq!(line("SLURMLET_VERSION").as_deref(), Some("SLURMLET_VERSION        = 0.1.0"));
         assert_eq!(line("SlurmctldHost[0]").as_deref(), Some("SlurmctldHost[0]        = vm"));
         assert!(text.starts_with("Configuration data as of 20"), "{text}");
         assert!(text.ends_with("TaskPlugin              = task/none\n\nSlurmctld(primary) at vm is UP\n"), "{text}");
@@ -141,7 +150,7 @@ mod tests {
     #[test]
     fn unset_values_read_as_slurm_writes_them() {
         let c = ConfigInfo { def_mem_per_cpu: None, gres_types: String::new(), ..config() };
-        let text = render(&c, "26.05.0", "x");
+        let text = render(&c, "26.05.0", "slurmlet 0.1.0", "x");
         assert!(text.contains("\nDefMemPerNode           = UNLIMITED\n"), "{text}");
         assert!(text.contains("\nGresTypes               = (null)\n"), "{text}");
         assert!(text.contains("\nPrivateData             = none\n"), "{text}");

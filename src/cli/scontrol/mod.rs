@@ -47,9 +47,8 @@ pub struct ScontrolArgs {
     /// Print more about what is done (which data_parser a cluster profile is spoken to in)
     #[arg(short = 'v', long, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Print the version and exit
-    #[arg(short = 'V', long)]
-    pub version: bool,
+    #[command(flatten)]
+    pub version: super::VersionFlag,
     /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, config, hostnames,
     /// hostlist, hostlistsorted), `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`,
     /// `suspend JOB_LIST`, `resume JOB_LIST`, `update JobId=ID KEY=VALUE…`, `ping`,
@@ -146,9 +145,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     super::choose_cluster(args.clusters.as_deref());
     super::set_verbosity(args.verbose);
-    if args.version {
-        return ping::version();
-    }
     if let Some(parser) = args.json.as_deref().filter(|p| !json_parser_ok(p)) {
         super::error(CMD, &format!("data_parser/{parser} is not available; slurmlet speaks {DATA_PARSER}"));
         return 1;

@@ -40,7 +40,7 @@ pub fn run() -> i32 {
 
 /// Runs `scontrol version`.
 pub fn version() -> i32 {
-    println!("slurmlet {}", env!("CARGO_PKG_VERSION"));
+    println!("{}", crate::api::release::version_line());
     0
 }
 

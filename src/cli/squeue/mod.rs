@@ -94,6 +94,8 @@ pub struct SqueueArgs {
     /// Verbosity (ignored)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     pub verbose: u8,
+    #[command(flatten)]
+    pub version: super::VersionFlag,
 }
 
 /// Runs squeue.
