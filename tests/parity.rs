@@ -138,3 +138,31 @@ fn scancel_batch_and_full_signal_scopes() {
     wait_for("the shell's second trap", T, || until(lines(&c, "shell_got") == 2, || read(&c.path("job.out"))));
     assert_eq!(c.state(id.parse().unwrap()), "RUNNING");
 }
+
+/// A job ended by scancel is recorded as Slurm 26.05 records it: the controller shows the
+/// batch script's status (`0:15`), accounting `0:0` on the job's row and `0:15` on its steps';
+/// its output has slurmstepd's lines with the node in their prefix.
+#[test]
+fn a_cancelled_job_is_recorded_as_slurm_records_it() {
+    let c = Cluster::start("0", "");
+    std::fs::write(c.path("cx.sh"), "#!/bin/bash\necho start\nsrun bash -c 'echo up > step_up; sleep 300'\n").unwrap();
+    let id = c.sbatch(&["-o", "cx.out", "cx.sh"]);
+    c.wait_file("step_up", T);
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], T);
+    let show = text(&c.run("scontrol", &["show", "job", &id.to_string()]).stdout);
+    assert!(show.contains(" ExitCode=0:15\n"), "{show}");
+    let sacct = c.run("sacct", &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,State,ExitCode"]);
+    let uid = slurmlet::paths::uid();
+    assert_eq!(
+        text(&sacct.stdout),
+        format!("{id}|CANCELLED by {uid}|0:0\n{id}.batch|CANCELLED|0:15\n{id}.0|CANCELLED|0:15\n"),
+        "{}",
+        text(&sacct.stderr)
+    );
+    let out = read(&c.path("cx.out"));
+    for what in [format!("STEP {id}.0"), format!("JOB {id}")] {
+        let prefix = format!("slurmstepd-node1: error: *** {what} ON node1 CANCELLED AT ");
+        assert!(out.lines().any(|l| l.starts_with(&prefix) && l.ends_with(" ***")), "no {prefix:?} in {out}");
+    }
+}

@@ -163,15 +163,31 @@ fn srun_steps_have_rows_of_their_own() {
 fn a_job_that_reaches_its_time_limit_and_its_step() {
     let c = Cluster::start("0", "");
     std::fs::write(c.path("long.sh"), "#!/bin/bash\n#SBATCH -t 1\nsrun sleep 300\n").unwrap();
-    let id = c.sbatch(&["-J", "tlimit", "long.sh"]);
+    let id = c.sbatch(&["-J", "tlimit", "-o", "long.out", "long.sh"]);
     c.wait_state(id, &["TIMEOUT"], Duration::from_secs(100));
-    let got = rows(&c, &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,JobName,State,ExitCode,Timelimit,Elapsed"]);
+    // As Slurm 26.05 records it: the job's row 0:0 (written when the limit ended it), its
+    // derived code and its steps' rows the SIGTERM that ended them.
+    let got = rows(
+        &c,
+        &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,JobName,State,ExitCode,Timelimit,Elapsed,DerivedExitCode"],
+    );
     let fields: Vec<Vec<&str>> = got.iter().map(|l| l.split('|').collect()).collect();
     assert_eq!(fields.len(), 3, "{got:?}");
     assert_eq!(fields[0][..5], [&id.to_string(), "tlimit", "TIMEOUT", "0:0", "00:01:00"]);
+    assert_eq!(fields[0][6], "0:15", "{got:?}");
     assert_eq!(fields[1][..5], [&format!("{id}.batch"), "batch", "CANCELLED", "0:15", ""]);
     assert_eq!(fields[2][..5], [&format!("{id}.0"), "sleep", "CANCELLED", "0:15", ""]);
     assert!(fields[0][5] >= "00:01:00", "{got:?}");
+    // The controller's view: the batch script's status.
+    let show = text(&c.run("scontrol", &["show", "job", &id.to_string()]).stdout);
+    assert!(show.contains(" ExitCode=0:15\n"), "{show}");
+    // slurmstepd's lines, with the node in their prefix.
+    let out = read(&c.path("long.out"));
+    for what in [format!("STEP {id}.0"), format!("JOB {id}")] {
+        let prefix = format!("slurmstepd-node1: error: *** {what} ON node1 CANCELLED AT ");
+        let line = out.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {prefix:?} in {out}"));
+        assert!(line.ends_with(" DUE TO TIME LIMIT ***"), "{line}");
+    }
 }
 
 #[test]

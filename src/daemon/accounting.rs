@@ -48,6 +48,12 @@ pub fn end(job: &Job) -> u64 {
 /// The raw exit status Slurm records for the job itself: the batch script's for a job that
 /// ended by itself, 0 for one cancelled or timed out.
 pub fn exit_status(job: &Job) -> i32 {
+    // Slurm's accounting records a job that its time limit or a cancel ended at that moment,
+    // before its script's status is known: `0:0` on the job's row (its batch step's row has
+    // the status).
+    if matches!(job.state(), JobState::Timeout | JobState::Cancelled) {
+        return 0;
+    }
     match job.exit_pair() {
         (_, signal) if signal != 0 => signal as i32,
         (exit, _) => (exit as i32) << 8,

@@ -275,11 +275,13 @@ impl Job {
         self.state.unwrap_or(JobState::Pending)
     }
 
-    /// The `exit:signal` pair Slurm reports for the job.
+    /// The `exit:signal` pair the controller reports for the job (`scontrol show job`, the
+    /// REST `exit_code`): the batch script's own status, also when its time limit or a
+    /// cancel ended it (`0:15`, as Slurm's); `1:0` when it could not be started.
     pub fn exit_pair(&self) -> (u32, u32) {
         match (self.end_cause, self.wait_status) {
-            (Some(EndCause::Exited), Some(ws)) => split_wait_status(ws),
             (Some(EndCause::LaunchFailed), _) => (1, 0),
+            (Some(_), Some(ws)) => split_wait_status(ws),
             _ => (0, 0),
         }
     }

@@ -298,7 +298,7 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                     // The script ended at its time limit, before this supervisor's own turn
                     // (its steps, ended by the same limit, ended it): it timed out.
                     cause = EndCause::TimeLimit;
-                    child.note(&job_end_line(spec, " DUE TO TIME LIMIT"));
+                    child.note(&error_line(&spec.node_name, &job_end_line(spec, " DUE TO TIME LIMIT")));
                 }
                 if let (true, Some(kill_at)) = (cause != EndCause::Exited, kill_at) {
                     // Being ended: the job's other processes (an srun relaying its step's
@@ -373,8 +373,14 @@ fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Inst
 /// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the
 /// job's stderr, then SIGCONT and SIGTERM to the whole job.
 fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, why: &str) {
-    child.note(&job_end_line(spec, why));
+    child.note(&error_line(&spec.node_name, &job_end_line(spec, why)));
     terminate(child.pid);
+}
+
+/// A line slurmstepd writes into a job's or step's error output: `slurmstepd-NODE: error:
+/// TEXT`, the shape tools and users grep for (`DUE TO TIME LIMIT`, `execve()`).
+pub fn error_line(node: &str, text: &str) -> String {
+    format!("slurmstepd-{node}: error: {text}")
 }
 
 /// slurmstepd's `*** JOB … CANCELLED AT …{why} ***` line.
@@ -406,11 +412,11 @@ fn send_warning(pgid: i32, w: WarnSignal) {
 }
 
 impl spawn::Child {
-    /// Writes a slurmstepd-style line to the job's stderr file.
-    fn note(&mut self, text: &str) {
+    /// Writes a line ([`error_line`]) to the job's stderr file.
+    fn note(&mut self, line: &str) {
         if let Some(f) = self.stderr.as_mut() {
             // One write: the job's steps may be writing to the same file.
-            let _ = f.write_all(format!("slurmstepd: error: {text}\n").as_bytes());
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     }
 }

@@ -99,17 +99,18 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
     let env_ptrs: Vec<*const libc::c_char> =
         env.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
     let (in_fd, out_fd, err_fd) = (stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd());
-    let chdir_msg = format!(
-        "slurmstepd: error: couldn't chdir to `{}': No such file or directory: going to /tmp instead\n",
-        spec.cwd.display()
+    let node = &spec.node_name;
+    let chdir_msg = super::error_line(
+        node,
+        &format!("couldn't chdir to `{}': No such file or directory: going to /tmp instead\n", spec.cwd.display()),
     );
     // Not the root daemon's private umask for another user's job that gave none.
     let umask = spec.umask.or(spec.run_as.map(|_| 0o022));
-    let identity_msg = format!(
-        "slurmstepd: error: cannot run as the job's owner {}\n",
-        owner.as_ref().map(|u| u.name.as_str()).unwrap_or_default()
+    let identity_msg = super::error_line(
+        node,
+        &format!("cannot run as the job's owner {}\n", owner.as_ref().map(|u| u.name.as_str()).unwrap_or_default()),
     );
-    let exec_msg = format!("slurmstepd: error: execve(): {}: ", spec.script.display());
+    let exec_msg = super::error_line(node, &format!("execve(): {}: ", spec.script.display()));
 
     // SAFETY: between fork and execve/_exit the child calls only async-signal-safe functions
     // on memory prepared above (no allocation, no locks).

@@ -78,10 +78,9 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
     });
     let wake = wake.ok();
     if wake.is_none() {
-        sink.frame(&Frame::Message(format!(
-            "slurmstepd-{}: error: step {}: cannot read the client's input",
-            spec.node_name,
-            spec.step_name()
+        sink.frame(&Frame::Message(crate::stepd::error_line(
+            &spec.node_name,
+            &format!("step {}: cannot read the client's input", spec.step_name()),
         )));
     }
     relay::Relay {
@@ -156,7 +155,7 @@ fn start_tasks(
         let started = io.and_then(|io| {
             let started = launch
                 .start(task, &io)
-                .map_err(|e| format!("slurmstepd-{}: error: task {task}: fork: {e}", spec.node_name))?;
+                .map_err(|e| crate::stepd::error_line(&spec.node_name, &format!("task {task}: fork: {e}")))?;
             out.sources.extend(io.sources);
             out.targets.extend(io.target);
             Ok(started)
@@ -164,11 +163,9 @@ fn start_tasks(
         match started {
             Ok(s) => {
                 if let Some(errno) = s.exec_error {
-                    sink.frame(&Frame::Message(format!(
-                        "slurmstepd-{}: error: execve(): {}: {}",
-                        spec.node_name,
-                        launch.program(),
-                        strerror(errno)
+                    sink.frame(&Frame::Message(crate::stepd::error_line(
+                        &spec.node_name,
+                        &format!("execve(): {}: {}", launch.program(), strerror(errno)),
                     )));
                 }
                 out.tasks.push(relay::Task { pid: Some(s.pid), done: false, session: s.session, status: None });

@@ -127,7 +127,8 @@ impl Relay<'_> {
                 Ok(()) => {}
                 Err(e) => {
                     // Nothing can be watched any more: end the step at once.
-                    self.sink.frame(&Frame::Message(format!("slurmstepd-{}: error: poll: {e}", self.spec.node_name)));
+                    self.sink
+                        .frame(&Frame::Message(crate::stepd::error_line(&self.spec.node_name, &format!("poll: {e}"))));
                     self.signal_all(libc::SIGKILL);
                     break;
                 }
@@ -170,10 +171,9 @@ impl Relay<'_> {
         };
         if let Err(e) = super::end::write(self.dir, &end) {
             // Without it the step is recorded as ended with its job.
-            self.sink.frame(&Frame::Message(format!(
-                "slurmstepd-{}: error: step {}: cannot record its end: {e}",
-                self.spec.node_name,
-                self.spec.step_name()
+            self.sink.frame(&Frame::Message(crate::stepd::error_line(
+                &self.spec.node_name,
+                &format!("step {}: cannot record its end: {e}", self.spec.step_name()),
             )));
         }
         self.ended = None;
@@ -381,10 +381,10 @@ impl Relay<'_> {
         clock.cancelled = true;
         clock.limit_at = None;
         let node = &self.spec.node_name;
-        self.sink.frame(&Frame::Message(format!(
-            "slurmstepd-{node}: error: *** STEP {} ON {node} CANCELLED AT {}{why} ***",
-            self.spec.step_name(),
-            crate::sys::format_local_time(crate::options::now())
+        let when = crate::sys::format_local_time(crate::options::now());
+        self.sink.frame(&Frame::Message(crate::stepd::error_line(
+            node,
+            &format!("*** STEP {} ON {node} CANCELLED AT {when}{why} ***", self.spec.step_name()),
         )));
         self.signal_all(libc::SIGCONT);
         self.signal_all(libc::SIGTERM);

@@ -107,15 +107,13 @@ pub fn task_path(spec: &StepSpec, pattern: &str, task: u32) -> PathBuf {
 /// input, output and error, whatever the other options say, and the client's input.
 pub fn wire(spec: &StepSpec, task: u32, files: &mut OutputFiles) -> Result<TaskIo, String> {
     let fail = |what: &str, path: &Path, e: std::io::Error| {
-        format!(
-            "slurmstepd-{}: error: Could not open {what} file {}: {}",
-            spec.node_name,
-            path.display(),
-            super::describe(&e)
+        crate::stepd::error_line(
+            &spec.node_name,
+            &format!("Could not open {what} file {}: {}", path.display(), super::describe(&e)),
         )
     };
     let other = |e: std::io::Error| {
-        format!("slurmstepd-{}: error: task {task} I/O setup: {}", spec.node_name, super::describe(&e))
+        crate::stepd::error_line(&spec.node_name, &format!("task {task} I/O setup: {}", super::describe(&e)))
     };
     if task == 0 {
         if let Some(ws) = spec.pty {

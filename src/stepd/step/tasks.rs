@@ -86,10 +86,9 @@ impl Launch {
             Ok(_) => strerror(libc::EACCES),
             Err(e) => strerror(e.raw_os_error().unwrap_or(libc::ENOENT)),
         };
-        let chdir_msg = format!(
-            "slurmstepd-{}: error: couldn't chdir to `{}': {why}: going to /tmp instead\n",
-            spec.node_name,
-            spec.cwd.display()
+        let chdir_msg = crate::stepd::error_line(
+            &spec.node_name,
+            &format!("couldn't chdir to `{}': {why}: going to /tmp instead\n", spec.cwd.display()),
         );
         // Not the root daemon's private umask for another user's step that gave none.
         let umask = spec.umask.or(owner.as_ref().map(|_| 0o022));
