@@ -139,10 +139,16 @@ fn every_pattern_code_and_the_array_variables_in_a_step_of_an_array_task() {
 }
 
 /// `sacct` names a step of an array task `A_T.S` (`JobIDRaw` is the task's own id), as
-/// Slurm's sacct does.
+/// Slurm's sacct does, while it runs and once it ended.
 #[test]
 fn sacct_names_the_steps_of_an_array_task_by_the_array() {
     let c = Cluster::start("0", "");
+    let running = c.sbatch(&["--array=3", "-o", "/dev/null", "--wrap", "srun sleep 60"]);
+    wait_for("the step to run", LONG, || {
+        let rows = sacct(&c, &running.to_string(), "JobID,State", &[]);
+        until(rows.contains(&format!("{running}_3.0|RUNNING")), || format!("{rows:?}"))
+    });
+    assert!(c.run("scancel", &[&running.to_string()]).status.success());
     let a = c.sbatch(&["--array=0-1", "-J", "arr", "-o", "/dev/null", "--wrap", "srun true; srun -J second true"]);
     let tasks = wait_tasks(&c, a, 2);
     let rows = sacct(&c, &a.to_string(), "JobID,JobIDRaw,JobName,State", &[]);
