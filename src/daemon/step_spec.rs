@@ -100,8 +100,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         job_start: job.start_time,
         kill_wait: config.kill_wait,
         node_name: config.node_name.clone(),
-        job_name: job.name.to_string(),
-        user: crate::paths::user_name(job.uid),
+        names: super::submit::pattern_context(job, &config.node_name, &step.step_id.to_string()),
         umask,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
     }

@@ -414,8 +414,10 @@ pub(super) fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), Api
     Ok(())
 }
 
-/// The values file name patterns of `job` refer to.
-pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
+/// The values file name patterns of `job`'s step `step` (`batch`, or a step id) refer to, as
+/// Slurm's `fname_create` takes them for any step: `%A`/`%a` are the array's job id and this
+/// task's index when the job is an array task, `%j` is the job's own id; `task_id` is task 0's.
+pub fn pattern_context(job: &Job, node: &str, step: &str) -> pattern::PatternContext {
     pattern::PatternContext {
         job_id: job.id,
         job_name: job.name.to_string(),
@@ -423,7 +425,7 @@ pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
         node: node.to_string(),
         array_job_id: job.array.map_or(job.id, |a| a.job_id),
         array_task_id: job.array.map(|a| a.task_id),
-        step: "batch".into(),
+        step: step.into(),
         task_id: 0,
         node_id: 0,
     }
@@ -431,7 +433,7 @@ pub fn pattern_context(job: &Job, node: &str) -> pattern::PatternContext {
 
 /// Expands an output pattern to an absolute path (relative ones are under the job's cwd).
 pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
-    let expanded = pattern::expand(pattern_text, &pattern_context(job, node));
+    let expanded = pattern::expand(pattern_text, &pattern_context(job, node, "batch"));
     let p = PathBuf::from(expanded);
     if p.is_absolute() {
         p

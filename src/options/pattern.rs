@@ -1,7 +1,7 @@
 //! Output file name patterns: `%j %J %x %u %N %n %s %t %A %a %%` with optional zero padding (`%4j`).
 
 /// The values a file name pattern can refer to.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PatternContext {
     /// `%j`: job id (for array tasks, the task's own id).
     pub job_id: u32,

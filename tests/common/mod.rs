@@ -93,7 +93,13 @@ impl Cluster {
 
     /// Runs a command through its symlink in the work directory.
     pub fn cmd(&self, name: &str) -> Command {
-        let mut c = Command::new(self.bin.join(name));
+        self.program(&self.bin.join(name))
+    }
+
+    /// Runs `program` in the work directory as the commands are run: this cluster's
+    /// commands first on its `PATH`, none of the caller's `SLURM_*`/`SBATCH_*` variables.
+    pub fn program(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
         c.current_dir(&self.work)
             .env("SLURMLET_CONF", &self.config)
             .env("SLURMLET_SOCKET", &self.socket)

@@ -1,6 +1,7 @@
 //! What the daemon tells a step's supervisor: `STEPDIR/spec.json`.
 
 use crate::api::stream::WinSize;
+use crate::options::pattern::PatternContext;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -57,12 +58,11 @@ pub struct StepSpec {
     pub own_end: Option<u64>,
     /// Seconds between SIGTERM and SIGKILL.
     pub kill_wait: u32,
-    /// Node name, for messages and `%N`.
+    /// Node name, for messages.
     pub node_name: String,
-    /// Job name, for `%x`.
-    pub job_name: String,
-    /// User name, for `%u`.
-    pub user: String,
+    /// What the tasks' file name patterns (`--output`, `--error`, `--input`) expand to, the
+    /// array's job and task ids included; each task puts its own id in `task_id`.
+    pub names: PatternContext,
     /// The submitter's umask, if known.
     pub umask: Option<u32>,
     /// The job's owner, whom the tasks run as when the supervisor runs as root for another

@@ -88,17 +88,7 @@ fn dev_null() -> std::io::Result<OwnedFd> {
 
 /// Expands a file name pattern for `task`; a relative name is relative to the step's `cwd`.
 pub fn task_path(spec: &StepSpec, pattern: &str, task: u32) -> PathBuf {
-    let ctx = PatternContext {
-        job_id: spec.job_id,
-        job_name: spec.job_name.clone(),
-        user: spec.user.clone(),
-        node: spec.node_name.clone(),
-        array_job_id: spec.job_id,
-        array_task_id: None,
-        step: spec.step_id.to_string(),
-        task_id: task,
-        node_id: 0,
-    };
+    let ctx = PatternContext { task_id: task, ..spec.names.clone() };
     spec.cwd.join(pattern::expand(pattern, &ctx))
 }
 

@@ -28,8 +28,15 @@ fn spec(argv: &[&str]) -> StepSpec {
         job_start: 0,
         kill_wait: 1,
         node_name: "vm".into(),
-        job_name: "test".into(),
-        user: "me".into(),
+        names: crate::options::pattern::PatternContext {
+            job_id: 7,
+            job_name: "test".into(),
+            user: "me".into(),
+            node: "vm".into(),
+            array_job_id: 7,
+            step: "0".into(),
+            ..Default::default()
+        },
         umask: None,
         run_as: None,
     }
