@@ -275,6 +275,16 @@ impl Job {
         self.state.unwrap_or(JobState::Pending)
     }
 
+    /// The start time the controller reports: when the job started; for a pending job held
+    /// back by `--begin`, that time (Slurm's squeue shows it as `%S` and sorts by it); else 0.
+    pub fn shown_start(&self) -> u64 {
+        if self.start_time == 0 && self.state() == JobState::Pending && self.begin_time > self.submit_time {
+            self.begin_time
+        } else {
+            self.start_time
+        }
+    }
+
     /// The `exit:signal` pair the controller reports for the job (`scontrol show job`, the
     /// REST `exit_code`): the batch script's own status, also when its time limit or a
     /// cancel ended it (`0:15`, as Slurm's); `1:0` when it could not be started.
