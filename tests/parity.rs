@@ -166,3 +166,58 @@ fn a_cancelled_job_is_recorded_as_slurm_records_it() {
         assert!(out.lines().any(|l| l.starts_with(&prefix) && l.ends_with(" ***")), "no {prefix:?} in {out}");
     }
 }
+
+/// Every job has an account, as in Slurm: the one asked for (`-A`, `SBATCH_ACCOUNT`), else
+/// the configured default; squeue, scontrol, sacct and the job's environment show it.
+#[test]
+fn every_job_has_an_account() {
+    let c = Cluster::start("0", "default_account = \"lab\"\n");
+    let plain = c.sbatch(&["-o", "plain.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
+    let o = c.run("sbatch", &["--parsable", "-A", "proj", "-o", "proj.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
+    assert_eq!(text(&o.stderr), "", "--account is recorded, with no warning");
+    let proj: u32 = text(&o.stdout).trim().parse().unwrap();
+    let from_env = c
+        .cmd("sbatch")
+        .args(["--parsable", "--hold", "--wrap", "true"])
+        .env("SBATCH_ACCOUNT", "envacct")
+        .output()
+        .unwrap();
+    let env_id = text(&from_env.stdout).trim().to_string();
+    for id in [plain, proj] {
+        c.wait_state(id, &["COMPLETED"], T);
+    }
+    assert_eq!(read(&c.path("plain.out")), "lab\n");
+    assert_eq!(read(&c.path("proj.out")), "proj\n");
+    let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %a", "-S", "i"]);
+    assert_eq!(text(&o.stdout), format!("{plain} lab\n{proj} proj\n{env_id} envacct\n"));
+    let show = text(&c.run("scontrol", &["show", "job", &proj.to_string()]).stdout);
+    assert!(show.contains(" Account=proj "), "{show}");
+    // sacct's default columns include the account.
+    let o = c.run("sacct", &["-X", "-j", &plain.to_string()]);
+    let out = text(&o.stdout);
+    assert!(out.lines().next().unwrap_or("").contains("Account"), "{out}");
+    assert!(out.lines().nth(2).unwrap_or("").split_whitespace().any(|w| w == "lab"), "{out}");
+}
+
+/// With `[accounts]`, a user charges only the accounts listed for them (their default first),
+/// and another is refused at submit in Slurm's words; a user not listed charges the default.
+#[test]
+fn accounts_a_user_may_not_charge_are_refused() {
+    let me = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let c = Cluster::start("0", &format!("[accounts]\n{me} = [\"vision\", \"nlp\"]\n"));
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    assert_eq!(c.job(id).account, "vision", "the first listed is the default");
+    let id = c.sbatch(&["--hold", "-A", "nlp", "--wrap", "true"]);
+    assert_eq!(c.job(id).account, "nlp");
+    let o = c.run("sbatch", &["--hold", "-A", "physics", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stdout), "");
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "sbatch: error: account 'physics' is not one user {me} may charge (vision, nlp)\n\
+             sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified\n"
+        )
+    );
+    assert_eq!(text(&c.run("squeue", &["-h", "-o", "%i"]).stdout).lines().count(), 2, "nothing more was queued");
+}

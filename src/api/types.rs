@@ -710,6 +710,8 @@ pub mod errno {
     pub const AUTHENTICATION: i32 = 1007;
     /// ESLURM_ACCOUNTING_POLICY: the job breaks a limit.
     pub const ACCOUNTING_POLICY: i32 = 2050;
+    /// ESLURM_INVALID_ACCOUNT.
+    pub const INVALID_ACCOUNT: i32 = 2045;
     /// `ESLURM_INVALID_TIME_LIMIT`
     pub const INVALID_TIME_LIMIT: i32 = 2051;
     /// `ESLURM_INVALID_GRES`

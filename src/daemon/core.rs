@@ -933,6 +933,8 @@ impl Core {
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
         self.config.limits = new.limits;
+        self.config.default_account = new.default_account;
+        self.config.accounts = new.accounts;
         kept
     }
 

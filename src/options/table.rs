@@ -212,15 +212,7 @@ const STEP_SCRIPTS: &str = "not yet; run the program from the step's command";
 /// Every documented option of sbatch, srun and salloc (Slurm 26.11 man pages), in
 /// alphabetical order of long name.
 pub static OPTIONS: &[OptSpec] = &[
-    opt(
-        "account",
-        Some('A'),
-        Required("name"),
-        BRA,
-        Parallel,
-        Recorded(NO_ACCOUNTING),
-        "charge job to specified account",
-    ),
+    opt("account", Some('A'), Required("name"), BRA, Parallel, Implemented, "charge job to specified account"),
     opt(
         "acctg-freq",
         None,
