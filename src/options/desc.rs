@@ -14,6 +14,18 @@ fn number(options: &JobOptions, long: &'static str) -> Result<Option<u32>, Optio
         .transpose()
 }
 
+/// Whether `--get-user-env=VALUE` is Slurm's `[timeout][mode]`: a number (read as `strtol`
+/// reads it, so blanks and a sign may lead and it may be left out), then nothing or a mode
+/// starting with `S` or `L` (`L`, `10`, `10L`, `5s`).
+fn get_user_env_ok(value: &str) -> bool {
+    let number = value.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let unsigned = number.strip_prefix(['+', '-']).unwrap_or(number);
+    let digits = unsigned.len() - unsigned.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    // Without digits strtol reads nothing, and the mode is the whole value.
+    let mode = if digits == 0 { value } else { &unsigned[digits..] };
+    mode.is_empty() || mode.starts_with(['s', 'S', 'l', 'L'])
+}
+
 /// The options that take a whole number.
 const NUMBERS: &[&str] = &["ntasks", "cpus-per-task", "ntasks-per-node", "cpus-per-gpu", "mincpus", "ntasks-per-gpu"];
 
@@ -46,6 +58,9 @@ impl JobOptions {
         }
         for long in NUMBERS {
             number(self, long)?;
+        }
+        if let Some(v) = self.value("get-user-env").filter(|v| !get_user_env_ok(v)) {
+            return Err(OptionError::InvalidSpec { option: "get-user-env", value: v.into() });
         }
         if let Some(s) = self.value("signal") {
             signal::parse_signal_spec(s)?;
@@ -256,5 +271,20 @@ pub fn parse_node_range(text: &str) -> Result<(u32, Option<u32>), OptionError> {
     match text.split_once('-') {
         Some((a, b)) => Ok((a.parse().map_err(|_| bad())?, Some(b.parse().map_err(|_| bad())?))),
         None => Ok((text.parse().map_err(|_| bad())?, None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::get_user_env_ok;
+
+    #[test]
+    fn get_user_env_values_as_slurm_reads_them() {
+        for v in ["", "L", "S", "l", "s", "10", "10L", "10S", " 5", "-3L", "+7", "10Long"] {
+            assert!(get_user_env_ok(v), "{v:?}");
+        }
+        for v in ["X", "10X", "abc", " L", "-L", "10 L", "1.5"] {
+            assert!(!get_user_env_ok(v), "{v:?}");
+        }
     }
 }
