@@ -14,6 +14,21 @@ fn number(options: &JobOptions, long: &'static str) -> Result<Option<u32>, Optio
         .transpose()
 }
 
+/// The hosts of `--long=text`. A malformed `--nodelist` or `--nodefile` is Slurm's
+/// `Invalid node list specified`, after the lines its hostlist code logs; Slurm's commands
+/// leave `--exclude` to the controller, whose refusal slurmlet's own text stands for.
+fn hosts(long: &'static str, text: &str) -> Result<Vec<String>, OptionError> {
+    hostlist::expand(text).map_err(|e| match long {
+        _ if e.too_many => OptionError::Invalid {
+            option: long,
+            value: text.into(),
+            why: format!("it names more than {} hosts", hostlist::MAX_HOSTS),
+        },
+        "exclude" => OptionError::InvalidSpec { option: long, value: text.into() },
+        _ => OptionError::NodeList(e),
+    })
+}
+
 /// Whether `--get-user-env=VALUE` is Slurm's `[timeout][mode]`: a number (read as `strtol`
 /// reads it, so blanks and a sign may lead and it may be left out), then nothing or a mode
 /// starting with `S` or `L` (`L`, `10`, `10L`, `5s`).
@@ -75,7 +90,7 @@ impl JobOptions {
         }
         for long in ["nodelist", "exclude"] {
             if let Some(h) = self.value(long) {
-                hostlist::expand(h)?;
+                hosts(long, h)?;
             }
         }
         if let Some(b) = self.value("begin") {
@@ -168,7 +183,7 @@ impl JobOptions {
             }
         }
         if let Some(h) = self.value("nodelist") {
-            d.required_nodes = Some(hostlist::expand(h)?);
+            d.required_nodes = Some(hosts("nodelist", h)?);
         }
         if let Some(path) = self.value("nodefile") {
             let text = std::fs::read_to_string(path).map_err(|e| OptionError::Invalid {
@@ -178,12 +193,12 @@ impl JobOptions {
             })?;
             let mut nodes = d.required_nodes.take().unwrap_or_default();
             for word in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()) {
-                nodes.extend(hostlist::expand(word)?);
+                nodes.extend(hosts("nodefile", word)?);
             }
             d.required_nodes = Some(nodes);
         }
         if let Some(h) = self.value("exclude") {
-            d.excluded_nodes = Some(hostlist::expand(h)?);
+            d.excluded_nodes = Some(hosts("exclude", h)?);
         }
         if let Some(b) = self.value("begin") {
             d.begin_time = Some(NoVal::of(begin::parse_begin(b, super::now())?));
