@@ -5,7 +5,7 @@
 //! no script to give, and reports a refusal (`job script retrieval failed: …`) or a file it
 //! cannot open on stderr while still exiting 0; only a malformed command line exits 1.
 
-use crate::api::client::Client;
+use crate::api::client::{Client, ClientError};
 use std::io::Write;
 
 /// The first word after `write` that names `batch_script` (`batch`, `batch_s`…).
@@ -146,6 +146,15 @@ fn batch_script(client: &Client, job: u32, name: &str, quiet: bool) -> i32 {
             None => Ok(reply.script),
             Some(e) => Err(e.error.clone()),
         },
+        // A cluster profile's slurmrestd has no endpoint for it: said as for scontrol's
+        // other such actions.
+        Err(e @ ClientError::Unsupported(_)) => {
+            if file.take().is_some() {
+                let _ = std::fs::remove_file(name);
+            }
+            crate::cli::error("scontrol", &e.to_string());
+            return 1;
+        }
         Err(e) => Err(e.to_string()),
     };
     let written = script.and_then(|script| {
