@@ -202,6 +202,11 @@ pub fn error(cmd: &str, msg: &str) {
     }
 }
 
+/// Prints `cmd: fatal: msg` to stderr (the caller exits 1, as Slurm's `fatal` does).
+pub fn fatal(cmd: &str, msg: &str) {
+    eprintln!("{cmd}: fatal: {msg}");
+}
+
 /// Prints `cmd: warning: msg` to stderr.
 pub fn warning(cmd: &str, msg: &str) {
     for line in msg.lines() {

@@ -563,6 +563,12 @@ impl Core {
         self.writer.update(job)
     }
 
+    /// The batch script job `id` was submitted with (an array task's is its array's).
+    pub fn batch_script(&self, id: u32) -> Result<String, StoreError> {
+        let stored = self.jobs.get(&id).and_then(|j| j.array).map_or(id, |a| a.job_id);
+        self.store.payload(stored).map(|p| p.script)
+    }
+
     /// Gathers what the supervisor of a job given resources needs; the caller writes its
     /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
     /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does

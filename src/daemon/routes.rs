@@ -53,6 +53,8 @@ pub enum Op {
     Suspend,
     /// `POST /slurmlet/v1/job/{job_id}/resume`: `scontrol resume`.
     Resume,
+    /// `GET /slurmlet/v1/job/{job_id}/script`: `scontrol write batch_script`.
+    BatchScript,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -96,6 +98,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
     ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
+    ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -125,6 +128,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Requeue => on(method, super::requeue::handler),
         Op::Suspend => on(method, super::suspend::suspend),
         Op::Resume => on(method, super::suspend::resume),
+        Op::BatchScript => on(method, super::batch_script::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }
