@@ -109,6 +109,7 @@ fn sample(long: &str, nodefile: &str) -> String {
 /// [`BEHAVIOUR`].
 fn expected_desc(long: &str) -> Option<Json> {
     Some(match long {
+        "account" => json!({ "account": "x1" }),
         "array" => json!({ "array": "2" }),
         "begin" => json!({ "begin_time": null }),
         "comment" => json!({ "comment": "a b c" }),

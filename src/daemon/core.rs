@@ -769,6 +769,10 @@ impl Core {
             JobState::Pending => Err(cancel_error(errno::JOB_PENDING, "Job is pending execution")),
             _ if full_cancel => {
                 super::suspend::continue_for_cancel(job, &dir);
+                // Its supervisor says it was cancelled even if the script ends by itself first.
+                if let Err(e) = std::fs::write(dir.join(stepd::files::CANCELLED), "") {
+                    tracing::warn!(job = id, "cannot mark the job as cancelled for its supervisor: {e}");
+                }
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);
