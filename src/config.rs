@@ -223,6 +223,8 @@ pub struct Config {
     pub private_jobs: bool,
     /// The TCP address the REST API is also served on, if any.
     pub listen: Option<std::net::SocketAddr>,
+    /// The configuration file this was read from (jobs' `SLURM_CONF`; it need not exist).
+    pub path: PathBuf,
     /// The account of jobs that name none.
     pub default_account: String,
     /// The accounts each listed user (by uid) may charge, their default first; `None`: any
@@ -370,6 +372,7 @@ impl Config {
             operators,
             private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),
             listen: file.listen,
+            path: path.to_path_buf(),
             default_account,
             accounts,
         })
