@@ -1,5 +1,7 @@
 //! Figure 5: `squeue` (default format) and `squeue --json` wall time, and the JSON's size,
-//! with growing numbers of held jobs in the store. Baseline: `/bin/true`, interleaved.
+//! with growing numbers of jobs in the store: mostly held jobs, with held job arrays (whose
+//! pending tasks squeue folds into one line each) and finished jobs (which it reads through
+//! without listing), so that what each costs is measured. Baseline: `/bin/true`, interleaved.
 
 use super::{count, summary, Ctx};
 use crate::cluster::Cluster;
@@ -7,6 +9,7 @@ use crate::error::{failed, Result};
 use crate::proc::{bin_true, interleaved, timed_ok};
 use crate::report::{Real, Row, Unit, Value};
 use crate::stats::Summary;
+use slurmlet::api::types::JobDescMsg;
 use std::process::Command;
 
 /// Timings of one command at one store size.
@@ -49,18 +52,19 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     let c = &ctx.counts;
     let cluster = ctx.stage("figure 5: start a daemon", || ctx.cluster("store"))?;
     let mut held = 0;
+    let mut listed = 0;
     let mut rows = Vec::new();
     let mut raw = Vec::new();
     let max_real = ctx.real.as_ref().map(|r| r.max_job_count.unwrap_or(10_000));
     let mut real_filled = 0;
     for (i, &level) in c.store_levels.iter().enumerate() {
-        fill(ctx, &cluster, &mut held, level)?;
+        fill(ctx, &cluster, &mut held, &mut listed, level)?;
         let (runs, json_runs) = (c.squeue_runs[i], c.squeue_json_runs[i]);
         let plain = ctx.stage(format!("figure 5: {runs} squeue, {} jobs", count(level)), || {
             let t = time_cmd(runs, || cluster.cmd("squeue"))?;
-            // The header plus one line per job.
-            if t.lines < level + 1 {
-                return Err(failed(format!("squeue listed {} jobs, the store has {level}", t.lines.saturating_sub(1))));
+            // The header plus one line per pending job or folded array.
+            if t.lines < listed + 1 {
+                return Err(failed(format!("squeue listed {} lines, {listed} expected", t.lines.saturating_sub(1))));
             }
             Ok(t)
         })?;
@@ -156,21 +160,44 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Brings the store from `held` to `level` held jobs, submitted over REST.
-fn fill(ctx: &Ctx, cluster: &Cluster, held: &mut usize, level: usize) -> Result<()> {
+/// Tasks of each held array in figure 5's store.
+const ARRAY_TASKS: usize = 10;
+
+/// How `n` more jobs are made up: (held plain jobs, held arrays of [`ARRAY_TASKS`] tasks,
+/// finished jobs), about 80%, 10% and 10%.
+fn mix(n: usize) -> (usize, usize, usize) {
+    let arrays = n / 100;
+    let finished = n / 10;
+    (n - arrays * ARRAY_TASKS - finished, arrays, finished)
+}
+
+/// Brings the store from `held` to `level` jobs, submitted over REST (the finished ones held,
+/// then cancelled); `listed` counts the lines squeue lists for them.
+fn fill(ctx: &Ctx, cluster: &Cluster, held: &mut usize, listed: &mut usize, level: usize) -> Result<()> {
     if *held >= level {
         return Ok(());
     }
+    let (plain, arrays, finished) = mix(level - *held);
     let desc = cluster.held_desc();
-    let run = ctx.stage(format!("figure 5: fill the store to {} held jobs", count(level)), || {
-        cluster.submit_many(level - *held, ctx.counts.connections, |_| desc.clone())
+    let array = JobDescMsg { array: Some(format!("0-{}", ARRAY_TASKS - 1)), ..cluster.held_desc() };
+    let conns = ctx.counts.connections;
+    let run = ctx.stage(format!("figure 5: fill the store to {} jobs", count(level)), || {
+        let plain = cluster.submit_many(plain, conns, |_| desc.clone())?;
+        cluster.submit_many(arrays, conns, |_| array.clone())?;
+        let ended = cluster.submit_many(finished, conns, |_| desc.clone())?;
+        cluster.cancel_many(&ended.results, conns)?;
+        Ok(plain)
     })?;
     ctx.note(format!(
-        "figure 5: store fill {} -> {} held jobs at {:.0} REST submits/s",
+        "figure 5: store fill {} -> {} jobs ({} held, {} held arrays of {ARRAY_TASKS}, {} finished) at {:.0} REST submits/s",
         count(*held),
         count(level),
+        count(plain),
+        count(arrays),
+        count(finished),
         run.rate()
     ));
     *held = level;
+    *listed += plain + arrays;
     Ok(())
 }

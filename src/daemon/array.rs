@@ -124,10 +124,12 @@ fn pending_groups(jobs: &[&Job]) -> (Vec<(usize, String)>, Vec<bool>) {
 /// [`Job::listed_tasks`] set), at the place of the first.
 pub fn fold_pending<'a>(jobs: &[&'a Job]) -> Vec<Cow<'a, Job>> {
     let (groups, folded) = pending_groups(jobs);
+    // The groups come in their leaders' order: one pass over both.
+    let mut groups = groups.into_iter().peekable();
     jobs.iter()
         .enumerate()
         .filter(|(i, _)| !folded[*i])
-        .map(|(i, job)| match groups.iter().find(|(leader, _)| *leader == i) {
+        .map(|(i, job)| match groups.next_if(|(leader, _)| *leader == i) {
             Some((_, list)) => Cow::Owned(Job { listed_tasks: list.as_str().into(), ..(*job).clone() }),
             None => Cow::Borrowed(*job),
         })

@@ -109,10 +109,14 @@ impl JobOptions {
             dependency::parse_dependency(d)?;
         }
         let mut warnings = Vec::new();
-        for (long, _) in self.given() {
+        for (long, value) in self.given() {
             let Some(spec) = table::find(tool, long) else { continue };
+            // A `0|1` option given 0 (`SLURM_OOM_KILL_STEP=0` in every job) asks for nothing.
+            let off = matches!(spec.value, table::Value::Optional("0|1") | table::Value::Required("0|1"))
+                && value == Some("0");
             match spec.support {
                 Support::Implemented => {}
+                Support::Recorded(_) | Support::NoEffect(_) if off => {}
                 Support::Recorded(why) | Support::NoEffect(why) => {
                     warnings.push(OptionWarning(format!("--{long} has no effect here: {why}")))
                 }
