@@ -415,7 +415,7 @@ impl Core {
     }
 
     /// The jobs that hold resources.
-    fn holding(&self) -> impl Iterator<Item = &Job> {
+    pub(super) fn holding(&self) -> impl Iterator<Item = &Job> {
         self.holding.iter().map(|id| &self.jobs[id])
     }
 

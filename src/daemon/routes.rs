@@ -53,6 +53,9 @@ pub enum Op {
     Suspend,
     /// `POST /slurmlet/v1/job/{job_id}/resume`: `scontrol resume`.
     Resume,
+    /// `GET /slurmlet/v1/steps`: the steps of the running jobs (`squeue -s`, `scontrol show
+    /// step`).
+    Steps,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -94,6 +97,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/requeue", Op::Requeue),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
+    ep("GET", "/slurmlet/v1/steps", Op::Steps),
     ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/openapi/v3", Op::OpenApi),
@@ -125,6 +129,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Requeue => on(method, super::requeue::handler),
         Op::Suspend => on(method, super::suspend::suspend),
         Op::Resume => on(method, super::suspend::resume),
+        Op::Steps => on(method, super::step_list::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

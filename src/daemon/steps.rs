@@ -26,6 +26,17 @@ struct StepUse {
     record: Option<StepRecord>,
     /// Who cancelled it (`scancel JOB.STEP`).
     cancelled_by: Option<u32>,
+    /// The srun that asked for it.
+    srun: Srun,
+}
+
+/// The srun of a step, as `scontrol show step` names it (`SrunHost:Pid`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Srun {
+    /// Its host (empty: not known).
+    pub host: String,
+    /// Its process id (0: not known).
+    pub pid: u32,
 }
 
 /// The steps of one job.
@@ -162,6 +173,7 @@ impl Steps {
                 pid: None,
                 record: Some(record.clone()),
                 cancelled_by: None,
+                srun: Srun { host: req.srun_host.clone(), pid: req.srun_pid },
             },
         );
         Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus }, record })
@@ -176,7 +188,14 @@ impl Steps {
             .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
         steps.running.insert(
             step,
-            StepUse { cpus: held.cpus, gpus: held.gpus, pid: Some(pid), record: None, cancelled_by: None },
+            StepUse {
+                cpus: held.cpus,
+                gpus: held.gpus,
+                pid: Some(pid),
+                record: None,
+                cancelled_by: None,
+                srun: Srun::default(),
+            },
         );
     }
 
@@ -211,10 +230,16 @@ impl Steps {
 
     /// The accounting records of `job`'s running steps that this daemon started.
     pub fn records(&self, job: u32) -> Vec<StepRecord> {
+        self.listed(job).map(|(r, _)| r.clone()).collect()
+    }
+
+    /// The running steps of `job` that this daemon started, by id, each with its srun.
+    pub fn listed(&self, job: u32) -> impl Iterator<Item = (&StepRecord, &Srun)> {
         self.by_job
             .get(&job)
-            .map(|j| j.running.values().filter_map(|s| s.record.clone().filter(|r| r.start > 0)).collect())
-            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|j| j.running.values())
+            .filter_map(|s| s.record.as_ref().filter(|r| r.start > 0).map(|r| (r, &s.srun)))
     }
 
     /// The supervisor of step `step` of `job`, if it runs.
