@@ -201,3 +201,23 @@ fn scontrol_show_step_says_what_slurm_says_of_missing_steps() {
     let o = c.run("scontrol", &["show", "step", &format!("{j}.0")]);
     assert_eq!((o.status.code(), stdout(&o)), (Some(1), format!("Job step {j}.0 not found\n")));
 }
+
+/// A daemon restarted while steps run lists them again: it takes them back from their
+/// directories, records and all (only their srun is not known any more).
+#[test]
+fn steps_running_across_a_daemon_restart_are_still_listed() {
+    let mut c = Cluster::start("0", "");
+    let a = c.sbatch(&["--array=4", "-o", "/dev/null", "--wrap", "srun -J kept -t 7 sleep 60"]);
+    let ids = [format!("{a}_4.0"), format!("{a}_4.batch")];
+    wait_steps(&c, &ids);
+    c.kill_daemon();
+    c.start_daemon();
+    wait_steps(&c, &ids);
+    assert_eq!(
+        lines(&c, "squeue", &["-s", "-h", "-o", "%i|%j|%l|%A"]),
+        [format!("{a}_4.0|kept|7:00|1"), format!("{a}_4.batch|batch|UNLIMITED|1")]
+    );
+    let step = lines(&c, "scontrol", &["-o", "show", "step", &format!("{a}_4.0")]);
+    assert_eq!(step.len(), 1, "{step:#?}");
+    assert!(step[0].contains(" Name=kept ") && step[0].ends_with(" SrunHost:Pid=(null):0"), "{step:#?}");
+}

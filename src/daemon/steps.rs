@@ -9,6 +9,7 @@
 
 use super::job::{Job, JobState};
 use super::step_record::StepRecord;
+use super::step_spec::RunningStep;
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +23,8 @@ struct StepUse {
     gpus: Vec<u32>,
     /// Its supervisor, once started.
     pid: Option<i32>,
-    /// Its accounting record (`None` for a step taken back after a restart: the store has it).
+    /// Its accounting record (`None` for a step taken back after a restart whose record
+    /// could not be read: the store has it).
     record: Option<StepRecord>,
     /// Who cancelled it (`scancel JOB.STEP`).
     cancelled_by: Option<u32>,
@@ -179,20 +181,21 @@ impl Steps {
         Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus }, record })
     }
 
-    /// Takes back a step that was running when the daemon stopped: its supervisor `pid`
-    /// and what it held. Later steps are numbered after the ones in `steps_dir`.
-    pub fn adopt(&mut self, job: u32, step: u32, held: Held, pid: i32, steps_dir: &Path) {
+    /// Takes back a step of `job` that was running when the daemon stopped: its supervisor,
+    /// what it held and its record (its srun is not known any more). Later steps are
+    /// numbered after the ones in `steps_dir`.
+    pub fn adopt(&mut self, job: u32, found: RunningStep, steps_dir: &Path) {
         let steps = self
             .by_job
             .entry(job)
             .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
         steps.running.insert(
-            step,
+            found.step,
             StepUse {
-                cpus: held.cpus,
-                gpus: held.gpus,
-                pid: Some(pid),
-                record: None,
+                cpus: found.held.cpus,
+                gpus: found.held.gpus,
+                pid: Some(found.pid),
+                record: found.record,
                 cancelled_by: None,
                 srun: Srun::default(),
             },
