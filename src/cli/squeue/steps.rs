@@ -130,7 +130,7 @@ impl StepFilter {
         self.steps.as_ref().is_none_or(|l| l.iter().any(|sel| sel.selects(s)))
             && self.jobs.as_ref().is_none_or(|l| l.iter().any(|&(j, t)| s.of_job(j, t)))
             && self.users.as_ref().is_none_or(|l| l.contains(&s.user_id))
-            && self.partitions.as_ref().is_none_or(|l| l.iter().any(|p| *p == s.partition))
+            && self.partitions.as_ref().is_none_or(|l| l.contains(&s.partition))
     }
 }
 
