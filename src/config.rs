@@ -111,7 +111,15 @@ pub struct ConfigFile {
     /// A TCP address (`127.0.0.1:6820`) to serve the REST API on as well, to token holders
     /// (default: none, the Unix socket only).
     pub listen: Option<std::net::SocketAddr>,
+    /// The account of jobs that name none (default [`DEFAULT_ACCOUNT`]).
+    pub default_account: Option<String>,
+    /// The accounts each listed user may charge, their default first; a user not listed
+    /// charges `default_account` only. Absent: any account is accepted.
+    pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
 }
+
+/// The account of jobs that name none when the configuration names no `default_account`.
+pub const DEFAULT_ACCOUNT: &str = "default";
 
 /// How the daemon is shared.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
@@ -215,9 +223,29 @@ pub struct Config {
     pub private_jobs: bool,
     /// The TCP address the REST API is also served on, if any.
     pub listen: Option<std::net::SocketAddr>,
+    /// The configuration file this was read from (jobs' `SLURM_CONF`; it need not exist).
+    pub path: PathBuf,
+    /// The account of jobs that name none.
+    pub default_account: String,
+    /// The accounts each listed user (by uid) may charge, their default first; `None`: any
+    /// account is accepted.
+    pub accounts: Option<std::collections::BTreeMap<u32, Vec<String>>>,
 }
 
 impl Config {
+    /// The account a job of `uid` is charged to: the one it `asked` for, else the user's
+    /// default. `Err` holds the accounts the user may charge when it asked for another.
+    pub fn account_for(&self, uid: u32, asked: Option<&str>) -> Result<String, Vec<String>> {
+        let fallback = std::slice::from_ref(&self.default_account);
+        let allowed: Option<&[String]> = self.accounts.as_ref().map(|table| table.get(&uid).map_or(fallback, |a| a));
+        match (asked.filter(|a| !a.is_empty()), allowed) {
+            (Some(a), Some(allowed)) if !allowed.iter().any(|x| x == a) => Err(allowed.to_vec()),
+            (Some(a), _) => Ok(a.to_string()),
+            (None, Some(allowed)) => Ok(allowed[0].clone()),
+            (None, None) => Ok(self.default_account.clone()),
+        }
+    }
+
     /// Loads `path` (a missing file means all defaults).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         Self::resolve(Self::read(path)?, path)
@@ -291,6 +319,25 @@ impl Config {
                 None => return Err(invalid(format!("operators: no such user '{name}'"))),
             }
         }
+        let default_account = file.default_account.unwrap_or_else(|| DEFAULT_ACCOUNT.into());
+        if default_account.is_empty() || default_account.contains([',', ' ']) {
+            return Err(invalid(format!("default_account: '{default_account}' is no account name")));
+        }
+        let accounts = match file.accounts {
+            None => None,
+            Some(table) => {
+                let mut by_uid = std::collections::BTreeMap::new();
+                for (name, list) in table {
+                    let uid = crate::paths::user_uid(&name)
+                        .ok_or_else(|| invalid(format!("accounts: no such user '{name}'")))?;
+                    if list.is_empty() || list.iter().any(|a| a.is_empty() || a.contains([',', ' '])) {
+                        return Err(invalid(format!("accounts.{name}: give one or more account names")));
+                    }
+                    by_uid.insert(uid, list);
+                }
+                Some(by_uid)
+            }
+        };
         let mode = file.mode.unwrap_or_default();
         let cpus =
             file.cpus.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
@@ -325,6 +372,9 @@ impl Config {
             operators,
             private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),
             listen: file.listen,
+            path: path.to_path_buf(),
+            default_account,
+            accounts,
         })
     }
 

@@ -3,6 +3,15 @@
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 
+/// An error as C programs print it (`%m`, `strerror`): without Rust's ` (os error N)`.
+pub fn c_error_text(e: &io::Error) -> String {
+    let full = e.to_string();
+    match full.rfind(" (os error ") {
+        Some(at) => full[..at].to_string(),
+        None => full,
+    }
+}
+
 /// Opens a pidfd for `pid` (Linux 5.3+): readable once the process exits.
 pub fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.

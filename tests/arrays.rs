@@ -179,7 +179,7 @@ fn a_requeued_job_runs_again_and_sacct_keeps_every_run() {
     assert_eq!(lines.len(), 3, "{out}");
     assert_eq!((lines[0], lines[2]), ("start 0", "start 1"), "{out}");
     // As slurmstepd says it (tools tell a requeue from a cancel by it).
-    assert!(lines[1].starts_with(&format!("slurmstepd: error: *** JOB {id} ON node1 CANCELLED AT ")), "{out}");
+    assert!(lines[1].starts_with(&format!("slurmstepd-node1: error: *** JOB {id} ON node1 CANCELLED AT ")), "{out}");
     assert!(lines[1].ends_with(" DUE TO JOB REQUEUE ***"), "{out}");
 
     // Slurm's refusals.

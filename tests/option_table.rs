@@ -109,6 +109,7 @@ fn sample(long: &str, nodefile: &str) -> String {
 /// [`BEHAVIOUR`].
 fn expected_desc(long: &str) -> Option<Json> {
     Some(match long {
+        "account" => json!({ "account": "x1" }),
         "array" => json!({ "array": "2" }),
         "begin" => json!({ "begin_time": null }),
         "comment" => json!({ "comment": "a b c" }),
@@ -195,6 +196,8 @@ const BEHAVIOUR: &[&str] = &[
 fn three_ways(tool: Tool, spec: &table::OptSpec, value: &str) -> Vec<(String, Result<Composed, SourceError>)> {
     let token = match spec.value {
         Value::Flag | Value::Count => format!("--{}", spec.long),
+        // Slurm ignores the value these take: one is given, to check that it is accepted.
+        Value::IgnoredValue => format!("--{}=ignored", spec.long),
         Value::Required(_) | Value::Optional(_) => format!("--{}={value}", spec.long),
     };
     let mut ways =
@@ -207,7 +210,7 @@ fn three_ways(tool: Tool, spec: &table::OptSpec, value: &str) -> Vec<(String, Re
     }
     for (var, s) in table::input_vars(tool).filter(|(_, s)| s.long == spec.long) {
         let v = match s.value {
-            Value::Flag | Value::Count => "1".to_string(),
+            Value::Flag | Value::Count | Value::IgnoredValue => "1".to_string(),
             _ => value.to_string(),
         };
         ways.push((format!("{var}={v}"), compose(tool, &[], None, "s.sh", &[(var.to_string(), v)], &[])));

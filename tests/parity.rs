@@ -166,3 +166,136 @@ fn a_cancelled_job_is_recorded_as_slurm_records_it() {
         assert!(out.lines().any(|l| l.starts_with(&prefix) && l.ends_with(" ***")), "no {prefix:?} in {out}");
     }
 }
+
+/// Every job has an account, as in Slurm: the one asked for (`-A`, `SBATCH_ACCOUNT`), else
+/// the configured default; squeue, scontrol, sacct and the job's environment show it.
+#[test]
+fn every_job_has_an_account() {
+    let c = Cluster::start("0", "default_account = \"lab\"\n");
+    let plain = c.sbatch(&["-o", "plain.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
+    let o = c.run("sbatch", &["--parsable", "-A", "proj", "-o", "proj.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
+    assert_eq!(text(&o.stderr), "", "--account is recorded, with no warning");
+    let proj: u32 = text(&o.stdout).trim().parse().unwrap();
+    let from_env = c
+        .cmd("sbatch")
+        .args(["--parsable", "--hold", "--wrap", "true"])
+        .env("SBATCH_ACCOUNT", "envacct")
+        .output()
+        .unwrap();
+    let env_id = text(&from_env.stdout).trim().to_string();
+    for id in [plain, proj] {
+        c.wait_state(id, &["COMPLETED"], T);
+    }
+    assert_eq!(read(&c.path("plain.out")), "lab\n");
+    assert_eq!(read(&c.path("proj.out")), "proj\n");
+    let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %a", "-S", "i"]);
+    assert_eq!(text(&o.stdout), format!("{plain} lab\n{proj} proj\n{env_id} envacct\n"));
+    let show = text(&c.run("scontrol", &["show", "job", &proj.to_string()]).stdout);
+    assert!(show.contains(" Account=proj "), "{show}");
+    // sacct's default columns include the account.
+    let o = c.run("sacct", &["-X", "-j", &plain.to_string()]);
+    let out = text(&o.stdout);
+    assert!(out.lines().next().unwrap_or("").contains("Account"), "{out}");
+    assert!(out.lines().nth(2).unwrap_or("").split_whitespace().any(|w| w == "lab"), "{out}");
+}
+
+/// With `[accounts]`, a user charges only the accounts listed for them (their default first),
+/// and another is refused at submit in Slurm's words; a user not listed charges the default.
+#[test]
+fn accounts_a_user_may_not_charge_are_refused() {
+    let me = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let c = Cluster::start("0", &format!("[accounts]\n{me} = [\"vision\", \"nlp\"]\n"));
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    assert_eq!(c.job(id).account, "vision", "the first listed is the default");
+    let id = c.sbatch(&["--hold", "-A", "nlp", "--wrap", "true"]);
+    assert_eq!(c.job(id).account, "nlp");
+    let o = c.run("sbatch", &["--hold", "-A", "physics", "--wrap", "true"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stdout), "");
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "sbatch: error: account 'physics' is not one user {me} may charge (vision, nlp)\n\
+             sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified\n"
+        )
+    );
+    assert_eq!(text(&c.run("squeue", &["-h", "-o", "%i"]).stdout).lines().count(), 2, "nothing more was queued");
+}
+
+/// Slurm 24.11's batch and step environments (`../shared/reference/slurm-24.11`, section 8:
+/// `--gres=gpu:2 -N1 -n2 --cpus-per-task=1`), name by name, and 26.05's for an salloc.
+const BATCH_24_11: &str = "CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL SLURMD_NODENAME SLURM_CLUSTER_NAME SLURM_CONF \
+    SLURM_CPUS_ON_NODE SLURM_CPUS_PER_TASK SLURM_GPUS_ON_NODE SLURM_GTIDS SLURM_JOBID SLURM_JOB_CPUS_PER_NODE \
+    SLURM_JOB_END_TIME SLURM_JOB_GID SLURM_JOB_GPUS SLURM_JOB_ID SLURM_JOB_NAME SLURM_JOB_NODELIST \
+    SLURM_JOB_NUM_NODES SLURM_JOB_PARTITION SLURM_JOB_START_TIME SLURM_JOB_UID SLURM_JOB_USER SLURM_LOCALID \
+    SLURM_MEM_PER_CPU SLURM_NNODES SLURM_NODEID SLURM_NODELIST SLURM_NPROCS SLURM_NTASKS SLURM_OOM_KILL_STEP \
+    SLURM_PRIO_PROCESS SLURM_PROCID SLURM_SUBMIT_DIR SLURM_SUBMIT_HOST SLURM_TASKS_PER_NODE SLURM_TASK_PID \
+    SLURM_TOPOLOGY_ADDR SLURM_TOPOLOGY_ADDR_PATTERN SLURM_TRES_PER_TASK";
+/// What a step adds to those (less the ports of srun's own listeners, which have no
+/// counterpart here: `SLURM_SRUN_COMM_PORT`, `SLURM_STEP_LAUNCHER_PORT`).
+const STEP_24_11: &str = "SLURMD_DEBUG SLURM_DISTRIBUTION SLURM_LABELIO SLURM_LAUNCH_NODE_IPADDR \
+    SLURM_SRUN_COMM_HOST SLURM_STEPID SLURM_STEP_GPUS SLURM_STEP_ID SLURM_STEP_NODELIST SLURM_STEP_NUM_NODES \
+    SLURM_STEP_NUM_TASKS SLURM_STEP_TASKS_PER_NODE SLURM_UMASK";
+const SALLOC_26_05: &str = "SLURM_CLUSTER_NAME SLURM_CONF SLURM_JOBID SLURM_JOB_ACCOUNT SLURM_JOB_CPUS_PER_NODE \
+    SLURM_JOB_ID SLURM_JOB_NAME SLURM_JOB_NODELIST SLURM_JOB_NUM_NODES SLURM_JOB_PARTITION SLURM_JOB_QOS SLURM_NNODES \
+    SLURM_NODELIST SLURM_SUBMIT_DIR SLURM_SUBMIT_HOST SLURM_TASKS_PER_NODE";
+/// Ours beyond 24.11's: the account and QOS every job has here (26.05 with accounting sets
+/// them too), and `CUDA_DEVICE_ORDER=PCI_BUS_ID` so that CUDA numbers GPUs as nvidia-smi does.
+const OURS_TOO: &str = "SLURM_JOB_ACCOUNT SLURM_JOB_QOS CUDA_DEVICE_ORDER";
+
+/// `NAME=value` lines (a `N: ` label stripped) whose name is Slurm's or CUDA's, not ours.
+fn env_of(lines: &str) -> std::collections::BTreeMap<String, String> {
+    lines
+        .lines()
+        .map(|l| l.split_once(": ").filter(|(n, _)| n.parse::<u32>().is_ok()).map_or(l, |(_, rest)| rest))
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| ["SLURM", "CUDA", "GPU"].iter().any(|p| k.starts_with(p)) && !k.starts_with("SLURMLET_"))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn names(list: &[&str]) -> std::collections::BTreeSet<String> {
+    list.iter().flat_map(|l| l.split_whitespace()).map(String::from).collect()
+}
+
+/// The environments of a batch step, its srun steps, an salloc and srun's own allocation,
+/// name by name as Slurm's (item 9 of the parity pass).
+#[test]
+fn job_environments_are_slurms_name_by_name() {
+    let c = Cluster::start("4", "def_mem_per_cpu = 1000\n");
+    std::fs::write(
+        c.path("envdump.sh"),
+        "#!/bin/bash\n#SBATCH --gres=gpu:2 -N1 -n2 --cpus-per-task=1 -o envdump.out\nenv | sort > batch.env\n\
+         srun -l bash -c 'env | sort' > step.env\n",
+    )
+    .unwrap();
+    let id = c.sbatch(&["envdump.sh"]);
+    let j = c.wait_state(id, &["COMPLETED", "FAILED"], T);
+    assert_eq!(j.job_state, vec!["COMPLETED"], "{}", read(&c.path("envdump.out")));
+    let batch = env_of(&read(&c.path("batch.env")));
+    let got: std::collections::BTreeSet<String> = batch.keys().cloned().collect();
+    assert_eq!(got, names(&[BATCH_24_11, OURS_TOO]), "the batch step's variables");
+    assert_eq!(batch["SLURM_CONF"], c.config.display().to_string());
+    assert_eq!(batch["SLURM_OOM_KILL_STEP"], "0");
+    assert_eq!(batch["SLURM_TRES_PER_TASK"], "cpu=1");
+    // No time limit: Slurm's controller ends such a job a year after its start.
+    let start: u64 = batch["SLURM_JOB_START_TIME"].parse().unwrap();
+    assert_eq!(batch["SLURM_JOB_END_TIME"], (start + 365 * 24 * 3600).to_string());
+    let step_text = read(&c.path("step.env"));
+    let step0: String = step_text.lines().filter(|l| l.starts_with("0: ")).map(|l| format!("{l}\n")).collect();
+    let step = env_of(&step0);
+    let got: std::collections::BTreeSet<String> = step.keys().cloned().collect();
+    assert_eq!(got, names(&[BATCH_24_11, STEP_24_11, OURS_TOO]), "a step's variables");
+    assert_eq!(step["SLURMD_DEBUG"], "2");
+    assert_eq!(step["SLURM_JOB_GPUS"], "0,1", "a step of a batch job has the job's GPUs");
+
+    let o = c.run("salloc", &["--gres=gpu:1", "sh", "-c", "env | sort"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let salloc = env_of(&text(&o.stdout));
+    let got: std::collections::BTreeSet<String> = salloc.keys().cloned().collect();
+    // With DefMemPerCPU, ours says the memory per CPU, which Slurm's salloc says when asked.
+    assert_eq!(got, names(&[SALLOC_26_05, "SLURM_MEM_PER_CPU"]), "salloc's command's variables");
+    // srun's own allocation: the step's GPUs, no SLURM_JOB_GPUS (a batch job's).
+    let o = c.run("srun", &["--gres=gpu:1", "sh", "-c", "echo ${SLURM_JOB_GPUS-unset} $SLURM_STEP_GPUS"]);
+    assert_eq!(text(&o.stdout), "unset 0\n", "{}", text(&o.stderr));
+}

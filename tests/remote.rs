@@ -155,10 +155,20 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
     assert!(stderr(&o).contains("no profile named 'nosuch'"), "{}", stderr(&o));
 
     // scontrol's actions and its configuration have no slurmrestd endpoint: one line each.
-    for args in [vec!["show", "config"], vec!["requeue", &id], vec!["suspend", &id], vec!["resume", &id]] {
+    for args in [
+        vec!["show", "config"],
+        vec!["requeue", &id],
+        vec!["suspend", &id],
+        vec!["resume", &id],
+        vec!["write", "batch_script", &id],
+    ] {
         let o = via(&c, &profiles, Some("tcp"), "scontrol", &args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
-        let what = if args[0] == "show" { "scontrol show config" } else { &format!("scontrol {}", args[0]) };
+        let what = match args[0] {
+            "show" => "scontrol show config".to_string(),
+            "write" => "scontrol write batch_script".to_string(),
+            other => format!("scontrol {other}"),
+        };
         assert_eq!(
             stderr(&o),
             format!(
@@ -168,6 +178,8 @@ fn what_the_rest_api_cannot_do_and_a_refused_token_fail_with_one_clear_line() {
             "{args:?}"
         );
     }
+
+    assert!(!c.path(&format!("slurm-{id}.sh")).exists(), "the file opened for the script is removed again");
 
     // sacct -M names the profile to ask, not a filter on the cluster's records.
     let o = via(&c, &profiles, None, "sacct", &["-M", "tcp", "-n", "-X", "-P", "-j", &id, "-o", "JobID,State"]);

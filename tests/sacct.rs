@@ -59,8 +59,8 @@ fn finished_jobs_have_slurms_rows_states_and_exit_codes() {
         [
             "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode ".to_string(),
             "------------ ---------- ---------- ---------- ---------- ---------- -------- ".to_string(),
-            format!("{ok:<12}         ok        gpu                     1  COMPLETED      0:0 "),
-            format!("{:<12}      batch                                1  COMPLETED      0:0 ", format!("{ok}.batch")),
+            format!("{ok:<12}         ok        gpu    default          1  COMPLETED      0:0 "),
+            format!("{:<12}      batch               default          1  COMPLETED      0:0 ", format!("{ok}.batch")),
         ]
     );
     // -X: allocations only; -n: no header; -p: a trailing '|'.

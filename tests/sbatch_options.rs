@@ -24,7 +24,7 @@ fn help_usage_warnings_and_refusals() {
         "Parallel run options:",
         "GPU scheduling options:",
         "  -J, --job-name=jobname      name of job",
-        "  -A, --account=name          charge job to specified account (no effect here)",
+        "  -A, --account=name          charge job to specified account",
     ] {
         assert!(help.lines().any(|l| l == line), "missing {line:?} in\n{help}");
     }
@@ -32,16 +32,13 @@ fn help_usage_warnings_and_refusals() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).starts_with("Usage: sbatch [-A name]"), "{}", stdout(&o));
 
-    // No effect here: one warning line each, and the job is queued.
+    // No effect here: one warning line each, and the job is queued. The account is recorded
+    // (tests/parity.rs), without a warning.
     let o = c.run("sbatch", &["--parsable", "--hold", "-A", "proj", "--mail-type=END", "--wrap", "true"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        stderr(&o),
-        "sbatch: warning: --account has no effect here: this cluster keeps no accounts or limits\n\
-         sbatch: warning: --mail-type has no effect here: no mail is sent from this cluster\n"
-    );
+    assert_eq!(stderr(&o), "sbatch: warning: --mail-type has no effect here: no mail is sent from this cluster\n");
     let id: u32 = stdout(&o).trim().parse().unwrap();
-    assert_eq!(c.job(id).account, "proj", "a recorded value is kept with the job");
+    assert_eq!(c.job(id).account, "proj", "the account is kept with the job");
 
     // Refused: an error that says why, exit 1, nothing queued.
     let o = c.run("sbatch", &["--reservation=maint", "--wrap", "true"]);

@@ -315,6 +315,16 @@ fn nobody_acts_on_another_users_job() {
     let out = shared.run_as(&bob, "scontrol", &["release", &pending.to_string()]);
     assert!(!out.status.success(), "bob released alice's hold");
 
+    // The batch script: its owner may read it; to anyone else Slurm says "Invalid user id",
+    // and still exits 0.
+    let out = shared.run_as(&bob, "scontrol", &["write", "batch_script", &pending.to_string(), "-"]);
+    assert_eq!(
+        (out.status.code(), text(&out)),
+        (Some(0), (String::new(), "job script retrieval failed: Invalid user id\n".to_string()))
+    );
+    let out = shared.run_as(&alice, "scontrol", &["write", "batch_script", &pending.to_string(), "-"]);
+    assert_eq!(text(&out).0, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\ntrue\n", "{}", text(&out).1);
+
     // Suspending and updating: bob is refused as Slurm refuses him; alice may lower her
     // running job's time limit, not raise it again.
     let sid = id.to_string();

@@ -90,8 +90,11 @@ fn squeue_sorts_by_the_fields_asked_for() {
     let run = c.sbatch(&["-J", "mid", "-t", "30", "--wrap", "sleep 300"]);
     c.wait_state(run, &["RUNNING"], Duration::from_secs(20));
     let held = c.sbatch(&["-J", "zeta", "-t", "5", "--hold", "--wrap", "true"]);
-    let later = c.sbatch(&["-J", "Alpha", "-t", "2:00:00", "--begin", "now+1hour", "--wrap", "true"]);
-    let unlimited = c.sbatch(&["-J", "beta", "--begin", "now+1hour", "--wrap", "true"]);
+    // One begin time for both (their expected start, as squeue shows and sorts it).
+    let begin = std::process::Command::new("date").args(["-d", "+1 hour", "+%Y-%m-%dT%H:%M:%S"]).output().unwrap();
+    let begin = String::from_utf8_lossy(&begin.stdout).trim().to_string();
+    let later = c.sbatch(&["-J", "Alpha", "-t", "2:00:00", "--begin", &begin, "--wrap", "true"]);
+    let unlimited = c.sbatch(&["-J", "beta", "--begin", &begin, "--wrap", "true"]);
     let squeue = |env: Option<&str>, args: &[&str]| {
         let mut cmd = c.cmd("squeue");
         cmd.env_remove("SQUEUE_SORT").env_remove("SQUEUE_FORMAT").args(["-h", "-o", "%i"]).args(args);
@@ -143,9 +146,40 @@ fn squeue_sorts_by_the_fields_asked_for() {
         (Some(1), "squeue: error: Invalid sort specification: q\n".to_string())
     );
     // `b`, the sort by generic resources Slurm dropped, is remarked upon and skipped; with no
-    // key left, jobs keep squeue's first order: the latest started first, then by id.
+    // key left, jobs keep squeue's first order: the latest (expected) start first, then by
+    // id; the held job, with none, last.
     let o = squeue(None, &["-S", "b"]);
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stderr), "squeue: Invalid sort specification: b\n");
-    assert_eq!(stdout(&o), format!("{run}\n{held}\n{later}\n{unlimited}\n"));
+    assert_eq!(stdout(&o), format!("{later}\n{unlimited}\n{run}\n{held}\n"));
+    // An option given twice takes its last value, as with getopt.
+    let o = squeue(None, &["-j", &later.to_string(), "-o", "%S"]);
+    assert_eq!(stdout(&o).trim(), begin, "a job held back by --begin shows it as its start");
+}
+
+/// squeue's own order when the keys tie, as Slurm 26.05 lists it: started jobs the latest
+/// first; unstarted ones (held here) the latest submitted first, an array's tasks together
+/// in task order (`32, 31_0, 31_1, 31_2, 30, 29` on the real cluster).
+#[test]
+fn squeue_lists_ties_in_slurms_order() {
+    let c = Cluster::start("0", "");
+    let first = c.sbatch(&["--wrap", "true"]);
+    c.wait_state(first, &["COMPLETED"], Duration::from_secs(20));
+    // Started in a later second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let second = c.sbatch(&["--wrap", "true"]);
+    c.wait_state(second, &["COMPLETED"], Duration::from_secs(20));
+    let h1 = c.sbatch(&["--hold", "--wrap", "true"]);
+    let h2 = c.sbatch(&["--hold", "--wrap", "true"]);
+    let arr = c.sbatch(&["--hold", "--array=0-2", "--wrap", "true"]);
+    let h3 = c.sbatch(&["--hold", "--wrap", "true"]);
+    let ids = |args: &[&str]| -> Vec<String> {
+        stdout(&c.run("squeue", &[&["--me", "-h", "-o", "%i"], args].concat())).lines().map(String::from).collect()
+    };
+    let tasks: Vec<String> = (0..3).map(|t| format!("{arr}_{t}")).collect();
+    let mut want = vec![second.to_string(), first.to_string(), h3.to_string()];
+    want.extend(tasks.iter().cloned());
+    want.extend([h2.to_string(), h1.to_string()]);
+    assert_eq!(ids(&["-r", "-t", "all"]), want);
+    assert_eq!(ids(&[]), [h3.to_string(), format!("{arr}_[0-2]"), h2.to_string(), h1.to_string()]);
 }

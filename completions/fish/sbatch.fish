@@ -28,6 +28,7 @@ complete -c sbatch -l export -d 'specify environment variables to export' -r
 complete -c sbatch -l export-file -d 'specify environment variables file or file descriptor to export' -r
 complete -c sbatch -l extra -d 'arbitrary string for node matching' -r
 complete -c sbatch -s B -l extra-node-info -d 'combine request of sockets, cores and threads' -r
+complete -c sbatch -l get-user-env -d 'load environment from local cluster' -r
 complete -c sbatch -l gid -d 'group ID to run job as (user root only)' -r
 complete -c sbatch -l gpu-bind -d 'task to gpu binding options' -r
 complete -c sbatch -l gpu-freq -d 'frequency and voltage of GPUs' -r
@@ -93,7 +94,6 @@ complete -c sbatch -l wckey -d 'wckey to run job under' -r
 complete -c sbatch -l wrap -d 'wrap command string in a sh script and submit' -r
 complete -c sbatch -l consolidate-segments -d 'consolidate all segments into one block'
 complete -c sbatch -l contiguous -d 'demand a contiguous range of nodes'
-complete -c sbatch -l get-user-env -d 'load environment from local cluster'
 complete -c sbatch -s h -l help -d 'show this help message'
 complete -c sbatch -s H -l hold -d 'submit job in held state'
 complete -c sbatch -l ignore-pbs -d 'ignore #PBS and #BSUB options in the batch script'

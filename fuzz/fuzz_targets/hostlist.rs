@@ -8,8 +8,10 @@ use std::collections::BTreeSet;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(hosts) = expand(text) else { return };
-    // The round trip is checked on small lists only, to keep each run fast.
-    if hosts.len() > 4096 {
+    // The round trip is checked on small lists only, to keep each run fast, and without
+    // names that hold brackets (text outside a bracket group, `n]1`, is a name as in Slurm,
+    // and no expression can name it again).
+    if hosts.len() > 4096 || hosts.iter().any(|h| h.contains(['[', ']'])) {
         return;
     }
     let set: BTreeSet<&String> = hosts.iter().collect();

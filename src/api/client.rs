@@ -393,6 +393,13 @@ impl Client {
         self.post(&format!("/slurmlet/v1/job/{id}/{action}"), &serde_json::json!({}))
     }
 
+    /// `GET /slurmlet/v1/job/{id}/script`: the job's batch script (`scontrol write
+    /// batch_script`, which slurmrestd has no path for).
+    pub fn batch_script(&self, id: &str) -> Result<BatchScriptResponse, ClientError> {
+        self.slurmlet_only("scontrol write batch_script")?;
+        self.get(&format!("/slurmlet/v1/job/{id}/script"))
+    }
+
     /// `POST /slurmlet/v1/token`: a REST token for the caller (or, for root, another user).
     pub fn token(&self, req: &TokenRequest) -> Result<TokenResponse, ClientError> {
         self.post("/slurmlet/v1/token", req)

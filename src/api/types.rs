@@ -685,6 +685,17 @@ pub struct ConfigResponse {
     pub warnings: Vec<ApiWarning>,
 }
 
+/// Reply of `GET /slurmlet/v1/job/{job_id}/script`: the job's batch script, as submitted.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct BatchScriptResponse {
+    /// The script (empty when `errors` says why there is none).
+    pub script: String,
+    pub meta: Meta,
+    pub errors: Vec<ApiError>,
+    pub warnings: Vec<ApiWarning>,
+}
+
 /// Slurm error numbers used in `errors[].error_number`.
 pub mod errno {
     /// `ESLURM_INVALID_PARTITION_NAME`
@@ -697,6 +708,9 @@ pub mod errno {
     pub const ALREADY_DONE: i32 = 2021;
     /// `ESLURM_ACCESS_DENIED`
     pub const ACCESS_DENIED: i32 = 2002;
+    /// `ESLURM_JOB_SCRIPT_MISSING` ("Job script not specified"): the script asked for of a
+    /// job that has none (an interactive allocation).
+    pub const JOB_SCRIPT_MISSING: i32 = 2009;
     /// `ESLURM_USER_ID_MISSING` ("Invalid user id"): what Slurm answers a user who changes
     /// another user's job or asks for another user's token.
     pub const USER_ID_MISSING: i32 = 2010;
@@ -710,6 +724,8 @@ pub mod errno {
     pub const AUTHENTICATION: i32 = 1007;
     /// ESLURM_ACCOUNTING_POLICY: the job breaks a limit.
     pub const ACCOUNTING_POLICY: i32 = 2050;
+    /// ESLURM_INVALID_ACCOUNT.
+    pub const INVALID_ACCOUNT: i32 = 2045;
     /// `ESLURM_INVALID_TIME_LIMIT`
     pub const INVALID_TIME_LIMIT: i32 = 2051;
     /// `ESLURM_INVALID_GRES`

@@ -41,6 +41,14 @@ impl Failure {
         match self {
             Failure::Usage(code) => code,
             Failure::Option(e) => {
+                for line in e.logged() {
+                    super::error(cmd, line);
+                }
+                if let OptionError::NodeList(_) = e.innermost() {
+                    // Slurm's commands end with `fatal()` here.
+                    super::fatal(cmd, &e.to_string());
+                    return 1;
+                }
                 super::error(cmd, &e.to_string());
                 if let Some(why) = e.innermost().explanation() {
                     super::error(cmd, why);

@@ -144,11 +144,12 @@ pub struct VersionFlag {
 
 /// Parses `args` for command `cmd`, printing errors as Slurm does:
 /// `cmd: unrecognized option '--x'` / `Try "cmd --help" for more information`.
-/// `-V/--version`, where the command has it, prints `slurm X.Y.Z` and exits 0.
+/// `-V/--version`, where the command has it, prints `slurm X.Y.Z` and exits 0. An option
+/// given twice takes its last value, as with Slurm's getopt.
 ///
 /// Returns the exit code to use when parsing did not produce arguments.
 pub fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>, usage_exit: i32) -> Result<T, i32> {
-    let command = T::command().name(cmd.to_string()).bin_name(cmd.to_string());
+    let command = T::command().name(cmd.to_string()).bin_name(cmd.to_string()).args_override_self(true);
     let matches = command.try_get_matches_from(args).map_err(|e| report_clap_error(cmd, &e, usage_exit))?;
     if matches.try_get_one::<bool>("version").ok().flatten() == Some(&true) {
         println!("{}", crate::api::release::version_line());
@@ -199,6 +200,11 @@ pub fn error(cmd: &str, msg: &str) {
     for line in msg.lines() {
         eprintln!("{cmd}: error: {line}");
     }
+}
+
+/// Prints `cmd: fatal: msg` to stderr (the caller exits 1, as Slurm's `fatal` does).
+pub fn fatal(cmd: &str, msg: &str) {
+    eprintln!("{cmd}: fatal: {msg}");
 }
 
 /// Prints `cmd: warning: msg` to stderr.

@@ -97,6 +97,18 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     super::choose_cluster(args.clusters.as_deref());
     super::set_verbosity(args.verbose);
+    // A malformed --nodes is refused as it is read, as Slurm's sinfo does.
+    let node_names = args.nodes.as_deref().map(crate::options::hostlist::expand).transpose();
+    let node_names: Option<Vec<String>> = match node_names {
+        Ok(names) => names,
+        Err(e) => {
+            for line in &e.log {
+                super::error(CMD, line);
+            }
+            super::error(CMD, &format!("'{}' invalid entry for --nodes", e.text));
+            return 1;
+        }
+    };
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,
@@ -112,8 +124,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
         args.partition.as_deref().map(|p| p.split(',').map(str::trim).filter(|s| !s.is_empty()).collect());
     let parts: Vec<&PartitionInfo> =
         partitions.partitions.iter().filter(|p| wanted.as_ref().is_none_or(|w| w.contains(&p.name.as_str()))).collect();
-    let node_names: Option<Vec<String>> =
-        args.nodes.as_deref().map(|n| crate::options::hostlist::expand(n).unwrap_or_else(|_| vec![n.to_string()]));
     let states: Option<Vec<String>> =
         args.states.as_deref().map(|s| s.split(',').map(|x| x.trim().to_ascii_lowercase()).collect());
     let node_ok = |n: &Node| {

@@ -138,17 +138,8 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
     let (state, status) = if !job.state().is_finished() {
         (JobState::Running, None)
     } else {
-        match (job.end_cause, job.wait_status) {
+        match (job.end_cause, job.script_status()) {
             (Some(EndCause::LaunchFailed), _) => (JobState::Failed, Some(1 << 8)),
-            // Ended by its time limit or a cancel, a script that exits 128+N because the
-            // signal reached its child first was ended by that signal, as Slurm records it.
-            (_, Some(ws))
-                if matches!(job.state(), JobState::Timeout | JobState::Cancelled)
-                    && libc::WIFEXITED(ws)
-                    && (129..160).contains(&libc::WEXITSTATUS(ws)) =>
-            {
-                (JobState::Cancelled, Some(libc::WEXITSTATUS(ws) - 128))
-            }
             (_, Some(ws)) => (state_of(ws), Some(ws)),
             // Lost with its supervisor.
             (_, None) => (JobState::NodeFail, Some(0)),

@@ -564,6 +564,12 @@ impl Core {
         self.writer.update(job)
     }
 
+    /// The batch script job `id` was submitted with (an array task's is its array's).
+    pub fn batch_script(&self, id: u32) -> Result<String, StoreError> {
+        let stored = self.jobs.get(&id).and_then(|j| j.array).map_or(id, |a| a.job_id);
+        self.store.payload(stored).map(|p| p.script)
+    }
+
     /// Gathers what the supervisor of a job given resources needs; the caller writes its
     /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
     /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does
@@ -764,6 +770,10 @@ impl Core {
             JobState::Pending => Err(cancel_error(errno::JOB_PENDING, "Job is pending execution")),
             _ if full_cancel => {
                 super::suspend::continue_for_cancel(job, &dir);
+                // Its supervisor says it was cancelled even if the script ends by itself first.
+                if let Err(e) = std::fs::write(dir.join(stepd::files::CANCELLED), "") {
+                    tracing::warn!(job = id, "cannot mark the job as cancelled for its supervisor: {e}");
+                }
                 job.state = Some(JobState::Completing);
                 job.cancelled_by = Some(caller.uid);
                 let durable = self.writer.update(job);
@@ -934,6 +944,8 @@ impl Core {
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
         self.config.limits = new.limits;
+        self.config.default_account = new.default_account;
+        self.config.accounts = new.accounts;
         kept
     }
 

@@ -129,7 +129,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         tasks: NoVal::of(row.tasks()),
         cpus_per_task: NoVal::of(row.cpus_per_task() as u16),
         submit_time: time(job.submit_time),
-        start_time: time(job.start_time),
+        start_time: time(job.shown_start()),
         end_time: time(row.end_time()),
         time_limit: match job.time_limit {
             Some(m) => NoVal::of(m),

@@ -275,15 +275,36 @@ impl Job {
         self.state.unwrap_or(JobState::Pending)
     }
 
+    /// The start time the controller reports: when the job started; for a pending job held
+    /// back by `--begin`, that time (Slurm's squeue shows it as `%S` and sorts by it); else 0.
+    pub fn shown_start(&self) -> u64 {
+        if self.start_time == 0 && self.state() == JobState::Pending && self.begin_time > self.submit_time {
+            self.begin_time
+        } else {
+            self.start_time
+        }
+    }
+
     /// The `exit:signal` pair the controller reports for the job (`scontrol show job`, the
     /// REST `exit_code`): the batch script's own status, also when its time limit or a
     /// cancel ended it (`0:15`, as Slurm's); `1:0` when it could not be started.
     pub fn exit_pair(&self) -> (u32, u32) {
-        match (self.end_cause, self.wait_status) {
+        match (self.end_cause, self.script_status()) {
             (Some(EndCause::LaunchFailed), _) => (1, 0),
             (Some(_), Some(ws)) => split_wait_status(ws),
             _ => (0, 0),
         }
+    }
+
+    /// The batch script's wait status as Slurm records it: for a job its time limit or a
+    /// cancel ended, a script that exits 128+N because the signal reached its child first
+    /// (an srun whose step it ended) was ended by signal N.
+    pub fn script_status(&self) -> Option<i32> {
+        let ws = self.wait_status?;
+        let ended_by_signal = matches!(self.state(), JobState::Timeout | JobState::Cancelled)
+            && libc::WIFEXITED(ws)
+            && (129..160).contains(&libc::WEXITSTATUS(ws));
+        Some(if ended_by_signal { libc::WEXITSTATUS(ws) - 128 } else { ws })
     }
 
     /// The array job id and task index of an array task.

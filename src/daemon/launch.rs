@@ -7,6 +7,10 @@ use crate::stepd::{files, Kind, LaunchSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+/// What Slurm's controller takes as the end of a job without a time limit: a year after its
+/// start (`SLURM_JOB_END_TIME`).
+const UNLIMITED_END: u64 = 365 * 24 * 60 * 60;
+
 /// The variables a batch step gets on top of its submit environment (compare a real batch
 /// step's `env | grep SLURM`).
 pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<String> {
@@ -42,6 +46,10 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_TOPOLOGY_ADDR", node.clone()),
         ("SLURM_TOPOLOGY_ADDR_PATTERN", "node".into()),
         ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() }),
+        // Slurm always points it at the configuration its daemons read.
+        ("SLURM_CONF", config.path.display().to_string()),
+        ("SLURM_OOM_KILL_STEP", "0".into()),
+        ("SLURM_JOB_END_TIME", job.start_time.saturating_add(job.limit_secs().unwrap_or(UNLIMITED_END)).to_string()),
     ];
     if let Some(a) = job.array {
         vars.push(("SLURM_ARRAY_JOB_ID", a.job_id.to_string()));
@@ -54,14 +62,12 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
     if job.restarts > 0 {
         vars.push(("SLURM_RESTART_COUNT", job.restarts.to_string()));
     }
-    if let Some(limit) = job.limit_secs() {
-        vars.push(("SLURM_JOB_END_TIME", job.start_time.saturating_add(limit).to_string()));
-    }
     if !job.account.is_empty() {
         vars.push(("SLURM_JOB_ACCOUNT", job.account.to_string()));
     }
     if job.cpus_per_task_set {
         vars.push(("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string()));
+        vars.push(("SLURM_TRES_PER_TASK", format!("cpu={}", job.cpus_per_task)));
     }
     match job.mem_per_cpu {
         Some(m) => vars.push(("SLURM_MEM_PER_CPU", m.to_string())),
@@ -80,7 +86,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
     let overridden = |entry: &str| {
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
-            || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK" | "SLURM_CONF"))
+            || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK"))
             || (job.gpu_ids.is_empty()
                 && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
     };
@@ -95,6 +101,7 @@ pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
     const KEPT: &[&str] = &[
         "SLURM_CLUSTER_NAME",
         "SLURM_JOBID",
+        "SLURM_CONF",
         "SLURM_JOB_ACCOUNT",
         "SLURM_JOB_CPUS_PER_NODE",
         "SLURM_JOB_ID",
@@ -109,10 +116,9 @@ pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
         "SLURM_SUBMIT_HOST",
         "SLURM_TASKS_PER_NODE",
         "SLURM_CPUS_PER_TASK",
+        "SLURM_TRES_PER_TASK",
         "SLURM_MEM_PER_CPU",
         "SLURM_MEM_PER_NODE",
-        "SLURM_JOB_START_TIME",
-        "SLURM_JOB_END_TIME",
     ];
     let mut env: Vec<String> = batch_env(job, config, &[])
         .into_iter()
@@ -122,7 +128,6 @@ pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
         env.push(format!("SLURM_NTASKS={}", job.ntasks));
         env.push(format!("SLURM_NPROCS={}", job.ntasks));
     }
-    env.push("SLURM_NODE_ALIASES=(null)".into());
     env
 }
 
@@ -155,7 +160,9 @@ pub fn prepare(
     let stdout = output_path(job, &job.stdout, node);
     let stderr = (!job.stderr.is_empty()).then(|| output_path(job, &job.stderr, node));
     let stdin = (!job.stdin.is_empty()).then(|| output_path(job, &job.stdin, node));
+    // Applied, then unset, as slurmstepd does for a batch step (a step's stays).
     let umask = umask_of(&env);
+    let env = env.into_iter().filter(|e| !e.starts_with("SLURM_UMASK=")).collect();
     let spec = LaunchSpec {
         job_id: job.id,
         script: script_path,

@@ -116,7 +116,7 @@ impl QueueJob for JobRow<'_> {
         self.job.submit_time
     }
     fn start_time(&self) -> u64 {
-        self.job.start_time
+        self.job.shown_start()
     }
     fn end_time(&self) -> u64 {
         let job = self.job;

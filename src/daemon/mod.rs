@@ -5,6 +5,7 @@ pub mod accept;
 pub mod accounting;
 pub mod array;
 pub mod auth;
+pub mod batch_script;
 pub mod body;
 pub mod core;
 pub mod dbjson;

@@ -56,6 +56,8 @@ pub enum Op {
     /// `GET /slurmlet/v1/steps`: the steps of the running jobs (`squeue -s`, `scontrol show
     /// step`).
     Steps,
+    /// `GET /slurmlet/v1/job/{job_id}/script`: `scontrol write batch_script`.
+    BatchScript,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -100,6 +102,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/steps", Op::Steps),
     ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
+    ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -130,6 +133,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Suspend => on(method, super::suspend::suspend),
         Op::Resume => on(method, super::suspend::resume),
         Op::Steps => on(method, super::step_list::handler),
+        Op::BatchScript => on(method, super::batch_script::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

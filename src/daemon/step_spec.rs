@@ -54,7 +54,7 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
         ("SLURM_DISTRIBUTION", "block".into()),
         ("SLURM_LAUNCH_NODE_IPADDR", "127.0.0.1".into()),
         ("SLURM_SRUN_COMM_HOST", "127.0.0.1".into()),
-        ("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", job.req.cpus.to_string()),
+        ("SLURMD_DEBUG", "2".into()),
     ];
     if let Some(c) = req.cpus_per_task {
         vars.push(("SLURM_CPUS_PER_TASK", c.to_string()));
@@ -71,7 +71,11 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
     };
-    let mut env: Vec<String> = batch_env(job, config, &req.environment).into_iter().filter(|e| !replaced(e)).collect();
+    // SLURM_JOB_GPUS is a batch job's: a step of an allocation (srun's own, salloc's) has
+    // only its step's GPUs, as in Slurm.
+    let batch_only = |entry: &String| job.interactive && entry.starts_with("SLURM_JOB_GPUS=");
+    let mut env: Vec<String> =
+        batch_env(job, config, &req.environment).into_iter().filter(|e| !replaced(e) && !batch_only(e)).collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
     env
 }

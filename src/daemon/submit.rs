@@ -146,6 +146,18 @@ pub fn build(
             format!("working directory {cwd} does not exist or is not a directory"),
         ));
     }
+    let account = config.account_for(caller.uid, desc.account.as_deref()).map_err(|allowed| {
+        explained(
+            errno::INVALID_ACCOUNT,
+            "Invalid account or account/partition combination specified",
+            format!(
+                "account '{}' is not one user {} may charge ({})",
+                desc.account.as_deref().unwrap_or_default(),
+                crate::paths::user_name(caller.uid),
+                allowed.join(", ")
+            ),
+        )
+    })?;
     let mut warnings = Vec::new();
 
     // Partition and time limit.
@@ -380,7 +392,7 @@ pub fn build(
         command: command.into(),
         comment: desc.comment.as_deref().unwrap_or_default().into(),
         wckey: desc.wckey.as_deref().unwrap_or_default().into(),
-        account: desc.account.as_deref().unwrap_or_default().into(),
+        account: account.into(),
         qos: desc.qos.as_deref().unwrap_or_default().into(),
         nice: desc.nice.unwrap_or(0),
         warn_signal,

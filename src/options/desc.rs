@@ -14,6 +14,33 @@ fn number(options: &JobOptions, long: &'static str) -> Result<Option<u32>, Optio
         .transpose()
 }
 
+/// The hosts of `--long=text`. A malformed `--nodelist` or `--nodefile` is Slurm's
+/// `Invalid node list specified`, after the lines its hostlist code logs; Slurm's commands
+/// leave `--exclude` to the controller, whose refusal slurmlet's own text stands for.
+fn hosts(long: &'static str, text: &str) -> Result<Vec<String>, OptionError> {
+    hostlist::expand(text).map_err(|e| match long {
+        _ if e.too_many => OptionError::Invalid {
+            option: long,
+            value: text.into(),
+            why: format!("it names more than {} hosts", hostlist::MAX_HOSTS),
+        },
+        "exclude" => OptionError::InvalidSpec { option: long, value: text.into() },
+        _ => OptionError::NodeList(e),
+    })
+}
+
+/// Whether `--get-user-env=VALUE` is Slurm's `[timeout][mode]`: a number (read as `strtol`
+/// reads it, so blanks and a sign may lead and it may be left out), then nothing or a mode
+/// starting with `S` or `L` (`L`, `10`, `10L`, `5s`).
+fn get_user_env_ok(value: &str) -> bool {
+    let number = value.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let unsigned = number.strip_prefix(['+', '-']).unwrap_or(number);
+    let digits = unsigned.len() - unsigned.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    // Without digits strtol reads nothing, and the mode is the whole value.
+    let mode = if digits == 0 { value } else { &unsigned[digits..] };
+    mode.is_empty() || mode.starts_with(['s', 'S', 'l', 'L'])
+}
+
 /// The options that take a whole number.
 const NUMBERS: &[&str] = &["ntasks", "cpus-per-task", "ntasks-per-node", "cpus-per-gpu", "mincpus", "ntasks-per-gpu"];
 
@@ -47,6 +74,9 @@ impl JobOptions {
         for long in NUMBERS {
             number(self, long)?;
         }
+        if let Some(v) = self.value("get-user-env").filter(|v| !get_user_env_ok(v)) {
+            return Err(OptionError::InvalidSpec { option: "get-user-env", value: v.into() });
+        }
         if let Some(s) = self.value("signal") {
             signal::parse_signal_spec(s)?;
         }
@@ -60,7 +90,7 @@ impl JobOptions {
         }
         for long in ["nodelist", "exclude"] {
             if let Some(h) = self.value(long) {
-                hostlist::expand(h)?;
+                hosts(long, h)?;
             }
         }
         if let Some(b) = self.value("begin") {
@@ -153,7 +183,7 @@ impl JobOptions {
             }
         }
         if let Some(h) = self.value("nodelist") {
-            d.required_nodes = Some(hostlist::expand(h)?);
+            d.required_nodes = Some(hosts("nodelist", h)?);
         }
         if let Some(path) = self.value("nodefile") {
             let text = std::fs::read_to_string(path).map_err(|e| OptionError::Invalid {
@@ -163,12 +193,12 @@ impl JobOptions {
             })?;
             let mut nodes = d.required_nodes.take().unwrap_or_default();
             for word in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()) {
-                nodes.extend(hostlist::expand(word)?);
+                nodes.extend(hosts("nodefile", word)?);
             }
             d.required_nodes = Some(nodes);
         }
         if let Some(h) = self.value("exclude") {
-            d.excluded_nodes = Some(hostlist::expand(h)?);
+            d.excluded_nodes = Some(hosts("exclude", h)?);
         }
         if let Some(b) = self.value("begin") {
             d.begin_time = Some(NoVal::of(begin::parse_begin(b, super::now())?));
@@ -256,5 +286,20 @@ pub fn parse_node_range(text: &str) -> Result<(u32, Option<u32>), OptionError> {
     match text.split_once('-') {
         Some((a, b)) => Ok((a.parse().map_err(|_| bad())?, Some(b.parse().map_err(|_| bad())?))),
         None => Ok((text.parse().map_err(|_| bad())?, None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::get_user_env_ok;
+
+    #[test]
+    fn get_user_env_values_as_slurm_reads_them() {
+        for v in ["", "L", "S", "l", "s", "10", "10L", "10S", " 5", "-3L", "+7", "10Long"] {
+            assert!(get_user_env_ok(v), "{v:?}");
+        }
+        for v in ["X", "10X", "abc", " L", "-L", "10 L", "1.5"] {
+            assert!(!get_user_env_ok(v), "{v:?}");
+        }
     }
 }

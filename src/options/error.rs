@@ -49,6 +49,10 @@ pub enum OptionError {
         /// What is wrong with it.
         why: String,
     },
+    /// A `--nodelist` or `--nodefile` that is no hostlist (Slurm's `fatal` text). The lines
+    /// Slurm's hostlist code logs come first (see [`OptionError::logged`]).
+    #[error("Invalid node list specified")]
+    NodeList(super::hostlist::HostlistError),
     /// An option that slurmlet refuses, with the reason.
     #[error("--{option} is not supported: {why}")]
     Unsupported {
@@ -98,6 +102,15 @@ impl OptionError {
         match self {
             OptionError::InputVariable { error, .. } | OptionError::AtLine { error, .. } => error.innermost(),
             other => other,
+        }
+    }
+
+    /// The lines Slurm's library logs before the error itself (a malformed hostlist's
+    /// `_parse_single_range: Invalid range: `3-1'`), each for a `cmd: error: ` line.
+    pub fn logged(&self) -> &[String] {
+        match self.innermost() {
+            OptionError::NodeList(e) => &e.log,
+            _ => &[],
         }
     }
 

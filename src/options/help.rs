@@ -70,10 +70,10 @@ pub fn usage(tool: Tool) -> String {
 
 fn usage_item(o: &OptSpec, tool: Tool) -> String {
     match (o.short_for(tool), o.value) {
-        (Some(c), Value::Flag | Value::Count) => format!("[-{c}]"),
+        (Some(c), Value::Flag | Value::Count | Value::IgnoredValue) => format!("[-{c}]"),
         (Some(c), Value::Required(v)) => format!("[-{c} {v}]"),
         (_, Value::Optional(v)) => format!("[--{}[={v}]]", o.long),
-        (None, Value::Flag | Value::Count) => format!("[--{}]", o.long),
+        (None, Value::Flag | Value::Count | Value::IgnoredValue) => format!("[--{}]", o.long),
         (None, Value::Required(v)) => format!("[--{}={v}]", o.long),
     }
 }
@@ -94,7 +94,7 @@ pub fn markdown() -> String {
     for o in table::OPTIONS {
         let short = o.short.map(|c| format!("`-{c}`, ")).unwrap_or_default();
         let value = match o.value {
-            Value::Flag | Value::Count => String::new(),
+            Value::Flag | Value::Count | Value::IgnoredValue => String::new(),
             Value::Required(v) => format!("={v}"),
             Value::Optional(v) => format!("[={v}]"),
         };

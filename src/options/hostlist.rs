@@ -1,16 +1,34 @@
 //! Slurm hostlists: `node[01-03,7],gpu1`, `rack[1-2]-node[01-02]`.
+//!
+//! Read as Slurm's hostlist code reads them, and refused with the lines it logs: each
+//! malformed range is `_parse_single_range: Invalid range: `3-1'` or
+//! `_parse_single_range: Too many hosts in range `0-99999'`, which a command prints as
+//! `<command>: error: …` before its own message ([`HostlistError::log`]).
 
-use super::OptionError;
-use nom::branch::alt;
-use nom::bytes::complete::{take_while, take_while1};
-use nom::character::complete::{char, digit1};
-use nom::combinator::{all_consuming, map, map_res, opt};
-use nom::multi::{many1, separated_list0, separated_list1};
-use nom::sequence::{delimited, preceded};
-use nom::{IResult, Parser};
+use thiserror::Error;
 
-/// The most host names one expression may expand to.
+/// The most host names one expression may expand to. Slurm has no such bound on the whole
+/// list (only on each range, [`MAX_RANGE`]); this one keeps a hostlist from taking all memory.
 pub const MAX_HOSTS: usize = 1 << 20;
+
+/// The most hosts one range may name (Slurm's `MAX_RANGE`, 64K).
+pub const MAX_RANGE: u64 = 65_536;
+
+/// The most names the bracket groups before the last one may make (Slurm's `MAX_PREFIX_CNT`).
+const MAX_PREFIX_COUNT: u64 = 64 * 1024;
+
+/// What is wrong with a hostlist, and what Slurm's hostlist code logs about it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("Invalid hostlist: {text}")]
+pub struct HostlistError {
+    /// The expression.
+    pub text: String,
+    /// The lines Slurm's hostlist code logs (as `error()`), in order; none for a bracket
+    /// left open or a bracket group before the last one that names too many hosts.
+    pub log: Vec<String>,
+    /// Whether it was refused for naming more than [`MAX_HOSTS`] hosts (slurmlet's bound).
+    pub too_many: bool,
+}
 
 /// One numeric range inside brackets: `lo[-hi]`, printed `width` digits wide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,89 +38,201 @@ struct Range {
     width: usize,
 }
 
-/// A piece of one hostlist item: literal text or a bracketed range list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Segment<'a> {
-    Text(&'a str),
-    Ranges(Vec<Range>),
+impl Range {
+    fn len(&self) -> u64 {
+        self.hi - self.lo + 1
+    }
+}
+
+/// Why an expansion stopped: a range that is no range (logged), a malformed group (not
+/// logged), or too many hosts.
+enum Stop {
+    Bad,
+    TooMany,
+}
+
+/// An expansion under way: the hosts so far and the lines logged.
+struct Expander {
+    hosts: Vec<String>,
+    log: Vec<String>,
+}
+
+/// `strtoul` in base 10 at the start of `text`: the value (`None` without digits; saturated
+/// when too large; negated modulo 2^64 after a `-`) and the rest.
+fn strtoul(text: &str) -> (Option<u64>, &str) {
+    let trimmed = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let (negative, unsigned) = match trimmed.strip_prefix('-') {
+        Some(u) => (true, u),
+        None => (false, trimmed.strip_prefix('+').unwrap_or(trimmed)),
+    };
+    let digits = unsigned.len() - unsigned.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return (None, text);
+    }
+    let value: u64 = unsigned[..digits].parse().unwrap_or(u64::MAX);
+    (Some(if negative { value.wrapping_neg() } else { value }), &unsigned[digits..])
+}
+
+impl Expander {
+    /// One range of a bracket group (`3`, `01-10`), as Slurm's `_parse_single_range` reads it.
+    fn single_range(&mut self, text: &str) -> Option<Range> {
+        let invalid = |log: &mut Vec<String>| {
+            log.push(format!("_parse_single_range: Invalid range: `{text}'"));
+            None
+        };
+        if text.contains('x') {
+            return invalid(&mut self.log);
+        }
+        let (lo_text, hi_text) = match text.split_once('-') {
+            Some((lo, hi)) => (lo, Some(hi)),
+            None => (text, None),
+        };
+        if hi_text.is_some_and(|h| h.starts_with('-')) {
+            return invalid(&mut self.log);
+        }
+        let (Some(lo), after_lo) = strtoul(lo_text) else { return invalid(&mut self.log) };
+        let (hi, rest) = match hi_text.filter(|h| !h.is_empty()) {
+            Some(h) => match strtoul(h) {
+                (Some(hi), rest) => (hi, rest),
+                (None, _) => return invalid(&mut self.log),
+            },
+            // `1-` is 1, as in Slurm; what follows the number must then be nothing.
+            None => (lo, after_lo),
+        };
+        // As in Slurm, only what follows the last number read is checked (`1a-2` is 1-2).
+        if !rest.is_empty() || lo > hi {
+            return invalid(&mut self.log);
+        }
+        if hi - lo >= MAX_RANGE {
+            self.log.push(format!("_parse_single_range: Too many hosts in range `{text}'"));
+            return None;
+        }
+        Some(Range { lo, hi, width: lo_text.len() })
+    }
+
+    /// The comma-separated ranges inside one pair of brackets.
+    fn range_list(&mut self, text: &str) -> Result<Vec<Range>, Stop> {
+        text.split(',').map(|r| self.single_range(r).ok_or(Stop::Bad)).collect()
+    }
+
+    fn push(&mut self, prefix: &str, suffix: &str, ranges: &[Range]) -> Result<(), Stop> {
+        let count: u64 = ranges.iter().map(Range::len).sum();
+        if count.saturating_add(self.hosts.len() as u64) > MAX_HOSTS as u64 {
+            return Err(Stop::TooMany);
+        }
+        for r in ranges {
+            for n in r.lo..=r.hi {
+                self.hosts.push(format!("{prefix}{n:0w$}{suffix}", w = r.width));
+            }
+        }
+        Ok(())
+    }
+
+    /// The hosts of `prefix` + each of `ranges` + `suffix`, where `prefix` may hold bracket
+    /// groups of its own: its last one varies slowest of those left, and so on leftwards.
+    /// As in Slurm, a bad range in a group that is not the last two (`a[3-1]b[1-2]c[1-2]`)
+    /// is logged and its names left out, without refusing the list.
+    fn push_ranges(&mut self, prefix: &str, suffix: &str, ranges: &[Range]) -> Result<(), Stop> {
+        let group = prefix.rfind('[').and_then(|open| prefix[open..].rfind(']').map(|close| (open, open + close)));
+        let Some((open, close)) = group else { return self.push(prefix, suffix, ranges) };
+        let (before, inner, after) = (&prefix[..open], &prefix[open + 1..close], &prefix[close + 1..]);
+        let nested = before.contains('[');
+        let outer = self.range_list(inner)?;
+        if outer.iter().map(Range::len).sum::<u64>() > MAX_PREFIX_COUNT {
+            return Err(Stop::Bad);
+        }
+        for r in &outer {
+            for n in r.lo..=r.hi {
+                let expanded = format!("{before}{n:0w$}{after}", w = r.width);
+                if nested {
+                    match self.push_ranges(&expanded, suffix, ranges) {
+                        Err(Stop::TooMany) => return Err(Stop::TooMany),
+                        Err(Stop::Bad) | Ok(()) => {}
+                    }
+                } else {
+                    self.push(&expanded, suffix, ranges)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One item of the list (`n[1-3]x`, `login`).
+    fn item(&mut self, token: &str) -> Result<(), Stop> {
+        let Some(open) = token.rfind('[') else {
+            self.hosts.push(token.to_string());
+            return if self.hosts.len() > MAX_HOSTS { Err(Stop::TooMany) } else { Ok(()) };
+        };
+        let (prefix, rest) = (&token[..open], &token[open + 1..]);
+        let Some(close) = rest.find(']') else { return Err(Stop::Bad) };
+        let after = &rest[close + 1..];
+        let suffix = if after.starts_with(',') { "" } else { after };
+        let ranges = self.range_list(&rest[..close])?;
+        self.push_ranges(prefix, suffix, &ranges)
+    }
 }
 
 fn is_sep(c: char) -> bool {
-    c == ',' || c.is_whitespace()
+    matches!(c, ',' | ' ' | '\t' | '\n')
 }
 
-fn range(i: &str) -> IResult<&str, Range> {
-    map_res((digit1, opt(preceded(char('-'), digit1))), |(lo, hi): (&str, Option<&str>)| {
-        let l: u64 = lo.parse().map_err(|_| ())?;
-        let h: u64 = match hi {
-            Some(h) => h.parse().map_err(|_| ())?,
-            None => l,
-        };
-        if h < l {
-            return Err(());
+/// Splits a hostlist into its items at commas and blanks, except inside a bracket pair that
+/// closes (`n[1,2],m` is `n[1,2]` and `m`; `n[1 2]` is one item), as Slurm's `_next_tok`.
+fn items(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start_matches(is_sep);
+        if rest.is_empty() {
+            return out;
         }
-        Ok(Range { lo: l, hi: h, width: lo.len() })
-    })
-    .parse(i)
-}
-
-fn segment(i: &str) -> IResult<&str, Segment<'_>> {
-    alt((
-        map(delimited(char('['), separated_list1(char(','), range), char(']')), Segment::Ranges),
-        map(take_while1(|c: char| c != '[' && c != ']' && !is_sep(c)), Segment::Text),
-    ))
-    .parse(i)
-}
-
-fn hostlist(i: &str) -> IResult<&str, Vec<Vec<Segment<'_>>>> {
-    delimited(take_while(is_sep), separated_list0(take_while1(is_sep), many1(segment)), take_while(is_sep)).parse(i)
+        let mut end = rest.find(is_sep).unwrap_or(rest.len());
+        let mut from = 0;
+        while let Some(open) = rest[from..].find('[').map(|o| o + from).filter(|&o| o < end) {
+            let Some(close) = rest[from..].find(']').map(|c| c + from).filter(|&c| c > open) else { break };
+            if close < end {
+                from = close + 1;
+            } else {
+                end = rest[close..].find(is_sep).map_or(rest.len(), |e| e + close);
+            }
+        }
+        out.push(&rest[..end]);
+        rest = &rest[end..];
+    }
 }
 
 /// Expands a hostlist expression into host names, in Slurm's order: items left to right,
 /// and within an item with several bracket groups (`rack[1-2]-node[01-02]`) the leftmost
 /// group varies slowest. Numbers keep the width of the range's lower bound (`n[01-10]`:
 /// `n01`…`n10`; `n[1-10]`: `n1`…`n10`). Items are separated by commas or white space.
-/// Duplicates are kept, as `scontrol show hostnames` keeps them.
+/// Duplicates are kept, as `scontrol show hostnames` keeps them. Text outside brackets is
+/// taken as it is (`n]1`, as Slurm takes it).
 ///
-/// Unbalanced or empty brackets, a reversed range (`n[3-1]`) or a non-numeric range is
-/// `Invalid --nodelist specification`. An expression naming more than [`MAX_HOSTS`] hosts is
-/// refused with [`OptionError::Invalid`] before anything is allocated, however large its
-/// ranges (`n[0-18446744073709551615]` too).
-pub fn expand(text: &str) -> Result<Vec<String>, OptionError> {
-    let bad = || OptionError::InvalidSpec { option: "nodelist", value: text.to_string() };
-    let (_, items) = all_consuming(hostlist).parse(text).map_err(|_| bad())?;
-    let mut hosts = Vec::new();
-    for item in items {
-        let mut names = vec![String::new()];
-        for seg in item {
-            match seg {
-                Segment::Text(t) => names.iter_mut().for_each(|n| n.push_str(t)),
-                Segment::Ranges(ranges) => {
-                    // Saturating: `n[0-18446744073709551615]` names 2^64 hosts, one more
-                    // than a u64 holds; wrapping to 0 would slip past the cap below.
-                    let per = ranges.iter().fold(0u64, |sum, r| sum.saturating_add((r.hi - r.lo).saturating_add(1)));
-                    if per.saturating_mul(names.len() as u64).saturating_add(hosts.len() as u64) > MAX_HOSTS as u64 {
-                        return Err(OptionError::Invalid {
-                            option: "nodelist",
-                            value: text.to_string(),
-                            why: format!("it names more than {MAX_HOSTS} hosts"),
-                        });
-                    }
-                    let mut next = Vec::with_capacity(names.len() * per as usize);
-                    for n in &names {
-                        for r in &ranges {
-                            for v in r.lo..=r.hi {
-                                next.push(format!("{n}{v:0w$}", w = r.width));
-                            }
-                        }
-                    }
-                    names = next;
-                }
-            }
+/// Also returns the lines Slurm's hostlist code logs reading it, which a list it accepts
+/// may have too (see [`Expander::push_ranges`]); on an error they are its
+/// [`HostlistError::log`] as well.
+pub fn expand_logged(text: &str) -> (Result<Vec<String>, HostlistError>, Vec<String>) {
+    let mut x = Expander { hosts: Vec::new(), log: Vec::new() };
+    let mut stop = None;
+    for token in items(text) {
+        if let Err(s) = x.item(token) {
+            stop = Some(s);
+            break;
         }
-        hosts.extend(names);
     }
-    Ok(hosts)
+    let log = x.log;
+    let result = match stop {
+        None => Ok(x.hosts),
+        Some(s) => {
+            Err(HostlistError { text: text.to_string(), log: log.clone(), too_many: matches!(s, Stop::TooMany) })
+        }
+    };
+    (result, log)
+}
+
+/// [`expand_logged`] without the lines of a list that is accepted.
+pub fn expand(text: &str) -> Result<Vec<String>, HostlistError> {
+    expand_logged(text).0
 }
 
 /// A run of host names `prefix` + `lo..=hi` (or a name without a numeric suffix).
@@ -234,29 +364,52 @@ mod tests {
         assert!(ex("").is_empty());
     }
 
+    /// What Slurm 26.05's `scontrol show hostnames` prints for each, checked on a real one.
     #[test]
-    fn expand_errors() {
-        for t in ["n[01-03", "n01-03]", "n[]", "n[3-1]", "n[a-b]", "n[1-]", "n[-3]", "n[1,,2]", "n[[1]]", "n[1 2]", "]"]
-        {
-            assert_eq!(expand(t), Err(OptionError::InvalidSpec { option: "nodelist", value: t.into() }), "{t}");
+    fn expand_errors_log_what_slurm_logs() {
+        let invalid = |r: &str| vec![format!("_parse_single_range: Invalid range: `{r}'")];
+        for (t, log) in [
+            ("n[3-1]", invalid("3-1")),
+            ("n[]", invalid("")),
+            ("n[a-b]", invalid("a-b")),
+            ("n[-3]", invalid("-3")),
+            ("n[1,,2]", invalid("")),
+            ("n[1 2]", invalid("1 2")),
+            ("n[1x2]", invalid("1x2")),
+            ("n[1--2]", invalid("1--2")),
+            ("n[1-2 ]", invalid("1-2 ")),
+            ("a[1-2]b[3-1]", invalid("3-1")),
+            ("a[3-1]b[1-2]", invalid("3-1")),
+            ("x[1-2],n[3-1]", invalid("3-1")),
+            ("a[1-2]b[3-1]c[1-2]", invalid("3-1")),
+            ("n[0-65536]", vec!["_parse_single_range: Too many hosts in range `0-65536'".to_string()]),
+            ("a[0-70000]b[1]", vec!["_parse_single_range: Too many hosts in range `0-70000'".to_string()]),
+            ("n[01-03", vec![]),
+            ("n[1", vec![]),
+        ] {
+            let e = expand(t).unwrap_err();
+            assert_eq!((e.to_string(), e.log, e.too_many), (format!("Invalid hostlist: {t}"), log, false), "{t}");
         }
-        assert!(matches!(expand("n[0-99999999]"), Err(OptionError::Invalid { .. })));
-        assert!(matches!(expand("a[0-2000]b[0-2000]"), Err(OptionError::Invalid { .. })));
+        assert!(expand("a[0-2000]b[0-2000]").unwrap_err().too_many, "slurmlet's own bound");
     }
 
     #[test]
-    fn fuzz_regression_range_count_overflow() {
-        // The host count of a range covering all of u64, or of ranges adding up past it,
-        // overflowed (a panic with overflow checks, an unbounded expansion without them).
-        for t in [
-            "n[0-18446744073709551615]",
-            "n[0-9223372036854775807,0-9223372036854775807]",
-            "n[1-18446744073709551615,0-18446744073709551615]",
-            "[0-18446744073709551615]x[0-1]",
-        ] {
-            assert!(matches!(expand(t), Err(OptionError::Invalid { option: "nodelist", .. })), "{t}");
-        }
-        assert_eq!(ex("n[18446744073709551615]"), hosts(&["n18446744073709551615"]));
+    fn accepted_as_slurm_accepts_them() {
+        assert_eq!(ex("n01-03]"), hosts(&["n01-03]"]));
+        assert_eq!(ex("]"), hosts(&["]"]));
+        assert_eq!(ex("n[1-]"), hosts(&["n1"]));
+        assert_eq!(ex("n[[1]]"), hosts(&["n[1]"]));
+        assert_eq!(ex("n]1[2]"), hosts(&["n]12"]));
+        assert_eq!(ex("n[ 1-2]"), hosts(&["n01", "n02"]));
+        assert_eq!(ex("n[+1-2]"), hosts(&["n01", "n02"]));
+        assert_eq!(ex("n[001-3]"), hosts(&["n001", "n002", "n003"]));
+        assert_eq!(ex("n[1-2]x[3-4]y"), hosts(&["n1x3y", "n1x4y", "n2x3y", "n2x4y"]));
+        assert_eq!(ex("a[1-2]-[3-4]"), hosts(&["a1-3", "a1-4", "a2-3", "a2-4"]));
+        assert_eq!(ex("n[0-65535]").len(), 65_536);
+        // Slurm logs the bad group before the last two, leaves its names out, and goes on.
+        let (hosts_found, log) = expand_logged("a[3-1]b[1-2]c[1-2]");
+        assert_eq!(hosts_found, Ok(vec![]));
+        assert_eq!(log, vec!["_parse_single_range: Invalid range: `3-1'".to_string(); 2]);
     }
 
     #[test]

@@ -50,11 +50,75 @@ fn arg(spec: &OptSpec, tool: Tool) -> Arg {
         Value::Count => a.action(ArgAction::Count),
         // getopt takes the next word as a required argument whatever it starts with.
         Value::Required(name) => a.action(ArgAction::Set).num_args(1).value_name(name).allow_hyphen_values(true),
-        // getopt's optional arguments are only ever attached with `=`.
+        // getopt's optional arguments are only ever attached: `--opt=v` (or `-Xv`, which
+        // `getopt_tokens` rewrites into the long form first).
         Value::Optional(name) => {
             a.action(ArgAction::Set).num_args(0..=1).require_equals(true).default_missing_value("").value_name(name)
         }
+        // Its value is dropped before clap sees it (`getopt_tokens`).
+        Value::IgnoredValue => a.action(ArgAction::SetTrue),
     }
+}
+
+/// The tokens as getopt reads them, for clap: each short option that takes an optional value
+/// and has one attached (`-I5`, `-K1`, `-koff`, `-vI5`) rewritten as `--long=value` (clap
+/// itself would only take `-I=5`), and the value of an option whose value Slurm ignores
+/// dropped (`--overlap=yes` is `--overlap`). Tokens after the first non-option word (the
+/// script or program, and its arguments) and after `--` are left as they are.
+fn getopt_tokens(tool: Tool, tokens: &[String]) -> Vec<String> {
+    let spec_of = |c: char| table::options_for(tool).find(|s| s.short_for(tool) == Some(c));
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut words = tokens.iter();
+    while let Some(token) = words.next() {
+        out.push(token.clone());
+        if token == "--" || !token.starts_with('-') || token == "-" {
+            break; // The rest is the script or program and its arguments.
+        }
+        let takes_next = if let Some(long) = token.strip_prefix("--") {
+            let (long, value) = long.split_once('=').map_or((long, None), |(l, v)| (l, Some(v)));
+            let name = table::ALIASES.iter().find(|(_, alias)| *alias == long).map_or(long, |(name, _)| *name);
+            let spec = table::options_for(tool).find(|s| s.long == name);
+            if value.is_some() && spec.is_some_and(|s| s.value == Value::IgnoredValue) {
+                out.pop();
+                out.push(format!("--{long}"));
+            }
+            value.is_none() && spec.is_some_and(|s| matches!(s.value, Value::Required(_)))
+        } else {
+            let cluster = &token[1..];
+            let mut takes_next = false;
+            for (i, c) in cluster.char_indices() {
+                let Some(spec) = spec_of(c) else { break };
+                let rest = &cluster[i + c.len_utf8()..];
+                match spec.value {
+                    Value::Required(_) => {
+                        takes_next = rest.is_empty();
+                        break;
+                    }
+                    Value::Optional(_) | Value::IgnoredValue if !rest.is_empty() => {
+                        let before = &cluster[..i];
+                        out.pop();
+                        if !before.is_empty() {
+                            out.push(format!("-{before}"));
+                        }
+                        out.push(match spec.value {
+                            Value::IgnoredValue => format!("--{}", spec.long),
+                            _ => format!("--{}={rest}", spec.long),
+                        });
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            takes_next
+        };
+        if takes_next {
+            if let Some(value) = words.next() {
+                out.push(value.clone());
+            }
+        }
+    }
+    out.extend(words.cloned());
+    out
 }
 
 /// The options one parse found, by long name, and the words after them.
@@ -73,7 +137,7 @@ impl JobOptions {
         let mut given = BTreeMap::new();
         for spec in table::options_for(tool) {
             match spec.value {
-                Value::Flag => {
+                Value::Flag | Value::IgnoredValue => {
                     if m.get_flag(spec.long) {
                         given.insert(spec.long, None);
                     }
@@ -103,7 +167,7 @@ impl JobOptions {
         thread_local! {
             static PARSERS: std::cell::RefCell<Vec<(Tool, Command)>> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        let argv = std::iter::once(tool.name().to_string()).chain(tokens.iter().cloned());
+        let argv = std::iter::once(tool.name().to_string()).chain(getopt_tokens(tool, tokens));
         PARSERS.with(|parsers| {
             let mut parsers = parsers.borrow_mut();
             let index = match parsers.iter().position(|(t, _)| *t == tool) {

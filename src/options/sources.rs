@@ -59,7 +59,7 @@ pub fn env_tokens(tool: Tool, env: &[(String, String)]) -> Vec<(String, String)>
         }
         taken.push(spec.long);
         let token = match spec.value {
-            Value::Flag | Value::Count => format!("--{}", spec.long),
+            Value::Flag | Value::Count | Value::IgnoredValue => format!("--{}", spec.long),
             Value::Optional(_) if v.is_empty() => format!("--{}", spec.long),
             Value::Required(_) | Value::Optional(_) => format!("--{}={v}", spec.long),
         };

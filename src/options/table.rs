@@ -74,8 +74,12 @@ pub enum Value {
     Count,
     /// A value, as `--opt=v`, `--opt v`, `-Xv` or `-X v`; the text names it in `--help`.
     Required(&'static str),
-    /// An optional value, only as `--opt=v` (as with getopt's optional arguments).
+    /// An optional value, only as `--opt=v` or attached to the short name, `-Xv` (as with
+    /// getopt's optional arguments).
     Optional(&'static str),
+    /// Nothing, as the man pages document it; but Slurm declares the option with an optional
+    /// value that it then ignores (`--overlap=yes`), so a value is accepted and ignored.
+    IgnoredValue,
 }
 
 /// Where `--help` lists an option, as Slurm's commands group them.
@@ -176,7 +180,7 @@ impl OptSpec {
             None => "    ".into(),
         };
         let value = match self.value {
-            Value::Flag | Value::Count => String::new(),
+            Value::Flag | Value::Count | Value::IgnoredValue => String::new(),
             Value::Required(v) => format!("={v}"),
             Value::Optional(v) => format!("[={v}]"),
         };
@@ -186,7 +190,7 @@ impl OptSpec {
 
 use Section::{Affinity, Constraint, Consumable, Gpu, Help, Other, Parallel};
 use Support::{Implemented, NoEffect, Recorded, Refused};
-use Value::{Count, Flag, Optional, Required};
+use Value::{Count, Flag, IgnoredValue, Optional, Required};
 
 const fn opt(
     long: &'static str,
@@ -212,15 +216,7 @@ const STEP_SCRIPTS: &str = "not yet; run the program from the step's command";
 /// Every documented option of sbatch, srun and salloc (Slurm 26.11 man pages), in
 /// alphabetical order of long name.
 pub static OPTIONS: &[OptSpec] = &[
-    opt(
-        "account",
-        Some('A'),
-        Required("name"),
-        BRA,
-        Parallel,
-        Recorded(NO_ACCOUNTING),
-        "charge job to specified account",
-    ),
+    opt("account", Some('A'), Required("name"), BRA, Parallel, Implemented, "charge job to specified account"),
     opt(
         "acctg-freq",
         None,
@@ -430,7 +426,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Implemented,
         "specify environment variables file or file descriptor to export",
     ),
-    opt("external-launcher", None, Flag, R, Parallel, NoEffect(STEP_ONLY), "create an external launcher step"),
+    opt("external-launcher", None, IgnoredValue, R, Parallel, NoEffect(STEP_ONLY), "create an external launcher step"),
     opt(
         "extra",
         None,
@@ -452,7 +448,7 @@ pub static OPTIONS: &[OptSpec] = &[
     opt(
         "get-user-env",
         None,
-        Flag,
+        Optional("timeout][mode"),
         B,
         Other,
         NoEffect("the job already starts with the submitting environment (see --export)"),
@@ -745,7 +741,15 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect("each task is given its own CPUs"),
         "overcommit resources",
     ),
-    opt("overlap", None, Flag, R, Parallel, Implemented, "allow the step to share all resources with other steps"),
+    opt(
+        "overlap",
+        None,
+        IgnoredValue,
+        R,
+        Parallel,
+        Implemented,
+        "allow the step to share all resources with other steps",
+    ),
     opt(
         "oversubscribe",
         Some('s'),

@@ -95,6 +95,10 @@ pub mod files {
     /// Present when the job is ended because it is requeued (`scontrol requeue`): its
     /// `*** JOB … CANCELLED AT … ***` line then says `DUE TO JOB REQUEUE`.
     pub const REQUEUED: &str = "requeued";
+    /// Made by the daemon when it starts ending a running job on a cancel (or requeue): a
+    /// script that then ends by itself (its srun's step ended first) still gets slurmstepd's
+    /// `*** JOB … CANCELLED AT … ***` line.
+    pub const CANCELLED: &str = "cancelled";
 }
 
 /// Reads a job directory's end status, if the supervisor wrote one.
@@ -299,6 +303,9 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                     // (its steps, ended by the same limit, ended it): it timed out.
                     cause = EndCause::TimeLimit;
                     child.note(&error_line(&spec.node_name, &job_end_line(spec, " DUE TO TIME LIMIT")));
+                } else if cause == EndCause::Exited && dir.join(files::CANCELLED).exists() {
+                    // Likewise for a cancel, whose steps end first: the daemon records it as one.
+                    child.note(&error_line(&spec.node_name, &job_end_line(spec, requeue_note(dir))));
                 }
                 if let (true, Some(kill_at)) = (cause != EndCause::Exited, kill_at) {
                     // Being ended: the job's other processes (an srun relaying its step's
@@ -316,8 +323,7 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
                     timing.ending();
-                    let requeued = dir.join(files::REQUEUED).exists();
-                    end_job(spec, &mut child, if requeued { " DUE TO JOB REQUEUE" } else { "" });
+                    end_job(spec, &mut child, requeue_note(dir));
                     kill_at = Some(Instant::now() + kill_wait);
                 }
             }
@@ -381,6 +387,15 @@ fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, why: &str) {
 /// TEXT`, the shape tools and users grep for (`DUE TO TIME LIMIT`, `execve()`).
 pub fn error_line(node: &str, text: &str) -> String {
     format!("slurmstepd-{node}: error: {text}")
+}
+
+/// Why a cancelled job ends, for its line: ` DUE TO JOB REQUEUE` when it is requeued.
+fn requeue_note(dir: &Path) -> &'static str {
+    if dir.join(files::REQUEUED).exists() {
+        " DUE TO JOB REQUEUE"
+    } else {
+        ""
+    }
 }
 
 /// slurmstepd's `*** JOB … CANCELLED AT …{why} ***` line.

@@ -2,7 +2,9 @@
 //! expand a hostlist expression into one name per line, or compress names into one.
 //!
 //! None of them needs the daemon. As in Slurm, `hostnames` reports a missing or malformed
-//! list on stderr and still exits 0; `hostlist` and `hostlistsorted` exit 1.
+//! list on stderr and still exits 0; `hostlist` and `hostlistsorted` exit 1. A malformed
+//! range is first reported as Slurm's hostlist code logs it
+//! (`scontrol: error: _parse_single_range: Invalid range: `3-1'`).
 
 use crate::options::hostlist;
 
@@ -18,6 +20,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    #[cfg(test)]
     fn out(stdout: String) -> Outcome {
         Outcome { stdout, stderr: String::new(), code: 0 }
     }
@@ -41,9 +44,11 @@ pub fn hostnames(list: Option<&str>) -> Outcome {
     let Some(list) = list.map(str::to_string).or_else(env) else {
         return Outcome::err("scontrol: error: host list is empty\n".into(), 0);
     };
-    match hostlist::expand(&list) {
-        Ok(hosts) => Outcome::out(hosts.iter().map(|h| format!("{h}\n")).collect()),
-        Err(_) => Outcome::err(format!("Invalid hostlist: {list}\n"), 0),
+    let (hosts, log) = hostlist::expand_logged(&list);
+    let logged: String = log.iter().map(|line| format!("scontrol: error: {line}\n")).collect();
+    match hosts {
+        Ok(hosts) => Outcome { stdout: hosts.iter().map(|h| format!("{h}\n")).collect(), stderr: logged, code: 0 },
+        Err(e) => Outcome::err(format!("{logged}{e}\n"), 0),
     }
 }
 
@@ -61,10 +66,13 @@ pub fn hostlist(list: Option<&str>, sorted: bool) -> Outcome {
     } else {
         list.to_string()
     };
-    match hostlist::expand(&text) {
-        Ok(hosts) if sorted => Outcome::out(format!("{}\n", hostlist::compress_sorted(&hosts))),
-        Ok(hosts) => Outcome::out(format!("{}\n", hostlist::compress(&hosts))),
-        Err(_) => Outcome::err(format!("Invalid hostlist: {text}\n"), 1),
+    let (hosts, log) = hostlist::expand_logged(&text);
+    let logged: String = log.iter().map(|line| format!("scontrol: error: {line}\n")).collect();
+    let compressed =
+        |hosts: &[String]| if sorted { hostlist::compress_sorted(hosts) } else { hostlist::compress(hosts) };
+    match hosts {
+        Ok(hosts) => Outcome { stdout: format!("{}\n", compressed(&hosts)), stderr: logged, code: 0 },
+        Err(e) => Outcome::err(format!("{logged}{e}\n"), 1),
     }
 }
 
@@ -91,6 +99,13 @@ mod tests {
     fn hostlist_errors_exit_1() {
         assert_eq!(hostlist(None, false), Outcome::err("invalid encode argument\n".into(), 1));
         assert_eq!(hostlist(Some("n[1-"), true), Outcome::err("Invalid hostlist: n[1-\n".into(), 1));
+        assert_eq!(
+            hostlist(Some("n[3-1]"), false),
+            Outcome::err(
+                "scontrol: error: _parse_single_range: Invalid range: `3-1'\nInvalid hostlist: n[3-1]\n".into(),
+                1
+            )
+        );
         assert_eq!(
             hostlist(Some("/nonexistent/slurmlet-hosts"), false),
             Outcome::err("Can not open /nonexistent/slurmlet-hosts\n".into(), 1)

@@ -1,7 +1,7 @@
 //! `scontrol`: view or change the state of jobs, one module per keyword.
 //!
 //! As Slurm's, it takes positional words: a keyword (`show`, `hold`, `uhold`, `release`,
-//! `suspend`, `resume`, `update`, `ping`, `token`, `version`) and its arguments. A keyword may be abbreviated where Slurm
+//! `suspend`, `resume`, `update`, `ping`, `token`, `write`, `version`) and its arguments. A keyword may be abbreviated where Slurm
 //! allows it (`rel`, `tok`, `sho`), and options may come anywhere (`scontrol show job -o 5`).
 
 pub mod config;
@@ -17,6 +17,7 @@ pub mod show_partition;
 pub mod show_step;
 pub mod token;
 pub mod update;
+pub mod write;
 
 use crate::api::types::DATA_PARSER;
 use clap::Parser;
@@ -53,7 +54,8 @@ pub struct ScontrolArgs {
     /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, step, config, hostnames,
     /// hostlist, hostlistsorted), `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`,
     /// `suspend JOB_LIST`, `resume JOB_LIST`, `update JobId=ID KEY=VALUE…`, `ping`,
-    /// `token [lifespan=SECONDS] [username=NAME]`, or `version`. JOB_LIST is job ids
+    /// `token [lifespan=SECONDS] [username=NAME]`, `write batch_script JOBID [FILE|-]`, or
+    /// `version`. JOB_LIST is job ids
     /// separated by commas, or (hold, release) Name=NAME for every job of that name.
     #[arg(value_name = "COMMAND")]
     pub words: Vec<String>,
@@ -89,6 +91,8 @@ pub enum Keyword {
     Ping,
     /// `version`.
     Version,
+    /// `write`.
+    Write,
 }
 
 /// Whether `tag` is `word` or an abbreviation of it at least `min` characters long, in any
@@ -126,6 +130,8 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
         Some(Keyword::Ping)
     } else if abbreviates(tag, "version", 4) {
         Some(Keyword::Version)
+    } else if abbreviates(tag, "write", 5) {
+        Some(Keyword::Write)
     } else {
         None
     }
@@ -167,6 +173,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         Some(Keyword::Ping) => ping::run(),
         Some(Keyword::Version) => ping::version(),
+        Some(Keyword::Write) => write::run(tag, rest, args.quiet),
         None => {
             eprintln!("invalid keyword: {tag}");
             1
@@ -204,6 +211,8 @@ mod tests {
         assert_eq!(keyword("RESUME"), Some(Keyword::Hold(hold::Op::Resume)));
         assert_eq!(keyword("u"), Some(Keyword::Update));
         assert_eq!(keyword("update"), Some(Keyword::Update));
+        assert_eq!(keyword("write"), Some(Keyword::Write));
+        assert_eq!(keyword("writ"), None);
     }
 
     #[test]

@@ -93,11 +93,15 @@ pub fn run(arg: Option<&str>, flags: Flags, argv: &[String]) -> i32 {
     let names = match arg.map(crate::options::hostlist::expand) {
         None => None,
         Some(Ok(names)) => Some(names),
-        Some(Err(_)) => {
-            // Slurm looks the text up as one name, and finds none.
-            if !flags.quiet {
-                println!("Node {} not found", arg.unwrap_or_default());
+        Some(Err(e)) => {
+            // Slurm's words, and then those of its attempt to walk the list it has not got.
+            for line in &e.log {
+                crate::cli::error("scontrol", line);
             }
+            if !flags.quiet {
+                eprintln!("unable to parse node list {}", e.text);
+            }
+            crate::cli::error("scontrol", "hostlist_shift_dims: no hostlist given");
             return 1;
         }
     };

@@ -556,6 +556,8 @@ mod tests {
         toolong.time_limit = NoVal::of(60);
         let mut waiting = job(24, "waiting", "gpu", "PENDING", "None");
         waiting.time_limit = NoVal::of(5);
+        // Its expected start, as the backfill scheduler sets it.
+        waiting.start_time = NoVal::of(NOW + 60);
         waiting.tres_per_node = "gres/gpu:1".into();
         let mut held = job(25, "held", "gpu", "PENDING", "JobHeldUser");
         held.priority = NoVal::of(0);

@@ -446,14 +446,19 @@ impl<'a> Column<'a> {
 
 /// Sorts `jobs` by `keys` (most significant first) at UNIX time `now`, as squeue does.
 ///
-/// Jobs equal on every key keep squeue's order before sorting: the latest started first,
-/// those not started last, then by job id.
+/// Jobs equal on every key keep the order squeue gives them before sorting by the keys: the
+/// latest started first (jobs started in the same second by id); then those with no start
+/// time, the latest submitted first, an array's tasks together in task order. That last is
+/// what Slurm's start-time comparison (which calls an unstarted job greater than any other,
+/// itself included) makes of the controller's list under glibc's merge sort, as Slurm
+/// 26.05's squeue prints it (`32, 31_0, 31_1, 31_2, 30`).
 ///
 /// Each job is read once, into a row of numbers (text by its rank among the column's), so a
 /// long queue sorts on integers.
 pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
-    // One row per job: a number per key, then the start time (latest first) and the job id.
-    let width = keys.len() + 2;
+    // One row per job: a number per key, then the start time (latest first), and the job's
+    // place among those started at the same time or among the unstarted.
+    let width = keys.len() + 3;
     let mut columns: Vec<Column> = keys.iter().map(|k| Column::new(k.descending)).collect();
     columns.push(Column::new(true));
     let mut rows: Vec<i64> = Vec::with_capacity(jobs.len() * width);
@@ -461,8 +466,15 @@ pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
         for (k, column) in keys.iter().zip(columns.iter_mut()) {
             rows.push(column.cell(sort_value(k.field, job, now)));
         }
-        rows.push(columns[keys.len()].cell(start_value(job, now)));
-        rows.push(job.job_id().into());
+        let start = start_value(job, now);
+        let unstarted = matches!(start, SortValue::Start(None));
+        rows.push(columns[keys.len()].cell(start));
+        let (unit, task) = match job.array_task_id() {
+            Some(task) if unstarted && job.array_job_id() != 0 => (job.array_job_id(), task),
+            _ => (job.job_id(), 0),
+        };
+        rows.push(if unstarted { -i64::from(unit) } else { i64::from(unit) });
+        rows.push(task.into());
     }
     for (c, column) in columns.iter().enumerate() {
         if let Some(rank) = column.ranks() {
@@ -472,7 +484,7 @@ pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
         }
     }
     let mut keyed: Vec<(&[i64], usize)> = rows.chunks_exact(width).zip(0..).collect();
-    // The job id, last, tells any two jobs apart.
+    // The job (or array task) id, last, tells any two jobs apart.
     keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut slots: Vec<Option<J>> = jobs.drain(..).map(Some).collect();
@@ -592,8 +604,9 @@ mod tests {
         jobs[0].partition = "debug".into();
         jobs[2].priority = crate::api::noval::NoVal::of(5);
         jobs[3].job_state = vec!["RUNNING".into(), "COMPLETING".into()];
-        // CG sorts before PD, and PD before R, as their text does in Slurm.
-        assert_eq!(sorted(jobs, DEFAULT_SORT), vec![1, 4, 3, 2, 5]);
+        // CG sorts before PD, and PD before R, as their text does in Slurm; unstarted jobs
+        // otherwise equal come latest first.
+        assert_eq!(sorted(jobs, DEFAULT_SORT), vec![1, 4, 3, 5, 2]);
     }
 
     #[test]
@@ -649,9 +662,9 @@ mod tests {
         }
         assert_eq!(sorted(jobs.clone(), "t,-i"), vec![3, 1, 4, 2]);
         assert_eq!(sorted(jobs.clone(), "-t,i"), vec![2, 4, 1, 3]);
-        // Names compare as bytes: upper case first.
-        assert_eq!(sorted(jobs.clone(), "j"), vec![4, 2, 3, 1]);
-        assert_eq!(sorted(jobs.clone(), "-j"), vec![1, 2, 3, 4]);
+        // Names compare as bytes: upper case first; the two unstarted "a" latest first.
+        assert_eq!(sorted(jobs.clone(), "j"), vec![4, 3, 2, 1]);
+        assert_eq!(sorted(jobs.clone(), "-j"), vec![1, 3, 2, 4]);
         assert_eq!(sorted(jobs, "j,-i"), vec![4, 3, 2, 1]);
     }
 
@@ -664,6 +677,23 @@ mod tests {
             j.array_task_id = crate::api::noval::NoVal::of(task);
         }
         assert_eq!(sorted(jobs, "i"), vec![20, 12, 11, 15]);
+    }
+
+    #[test]
+    fn unstarted_jobs_come_latest_first_with_an_arrays_tasks_together() {
+        // As Slurm 26.05 lists held jobs 29, 30, array 31 (tasks 0-2) and 32.
+        let mut jobs: Vec<JobInfo> = [29, 30, 31, 35, 36, 32].into_iter().map(|i| job(i, "PENDING")).collect();
+        for (j, task) in jobs[2..5].iter_mut().zip([0, 1, 2]) {
+            j.array_job_id = crate::api::noval::NoVal::of(31);
+            j.array_task_id = crate::api::noval::NoVal::of(task);
+        }
+        assert_eq!(sorted(jobs, DEFAULT_SORT), vec![32, 31, 35, 36, 30, 29]);
+        // Started ones: the latest first, then by id (Slurm: 19_3, 19_1, 19_2, 18, 19_0, 16, 17).
+        let mut done: Vec<JobInfo> = [16, 17, 18, 19, 20, 21, 22].into_iter().map(|i| job(i, "COMPLETED")).collect();
+        for (j, start) in done.iter_mut().zip([12, 12, 15, 21, 15, 18, 18]) {
+            j.start_time = crate::api::noval::NoVal::of(NOW - 100 + start);
+        }
+        assert_eq!(sorted(done, DEFAULT_SORT), vec![19, 21, 22, 18, 20, 16, 17]);
     }
 
     #[test]

@@ -187,9 +187,5 @@ fn strerror(errno: i32) -> String {
 
 /// An error as C programs print it: `strerror`'s text, without Rust's `(os error N)`.
 fn describe(e: &std::io::Error) -> String {
-    let full = e.to_string();
-    match full.rfind(" (os error ") {
-        Some(at) => full[..at].to_string(),
-        None => full,
-    }
+    crate::sys::c_error_text(e)
 }
