@@ -7,6 +7,7 @@ complete -c squeue -s o -l format -d 'Format specification' -r
 complete -c squeue -s O -l Format -d 'Format specification by field names' -r
 complete -c squeue -s S -l sort -d 'Comma separated list of fields to sort on' -r
 complete -c squeue -s i -l iterate -d 'Accepted for compatibility; reports once' -r
+complete -c squeue -s s -l steps -d 'Report job steps, only those of the comma separated list when given (JOB.STEP, ARRAY_TASK.STEP)' -r
 complete -c squeue -s M -l clusters -d 'The cluster to talk to: a profile of the profiles file (see `slurmlet profiles`)' -r
 complete -c squeue -l help -d 'Print this help'
 complete -c squeue -s h -l noheader -d 'Do not print a header'

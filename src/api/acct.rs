@@ -76,6 +76,27 @@ impl std::fmt::Display for StepId {
     }
 }
 
+impl Default for StepId {
+    /// The first srun step.
+    fn default() -> Self {
+        StepId::Number(0)
+    }
+}
+
+impl StepId {
+    /// The number Slurm gives it (`SLURM_BATCH_SCRIPT` and the other special ids sort after
+    /// every srun step), by which squeue orders steps.
+    pub fn raw(self) -> u32 {
+        match self {
+            StepId::Number(n) => n,
+            StepId::Interactive => 0xffff_fffa,
+            StepId::Batch => 0xffff_fffb,
+            StepId::Extern => 0xffff_fffc,
+            StepId::Pending => 0xffff_fffd,
+        }
+    }
+}
+
 /// One entry of `sacct -j`: a job (or an array's task), and maybe one of its steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Selection {

@@ -8,6 +8,7 @@
 use super::http::{HttpError, Response, UnixHttp};
 use super::negotiate::{Fetched, Negotiated};
 use super::remote::RemoteHttp;
+use super::step_info::StepsResponse;
 use super::types::*;
 use super::version::{self, DataParser};
 use serde::de::DeserializeOwned;
@@ -388,14 +389,14 @@ impl Client {
     /// `POST /slurmlet/v1/job/{id}/{action}`: `action` is `requeue`, `suspend` or `resume`
     /// (scontrol's, which slurmrestd has no path for).
     pub fn job_action(&self, id: &str, action: &str) -> Result<JobPostResponse, ClientError> {
-        self.scontrol_only(&format!("scontrol {action}"))?;
+        self.slurmlet_only(&format!("scontrol {action}"))?;
         self.post(&format!("/slurmlet/v1/job/{id}/{action}"), &serde_json::json!({}))
     }
 
     /// `GET /slurmlet/v1/job/{id}/script`: the job's batch script (`scontrol write
     /// batch_script`, which slurmrestd has no path for).
     pub fn batch_script(&self, id: &str) -> Result<BatchScriptResponse, ClientError> {
-        self.scontrol_only("scontrol write batch_script")?;
+        self.slurmlet_only("scontrol write batch_script")?;
         self.get(&format!("/slurmlet/v1/job/{id}/script"))
     }
 
@@ -406,16 +407,25 @@ impl Client {
 
     /// `GET /slurmlet/v1/config`: what `scontrol show config` prints.
     pub fn config(&self) -> Result<ConfigResponse, ClientError> {
-        self.scontrol_only("scontrol show config")?;
+        self.slurmlet_only("scontrol show config")?;
         self.get("/slurmlet/v1/config")
     }
 
-    /// For a remote profile, the refusal of `what`, which slurmrestd has no endpoint for.
-    fn scontrol_only(&self, what: &str) -> Result<(), ClientError> {
+    /// `GET /slurmlet/v1/steps`: the steps of the running jobs, for `what` (`squeue -s`,
+    /// `scontrol show step`).
+    pub fn steps(&self, what: &str) -> Result<StepsResponse, ClientError> {
+        self.slurmlet_only(what)?;
+        self.get("/slurmlet/v1/steps")
+    }
+
+    /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),
+    /// which slurmrestd has no endpoint for.
+    fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {
+        let command = what.split(' ').next().unwrap_or(what);
         match &self.profile {
             Some(profile) => Err(ClientError::Unsupported(format!(
                 "{what}: slurmrestd's data_parser {} has no endpoint for it (profile '{profile}'); \
-                 use the cluster's own scontrol on its login node",
+                 use the cluster's own {command} on its login node",
                 self.data_parser()
             ))),
             None => Ok(()),

@@ -13,6 +13,7 @@ pub mod release;
 pub mod remote;
 pub mod slurmdb;
 pub mod step;
+pub mod step_info;
 pub mod stream;
 pub mod types;
 pub mod url;

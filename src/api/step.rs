@@ -44,4 +44,8 @@ pub struct StepRequest {
     pub time_limit: Option<u32>,
     /// `-J` given to srun itself: the step's name (`None`: the program's file name).
     pub name: Option<String>,
+    /// The host srun runs on (`scontrol show step`'s `SrunHost`).
+    pub srun_host: String,
+    /// srun's process id.
+    pub srun_pid: u32,
 }

@@ -255,9 +255,10 @@ impl Core {
         effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
         let dir = self.job_dir(id);
         let steps_dir = super::step_spec::steps_dir(&dir);
-        for (step, pid, held) in super::step_spec::running_steps(&dir) {
+        for found in super::step_spec::running_steps(&dir) {
+            let (step, pid) = (found.step, found.pid);
             tracing::info!(job = id, step, pid, "re-adopted running step");
-            self.steps.adopt(id, step, held, pid, &steps_dir);
+            self.steps.adopt(id, found, &steps_dir);
             effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
         }
         if self.jobs[&id].state() == JobState::Completing {
@@ -415,7 +416,7 @@ impl Core {
     }
 
     /// The jobs that hold resources.
-    fn holding(&self) -> impl Iterator<Item = &Job> {
+    pub(super) fn holding(&self) -> impl Iterator<Item = &Job> {
         self.holding.iter().map(|id| &self.jobs[id])
     }
 

@@ -68,6 +68,14 @@ fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize) -> String {
     s
 }
 
+/// What a step was given, as Slurm's step `TRES` (`cpu=2,gres/gpu=1,mem=2000M,node=1`):
+/// by name, without what it has none of.
+pub fn step_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+    let gpus = if gpus > 0 { format!("gres/gpu={gpus},") } else { String::new() };
+    let mem = if mem_mb > 0 { format!("mem={mem_mb}M,") } else { String::new() };
+    format!("cpu={cpus},{gpus}{mem}node=1")
+}
+
 /// What a node has handed out, as Slurm's node `AllocTRES` (`cpu=2,mem=2000M,gres/gpu=4`):
 /// only what is in use, empty when nothing is.
 fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {

@@ -33,6 +33,7 @@ pub mod routes;
 pub mod server;
 pub mod slurmdb;
 pub mod spawn;
+pub mod step_list;
 pub mod step_record;
 pub mod step_spec;
 pub mod steps;

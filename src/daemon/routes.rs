@@ -53,6 +53,9 @@ pub enum Op {
     Suspend,
     /// `POST /slurmlet/v1/job/{job_id}/resume`: `scontrol resume`.
     Resume,
+    /// `GET /slurmlet/v1/steps`: the steps of the running jobs (`squeue -s`, `scontrol show
+    /// step`).
+    Steps,
     /// `GET /slurmlet/v1/job/{job_id}/script`: `scontrol write batch_script`.
     BatchScript,
     /// `GET /openapi/v3` and its other names.
@@ -96,6 +99,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/requeue", Op::Requeue),
     ep("POST", "/slurmlet/v1/allocation", Op::Allocation),
     ep("POST", "/slurmlet/v1/job/{job_id}/steps", Op::Step),
+    ep("GET", "/slurmlet/v1/steps", Op::Steps),
     ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
@@ -128,6 +132,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Requeue => on(method, super::requeue::handler),
         Op::Suspend => on(method, super::suspend::suspend),
         Op::Resume => on(method, super::suspend::resume),
+        Op::Steps => on(method, super::step_list::handler),
         Op::BatchScript => on(method, super::batch_script::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }

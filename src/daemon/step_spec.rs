@@ -144,29 +144,43 @@ pub fn found_steps(job_dir: &Path) -> Vec<FoundStep> {
     for entry in entries.flatten() {
         let Some(step) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
         let dir = entry.path();
-        let pid_file = dir.join(crate::stepd::files::STEPD_PID);
-        let Ok(started) = std::fs::metadata(&pid_file).and_then(|m| m.modified()) else { continue };
+        if std::fs::metadata(dir.join(crate::stepd::files::STEPD_PID)).is_err() {
+            continue;
+        }
         let end = crate::stepd::step::end::read(&dir);
         // A step whose end is recorded has ended, whatever is left of its supervisor.
         let alive = end.is_none()
             && crate::stepd::read_stepd_pid(&dir).is_some_and(|(pid, ticks)| {
                 crate::sys::process_start_ticks(pid) == Some(ticks) && !crate::sys::is_zombie(pid)
             });
-        let record = std::fs::read(dir.join(RECORD))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<StepRecord>(&b).ok())
-            .map(|mut r| {
-                r.start = started.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-                r
-            });
-        found.push(FoundStep { step, record, alive, end });
+        found.push(FoundStep { step, record: started_record(&dir), alive, end });
     }
     found
 }
 
-/// The steps under `job_dir` whose supervisors still run: (step, its supervisor's pid, what
-/// it holds).
-pub fn running_steps(job_dir: &Path) -> Vec<(u32, i32, Held)> {
+/// The accounting record in a step's directory `dir`, started when its supervisor wrote its
+/// pid file; `None` before that, or when it cannot be read.
+fn started_record(dir: &Path) -> Option<StepRecord> {
+    let started = std::fs::metadata(dir.join(crate::stepd::files::STEPD_PID)).and_then(|m| m.modified()).ok()?;
+    let mut record = serde_json::from_slice::<StepRecord>(&std::fs::read(dir.join(RECORD)).ok()?).ok()?;
+    record.start = started.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    Some(record)
+}
+
+/// A step whose supervisor still runs, found when the daemon starts.
+pub struct RunningStep {
+    /// Its id.
+    pub step: u32,
+    /// Its supervisor's pid.
+    pub pid: i32,
+    /// What it holds.
+    pub held: Held,
+    /// Its accounting record.
+    pub record: Option<StepRecord>,
+}
+
+/// The steps under `job_dir` whose supervisors still run.
+pub fn running_steps(job_dir: &Path) -> Vec<RunningStep> {
     let Ok(entries) = std::fs::read_dir(steps_dir(job_dir)) else { return Vec::new() };
     let mut found = Vec::new();
     for entry in entries.flatten() {
@@ -176,7 +190,7 @@ pub fn running_steps(job_dir: &Path) -> Vec<(u32, i32, Held)> {
             .filter(|&(pid, ticks)| crate::sys::process_start_ticks(pid) == Some(ticks));
         let held = std::fs::read(dir.join(HELD)).ok().and_then(|b| serde_json::from_slice::<Held>(&b).ok());
         if let (Some((pid, _)), Some(held)) = (alive, held) {
-            found.push((step, pid, held));
+            found.push(RunningStep { step, pid, held, record: started_record(&dir) });
         }
     }
     found

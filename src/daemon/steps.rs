@@ -9,6 +9,7 @@
 
 use super::job::{Job, JobState};
 use super::step_record::StepRecord;
+use super::step_spec::RunningStep;
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use std::collections::{BTreeMap, HashMap};
@@ -22,10 +23,22 @@ struct StepUse {
     gpus: Vec<u32>,
     /// Its supervisor, once started.
     pid: Option<i32>,
-    /// Its accounting record (`None` for a step taken back after a restart: the store has it).
+    /// Its accounting record (`None` for a step taken back after a restart whose record
+    /// could not be read: the store has it).
     record: Option<StepRecord>,
     /// Who cancelled it (`scancel JOB.STEP`).
     cancelled_by: Option<u32>,
+    /// The srun that asked for it.
+    srun: Srun,
+}
+
+/// The srun of a step, as `scontrol show step` names it (`SrunHost:Pid`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Srun {
+    /// Its host (empty: not known).
+    pub host: String,
+    /// Its process id (0: not known).
+    pub pid: u32,
 }
 
 /// The steps of one job.
@@ -162,21 +175,30 @@ impl Steps {
                 pid: None,
                 record: Some(record.clone()),
                 cancelled_by: None,
+                srun: Srun { host: req.srun_host.clone(), pid: req.srun_pid },
             },
         );
         Ok(Granted { step_id, ntasks, gpus: seen_gpus, held: Held { cpus: held_cpus, gpus: held_gpus }, record })
     }
 
-    /// Takes back a step that was running when the daemon stopped: its supervisor `pid`
-    /// and what it held. Later steps are numbered after the ones in `steps_dir`.
-    pub fn adopt(&mut self, job: u32, step: u32, held: Held, pid: i32, steps_dir: &Path) {
+    /// Takes back a step of `job` that was running when the daemon stopped: its supervisor,
+    /// what it held and its record (its srun is not known any more). Later steps are
+    /// numbered after the ones in `steps_dir`.
+    pub fn adopt(&mut self, job: u32, found: RunningStep, steps_dir: &Path) {
         let steps = self
             .by_job
             .entry(job)
             .or_insert_with(|| JobSteps { next_id: first_free_id(steps_dir), ..Default::default() });
         steps.running.insert(
-            step,
-            StepUse { cpus: held.cpus, gpus: held.gpus, pid: Some(pid), record: None, cancelled_by: None },
+            found.step,
+            StepUse {
+                cpus: found.held.cpus,
+                gpus: found.held.gpus,
+                pid: Some(found.pid),
+                record: found.record,
+                cancelled_by: None,
+                srun: Srun::default(),
+            },
         );
     }
 
@@ -211,10 +233,16 @@ impl Steps {
 
     /// The accounting records of `job`'s running steps that this daemon started.
     pub fn records(&self, job: u32) -> Vec<StepRecord> {
+        self.listed(job).map(|(r, _)| r.clone()).collect()
+    }
+
+    /// The running steps of `job` that this daemon started, by id, each with its srun.
+    pub fn listed(&self, job: u32) -> impl Iterator<Item = (&StepRecord, &Srun)> {
         self.by_job
             .get(&job)
-            .map(|j| j.running.values().filter_map(|s| s.record.clone().filter(|r| r.start > 0)).collect())
-            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|j| j.running.values())
+            .filter_map(|s| s.record.as_ref().filter(|r| r.start > 0).map(|r| (r, &s.srun)))
     }
 
     /// The supervisor of step `step` of `job`, if it runs.

@@ -14,6 +14,7 @@ pub mod show;
 pub mod show_job;
 pub mod show_node;
 pub mod show_partition;
+pub mod show_step;
 pub mod token;
 pub mod update;
 pub mod write;
@@ -50,7 +51,7 @@ pub struct ScontrolArgs {
     pub verbose: u8,
     #[command(flatten)]
     pub version: super::VersionFlag,
-    /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, config, hostnames,
+    /// The command: `show ENTITY [ID]` (ENTITY: job, node, partition, step, config, hostnames,
     /// hostlist, hostlistsorted), `hold JOB_LIST`, `uhold JOB_LIST`, `release JOB_LIST`,
     /// `suspend JOB_LIST`, `resume JOB_LIST`, `update JobId=ID KEY=VALUE…`, `ping`,
     /// `token [lifespan=SECONDS] [username=NAME]`, `write batch_script JOBID [FILE|-]`, or

@@ -23,6 +23,8 @@ pub enum Entity {
     Partitions,
     /// `reservation(s)`: there are none here.
     Reservations,
+    /// `step`, `steps`.
+    Steps,
     /// An entity Slurm has and slurmlet does not (its full name).
     Unsupported(&'static str),
 }
@@ -52,7 +54,7 @@ pub fn entity(tag: &str) -> Option<Entity> {
         ("reservations", 1, Entity::Reservations),
         ("reservationname", 1, Entity::Reservations),
         ("slurmd", 2, Entity::Unsupported("slurmd")),
-        ("steps", 2, Entity::Unsupported("steps")),
+        ("steps", 2, Entity::Steps),
         ("topology", 1, Entity::Unsupported("topology")),
     ];
     TABLE.iter().find(|(word, min, _)| abbreviates(tag, word, *min)).map(|(_, _, e)| *e)
@@ -85,6 +87,7 @@ pub fn run(keyword: &str, words: &[String], flags: Flags, argv: &[String]) -> i3
         Some(Entity::Jobs) => super::show_job::run(value, flags, argv),
         Some(Entity::Nodes) => super::show_node::run(value, flags, argv),
         Some(Entity::Partitions) => super::show_partition::run(value, flags, argv),
+        Some(Entity::Steps) => super::show_step::run(value, flags),
         Some(Entity::Reservations) => {
             if !flags.quiet {
                 println!("No reservations in the system");
@@ -124,7 +127,9 @@ mod tests {
         assert_eq!(entity("hostlist"), Some(Entity::Hostlist));
         assert_eq!(entity("hostlistsorted"), Some(Entity::HostlistSorted));
         assert_eq!(entity("hostlists"), Some(Entity::HostlistSorted));
-        assert_eq!(entity("steps"), Some(Entity::Unsupported("steps")));
+        assert_eq!(entity("steps"), Some(Entity::Steps));
+        assert_eq!(entity("step"), Some(Entity::Steps));
+        assert_eq!(entity("st"), Some(Entity::Steps));
         assert_eq!(entity("res"), Some(Entity::Reservations));
         assert_eq!(entity("bogus"), None);
         assert_eq!(entity("jobsx"), None);

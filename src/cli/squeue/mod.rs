@@ -3,6 +3,7 @@
 mod fields;
 mod rows;
 mod select;
+mod steps;
 
 pub use fields::{short_state, value, write_value, QueueJob, CODES};
 pub use rows::rows_json;
@@ -85,6 +86,19 @@ pub struct SqueueArgs {
     /// Display one job array element per line
     #[arg(short = 'r', long = "array")]
     pub array: bool,
+    /// Report job steps, only those of the comma separated list when given (JOB.STEP,
+    /// ARRAY_TASK.STEP)
+    #[arg(
+        short = 's',
+        long = "steps",
+        value_name = "STEP_LIST",
+        num_args = 0..=1,
+        default_missing_value = ""
+    )]
+    pub steps: Option<String>,
+    /// The step list of `-s`, given after it
+    #[arg(value_name = "STEP_LIST", hide = true)]
+    pub operand: Option<String>,
     /// Only report job states (accepted)
     #[arg(long = "only-job-state")]
     pub only_job_state: bool,
@@ -106,6 +120,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     super::choose_cluster(args.clusters.as_deref());
     super::set_verbosity(args.verbose);
+    let (users, bad_user) = users(&args);
+    if args.steps.is_some() {
+        return steps::run(&args, users, bad_user.as_deref());
+    }
+    if let Some(word) = &args.operand {
+        super::error(CMD, &format!("Unrecognized option: {word}"));
+        return 1;
+    }
     // Validate what can be validated before talking to the daemon.
     let job_ids = match args.jobs.as_deref().map(parse_job_ids).transpose() {
         Ok(v) => v,
@@ -142,24 +164,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
         }
     }
-    let mut bad_user = None;
-    let mut users: Option<Vec<u32>> = None;
-    if let Some(list) = &args.user {
-        let mut uids = Vec::new();
-        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match crate::paths::user_uid(name) {
-                Some(u) => uids.push(u),
-                None => {
-                    bad_user.get_or_insert_with(|| name.to_string());
-                }
-            }
-        }
-        users = Some(uids);
-    }
-    if args.me {
-        users.get_or_insert_with(Vec::new).push(crate::paths::uid());
-    }
-
     let query = JobQuery {
         codes: field_codes(&tokens).collect(),
         job_ids: job_ids.as_ref().map(|(ids, _)| ids.clone()).filter(|ids| !ids.is_empty()),
@@ -218,6 +222,28 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     format::emit_text(&rendered.text);
     0
+}
+
+/// The uids `-u` and `--me` name, and the first name of `-u` that is no user.
+fn users(args: &SqueueArgs) -> (Option<Vec<u32>>, Option<String>) {
+    let mut bad_user = None;
+    let mut users: Option<Vec<u32>> = None;
+    if let Some(list) = &args.user {
+        let mut uids = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match crate::paths::user_uid(name) {
+                Some(u) => uids.push(u),
+                None => {
+                    bad_user.get_or_insert_with(|| name.to_string());
+                }
+            }
+        }
+        users = Some(uids);
+    }
+    if args.me {
+        users.get_or_insert_with(Vec::new).push(crate::paths::uid());
+    }
+    (users, bad_user)
 }
 
 /// The rows `query` asks for: the local daemon renders them; for a remote cluster, squeue

@@ -196,5 +196,7 @@ fn step_request(o: &JobOptions, env: &[(String, String)]) -> Result<StepRequest,
             .value("job-name")
             .filter(|n| env.iter().all(|(k, v)| k != "SLURM_JOB_NAME" || v != n))
             .map(str::to_string),
+        srun_host: crate::paths::hostname(),
+        srun_pid: std::process::id(),
     })
 }
