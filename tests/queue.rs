@@ -119,7 +119,11 @@ fn scancel_ends_a_running_job_and_frees_its_gpus() {
     let run = c.sbatch(&["--gres=gpu:2", "-o", "run.out", "--wrap", "echo up; sleep 300"]);
     let waiting = c.sbatch(&["--gres=gpu:2", "-o", "wait.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
     c.wait_file("run.out", T);
-    assert_eq!(c.job(waiting).state_reason, "Resources");
+    // The scheduling pass after the submit sets it (the submit answers before it runs).
+    wait_for("the waiting job's reason", T, || {
+        let reason = c.job(waiting).state_reason;
+        until(reason == "Resources", || reason)
+    });
     let out = c.run("scancel", &[&run.to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j = c.wait_state(run, &["CANCELLED"], T);

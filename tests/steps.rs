@@ -102,7 +102,10 @@ fn salloc_runs_the_command_with_the_allocation_and_its_steps_see_its_gpus() {
     let var = |name: &str| {
         env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap_or_else(|| panic!("no {name} in {env}"))
     };
-    assert_eq!(var("CUDA_VISIBLE_DEVICES"), var("SLURM_JOB_GPUS"));
+    // The step's GPUs; SLURM_JOB_GPUS is a batch job's, unset in an allocation's steps as in
+    // Slurm 26.05.
+    assert_eq!(var("CUDA_VISIBLE_DEVICES"), var("SLURM_STEP_GPUS"));
+    assert!(!env.lines().any(|l| l.starts_with("SLURM_JOB_GPUS=")), "{env}");
     assert_eq!(var("CUDA_VISIBLE_DEVICES").split(',').count(), 2);
     assert_eq!(var("SLURM_STEP_ID"), "0");
     let err = text(&out.stderr);
