@@ -9,7 +9,6 @@ use super::job::{ArrayTask, Job, JobState};
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
 use crate::options::array::{format_array, parse_array, ArraySpec};
-use std::borrow::Cow;
 
 /// Where an array task's output goes when the job names no file: `slurm-%A_%a.out`, as in
 /// Slurm.
@@ -119,21 +118,34 @@ fn pending_groups(jobs: &[&Job]) -> (Vec<(usize, String)>, Vec<bool>) {
     (groups, folded)
 }
 
+/// A job as squeue lists it, with the index list of the pending tasks it stands for when
+/// it leads an array's folded tasks (`3-15%2`).
+pub type Listed<'a> = (&'a Job, Option<String>);
+
 /// `jobs` (in listing order) as squeue lists them without `-r`: the pending, never-run
-/// tasks of an array folded into one entry that stands for all of them (its
-/// [`Job::listed_tasks`] set), at the place of the first.
-pub fn fold_pending<'a>(jobs: &[&'a Job]) -> Vec<Cow<'a, Job>> {
+/// tasks of an array folded into one entry that stands for all of them, at the place of the
+/// first. The jobs are not copied: a long queue is listed without one.
+pub fn fold_pending<'a>(jobs: &[&'a Job]) -> Vec<Listed<'a>> {
+    if !jobs.iter().any(|j| gathered(j)) {
+        return jobs.iter().map(|j| (*j, None)).collect();
+    }
     let (groups, folded) = pending_groups(jobs);
     // The groups come in their leaders' order: one pass over both.
     let mut groups = groups.into_iter().peekable();
     jobs.iter()
         .enumerate()
         .filter(|(i, _)| !folded[*i])
-        .map(|(i, job)| match groups.next_if(|(leader, _)| *leader == i) {
-            Some((_, list)) => Cow::Owned(Job { listed_tasks: list.as_str().into(), ..(*job).clone() }),
-            None => Cow::Borrowed(*job),
-        })
+        .map(|(i, job)| (*job, groups.next_if(|(leader, _)| *leader == i).map(|(_, list)| list)))
         .collect()
+}
+
+/// A [`Listed`] entry as a job of its own, the index list in [`Job::listed_tasks`] (for the
+/// REST replies, which copy the jobs they list).
+pub fn listed_job((job, tasks): Listed<'_>) -> Job {
+    match tasks {
+        Some(list) => Job { listed_tasks: list.as_str().into(), ..job.clone() },
+        None => job.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -172,7 +184,7 @@ mod tests {
         all[5].restarts = 1;
         let refs: Vec<&Job> = all.iter().collect();
         let listed = fold_pending(&refs);
-        let shown: Vec<(u32, &str)> = listed.iter().map(|j| (j.id, j.listed_tasks.as_str())).collect();
+        let shown: Vec<(u32, &str)> = listed.iter().map(|(j, list)| (j.id, list.as_deref().unwrap_or(""))).collect();
         // Task 4 is held apart (alone, so listed as itself); task 5 has run before.
         assert_eq!(shown, vec![(10, ""), (11, "1-3%2"), (14, ""), (15, "")]);
     }

@@ -118,6 +118,9 @@ pub struct Core {
     pub(super) steps: super::steps::Steps,
     /// Each user's pending and running jobs, for the submit limit.
     active: super::limits::Active,
+    /// The second of the last [`Core::purge`]: MinJobAge is counted in seconds, so one walk
+    /// over the jobs a second is enough, however often they are listed.
+    purged_at: u64,
 }
 
 /// A cancel/signal request that could not be carried out.
@@ -185,6 +188,7 @@ impl Core {
             ended: tokio::sync::watch::channel(0).0,
             steps: Default::default(),
             active,
+            purged_at: 0,
         })
     }
 
@@ -973,6 +977,10 @@ impl Core {
 
     /// Drops finished jobs older than MinJobAge from memory (they stay in the store).
     pub fn purge(&mut self, now: u64) {
+        if now == self.purged_at {
+            return;
+        }
+        self.purged_at = now;
         let age = self.config.min_job_age as u64;
         let before = self.jobs.len();
         self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);

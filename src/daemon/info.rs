@@ -101,7 +101,7 @@ pub fn tres_string(job: &Job) -> String {
 /// rows of `POST /slurmlet/v1/jobs/query` are.
 pub fn job_info(job: &Job, config: &Config) -> JobInfo {
     let user_name = crate::paths::user_name(job.uid);
-    let row = JobRow { job, config, user_name: &user_name };
+    let row = JobRow { job, config, user_name: &user_name, tasks: None };
     let state = job.state();
     let (exit, signal) = job.exit_pair();
     let started = job.start_time > 0;

@@ -4,6 +4,7 @@
 //! `job_info` (see [`super::info`]) is built from the same reading, so squeue prints the
 //! same whether it asks for rows or for full `job_info`s.
 
+use super::array::Listed;
 use super::job::{Job, JobState};
 use crate::api::types::JobQuery;
 use crate::cli::squeue::{self, QueueJob};
@@ -19,9 +20,17 @@ pub struct JobRow<'a> {
     pub config: &'a Config,
     /// The name of the job's user, looked up once per listing.
     pub user_name: &'a str,
+    /// The index list of an array's pending tasks this entry stands for, when squeue folds
+    /// them into it (else the job's own [`Job::listed_tasks`]).
+    pub tasks: Option<&'a str>,
 }
 
 impl JobRow<'_> {
+    /// The index list this entry stands for (empty: itself only).
+    fn listed_tasks(&self) -> &str {
+        self.tasks.unwrap_or(&self.job.listed_tasks)
+    }
+
     fn started(&self) -> bool {
         self.job.start_time > 0
     }
@@ -40,12 +49,12 @@ impl QueueJob for JobRow<'_> {
     }
     fn array_task_id(&self) -> Option<u32> {
         match self.job.array {
-            Some(a) if self.job.listed_tasks.is_empty() => Some(a.task_id),
+            Some(a) if self.listed_tasks().is_empty() => Some(a.task_id),
             _ => None,
         }
     }
     fn array_task_string(&self) -> &str {
-        &self.job.listed_tasks
+        self.listed_tasks()
     }
     fn partition(&self) -> &str {
         &self.job.partition
@@ -244,14 +253,13 @@ fn select<'j: 'n, 'n>(
     names: &'n UserNames,
     q: &JobQuery,
     now: u64,
-) -> (Vec<Cow<'n, Job>>, bool) {
-    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
+) -> (Vec<Listed<'n>>, bool) {
+    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid), tasks: None }).collect();
     let (listed, ids_found) = squeue::select(all, q, now);
-    let listed: Vec<&Job> = listed.iter().map(|r| r.job).collect();
     let listed = if q.array_per_line {
-        listed.into_iter().map(Cow::Borrowed).collect()
+        listed.into_iter().map(|r| (r.job, None)).collect()
     } else {
-        super::array::fold_pending(&listed)
+        super::array::fold_pending(&listed.iter().map(|r| r.job).collect::<Vec<_>>())
     };
     (listed, ids_found)
 }
@@ -267,7 +275,7 @@ pub fn select_json<'a>(
 ) -> (Vec<Job>, bool) {
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q, crate::options::now());
-    (listed.into_iter().map(Cow::into_owned).collect(), ids_found)
+    (listed.into_iter().map(super::array::listed_job).collect(), ids_found)
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
@@ -275,7 +283,10 @@ pub fn select_json<'a>(
 pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
     let names = UserNames::of(jobs.clone());
     let (listed, ids_found) = select(jobs, config, &names, q, now);
-    let rows: Vec<JobRow> = listed.iter().map(|job| JobRow { job, config, user_name: names.get(job.uid) }).collect();
+    let rows: Vec<JobRow> = listed
+        .iter()
+        .map(|(job, tasks)| JobRow { job, config, user_name: names.get(job.uid), tasks: tasks.as_deref() })
+        .collect();
     squeue::rows_json(&rows, q, ids_found, now)
 }
 
@@ -350,7 +361,7 @@ mod tests {
         for job in jobs() {
             let full = super::super::info::job_info(&job, &config);
             let user = crate::paths::user_name(job.uid);
-            let row = JobRow { job: &job, config: &config, user_name: &user };
+            let row = JobRow { job: &job, config: &config, user_name: &user, tasks: None };
             for code in CODES.chars() {
                 for now in [1_050, 1_200, 9_999] {
                     assert_eq!(value(code, &row, now), value(code, &full, now), "%{code} of a {:?} job", job.state);

@@ -420,7 +420,7 @@ pub(super) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>)
         core.purge(now);
         let visible: Vec<&super::job::Job> = core.jobs.values().filter(|j| caller.may_see(j, &core.config)).collect();
         let listed = super::array::fold_pending(&visible);
-        (listed.into_iter().map(std::borrow::Cow::into_owned).collect::<Vec<_>>(), core.config.clone())
+        (listed.into_iter().map(super::array::listed_job).collect::<Vec<_>>(), core.config.clone())
     };
     let bytes = tokio::task::spawn_blocking(move || super::jobs_reply::compact(&jobs, &config, now))
         .await
@@ -517,7 +517,10 @@ pub(super) async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, 
     if named.is_empty() {
         return no_such_job(meta, target.job, "_handle_job_get");
     }
-    let jobs = super::array::fold_pending(&named).iter().map(|j| info::job_info(j, &core.config)).collect();
+    let jobs = super::array::fold_pending(&named)
+        .into_iter()
+        .map(|entry| info::job_info(&super::array::listed_job(entry), &core.config))
+        .collect();
     reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() })
 }
 

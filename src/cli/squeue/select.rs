@@ -483,12 +483,53 @@ pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
             }
         }
     }
-    let mut keyed: Vec<(&[i64], usize)> = rows.chunks_exact(width).zip(0..).collect();
     // The job (or array task) id, last, tells any two jobs apart.
-    keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
-    let mut slots: Vec<Option<J>> = jobs.drain(..).map(Some).collect();
-    jobs.extend(order.into_iter().filter_map(|i| slots[i].take()));
+    permute(jobs, sorted_order(&rows, width));
+}
+
+/// The order of the rows of `rows` (`width` numbers each), compared column by column. A
+/// column every row has the same value in decides nothing and is left out (in a usual queue,
+/// the partition, state and priority); up to four columns left are sorted as contiguous
+/// fixed-size keys, which a long queue sorts several times faster than rows compared through
+/// slices.
+fn sorted_order(rows: &[i64], width: usize) -> Vec<u32> {
+    let n = rows.len() / width.max(1);
+    let varying: Vec<usize> = (0..width).filter(|&c| rows.chunks_exact(width).any(|r| r[c] != rows[c])).collect();
+    fn fixed<const N: usize>(rows: &[i64], width: usize, cols: &[usize]) -> Vec<u32> {
+        let mut keyed: Vec<([i64; N], u32)> =
+            rows.chunks_exact(width).zip(0u32..).map(|(r, i)| (std::array::from_fn(|k| r[cols[k]]), i)).collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, i)| i).collect()
+    }
+    match varying.len() {
+        0 => (0..n as u32).collect(),
+        1 => fixed::<1>(rows, width, &varying),
+        2 => fixed::<2>(rows, width, &varying),
+        3 => fixed::<3>(rows, width, &varying),
+        4 => fixed::<4>(rows, width, &varying),
+        _ => {
+            let row = |i: u32| &rows[i as usize * width..(i as usize + 1) * width];
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            order.sort_unstable_by(|&a, &b| row(a).cmp(row(b)));
+            order
+        }
+    }
+}
+
+/// Puts `items` in `order` (`order[k]` is the index of the item that goes to place `k`), in
+/// place, following each cycle of the permutation.
+fn permute<J>(items: &mut [J], mut order: Vec<u32>) {
+    for start in 0..order.len() {
+        let mut place = start;
+        // Each cycle is walked once: a visited place points to itself.
+        while order[place] as usize != start {
+            let from = order[place] as usize;
+            items.swap(place, from);
+            order[place] = place as u32;
+            place = from;
+        }
+        order[place] = place as u32;
+    }
 }
 
 #[cfg(test)]
@@ -694,6 +735,35 @@ mod tests {
             j.start_time = crate::api::noval::NoVal::of(NOW - 100 + start);
         }
         assert_eq!(sorted(done, DEFAULT_SORT), vec![19, 21, 22, 18, 20, 16, 17]);
+    }
+
+    #[test]
+    fn rows_sort_the_same_whichever_columns_vary() {
+        // Width 6: constant columns are left out; the order is the rows' own.
+        let rows: Vec<i64> =
+            [[1, 5, 0, 9, 3, 0], [1, 5, 0, 9, 1, 0], [1, 4, 0, 9, 2, 0], [1, 5, 0, 8, 7, 0], [1, 4, 0, 9, 1, 0]]
+                .concat();
+        let by_slices = |width: usize, rows: &[i64]| {
+            let mut order: Vec<u32> = (0..(rows.len() / width) as u32).collect();
+            order.sort_by(|&a, &b| rows[a as usize * width..][..width].cmp(&rows[b as usize * width..][..width]));
+            order
+        };
+        assert_eq!(sorted_order(&rows, 6), by_slices(6, &rows));
+        assert_eq!(sorted_order(&rows, 6), vec![4, 2, 3, 1, 0]);
+        // Five varying columns go the general way.
+        let wide: Vec<i64> = [[3, 1, 2, 5, 4], [1, 2, 3, 4, 5], [1, 2, 3, 4, 4]].concat();
+        assert_eq!(sorted_order(&wide, 5), vec![2, 1, 0]);
+        assert_eq!(sorted_order(&[7, 7, 7], 1), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_permutation_is_applied_in_place() {
+        for order in [vec![2, 0, 1], vec![0, 1, 2], vec![1, 0, 3, 2], vec![3, 2, 1, 0], vec![]] {
+            let mut items: Vec<u32> = (0..order.len() as u32).map(|i| i * 10).collect();
+            let want: Vec<u32> = order.iter().map(|&i| i * 10).collect();
+            permute(&mut items, order);
+            assert_eq!(items, want);
+        }
     }
 
     #[test]
