@@ -455,7 +455,7 @@ impl<'a> Column<'a> {
 ///
 /// Each job is read once, into a row of numbers (text by its rank among the column's), so a
 /// long queue sorts on integers.
-pub fn sort_jobs<J: QueueJob>(jobs: &mut Vec<J>, keys: &[SortKey], now: u64) {
+pub fn sort_jobs<J: QueueJob>(jobs: &mut [J], keys: &[SortKey], now: u64) {
     // One row per job: a number per key, then the start time (latest first), and the job's
     // place among those started at the same time or among the unstarted.
     let width = keys.len() + 3;
