@@ -378,6 +378,11 @@ impl Relay<'_> {
         if clock.cancelled || clock.finished_at.is_some() {
             return;
         }
+        // Ended otherwise (its srun ended by the job's own time limit) at its limit, which the
+        // job's supervisor may reach a moment sooner (each turns the same wall-clock second
+        // into its own instant): the limit ended it, as slurmstepd says.
+        let at_limit = clock.limit_at.is_some_and(|t| t <= Instant::now() + Duration::from_secs(1));
+        let why = if at_limit { " DUE TO TIME LIMIT" } else { why };
         clock.cancelled = true;
         clock.limit_at = None;
         let node = &self.spec.node_name;
