@@ -5,18 +5,10 @@
 
 mod common;
 
-use common::{until, wait_for, Cluster};
+use common::{stderr, stdout, until, wait_for, Cluster};
 use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(30);
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// `sacct -P -n -o FIELDS -j JOBS EXTRA` as lines.
 fn sacct(c: &Cluster, jobs: &str, fields: &str, extra: &[&str]) -> Vec<String> {

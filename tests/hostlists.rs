@@ -5,10 +5,6 @@
 mod common;
 use common::*;
 
-fn text(o: &std::process::Output) -> (String, String, Option<i32>) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned(), o.status.code())
-}
-
 fn err(stderr: &str, code: i32) -> (String, String, Option<i32>) {
     (String::new(), stderr.to_string(), Some(code))
 }
@@ -18,7 +14,7 @@ const REVERSED: &str = "_parse_single_range: Invalid range: `3-1'";
 #[test]
 fn scontrol_reports_each_malformed_range_as_slurm_logs_it() {
     let c = Cluster::start("0", "");
-    let hostnames = |list: &str| text(&c.run("scontrol", &["show", "hostnames", list]));
+    let hostnames = |list: &str| outcome(&c.run("scontrol", &["show", "hostnames", list]));
     assert_eq!(hostnames("n[3-1]"), err(&format!("scontrol: error: {REVERSED}\nInvalid hostlist: n[3-1]\n"), 0));
     assert_eq!(
         hostnames("x[1-2],n[a-b]"),
@@ -48,11 +44,11 @@ fn scontrol_reports_each_malformed_range_as_slurm_logs_it() {
     );
 
     assert_eq!(
-        text(&c.run("scontrol", &["show", "hostlist", "n[3-1]"])),
+        outcome(&c.run("scontrol", &["show", "hostlist", "n[3-1]"])),
         err(&format!("scontrol: error: {REVERSED}\nInvalid hostlist: n[3-1]\n"), 1)
     );
     assert_eq!(
-        text(&c.run("scontrol", &["show", "node", "n[3-1]"])),
+        outcome(&c.run("scontrol", &["show", "node", "n[3-1]"])),
         err(
             &format!(
                 "scontrol: error: {REVERSED}\nunable to parse node list n[3-1]\n\
@@ -72,22 +68,22 @@ fn job_commands_and_sinfo_report_the_logged_line_before_their_own() {
         ("salloc", &["-w", "n[3-1]", "true"]),
     ] {
         assert_eq!(
-            text(&c.run(cmd, args)),
+            outcome(&c.run(cmd, args)),
             err(&format!("{cmd}: error: {REVERSED}\n{cmd}: fatal: Invalid node list specified\n"), 1),
             "{cmd}"
         );
     }
     std::fs::write(c.path("nodes"), "node1\nn[3-1]\n").unwrap();
     assert_eq!(
-        text(&c.run("sbatch", &["-F", "nodes", "--wrap", "true"])),
+        outcome(&c.run("sbatch", &["-F", "nodes", "--wrap", "true"])),
         err(&format!("sbatch: error: {REVERSED}\nsbatch: fatal: Invalid node list specified\n"), 1)
     );
     assert_eq!(
-        text(&c.run("sbatch", &["-w", "n[01-03", "--wrap", "true"])),
+        outcome(&c.run("sbatch", &["-w", "n[01-03", "--wrap", "true"])),
         err("sbatch: fatal: Invalid node list specified\n", 1)
     );
     assert_eq!(
-        text(&c.run("sinfo", &["-n", "n[3-1]"])),
+        outcome(&c.run("sinfo", &["-n", "n[3-1]"])),
         err(&format!("sinfo: error: {REVERSED}\nsinfo: error: 'n[3-1]' invalid entry for --nodes\n"), 1)
     );
     assert!(c.client().jobs().unwrap().jobs.is_empty(), "nothing was queued");

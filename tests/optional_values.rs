@@ -5,14 +5,6 @@
 mod common;
 use common::*;
 
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 const GET_USER_ENV_WARNING: &str = "sbatch: warning: --get-user-env has no effect here: \
                                     the job already starts with the submitting environment (see --export)\n";
 

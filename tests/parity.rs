@@ -7,10 +7,6 @@ use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// Every command answers `--version` and `-V` with Slurm's one line, which tools match with
 /// `slurm (\d+)\.(\d+)`, without a daemon; slurmlet's own version stays on `slurmlet
 /// --version` and in `scontrol show config`.
@@ -27,22 +23,22 @@ fn every_command_answers_version_with_slurms_line() {
     for cmd in ["sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "scontrol", "sacct"] {
         for flag in ["--version", "-V"] {
             let o = c.run(cmd, &[flag]);
-            let out = text(&o.stdout);
-            assert!(o.status.success(), "{cmd} {flag}: {:?} {}", o.status, text(&o.stderr));
-            assert_eq!(text(&o.stderr), "", "{cmd} {flag}");
+            let out = stdout(&o);
+            assert!(o.status.success(), "{cmd} {flag}: {:?} {}", o.status, stderr(&o));
+            assert_eq!(stderr(&o), "", "{cmd} {flag}");
             seen.push(slurm_line(&out).unwrap_or_else(|| panic!("{cmd} {flag} printed {out:?}")));
         }
     }
     seen.dedup();
     assert_eq!(seen.len(), 1, "the commands disagree on the release: {seen:?}");
     // Options after --version do not matter, as with getopt: it exits on reading it.
-    assert_eq!(text(&c.run("squeue", &["--version", "-u", "nobody"]).stdout), format!("slurm {}\n", seen[0]));
+    assert_eq!(stdout(&c.run("squeue", &["--version", "-u", "nobody"])), format!("slurm {}\n", seen[0]));
     assert!(!c.socket.exists(), "--version started a daemon");
 
     let own = c.run("slurmlet", &["--version"]);
-    assert_eq!(text(&own.stdout), format!("slurmlet {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(stdout(&own), format!("slurmlet {}\n", env!("CARGO_PKG_VERSION")));
     c.start_daemon();
-    let config = text(&c.run("scontrol", &["show", "config"]).stdout);
+    let config = stdout(&c.run("scontrol", &["show", "config"]));
     assert!(config.contains(&format!("SLURM_VERSION           = {}\n", seen[0])), "{config}");
     assert!(config.contains(&format!("SLURMLET_VERSION        = {}\n", env!("CARGO_PKG_VERSION"))), "{config}");
 }
@@ -56,17 +52,17 @@ fn directives_need_no_blank_after_the_prefix() {
         .unwrap();
     let id = c.sbatch(&["--hold", "d1.sh"]);
     let o = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%j %k %l"]);
-    assert_eq!(text(&o.stdout), "dashname c1 5:00\n", "{}", text(&o.stderr));
+    assert_eq!(stdout(&o), "dashname c1 5:00\n", "{}", stderr(&o));
 
     std::fs::write(c.path("d2.sh"), "#!/bin/sh\n#SBATCH -J fine\n#SBATCHX -J xname\necho hi\n").unwrap();
     let o = c.run("sbatch", &["d2.sh"]);
     assert_eq!(o.status.code(), Some(255));
-    assert_eq!(text(&o.stdout), "");
-    let err = text(&o.stderr);
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
     assert!(err.contains("d2.sh") && err.contains('3'), "names the file and line: {err}");
     assert!(err.contains("Invalid directive found in batch script: X"), "{err}");
     let o = c.run("squeue", &["-h", "-n", "fine,xname", "-o", "%i"]);
-    assert_eq!(text(&o.stdout), "", "nothing was queued");
+    assert_eq!(stdout(&o), "", "nothing was queued");
 }
 
 /// `scancel` of an id the daemon does not know (never was, or purged) is silent with exit 0,
@@ -75,16 +71,16 @@ fn directives_need_no_blank_after_the_prefix() {
 fn scancel_of_an_unknown_job_is_silent_unless_verbose() {
     let c = Cluster::start("0", "");
     let o = c.run("scancel", &["999999", "999998"]);
-    assert_eq!((o.status.code(), text(&o.stdout), text(&o.stderr)), (Some(0), String::new(), String::new()));
+    assert_eq!((o.status.code(), stdout(&o), stderr(&o)), (Some(0), String::new(), String::new()));
     let o = c.run("scancel", &["-v", "999999"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
-        text(&o.stderr),
+        stderr(&o),
         "scancel: Terminating job 999999\nscancel: error: Kill job error on job id 999999: Invalid job id specified\n"
     );
     // An id that is no id at all is still an error.
     let o = c.run("scancel", &["abc"]);
-    assert_eq!((o.status.code(), text(&o.stderr)), (Some(1), "scancel: error: Invalid job id abc\n".to_string()));
+    assert_eq!((o.status.code(), stderr(&o)), (Some(1), "scancel: error: Invalid job id abc\n".to_string()));
 }
 
 /// A step that traps `sig` and notes it in `step_got`; it says it is up in `step_up`.
@@ -109,7 +105,7 @@ fn scancel_signal_reaches_the_steps_not_the_batch_shell() {
     let id = c.sbatch(&["-o", "job.out", "job.sh"]);
     c.wait_file("step_up", T);
     let o = c.run("scancel", &["--signal=USR1", &id.to_string()]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.status.success(), "{}", stderr(&o));
     let j = c.wait_state(id, &["COMPLETED", "FAILED", "CANCELLED"], T);
     assert_eq!(j.job_state, vec!["COMPLETED"], "{}", read(&c.path("job.out")));
     assert_eq!(read(&c.path("step_got")), "got\n");
@@ -150,15 +146,15 @@ fn a_cancelled_job_is_recorded_as_slurm_records_it() {
     c.wait_file("step_up", T);
     assert!(c.run("scancel", &[&id.to_string()]).status.success());
     c.wait_state(id, &["CANCELLED"], T);
-    let show = text(&c.run("scontrol", &["show", "job", &id.to_string()]).stdout);
+    let show = stdout(&c.run("scontrol", &["show", "job", &id.to_string()]));
     assert!(show.contains(" ExitCode=0:15\n"), "{show}");
     let sacct = c.run("sacct", &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,State,ExitCode"]);
     let uid = slurmlet::paths::uid();
     assert_eq!(
-        text(&sacct.stdout),
+        stdout(&sacct),
         format!("{id}|CANCELLED by {uid}|0:0\n{id}.batch|CANCELLED|0:15\n{id}.0|CANCELLED|0:15\n"),
         "{}",
-        text(&sacct.stderr)
+        stderr(&sacct)
     );
     let out = read(&c.path("cx.out"));
     for what in [format!("STEP {id}.0"), format!("JOB {id}")] {
@@ -174,27 +170,27 @@ fn every_job_has_an_account() {
     let c = Cluster::start("0", "default_account = \"lab\"\n");
     let plain = c.sbatch(&["-o", "plain.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
     let o = c.run("sbatch", &["--parsable", "-A", "proj", "-o", "proj.out", "--wrap", "echo $SLURM_JOB_ACCOUNT"]);
-    assert_eq!(text(&o.stderr), "", "--account is recorded, with no warning");
-    let proj: u32 = text(&o.stdout).trim().parse().unwrap();
+    assert_eq!(stderr(&o), "", "--account is recorded, with no warning");
+    let proj: u32 = stdout(&o).trim().parse().unwrap();
     let from_env = c
         .cmd("sbatch")
         .args(["--parsable", "--hold", "--wrap", "true"])
         .env("SBATCH_ACCOUNT", "envacct")
         .output()
         .unwrap();
-    let env_id = text(&from_env.stdout).trim().to_string();
+    let env_id = stdout(&from_env).trim().to_string();
     for id in [plain, proj] {
         c.wait_state(id, &["COMPLETED"], T);
     }
     assert_eq!(read(&c.path("plain.out")), "lab\n");
     assert_eq!(read(&c.path("proj.out")), "proj\n");
     let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %a", "-S", "i"]);
-    assert_eq!(text(&o.stdout), format!("{plain} lab\n{proj} proj\n{env_id} envacct\n"));
-    let show = text(&c.run("scontrol", &["show", "job", &proj.to_string()]).stdout);
+    assert_eq!(stdout(&o), format!("{plain} lab\n{proj} proj\n{env_id} envacct\n"));
+    let show = stdout(&c.run("scontrol", &["show", "job", &proj.to_string()]));
     assert!(show.contains(" Account=proj "), "{show}");
     // sacct's default columns include the account.
     let o = c.run("sacct", &["-X", "-j", &plain.to_string()]);
-    let out = text(&o.stdout);
+    let out = stdout(&o);
     assert!(out.lines().next().unwrap_or("").contains("Account"), "{out}");
     assert!(out.lines().nth(2).unwrap_or("").split_whitespace().any(|w| w == "lab"), "{out}");
 }
@@ -211,15 +207,15 @@ fn accounts_a_user_may_not_charge_are_refused() {
     assert_eq!(c.job(id).account, "nlp");
     let o = c.run("sbatch", &["--hold", "-A", "physics", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(text(&o.stdout), "");
+    assert_eq!(stdout(&o), "");
     assert_eq!(
-        text(&o.stderr),
+        stderr(&o),
         format!(
             "sbatch: error: account 'physics' is not one user {me} may charge (vision, nlp)\n\
              sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified\n"
         )
     );
-    assert_eq!(text(&c.run("squeue", &["-h", "-o", "%i"]).stdout).lines().count(), 2, "nothing more was queued");
+    assert_eq!(stdout(&c.run("squeue", &["-h", "-o", "%i"])).lines().count(), 2, "nothing more was queued");
 }
 
 /// Slurm 24.11's batch and step environments (`../shared/reference/slurm-24.11`, section 8:
@@ -290,12 +286,12 @@ fn job_environments_are_slurms_name_by_name() {
     assert_eq!(step["SLURM_JOB_GPUS"], "0,1", "a step of a batch job has the job's GPUs");
 
     let o = c.run("salloc", &["--gres=gpu:1", "sh", "-c", "env | sort"]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let salloc = env_of(&text(&o.stdout));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let salloc = env_of(&stdout(&o));
     let got: std::collections::BTreeSet<String> = salloc.keys().cloned().collect();
     // With DefMemPerCPU, ours says the memory per CPU, which Slurm's salloc says when asked.
     assert_eq!(got, names(&[SALLOC_26_05, "SLURM_MEM_PER_CPU"]), "salloc's command's variables");
     // srun's own allocation: the step's GPUs, no SLURM_JOB_GPUS (a batch job's).
     let o = c.run("srun", &["--gres=gpu:1", "sh", "-c", "echo ${SLURM_JOB_GPUS-unset} $SLURM_STEP_GPUS"]);
-    assert_eq!(text(&o.stdout), "unset 0\n", "{}", text(&o.stderr));
+    assert_eq!(stdout(&o), "unset 0\n", "{}", stderr(&o));
 }

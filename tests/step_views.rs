@@ -5,19 +5,10 @@
 
 mod common;
 
-use common::{until, wait_for, Cluster};
-use std::process::Output;
+use common::{stderr, stdout, until, wait_for, Cluster};
 use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(30);
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// `CMD ARGS`, asserting that it succeeds; its output's lines.
 fn lines(c: &Cluster, cmd: &str, args: &[&str]) -> Vec<String> {

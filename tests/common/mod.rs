@@ -228,6 +228,21 @@ pub fn until(cond: bool, seen: impl FnOnce() -> String) -> Result<(), String> {
     }
 }
 
+/// A command's standard output, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A command's standard error, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A command's standard output, standard error and exit code.
+pub fn outcome(o: &Output) -> (String, String, Option<i32>) {
+    (stdout(o), stderr(o), o.status.code())
+}
+
 /// Reads a file's text.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))

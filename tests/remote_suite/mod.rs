@@ -97,6 +97,20 @@ fn wait_state(e: &dyn Endpoint, id: u32, state: &str) {
     }
 }
 
+/// Waits until the endpoint's own sacct records job `id` as cancelled by its user: a real
+/// cluster's accounting learns who cancelled a job a moment after its squeue shows it.
+fn wait_cancel_recorded(e: &dyn Endpoint, id: u32) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let o = e.theirs("sacct", &["-X", "-n", "-P", "-o", "State", "-j", &id.to_string()]);
+        if text(&o.stdout).starts_with("CANCELLED by ") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "job {id}'s cancel is not recorded: {}{}", text(&o.stdout), text(&o.stderr));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// A GPU job, a throttled array and a job depending on it, held, list the same in our
 /// squeue through the profile as in the endpoint's own, in several formats.
 pub fn squeue_through_the_profile_reads_as_the_endpoints_own(e: &dyn Endpoint) {
@@ -166,6 +180,7 @@ pub fn cancelling_through_the_profile_shows_there(e: &dyn Endpoint) {
     let o = e.theirs("squeue", &pending);
     assert_eq!(text(&o.stdout), format!("{array}_0 PENDING JobHeldUser\n{array}_2 PENDING JobHeldUser\n"));
     same(e, "squeue", &pending);
+    wait_cancel_recorded(e, running);
     same(e, "sacct", &["-X", "-j", &running.to_string()]);
 
     // A signal reaches the batch script (-b), which ends on it as it likes.
