@@ -41,9 +41,24 @@ fn usec(t: &DbCpuTime) -> u64 {
     t.seconds * 1_000_000 + t.microseconds
 }
 
-/// The uid of user `name` on this machine (the records name users, not uids).
-fn uid_of(name: &str) -> Option<u32> {
-    (!name.is_empty()).then(|| crate::paths::user_uid(name)).flatten()
+/// The uids of the users a cluster's records name (they name users, not uids): those the
+/// cluster itself told, else this machine's for the same name.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterUids(std::collections::HashMap<String, u32>);
+
+impl ClusterUids {
+    /// The uids the cluster gave for these `(name, uid)` pairs.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, u32)>) -> ClusterUids {
+        ClusterUids(pairs.into_iter().collect())
+    }
+
+    /// The uid of user `name`, if known.
+    fn uid_of(&self, name: &str) -> Option<u32> {
+        match self.0.get(name) {
+            Some(&uid) => Some(uid),
+            None => (!name.is_empty()).then(|| crate::paths::user_uid(name)).flatten(),
+        }
+    }
 }
 
 /// A step id's part after the job's (`5.batch` → batch, `5.0` → 0).
@@ -62,14 +77,14 @@ fn active(state: &str) -> bool {
 }
 
 /// One step.
-fn step(s: &DbStep) -> AcctStep {
+fn step(s: &DbStep, uids: &ClusterUids) -> AcctStep {
     let state = s.state.first().cloned().unwrap_or_default();
     let ended = !active(&state);
     let max_rss = s.tres.requested.max.iter().find(|t| t.kind == "mem").map_or(0, |t| t.count.max(0) as u64 / 1024);
     AcctStep {
         id: step_id(&s.step.id),
         name: s.step.name.clone(),
-        cancelled_by: uid_of(&s.kill_request_user),
+        cancelled_by: uids.uid_of(&s.kill_request_user),
         start: s.time.start.get().unwrap_or(0),
         end: if ended { s.time.end.get().unwrap_or(0) } else { 0 },
         exit_status: ended.then(|| wait_status(&s.exit_code)),
@@ -87,8 +102,18 @@ fn step(s: &DbStep) -> AcctStep {
 }
 
 impl DbJob {
-    /// This record as sacct prints it.
+    /// Whether this record names a user who cancelled the job or one of its steps.
+    pub fn names_a_canceller(&self) -> bool {
+        !self.kill_request_user.is_empty() || self.steps.iter().any(|s| !s.kill_request_user.is_empty())
+    }
+
+    /// This record as sacct prints it, its users' uids looked up on this machine.
     pub fn to_acct(&self) -> AcctJob {
+        self.to_acct_with(&ClusterUids::default())
+    }
+
+    /// This record as sacct prints it, its users' uids as `uids` knows them.
+    pub fn to_acct_with(&self, uids: &ClusterUids) -> AcctJob {
         let state = self.state.current.first().cloned().unwrap_or_default();
         let allocated = tres(&self.tres.allocated);
         let started = self.time.start != 0 && self.time.start != NO_VAL;
@@ -97,7 +122,7 @@ impl DbJob {
             array_job_id: self.array.job_id,
             array_task_id: self.array.task_id.get(),
             name: self.name.clone(),
-            uid: uid_of(&self.user).unwrap_or(0),
+            uid: uids.uid_of(&self.user).unwrap_or(0),
             user: self.user.clone(),
             gid: crate::paths::group_gid(&self.group).unwrap_or(0),
             group: self.group.clone(),
@@ -108,7 +133,7 @@ impl DbJob {
             wckey: self.wckey.wckey.clone(),
             cwd: self.working_directory.clone(),
             cluster: self.cluster.clone(),
-            cancelled_by: uid_of(&self.kill_request_user),
+            cancelled_by: uids.uid_of(&self.kill_request_user),
             reason: self.state.reason.clone(),
             submit: self.time.submission,
             eligible: self.time.eligible,
@@ -130,7 +155,7 @@ impl DbJob {
             stdin: self.stdin.clone(),
             stdin_expanded: self.stdin_expanded.clone(),
             show_full: true,
-            steps: self.steps.iter().map(step).collect(),
+            steps: self.steps.iter().map(|s| step(s, uids)).collect(),
             state,
         }
     }
@@ -139,6 +164,16 @@ impl DbJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clusters_uids_come_first_then_this_machines() {
+        let uids = ClusterUids::from_pairs([("alice".to_string(), 2001), ("root".to_string(), 7)]);
+        assert_eq!(uids.uid_of("alice"), Some(2001));
+        assert_eq!(uids.uid_of("root"), Some(7), "the cluster's word wins");
+        assert_eq!(ClusterUids::default().uid_of("root"), Some(0));
+        assert_eq!(ClusterUids::default().uid_of(""), None);
+        assert_eq!(ClusterUids::default().uid_of("no-such-user-here"), None);
+    }
     use crate::api::slurmdb::DbJobsResponse;
 
     /// Records slurmrestd 26.05 wrote read as sacct printed the same jobs.

@@ -79,7 +79,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 0;
     }
     let history = match client.profile() {
-        Some(_) => remote::read(&plan, &reply),
+        Some(_) => remote::read(&client, &plan, &reply),
         None => Client::decode::<HistoryReply>(&reply),
     };
     let history = match history {

@@ -6,6 +6,7 @@ use super::options::Users;
 use super::Plan;
 use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply, Selection};
 use crate::api::client::{Client, ClientError};
+use crate::api::from_slurmdb::ClusterUids;
 use crate::api::http::Response;
 use crate::api::slurmdb::DbJobsResponse;
 use crate::api::types::{errno, ApiError};
@@ -109,12 +110,27 @@ pub fn fetch(client: &Client, plan: &Plan, user: &str) -> Result<Response, Clien
     client.get_bytes(path.trim_end_matches('?'))
 }
 
+/// The uids of the cluster's users, as its controller's job records give them (the
+/// accounting records name users only; `CANCELLED by UID` needs the cluster's uid, which this
+/// machine may not know or know otherwise). Asked only when a record names a canceller; an
+/// answer that does not come leaves this machine's uids to stand in.
+fn cluster_uids(client: &Client, reply: &DbJobsResponse) -> ClusterUids {
+    if !reply.jobs.iter().any(|j| j.names_a_canceller()) {
+        return ClusterUids::default();
+    }
+    match client.jobs() {
+        Ok(jobs) => ClusterUids::from_pairs(jobs.jobs.into_iter().map(|j| (j.user_name, j.user_id))),
+        Err(_) => ClusterUids::default(),
+    }
+}
+
 /// The jobs of the cluster's `reply` as sacct prints them.
-pub fn read(plan: &Plan, reply: &Response) -> Result<HistoryReply, ClientError> {
+pub fn read(client: &Client, plan: &Plan, reply: &Response) -> Result<HistoryReply, ClientError> {
     let reply: DbJobsResponse = Client::decode(reply)?;
     let q = &plan.query;
     let now = crate::options::now();
-    let mut jobs: Vec<AcctJob> = reply.jobs.iter().map(|j| j.to_acct()).filter(|j| wanted(j, q)).collect();
+    let uids = cluster_uids(client, &reply);
+    let mut jobs: Vec<AcctJob> = reply.jobs.iter().map(|j| j.to_acct_with(&uids)).filter(|j| wanted(j, q)).collect();
     for job in &mut jobs {
         if let Some(only) = only_steps(q, job) {
             job.show_full = false;
