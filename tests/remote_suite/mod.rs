@@ -86,13 +86,20 @@ fn wait_ended(e: &dyn Endpoint, ids: &str, count: usize) {
 
 /// Waits until the endpoint's own squeue shows job `id` in `state`.
 fn wait_state(e: &dyn Endpoint, id: u32, state: &str) {
+    let args = ["-h", "-t", "all", "-j", &id.to_string(), "-o", "%T"];
+    poll_theirs(e, "squeue", &args, &format!("job {id} to be {state}"), |out| out.trim() == state);
+}
+
+/// Runs the endpoint's own `name ARGS` every 200 ms until its output satisfies `done`, for
+/// at most a minute; then fails, saying what it waited for and what it saw last.
+fn poll_theirs(e: &dyn Endpoint, name: &str, args: &[&str], what: &str, done: impl Fn(&str) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let o = e.theirs("squeue", &["-h", "-t", "all", "-j", &id.to_string(), "-o", "%T"]);
-        if text(&o.stdout).trim() == state {
+        let o = e.theirs(name, args);
+        if done(&text(&o.stdout)) {
             return;
         }
-        assert!(Instant::now() < deadline, "job {id} is not {state}: {}{}", text(&o.stdout), text(&o.stderr));
+        assert!(Instant::now() < deadline, "waited for {what}: {}{}", text(&o.stdout), text(&o.stderr));
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -100,15 +107,10 @@ fn wait_state(e: &dyn Endpoint, id: u32, state: &str) {
 /// Waits until the endpoint's own sacct records job `id` as cancelled by its user: a real
 /// cluster's accounting learns who cancelled a job a moment after its squeue shows it.
 fn wait_cancel_recorded(e: &dyn Endpoint, id: u32) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let o = e.theirs("sacct", &["-X", "-n", "-P", "-o", "State", "-j", &id.to_string()]);
-        if text(&o.stdout).starts_with("CANCELLED by ") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "job {id}'s cancel is not recorded: {}{}", text(&o.stdout), text(&o.stderr));
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let args = ["-X", "-n", "-P", "-o", "State", "-j", &id.to_string()];
+    poll_theirs(e, "sacct", &args, &format!("job {id}'s cancel to be recorded"), |out| {
+        out.starts_with("CANCELLED by ")
+    });
 }
 
 /// A GPU job, a throttled array and a job depending on it, held, list the same in our
