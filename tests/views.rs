@@ -38,6 +38,13 @@ fn squeue_and_sinfo_show_the_queue_as_slurm_does() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&o.stderr), "slurm_load_jobs error: Invalid job id specified\n");
 
+    // Wider than the daemon lays a listing out: squeue asks for the values and lays them out
+    // itself, the same way.
+    let o = c.run("squeue", &["-h", "-o", "%.5000i|%t", "-j", &held.to_string()]);
+    assert_eq!(stdout(&o), format!("{held:>5000}|PD\n"));
+    let o = c.run("squeue", &["-h", "-o", "%.5000i", "-j", "999999"]);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "slurm_load_jobs error: Invalid job id specified\n");
+
     let o = c.run("squeue", &["--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("squeue --json is JSON");
     assert_eq!(v["jobs"].as_array().unwrap().len(), 3);

@@ -4,6 +4,7 @@
 use super::tally::{Kind, Tally};
 use slurmlet::api::client::Client;
 use slurmlet::api::types::{JobDescMsg, JobQuery, JobSubmitReq, DATA_PARSER};
+use slurmlet::cli::squeue;
 use std::time::{Duration, Instant};
 
 /// Held jobs a client keeps queued at most: past it, it cancels its oldest, so that the
@@ -58,7 +59,10 @@ pub fn run(client: &Client, jobs: &Jobs, seed: u64, deadline: Instant, recent: D
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut tally = Tally::default();
     let (mut held, mut mine) = (std::collections::VecDeque::new(), std::collections::VecDeque::new());
-    let squeue = JobQuery { codes: "iPjutMDR".into(), ..Default::default() };
+    let squeue = JobQuery {
+        layout: Some(squeue::layout_of(&slurmlet::cli::format::parse(squeue::DEFAULT_FORMAT))),
+        ..Default::default()
+    };
     while Instant::now() < deadline {
         while mine.front().is_some_and(|(_, at): &(u32, Instant)| at.elapsed() >= recent) {
             mine.pop_front();

@@ -7,7 +7,7 @@ use crate::stats::Summary;
 pub enum Kind {
     /// `POST /slurm/v0.0.43/job/submit`.
     Submit,
-    /// `POST /slurmlet/v1/jobs/query` as plain `squeue` sends it.
+    /// `POST /slurmlet/v1/jobs/query` as plain `squeue` sends it (laid out by the daemon).
     Squeue,
     /// `GET /slurm/v0.0.43/jobs`: every job the daemon holds, as JSON.
     Jobs,

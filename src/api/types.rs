@@ -808,6 +808,34 @@ pub struct JobQuery {
     /// as `squeue --json` prints it, instead of rows (`codes` is then unused). When no job has
     /// one of `job_ids`, the reply is a 404 with the error in `errors`.
     pub json: bool,
+    /// squeue's format: answer with the listing laid out as squeue prints it (`text/plain`,
+    /// one line per job, control characters shown as `?`) instead of rows (`codes` is then
+    /// unused). When no job has one of `job_ids`, the reply is a 404 with the error in
+    /// `errors`. Left out when none, so an older daemon still reads the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Vec<LayoutItem>>,
+}
+
+/// One piece of a [`JobQuery::layout`], in the order printed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LayoutItem {
+    /// Text copied as it is.
+    Text(String),
+    /// The value of a `%` code, cut or padded to a width.
+    Field(LayoutField),
+}
+
+/// A field of a [`LayoutItem`]: which value, and how wide.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutField {
+    /// The `%` code.
+    pub code: char,
+    /// The width; 0: as wide as the value.
+    pub width: usize,
+    /// Padded on the left (`%.N`).
+    pub right: bool,
 }
 
 /// One rendered value of a [`JobRows`] row; borrowed from the reply when it can be.

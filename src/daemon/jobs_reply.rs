@@ -36,17 +36,18 @@ struct Reply<'a> {
     warnings: Vec<ApiWarning>,
 }
 
+/// The error of a listing when no job has one of the ids asked for.
+pub fn unknown_ids() -> ApiError {
+    ApiError {
+        description: "Unable to query the jobs asked for".into(),
+        error_number: errno::INVALID_JOB_ID,
+        error: "Invalid job id specified".into(),
+        source: "_handle_job_get".into(),
+    }
+}
+
 fn reply<'a>(jobs: &'a [Job], config: &'a Config, ids_found: bool, now: u64) -> Reply<'a> {
-    let errors = if ids_found {
-        Vec::new()
-    } else {
-        vec![ApiError {
-            description: "Unable to query the jobs asked for".into(),
-            error_number: errno::INVALID_JOB_ID,
-            error: "Invalid job id specified".into(),
-            source: "_handle_job_get".into(),
-        }]
-    };
+    let errors = if ids_found { Vec::new() } else { vec![unknown_ids()] };
     let jobs = if ids_found { jobs } else { &[] };
     Reply {
         jobs: Infos { jobs, config },

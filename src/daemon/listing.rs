@@ -4,9 +4,8 @@
 //! `job_info` (see [`super::info`]) is built from the same reading, so squeue prints the
 //! same whether it asks for rows or for full `job_info`s.
 
-use super::array::Listed;
 use super::job::{Job, JobState};
-use crate::api::types::JobQuery;
+use crate::api::types::{JobQuery, LayoutItem};
 use crate::cli::squeue::{self, QueueJob};
 use crate::config::Config;
 use std::borrow::Cow;
@@ -223,71 +222,118 @@ pub fn state_list(job: &Job) -> Vec<String> {
     }
 }
 
-/// The names of the users who own `jobs`, each looked up once.
+/// The names of the users whose jobs a listing shows, each looked up once, in the order met.
+#[derive(Default)]
 struct UserNames(Vec<(u32, String)>);
 
 impl UserNames {
-    fn of<'a>(jobs: impl Iterator<Item = &'a Job>) -> UserNames {
-        let mut users: Vec<(u32, String)> = Vec::new();
-        for job in jobs {
-            if !users.iter().any(|(uid, _)| *uid == job.uid) {
-                users.push((job.uid, crate::paths::user_name(job.uid)));
-            }
+    /// The index of `uid`'s name, looked up the first time the uid is met. Most queues have a
+    /// few users, and consecutive jobs are often one user's: a look along them beats hashing.
+    fn index(&mut self, uid: u32, last: &mut usize) -> usize {
+        if self.0.get(*last).is_some_and(|(u, _)| *u == uid) {
+            return *last;
         }
-        UserNames(users)
+        *last = match self.0.iter().position(|(u, _)| *u == uid) {
+            Some(k) => k,
+            None => {
+                self.0.push((uid, crate::paths::user_name(uid)));
+                self.0.len() - 1
+            }
+        };
+        *last
     }
 
-    fn get(&self, uid: u32) -> &str {
-        self.0.iter().find(|(u, _)| *u == uid).map_or("", |(_, name)| name.as_str())
+    fn name(&self, index: usize) -> &str {
+        &self.0[index].1
     }
 }
 
-/// The jobs a query lists, in the order it asks for (squeue's default when none) at UNIX time
-/// `now` (an array's pending tasks folded into one entry unless the query asks for one per
-/// line), and whether any job has one of its ids. An order squeue refuses (which
-/// [`parse_job_query`](super::request::parse_job_query) turns away first) lists in the
-/// default order.
-fn select<'j: 'n, 'n>(
+/// The jobs of `jobs` that `q` lists, each with the index of its user's name in `names`,
+/// whether any job has one of the query's ids, and whether any listed job is an array task.
+/// Each job is read once here: a long queue does not fit the processor's caches, and every
+/// pass over it costs as much as the work it does.
+fn pick<'j>(
     jobs: impl Iterator<Item = &'j Job>,
     config: &'j Config,
-    names: &'n UserNames,
+    q: &JobQuery,
+    names: &mut UserNames,
+) -> (Vec<(&'j Job, usize)>, bool, bool) {
+    let mut ids_found = !squeue::asks_ids(q);
+    let mut any_task = false;
+    let mut last = 0;
+    let mut picked = Vec::new();
+    for job in jobs {
+        let row = JobRow { job, config, user_name: "", tasks: None };
+        ids_found = ids_found || squeue::ids_found(q, std::iter::once(&row));
+        if squeue::matches(q, &row) {
+            any_task |= job.array.is_some();
+            picked.push((job, names.index(job.uid, &mut last)));
+        }
+    }
+    (picked, ids_found, any_task)
+}
+
+/// Calls `answer` with the rows a query lists over `jobs` at UNIX time `now`, in the order it
+/// asks for (squeue's default when none; an order squeue refuses, which
+/// [`parse_job_query`](super::request::parse_job_query) turns away first, lists in the
+/// default order), an array's pending tasks folded into one entry unless the query asks for
+/// one per line; and whether any job has one of its ids.
+fn with_rows<'a, T>(
+    jobs: impl Iterator<Item = &'a Job>,
+    config: &'a Config,
     q: &JobQuery,
     now: u64,
-) -> (Vec<Listed<'n>>, bool) {
-    let all: Vec<JobRow> = jobs.map(|job| JobRow { job, config, user_name: names.get(job.uid), tasks: None }).collect();
-    let (listed, ids_found) = squeue::select(all, q, now);
-    let listed = if q.array_per_line {
-        listed.into_iter().map(|r| (r.job, None)).collect()
-    } else {
-        super::array::fold_pending(&listed.iter().map(|r| r.job).collect::<Vec<_>>())
-    };
-    (listed, ids_found)
+    answer: impl FnOnce(&[JobRow], bool) -> T,
+) -> T {
+    let mut names = UserNames::default();
+    let (picked, ids_found, any_task) = pick(jobs, config, q, &mut names);
+    let mut rows: Vec<JobRow> = picked
+        .into_iter()
+        .map(|(job, user)| JobRow { job, config, user_name: names.name(user), tasks: None })
+        .collect();
+    squeue::sort_jobs(&mut rows, &squeue::sort_keys(q), now);
+    if q.array_per_line || !any_task {
+        return answer(&rows, ids_found);
+    }
+    let folded = super::array::fold_pending(&rows.iter().map(|r| r.job).collect::<Vec<_>>());
+    // The entries left are some of the rows, in their order: one walk along both.
+    let mut unfolded = rows.iter();
+    let rows: Vec<JobRow> = folded
+        .iter()
+        .filter_map(|(job, tasks)| {
+            let row = unfolded.find(|r| std::ptr::eq(r.job, *job))?;
+            Some(JobRow { tasks: tasks.as_deref(), ..*row })
+        })
+        .collect();
+    answer(&rows, ids_found)
 }
 
 /// The jobs a `--json` [`JobQuery`] lists, copied out of `jobs` in squeue's order, and
 /// whether any job has one of the query's ids. A copy is cheap (the text fields are shared),
 /// and lets [`super::jobs_reply`] build and write the long reply without holding the
 /// daemon's lock.
-pub fn select_json<'a>(
-    jobs: impl Iterator<Item = &'a Job> + Clone,
-    config: &'a Config,
-    q: &JobQuery,
-) -> (Vec<Job>, bool) {
-    let names = UserNames::of(jobs.clone());
-    let (listed, ids_found) = select(jobs, config, &names, q, crate::options::now());
-    (listed.into_iter().map(super::array::listed_job).collect(), ids_found)
+pub fn select_json<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, q: &JobQuery) -> (Vec<Job>, bool) {
+    with_rows(jobs, config, q, crate::options::now(), |rows, ids_found| {
+        (rows.iter().map(|r| super::array::listed_job((r.job, r.tasks.map(String::from)))).collect(), ids_found)
+    })
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
 /// [`JobRows`](crate::api::types::JobRows).
-pub fn query<'a>(jobs: impl Iterator<Item = &'a Job> + Clone, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
-    let names = UserNames::of(jobs.clone());
-    let (listed, ids_found) = select(jobs, config, &names, q, now);
-    let rows: Vec<JobRow> = listed
-        .iter()
-        .map(|(job, tasks)| JobRow { job, config, user_name: names.get(job.uid), tasks: tasks.as_deref() })
-        .collect();
-    squeue::rows_json(&rows, q, ids_found, now)
+pub fn query<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
+    with_rows(jobs, config, q, now, |rows, ids_found| squeue::rows_json(rows, q, ids_found, now))
+}
+
+/// Answers a [`JobQuery`] over `jobs` at UNIX time `now` as squeue's text laid out by
+/// `layout`; `None` when no job has one of its ids.
+pub fn laid_out<'a>(
+    jobs: impl Iterator<Item = &'a Job>,
+    config: &'a Config,
+    q: &JobQuery,
+    layout: &[LayoutItem],
+    now: u64,
+) -> Option<String> {
+    with_rows(jobs, config, q, now, |rows, ids_found| ids_found.then(|| squeue::rows_text(rows, layout, now)))
 }
 
 #[cfg(test)]

@@ -171,6 +171,17 @@ pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
     if codes > MAX_QUERY_CODES {
         return Err(parse_error(format!("{codes} codes asked for; at most {MAX_QUERY_CODES} are served"), "#/codes/"));
     }
+    if let Some(layout) = &q.layout {
+        if !crate::cli::squeue::layout_fits(layout) {
+            return Err(parse_error(
+                format!(
+                    "a layout of more than {MAX} items, or with a width or text over {MAX}",
+                    MAX = crate::cli::squeue::MAX_LAYOUT_WIDTH
+                ),
+                "#/layout/",
+            ));
+        }
+    }
     if let Some(sort) = &q.sort {
         if sort.len() > MAX_QUERY_CODES {
             return Err(parse_error(
@@ -268,5 +279,16 @@ mod tests {
         assert_eq!((bad.description.as_str(), bad.source.as_str()), ("Invalid sort specification: x", "#/sort/"));
         let over = format!("{{\"sort\":\"{}\"}}", "i".repeat(MAX_QUERY_CODES + 1));
         assert!(parse_job_query(over.as_bytes()).unwrap_err().description.contains("at most 1024"));
+    }
+
+    #[test]
+    fn a_listing_is_laid_out_up_to_a_width() {
+        let ok = br#"{"layout":[{"field":{"code":"i","width":18,"right":true}},{"text":" "}]}"#;
+        assert_eq!(parse_job_query(ok).unwrap().layout.map(|l| l.len()), Some(2));
+        let wide = br#"{"layout":[{"field":{"code":"i","width":4097,"right":true}}]}"#;
+        let bad = parse_job_query(wide).unwrap_err();
+        assert_eq!(bad.source, "#/layout/");
+        assert!(bad.description.contains("4096"), "{}", bad.description);
+        assert!(parse_job_query(br#"{"layout":[{"bogus":1}]}"#).is_err());
     }
 }

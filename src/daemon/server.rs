@@ -455,6 +455,16 @@ pub(super) async fn jobs_query(
         let mut core = d.core.lock().expect("core lock");
         core.purge(now);
         let visible = core.jobs.values().filter(|j| caller.may_see(j, &core.config));
+        if let Some(layout) = &query.layout {
+            let Some(text) = listing::laid_out(visible, &core.config, &query, layout, now) else {
+                let meta = super::info::meta(&core.config);
+                let errors = vec![super::jobs_reply::unknown_ids()];
+                let envelope = crate::api::types::Envelope { meta, errors, warnings: Vec::new() };
+                return (StatusCode::NOT_FOUND, axum::Json(envelope)).into_response();
+            };
+            return (StatusCode::OK, [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")], text)
+                .into_response();
+        }
         if !query.json {
             return json(StatusCode::OK, listing::query(visible, &core.config, &query, now));
         }

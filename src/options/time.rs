@@ -83,14 +83,53 @@ pub fn parse_time_limit(text: &str) -> Result<LimitMinutes, OptionError> {
 /// Formats an elapsed time in seconds the way squeue's TIME column does:
 /// `M:SS`, `H:MM:SS`, `D-HH:MM:SS`.
 pub fn format_elapsed(seconds: u64) -> String {
+    let mut out = String::with_capacity(8);
+    push_elapsed(&mut out, seconds);
+    out
+}
+
+/// Appends `seconds` to `out` as [`format_elapsed`] writes it; a long listing writes one per
+/// job.
+pub fn push_elapsed(out: &mut String, seconds: u64) {
     let (d, h, m, s) = (seconds / 86400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
     if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
+        push_decimal(out, d);
+        out.push('-');
+        push_two_digits(out, h);
+        out.push(':');
+        push_two_digits(out, m);
     } else if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
+        push_decimal(out, h);
+        out.push(':');
+        push_two_digits(out, m);
     } else {
-        format!("{m}:{s:02}")
+        push_decimal(out, m);
     }
+    out.push(':');
+    push_two_digits(out, s);
+}
+
+/// Appends `n` (below 100) to `out` as two digits.
+fn push_two_digits(out: &mut String, n: u64) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// Appends `n` to `out` in decimal, without the formatting machinery a `write!` goes
+/// through: a long listing writes several numbers per job.
+pub fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Formats a limit in minutes as squeue's TIME_LIMIT column (`UNLIMITED` when none).
@@ -220,6 +259,12 @@ mod tests {
 
     #[test]
     fn formatting() {
+        let mut out = String::from("x");
+        for n in [0, 7, 1_234_567_890, u64::MAX] {
+            push_decimal(&mut out, n);
+            out.push(' ');
+        }
+        assert_eq!(out, format!("x0 7 1234567890 {} ", u64::MAX));
         assert_eq!(format_elapsed(0), "0:00");
         assert_eq!(format_elapsed(59), "0:59");
         assert_eq!(format_elapsed(300), "5:00");

@@ -364,16 +364,19 @@ pub fn value<J: QueueJob + ?Sized>(code: char, job: &J, now: u64) -> String {
 /// Appends the value of `-o` code `code` for `job` at UNIX time `now` to `out` (nothing for
 /// unknown codes). Listing many jobs, one buffer takes every value in turn.
 pub fn write_value<J: QueueJob + ?Sized>(out: &mut String, code: char, job: &J, now: u64) {
+    use crate::options::time::{push_decimal, push_elapsed};
     use std::fmt::Write;
     // Writing into a String cannot fail.
     fn number(out: &mut String, n: impl std::fmt::Display) {
         let _ = write!(out, "{n}");
     }
+    fn id(out: &mut String, n: u32) {
+        push_decimal(out, n.into());
+    }
     match code {
-        'A' => number(out, job.job_id()),
+        'A' => id(out, job.job_id()),
         'c' => number(out, job.minimum_cpus_per_node()),
         'C' => number(out, job.cpus()),
-        'D' => number(out, job.node_count()),
         'F' => number(
             out,
             match job.array_job_id() {
@@ -383,13 +386,19 @@ pub fn write_value<J: QueueJob + ?Sized>(out: &mut String, code: char, job: &J, 
         ),
         'G' => number(out, job.group_id()),
         'i' => match (job.array_job_id(), job.array_task_id()) {
-            (0, _) => number(out, job.job_id()),
-            (a, Some(t)) => number(out, format_args!("{a}_{t}")),
+            (0, _) => id(out, job.job_id()),
+            (a, Some(t)) => {
+                id(out, a);
+                out.push('_');
+                id(out, t);
+            }
             (a, None) if !job.array_task_string().is_empty() => {
                 number(out, format_args!("{a}_[{}]", job.array_task_string()))
             }
-            (_, None) => number(out, job.job_id()),
+            (_, None) => id(out, job.job_id()),
         },
+        'D' => id(out, job.node_count()),
+        'M' => push_elapsed(out, elapsed(job, now)),
         'K' => match job.array_task_id() {
             Some(t) => number(out, t),
             None if !job.array_task_string().is_empty() => out.push_str(job.array_task_string()),
@@ -438,7 +447,6 @@ fn text_value<'a, J: QueueJob + ?Sized>(code: char, job: &'a J, now: u64) -> Cow
             Some(m) => owned(memory_text(m)),
             None => Cow::Borrowed("0"),
         },
-        'M' => owned(format_elapsed(elapsed(job, now))),
         'n' => or_null(job.required_nodes()),
         'N' | 'R' => Cow::Borrowed(job.nodes()),
         'o' => or_null(job.command()),

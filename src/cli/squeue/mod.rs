@@ -6,16 +6,17 @@ mod select;
 mod steps;
 
 pub use fields::{short_state, value, write_value, QueueJob, CODES};
-pub use rows::rows_json;
+pub use rows::{layout_fits, layout_of, rows_json, rows_text, MAX_LAYOUT_WIDTH};
 pub use select::{
-    default_sort, ids_found, matches, parse_sort, read_sort, select, sort_jobs, SortField, SortItem, SortKey,
-    DEFAULT_SORT, START_SORT, VALID_STATES,
+    asks_ids, default_sort, ids_found, matches, parse_sort, read_sort, select, sort_jobs, sort_keys, SortField,
+    SortItem, SortKey, DEFAULT_SORT, START_SORT, VALID_STATES,
 };
 
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
 use crate::api::types::{JobQuery, JobsResponse};
 use clap::Parser;
+use std::borrow::Cow;
 use std::ffi::OsString;
 
 const CMD: &str = "squeue";
@@ -176,6 +177,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         array_per_line: args.array,
         sort,
         json: false,
+        layout: None,
     };
     let client = match super::connect(CMD) {
         Ok(c) => c,
@@ -184,21 +186,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if args.json {
         return print_json(&client, &query, bad_user.as_deref());
     }
-    // The daemon filters, sorts and renders the fields asked for: the reply holds only the
-    // values printed, and the client only lays them out. A cluster's slurmrestd has no such
-    // query: squeue does the same with its jobs.
-    let reply = match query_rows(&client, &query) {
+    // The daemon filters, sorts and lays the listing out: the reply is the text printed. A
+    // cluster's slurmrestd has no such query: squeue does the same with its jobs.
+    let rendered = match listing(&client, &query, &tokens) {
         Ok(r) => r,
         Err(e) => {
             super::error(CMD, &e.to_string());
-            return 1;
-        }
-    };
-    let rendered = match rows::render(&reply.body, &tokens) {
-        Ok(r) => r,
-        Err(_) => {
-            let body = String::from_utf8_lossy(&reply.body[..reply.body.len().min(300)]).into_owned();
-            super::error(CMD, &ClientError::Decode { status: reply.status, body }.to_string());
             return 1;
         }
     };
@@ -246,12 +239,51 @@ fn users(args: &SqueueArgs) -> (Option<Vec<u32>>, Option<String>) {
     (users, bad_user)
 }
 
-/// The rows `query` asks for: the local daemon renders them; for a remote cluster, squeue
-/// reads its jobs (`GET /slurm/v0.0.43/jobs`) and renders them the same way.
-fn query_rows(client: &Client, query: &JobQuery) -> Result<crate::api::http::Response, ClientError> {
-    if client.profile().is_none() {
-        return client.post_for_bytes("/slurmlet/v1/jobs/query", query);
+/// The listing `query` asks for, laid out by `tokens`: the local daemon lays it out; for a
+/// remote cluster, squeue reads its jobs (`GET /slurm/v0.0.43/jobs`) and lays them out the
+/// same way.
+fn listing(client: &Client, query: &JobQuery, tokens: &[Token]) -> Result<rows::Rendered, ClientError> {
+    let layout = rows::layout_of(tokens);
+    if client.profile().is_some() {
+        let (listed, ids_found) = remote_jobs(client, query)?;
+        let text = rows::rows_text(&listed, &layout, crate::options::now());
+        return Ok(rows::Rendered { text, ids_found, errors: Vec::new() });
     }
+    const PATH: &str = "/slurmlet/v1/jobs/query";
+    if rows::layout_fits(&layout) {
+        let laid_out = JobQuery { layout: Some(layout), ..query.clone() };
+        let reply = client.post_for_bytes(PATH, &laid_out)?;
+        match reply.status {
+            200 => {
+                let text = match String::from_utf8(reply.body) {
+                    Ok(text) => text,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                };
+                let text = match rows::shown(&text) {
+                    Cow::Borrowed(_) => text,
+                    Cow::Owned(shown) => shown,
+                };
+                return Ok(rows::Rendered { text, ids_found: true, errors: Vec::new() });
+            }
+            404 => return Ok(rows::Rendered { ids_found: false, ..Default::default() }),
+            // A daemon from before layouts refuses the field: it is asked for rows.
+            400 if String::from_utf8_lossy(&reply.body).contains("unknown field `layout`") => {}
+            _ => return rows::render(&reply.body, tokens).map_err(|_| decode_error(&reply)),
+        }
+    }
+    let reply = client.post_for_bytes(PATH, query)?;
+    rows::render(&reply.body, tokens).map_err(|_| decode_error(&reply))
+}
+
+/// The error of a reply that is not what was asked for.
+fn decode_error(reply: &crate::api::http::Response) -> ClientError {
+    let body = String::from_utf8_lossy(&reply.body[..reply.body.len().min(300)]).into_owned();
+    ClientError::Decode { status: reply.status, body }
+}
+
+/// A remote cluster's jobs that `query` lists, in its order, and whether any has one of its
+/// ids.
+fn remote_jobs(client: &Client, query: &JobQuery) -> Result<(Vec<crate::api::types::JobInfo>, bool), ClientError> {
     let reply = client.jobs()?;
     if let Some(e) = reply.errors.first() {
         return Err(ClientError::Remote(crate::api::remote::RemoteError::Request {
@@ -265,8 +297,7 @@ fn query_rows(client: &Client, query: &JobQuery) -> Result<crate::api::http::Res
     } else {
         reply.jobs
     };
-    let (listed, ids_found) = select(jobs, query, crate::options::now());
-    Ok(crate::api::http::Response { status: 200, body: rows_json(&listed, query, ids_found, crate::options::now()) })
+    Ok(select(jobs, query, crate::options::now()))
 }
 
 /// One record per task of `job` when it stands for an array's pending tasks

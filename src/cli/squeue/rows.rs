@@ -4,7 +4,7 @@
 //! into its padded column, and no row is kept in between.
 
 use super::QueueJob;
-use crate::api::types::ApiError;
+use crate::api::types::{ApiError, LayoutField, LayoutItem};
 use crate::cli::format::{push_justified, Token};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -46,6 +46,85 @@ pub fn rows_json<J: QueueJob>(jobs: &[J], q: &crate::api::types::JobQuery, ids_f
     }
     out.extend_from_slice(format!("],\"ids_found\":{ids_found},\"errors\":[]}}").as_bytes());
     out
+}
+
+/// squeue's text of `jobs` laid out by `layout` at UNIX time `now`: one line per job, each
+/// value cut or padded to its field's width, control characters shown as `?`.
+pub fn rows_text<J: QueueJob>(jobs: &[J], layout: &[LayoutItem], now: u64) -> String {
+    let line: usize = layout
+        .iter()
+        .map(|item| match item {
+            LayoutItem::Text(t) => t.len(),
+            LayoutItem::Field(f) => f.width.max(8),
+        })
+        .sum();
+    let mut out = String::with_capacity(jobs.len() * (line + 1));
+    let mut cell = String::new();
+    for job in jobs {
+        for item in layout {
+            match item {
+                LayoutItem::Text(t) => out.push_str(t),
+                LayoutItem::Field(f) => {
+                    cell.clear();
+                    super::write_value(&mut cell, f.code, job, now);
+                    push_cell(&mut out, &cell, f.width, f.right);
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The layout of `tokens`: literal text, and fields by their `%` codes.
+pub fn layout_of(tokens: &[Token]) -> Vec<LayoutItem> {
+    tokens
+        .iter()
+        .map(|token| match token {
+            Token::Literal(t) => LayoutItem::Text(t.clone()),
+            Token::Field(f) => {
+                LayoutItem::Field(LayoutField { code: super::field_code(f), width: f.width, right: f.right })
+            }
+        })
+        .collect()
+}
+
+/// Whether a daemon lays `layout` out: no width, and no text, longer than
+/// [`MAX_LAYOUT_WIDTH`], and at most that many items.
+pub fn layout_fits(layout: &[LayoutItem]) -> bool {
+    layout.len() <= MAX_LAYOUT_WIDTH
+        && layout.iter().all(|item| match item {
+            LayoutItem::Text(t) => t.len() <= MAX_LAYOUT_WIDTH,
+            LayoutItem::Field(f) => f.width <= MAX_LAYOUT_WIDTH,
+        })
+}
+
+/// The widest field, and the longest text, a daemon lays out: a listing is built while the
+/// daemon waits, and a width of millions would make each line megabytes.
+pub const MAX_LAYOUT_WIDTH: usize = 4096;
+
+/// Appends `value` cut or padded to `width` (0: as it is; `right`: padded on the left), its
+/// control characters shown as `?`: a value is never sent to the terminal as it is, whatever
+/// the daemon stored (a job from before they were refused at submit) or another daemon says.
+fn push_cell(out: &mut String, value: &str, width: usize, right: bool) {
+    if value.contains(char::is_control) {
+        let shown: String = value.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+        push_justified(out, &shown, width, right);
+    } else {
+        push_justified(out, value, width, right);
+    }
+}
+
+/// `text` with each control character but the newline shown as `?`.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    // A control character is a byte below 0x20, DEL, or U+0080 to U+009F (0xC2 0x80-0x9F);
+    // a listing seldom has any, and a look at its bytes is quick.
+    let control = |b: u8| (b < 0x20 && b != b'\n') | (b == 0x7f) | (b == 0xc2);
+    // Looked at a block at a time, without stopping at each byte, the look is vectorized.
+    if !text.as_bytes().chunks(256).any(|block| block.iter().fold(false, |any, &b| any | control(b))) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().map(|c| if c.is_control() && c != '\n' { '?' } else { c }).collect())
 }
 
 /// Appends `text` as a JSON string; most values need no escape and are copied as they are.
@@ -150,15 +229,7 @@ impl<'de> Visitor<'de> for Row<'_> {
                 Token::Literal(s) => self.text.push_str(s),
                 Token::Field(f) => {
                     let cell: Option<crate::api::types::Cell> = seq.next_element()?;
-                    let value = cell.as_ref().map_or("", |c| c.0.as_ref());
-                    if value.contains(char::is_control) {
-                        // Never sent to the terminal, whatever the daemon stored (a job from
-                        // before they were refused at submit) or another daemon replies.
-                        let shown: String = value.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
-                        push_justified(self.text, &shown, f.width, f.right);
-                    } else {
-                        push_justified(self.text, value, f.width, f.right);
-                    }
+                    push_cell(self.text, cell.as_ref().map_or("", |c| c.0.as_ref()), f.width, f.right);
                 }
             }
         }
@@ -181,6 +252,45 @@ mod tests {
         assert_eq!(out.text, "   7|a\"b  |PD\n  12|x\u{e9}yz1|R\n");
         assert!(out.ids_found);
         assert!(out.errors.is_empty());
+    }
+
+    #[test]
+    fn text_laid_out_in_place_matches_rows_laid_out_by_the_client() {
+        use crate::api::types::JobInfo;
+        let tokens = format::parse("%.4i|%-5j|%t %M%%%R");
+        let jobs = [
+            JobInfo {
+                job_id: 7,
+                name: "a\u{1b}[31m\nb".into(),
+                job_state: vec!["PENDING".into()],
+                ..Default::default()
+            },
+            JobInfo {
+                job_id: 123456,
+                name: "x\u{e9}yz12345".into(),
+                job_state: vec!["RUNNING".into()],
+                ..Default::default()
+            },
+        ];
+        let query = crate::api::types::JobQuery { codes: "ijtMR".into(), ..Default::default() };
+        let by_rows = render(&rows_json(&jobs, &query, true, 1_000), &tokens).unwrap().text;
+        let text = rows_text(&jobs, &layout_of(&tokens), 1_000);
+        assert_eq!(text, by_rows);
+        assert!(text.starts_with("   7|a?[31|PD 0:00%(None)\n"), "{text}");
+        assert_eq!(text.lines().count(), 2);
+    }
+
+    #[test]
+    fn a_text_shows_control_characters_but_newlines_as_question_marks() {
+        assert!(matches!(shown("plain\ntext \u{e9}\n"), Cow::Borrowed(_)));
+        assert_eq!(shown("a\u{1b}b\nc\u{9b}d\u{7f}\t\u{a0}"), "a?b\nc?d??\u{a0}");
+    }
+
+    #[test]
+    fn a_layout_fits_a_daemon_up_to_its_widths() {
+        assert!(layout_fits(&layout_of(&format::parse("%.18i %.4096j"))));
+        assert!(!layout_fits(&layout_of(&format::parse("%.4097i"))));
+        assert!(!layout_fits(&[LayoutItem::Text("x".repeat(MAX_LAYOUT_WIDTH + 1))]));
     }
 
     #[test]

@@ -77,7 +77,17 @@ pub fn matches_id<J: QueueJob + ?Sized>(job: &J, id: u32) -> bool {
 /// Whether any of `jobs` has one of the query's ids (true when it names none): squeue
 /// reports an invalid job id otherwise.
 pub fn ids_found<'a, J: QueueJob + 'a>(query: &JobQuery, mut jobs: impl Iterator<Item = &'a J>) -> bool {
-    query.job_ids.is_none() && query.array_tasks.is_none() || jobs.any(|j| named(query, j))
+    !asks_ids(query) || jobs.any(|j| named(query, j))
+}
+
+/// Whether `query` names jobs (`-j`): only then is a listing refused for want of them.
+pub fn asks_ids(query: &JobQuery) -> bool {
+    query.job_ids.is_some() || query.array_tasks.is_some()
+}
+
+/// The order `query` asks for (`-S`): squeue's default when none, or one squeue refuses.
+pub fn sort_keys(query: &JobQuery) -> Vec<SortKey> {
+    query.sort.as_deref().and_then(|s| parse_sort(s).ok()).unwrap_or_else(default_sort)
 }
 
 /// Whether `job` is one of the ids or array tasks of `-j`.
@@ -91,14 +101,13 @@ fn named<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
 pub fn select<J: QueueJob>(all: Vec<J>, query: &JobQuery, now: u64) -> (Vec<J>, bool) {
     let ids_found = ids_found(query, all.iter());
     let mut listed: Vec<J> = all.into_iter().filter(|j| matches(query, j)).collect();
-    let keys = query.sort.as_deref().and_then(|s| parse_sort(s).ok()).unwrap_or_else(default_sort);
-    sort_jobs(&mut listed, &keys, now);
+    sort_jobs(&mut listed, &sort_keys(query), now);
     (listed, ids_found)
 }
 
 /// Whether `job` passes every filter of `query`.
 pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
-    if (query.job_ids.is_some() || query.array_tasks.is_some()) && !named(query, job) {
+    if asks_ids(query) && !named(query, job) {
         return false;
     }
     if let Some(users) = &query.users {
