@@ -52,7 +52,7 @@ pub async fn handler(
     Path(id): Path<String>,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let mut core = d.core.lock().expect("core lock");
+    let mut core = d.core.lock();
     core.purge(crate::options::now());
     let meta = super::info::meta(&core.config);
     let found = match parse_job_ref(&id) {

@@ -94,7 +94,7 @@ impl Daemon {
             let _ = readable.readable().await;
             if daemon.clients.lock().expect("clients lock").remove(&id).is_some() {
                 tracing::info!(job = id, "the client of a pending interactive job went away; cancelling it");
-                let cancelled = daemon.core.lock().expect("core lock").cancel_abandoned(id);
+                let cancelled = daemon.core.lock().cancel_abandoned(id);
                 if let Some(effects) = cancelled {
                     daemon.apply(effects);
                 }
@@ -102,7 +102,7 @@ impl Daemon {
         })
         .abort_handle();
         let (started, reason, effects) = {
-            let mut core = self.core.lock().expect("core lock");
+            let mut core = self.core.lock();
             let mut effects = core.admit(vec![job]);
             effects.merge(core.schedule());
             let job = &core.jobs[&id];
@@ -121,14 +121,14 @@ impl Daemon {
         let daemon = self.clone();
         tokio::task::spawn_blocking(move || {
             let step = new.spec.step_id;
-            let exe = daemon.core.lock().expect("core lock").exe().to_path_buf();
+            let exe = daemon.core.lock().exe().to_path_buf();
             let started = super::step_spec::write_spec(&new.dir, &new)
                 .and_then(|()| super::launch::start_supervisor(crate::stepd::Kind::Step, &exe, &new.dir, Some(&conn)));
             if let Err(e) = &started {
                 send(&conn, Frame::Error(format!("cannot start step {id}.{step}: {e}")));
             }
             let failed = started.is_err();
-            let effects = daemon.core.lock().expect("core lock").step_started(id, step, started);
+            let effects = daemon.core.lock().step_started(id, step, started);
             daemon.apply(effects);
             if failed {
                 // Its share is free again.
@@ -173,13 +173,13 @@ pub async fn allocation(
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let staged = d.core.lock().expect("core lock").stage(&desc, req.script.as_deref(), caller, true);
+    let staged = d.core.lock().stage(&desc, req.script.as_deref(), caller, true);
     let staged = match staged {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
     };
     if let Err(e) = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())) {
-        d.core.lock().expect("core lock").unstage(&staged.jobs);
+        d.core.lock().unstage(&staged.jobs);
         return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![super::submit::store_failure(&e)]);
     }
     let job = staged.jobs.into_iter().next().expect("an interactive job is one job");
@@ -192,7 +192,7 @@ pub async fn allocation(
                     job = id,
                     "the client of an interactive job left before it was held ({e}); cancelling it"
                 );
-                let mut core = d.core.lock().expect("core lock");
+                let mut core = d.core.lock();
                 let _queued_then_cancelled = core.admit(vec![job]);
                 let cancelled = core.cancel_abandoned(id);
                 drop(core);
@@ -241,14 +241,14 @@ pub async fn step(
     };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     // What can never start is refused before the upgrade; what must wait waits after it.
-    let first = d.core.lock().expect("core lock").create_step(id, &req, caller);
+    let first = d.core.lock().create_step(id, &req, caller);
     if let Err(StepRefusal::Fatal(why)) = &first {
         return refused(id, why);
     }
     tokio::spawn(async move {
         let Some(conn) = super::accept::upgraded_socket(on_upgrade).await else {
             if let Ok(new) = first {
-                d.core.lock().expect("core lock").step_ended(id, new.spec.step_id);
+                d.core.lock().step_ended(id, new.spec.step_id);
             }
             return;
         };
@@ -270,10 +270,10 @@ pub async fn step(
             let freed = d.steps_changed.notified();
             tokio::pin!(freed);
             freed.as_mut().enable();
-            attempt = d.core.lock().expect("core lock").create_step(id, &req, caller);
+            attempt = d.core.lock().create_step(id, &req, caller);
             if matches!(attempt, Err(StepRefusal::Busy(_))) {
                 freed.await;
-                attempt = d.core.lock().expect("core lock").create_step(id, &req, caller);
+                attempt = d.core.lock().create_step(id, &req, caller);
             }
         }
     });

@@ -8,8 +8,10 @@ pub mod auth;
 pub mod batch_script;
 pub mod body;
 pub mod core;
+pub mod core_lock;
 pub mod dbjson;
 pub mod depend;
+pub mod fault;
 pub mod fence;
 pub mod forkserver;
 pub mod gpus;
@@ -48,7 +50,7 @@ pub mod update;
 pub mod writer;
 
 use crate::config::Config;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why the daemon could not run.
@@ -153,7 +155,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         let history = history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let daemon = Arc::new(server::Daemon {
-            core: Mutex::new(core),
+            core: core_lock::CoreLock::new(core),
             timer,
             shutdown: tokio::sync::Notify::new(),
             kick: tokio::sync::Notify::new(),
@@ -211,7 +213,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         };
         tokio::join!(unix, tcp);
         let _ = std::fs::remove_file(&socket);
-        let core = daemon.core.lock().expect("core lock");
+        let core = daemon.core.lock();
         tokio::task::block_in_place(|| core.flush());
         tracing::info!("slurmletd stopped");
         Ok(())

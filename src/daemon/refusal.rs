@@ -16,7 +16,7 @@ const MAX_PLAIN_ERROR: usize = 64 << 10;
 
 /// An error reply: the envelope with one error.
 pub fn envelope(d: &Daemon, status: StatusCode, error: ApiError) -> Response {
-    let meta = super::info::meta(&d.core.lock().expect("core lock").config);
+    let meta = super::info::meta(&d.core.lock().config);
     (status, axum::Json(Envelope { meta, errors: vec![error], warnings: Vec::new() })).into_response()
 }
 

@@ -3,7 +3,7 @@
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
 //! request; on the TCP address of [`super::tcp`], from the request's verified token.
 
-use super::core::{Core, Effects, Watch};
+use super::core::{Effects, Watch};
 use super::info;
 use super::listing;
 use super::request::parse_job_ref;
@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 /// Shared state of the running daemon.
 pub struct Daemon {
     /// The state, behind one lock.
-    pub core: Mutex<Core>,
+    pub core: super::core_lock::CoreLock,
     /// The next time a pending job becomes eligible (0: none).
     pub timer: tokio::sync::watch::Sender<u64>,
     /// Notified to shut down.
@@ -91,7 +91,7 @@ impl Daemon {
     /// Starts the supervisor of job `id` (on a blocking thread): writes its directory, waits
     /// until its allocation is durable, checks that it may still start, starts it.
     fn launch(&self, id: u32, durable: super::writer::Durable) -> Effects {
-        let prepared = self.core.lock().expect("core lock").prepare_launch(id);
+        let prepared = self.core.lock().prepare_launch(id);
         let written = prepared.map(|p| {
             let files = p.write_files();
             (p, files)
@@ -111,21 +111,21 @@ impl Daemon {
             Err(effects) => return effects,
         };
         if let Err(e) = files {
-            return self.core.lock().expect("core lock").launch_failed(id, &e.to_string());
+            return self.core.lock().launch_failed(id, &e.to_string());
         }
-        if let Err(effects) = self.core.lock().expect("core lock").confirm_launch(id) {
+        if let Err(effects) = self.core.lock().confirm_launch(id) {
             return effects;
         }
         let conn = if prepared.interactive() {
             match self.take_client(id) {
                 Some(conn) => Some(conn),
-                None => return self.core.lock().expect("core lock").launch_failed(id, "its client is gone"),
+                None => return self.core.lock().launch_failed(id, "its client is gone"),
             }
         } else {
             None
         };
         let started = prepared.start(conn.as_ref());
-        self.core.lock().expect("core lock").supervisor_started(id, started)
+        self.core.lock().supervisor_started(id, started)
     }
 
     /// Waits for a supervisor to record the end (or, without an end pipe, to exit), records
@@ -138,11 +138,11 @@ impl Daemon {
                 Ok(()) => match w.step {
                     // A step's end pipe closes once its tasks are gone.
                     Some(step) => {
-                        self.core.lock().expect("core lock").step_ended(id, step);
+                        self.core.lock().step_ended(id, step);
                         self.steps_changed.notify_waiters();
                     }
                     None => {
-                        let effects = self.core.lock().expect("core lock").end_recorded(id, pid);
+                        let effects = self.core.lock().end_recorded(id, pid);
                         if let Some(effects) = effects {
                             tracing::debug!(job = id, pid, "end recorded");
                             self.apply(effects);
@@ -162,9 +162,9 @@ impl Daemon {
         crate::sys::reap(pid);
         tracing::debug!(job = id, step = w.step, pid, "supervisor exited");
         match w.step {
-            Some(step) => self.core.lock().expect("core lock").step_ended(id, step),
+            Some(step) => self.core.lock().step_ended(id, step),
             None => {
-                let effects = self.core.lock().expect("core lock").stepd_exited(id, pid);
+                let effects = self.core.lock().stepd_exited(id, pid);
                 self.apply(effects);
             }
         }
@@ -174,13 +174,13 @@ impl Daemon {
     /// Tells the supervisor `pid` of cancelled job `id` to end the job once its steps have
     /// ended, or after KillWait if they take longer.
     async fn end_after_steps(self: Arc<Self>, id: u32, pid: i32) {
-        let kill_wait = self.core.lock().expect("core lock").config.kill_wait;
+        let kill_wait = self.core.lock().config.kill_wait;
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(kill_wait as u64);
         loop {
             let ended = self.steps_changed.notified();
             tokio::pin!(ended);
             ended.as_mut().enable();
-            if !self.core.lock().expect("core lock").has_steps(id) {
+            if !self.core.lock().has_steps(id) {
                 break;
             }
             if tokio::time::timeout_at(deadline, ended).await.is_err() {
@@ -195,10 +195,10 @@ impl Daemon {
         use tokio::signal::unix::{signal, SignalKind};
         let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
         while hup.recv().await.is_some() {
-            let mode = self.core.lock().expect("core lock").config.mode;
+            let mode = self.core.lock().config.mode;
             let effects = match crate::config::Config::load_as(&path, mode) {
                 Ok(new) => {
-                    let mut core = self.core.lock().expect("core lock");
+                    let mut core = self.core.lock();
                     for ignored in core.reload(new) {
                         tracing::warn!("configuration reload: {ignored} changed; it takes effect after a restart");
                     }
@@ -242,7 +242,7 @@ impl Daemon {
     pub async fn run_scheduler(self: Arc<Self>) {
         loop {
             self.kick.notified().await;
-            let effects = self.core.lock().expect("core lock").schedule();
+            let effects = self.core.lock().schedule();
             self.apply(effects);
         }
     }
@@ -263,7 +263,7 @@ fn reply<T: serde::Serialize>(status: StatusCode, body: T) -> Response {
 }
 
 pub(super) async fn ping(State(d): Shared) -> Response {
-    let core = d.core.lock().expect("core lock");
+    let core = d.core.lock();
     reply(
         StatusCode::OK,
         PingResponse {
@@ -286,7 +286,7 @@ pub(super) async fn test_only(
     ConnectInfo(peer): ConnectInfo<Peer>,
     body: axum::body::Bytes,
 ) -> Response {
-    let core = d.core.lock().expect("core lock");
+    let core = d.core.lock();
     let meta = info::meta(&core.config);
     let req = match super::request::parse_submit(&body) {
         Ok(r) => r,
@@ -321,10 +321,10 @@ pub(super) async fn wait(
         Err(e) => return super::refusal::envelope(&d, StatusCode::UNPROCESSABLE_ENTITY, e),
     };
     let deadline = tokio::time::Instant::now() + timeout;
-    let mut rx = d.core.lock().expect("core lock").ended.subscribe();
+    let mut rx = d.core.lock().ended.subscribe();
     loop {
         {
-            let core = d.core.lock().expect("core lock");
+            let core = d.core.lock();
             let meta = info::meta(&core.config);
             // An array has ended when every one of its tasks has.
             let named: Vec<&super::job::Job> = core.ids_named(target).iter().map(|id| &core.jobs[id]).collect();
@@ -361,7 +361,7 @@ pub(super) async fn submit(
     ConnectInfo(peer): ConnectInfo<Peer>,
     body: axum::body::Bytes,
 ) -> Response {
-    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let meta = info::meta(&d.core.lock().config);
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         reply(status, JobSubmitResponse { meta: meta.clone(), errors, ..Default::default() })
     };
@@ -371,7 +371,11 @@ pub(super) async fn submit(
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let staged = d.core.lock().expect("core lock").stage(&desc, req.script.as_deref(), caller, false);
+    let staged = {
+        let mut core = d.core.lock();
+        super::fault::inject("submit", desc.name.as_deref().unwrap_or_default());
+        core.stage(&desc, req.script.as_deref(), caller, false)
+    };
     let staged = match staged {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
@@ -379,11 +383,11 @@ pub(super) async fn submit(
     // The client hears the id only once the job is stored.
     let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
     if stored.is_err() {
-        d.core.lock().expect("core lock").unstage(&staged.jobs);
+        d.core.lock().unstage(&staged.jobs);
     }
     let result = stored.map(|()| {
         let (id, warnings) = (staged.jobs[0].id, staged.warnings);
-        let effects = d.core.lock().expect("core lock").admit(staged.jobs);
+        let effects = d.core.lock().admit(staged.jobs);
         ((id, warnings), effects)
     });
     match result {
@@ -416,7 +420,7 @@ pub(super) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>)
     let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
     let (jobs, config) = {
-        let mut core = d.core.lock().expect("core lock");
+        let mut core = d.core.lock();
         core.purge(now);
         let visible: Vec<&super::job::Job> = core.jobs.values().filter(|j| caller.may_see(j, &core.config)).collect();
         let listed = super::array::fold_pending(&visible);
@@ -452,7 +456,7 @@ pub(super) async fn jobs_query(
         false => None,
     };
     let (jobs, found, config) = {
-        let mut core = d.core.lock().expect("core lock");
+        let mut core = d.core.lock();
         core.purge(now);
         let visible = core.jobs.values().filter(|j| caller.may_see(j, &core.config));
         if let Some(layout) = &query.layout {
@@ -492,7 +496,7 @@ fn bad_job_id_error(id: &str, source: &str) -> ApiError {
 
 /// The reply to a `{job_id}` that is no job id.
 fn bad_job_id(d: &Daemon, id: &str, source: &str) -> Response {
-    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let meta = info::meta(&d.core.lock().config);
     let errors = vec![bad_job_id_error(id, source)];
     reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors, ..Default::default() })
 }
@@ -513,7 +517,7 @@ pub(super) async fn job(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>, 
     let Some(target) = parse_job_ref(&id) else {
         return bad_job_id(&d, &id, "_handle_job_get");
     };
-    let mut core = d.core.lock().expect("core lock");
+    let mut core = d.core.lock();
     core.purge(crate::options::now());
     let meta = info::meta(&core.config);
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
@@ -541,7 +545,7 @@ pub(super) async fn cancel(
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let meta = info::meta(&d.core.lock().expect("core lock").config);
+    let meta = info::meta(&d.core.lock().config);
     let refuse = |error: ApiError| {
         reply(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -561,8 +565,8 @@ pub(super) async fn cancel(
     };
     let n = target.job;
     let result = match target.step {
-        Some(step) => d.core.lock().expect("core lock").cancel_step(n, step, q.signal, caller),
-        None => d.core.lock().expect("core lock").cancel_named(target, q.signal, q.scope, caller),
+        Some(step) => d.core.lock().cancel_step(n, step, q.signal, caller),
+        None => d.core.lock().cancel_named(target, q.signal, q.scope, caller),
     };
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
@@ -590,7 +594,7 @@ pub(super) async fn cancel(
 }
 
 pub(super) async fn nodes(State(d): Shared) -> Response {
-    let core = d.core.lock().expect("core lock");
+    let core = d.core.lock();
     reply(
         StatusCode::OK,
         NodesResponse {
@@ -603,7 +607,7 @@ pub(super) async fn nodes(State(d): Shared) -> Response {
 }
 
 pub(super) async fn partitions(State(d): Shared) -> Response {
-    let core = d.core.lock().expect("core lock");
+    let core = d.core.lock();
     reply(
         StatusCode::OK,
         PartitionsResponse {
@@ -616,7 +620,7 @@ pub(super) async fn partitions(State(d): Shared) -> Response {
 }
 
 pub(super) async fn config(State(d): Shared) -> Response {
-    let core = d.core.lock().expect("core lock");
+    let core = d.core.lock();
     reply(
         StatusCode::OK,
         ConfigResponse { config: info::config(&core), meta: info::meta(&core.config), ..Default::default() },

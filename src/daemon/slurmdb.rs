@@ -84,7 +84,7 @@ fn db_reply(jobs: &[AcctJob], now: u64, meta: Meta, warnings: Vec<ApiWarning>) -
 /// or why the store could not be read.
 async fn answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller) -> Result<(Vec<AcctJob>, Config, u64), String> {
     let (snapshot, config, stored) = {
-        let core = d.core.lock().expect("core lock");
+        let core = d.core.lock();
         (Snapshot::take(&core, &q, caller), core.config.clone(), core.stored())
     };
     // What the daemon knew when the snapshot was taken (a step's end, say) is read from the
@@ -176,7 +176,7 @@ pub async fn jobs(
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let config = d.core.lock().expect("core lock").config.clone();
+    let config = d.core.lock().config.clone();
     let mut q = HistoryQuery::default();
     let mut warnings = Vec::new();
     let mut errors = Vec::new();
@@ -296,7 +296,7 @@ pub async fn job(
     let selection = match acct::parse_selection(&id) {
         Ok(s) => s,
         Err(why) => {
-            let config = d.core.lock().expect("core lock").config.clone();
+            let config = d.core.lock().config.clone();
             let error = ApiError {
                 description: why,
                 error_number: errno::INVALID_JOB_ID,
@@ -320,7 +320,7 @@ async fn db_answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller, warnings: V
     match answer(d, q, caller).await {
         Ok((jobs, config, now)) => Json(db_reply(&jobs, now, meta(&config, None), warnings)).into_response(),
         Err(why) => {
-            let config = d.core.lock().expect("core lock").config.clone();
+            let config = d.core.lock().config.clone();
             let reply =
                 DbJobsResponse { meta: meta(&config, None), errors: vec![store_error(why)], ..Default::default() };
             (StatusCode::INTERNAL_SERVER_ERROR, Json(reply)).into_response()
@@ -331,7 +331,7 @@ async fn db_answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller, warnings: V
 /// Removes the history older than `history_days` now and every hour.
 pub async fn purge_periodically(d: Arc<Daemon>) {
     loop {
-        d.core.lock().expect("core lock").purge_history(crate::options::now());
+        d.core.lock().purge_history(crate::options::now());
         tokio::time::sleep(PURGE_EVERY).await;
     }
 }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let (mut steps, meta) = {
-        let core = d.core.lock().expect("core lock");
+        let core = d.core.lock();
         (running(&core, caller), super::info::meta(&core.config))
     };
     let mut names: HashMap<u32, String> = HashMap::new();

@@ -58,7 +58,7 @@ pub fn authenticate(headers: &HeaderMap, key: &auth::Key, now: i64) -> Result<(P
 /// The 401 reply to a request whose token is refused: slurmrestd's envelope, with the error
 /// slurmrestd reports (`Protocol authentication error`) and why in its description.
 fn unauthorized(daemon: &Daemon, why: &TokenError) -> Response<Body> {
-    let meta = super::info::meta(&daemon.core.lock().expect("core lock").config);
+    let meta = super::info::meta(&daemon.core.lock().config);
     let body = Envelope {
         meta,
         errors: vec![ApiError {

@@ -55,7 +55,7 @@ pub async fn token(
     ConnectInfo(peer): ConnectInfo<Peer>,
     body: axum::body::Bytes,
 ) -> Response {
-    let meta = super::info::meta(&d.core.lock().expect("core lock").config);
+    let meta = super::info::meta(&d.core.lock().config);
     let fail = |status: StatusCode, error: ApiError| {
         (status, Json(TokenResponse { meta: meta.clone(), errors: vec![error], ..Default::default() })).into_response()
     };

@@ -118,7 +118,7 @@ pub async fn update(
     let changes = match parse_changes(&body) {
         Ok(c) => c,
         Err(errors) => {
-            let meta = super::info::meta(&d.core.lock().expect("core lock").config);
+            let meta = super::info::meta(&d.core.lock().config);
             return reply(StatusCode::UNPROCESSABLE_ENTITY, JobPostResponse { meta, errors, ..Default::default() });
         }
     };
@@ -136,7 +136,7 @@ pub async fn change_job(
     action: JobAction<'_>,
     mut change: impl FnMut(&mut super::core::Core, u32, Caller) -> Result<super::core::Effects, UpdateError>,
 ) -> Response {
-    let meta = super::info::meta(&d.core.lock().expect("core lock").config);
+    let meta = super::info::meta(&d.core.lock().config);
     let fail = |status, errors| reply(status, JobPostResponse { meta: meta.clone(), errors, ..Default::default() });
     let Some(target) = super::request::parse_job_ref(id).filter(|r| r.step.is_none()) else {
         return fail(
@@ -146,8 +146,7 @@ pub async fn change_job(
     };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let unknown = super::hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
-    let result =
-        d.core.lock().expect("core lock").for_each_named(target, unknown, |core, job| change(core, job, caller));
+    let result = d.core.lock().for_each_named(target, unknown, |core, job| change(core, job, caller));
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),

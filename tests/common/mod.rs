@@ -61,9 +61,15 @@ impl Cluster {
 
     /// Starts `slurmletd` in the foreground as a child, and waits until it answers.
     pub fn start_daemon(&mut self) {
+        self.start_daemon_with(&[]);
+    }
+
+    /// The same, with `env` added to the daemon's environment.
+    pub fn start_daemon_with(&mut self, env: &[(&str, &str)]) {
         let log =
             std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("daemon.log")).unwrap();
         let child = Command::new(self.bin.join("slurmletd"))
+            .envs(env.iter().copied())
             .arg("--config")
             .arg(&self.config)
             .stdin(Stdio::null())
@@ -77,6 +83,11 @@ impl Cluster {
             assert!(Instant::now() < deadline, "daemon did not come up; log:\n{}", self.log());
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Waits for the daemon started as a child to end by itself, and returns how it ended.
+    pub fn wait_daemon(&mut self) -> std::process::ExitStatus {
+        self.daemon.take().expect("a daemon started as a child").wait().unwrap()
     }
 
     /// `kill -9` the daemon (jobs keep running).
