@@ -26,23 +26,25 @@ fn refusal(status: StatusCode, number: i32, error: &str) -> (StatusCode, ApiErro
 }
 
 impl Core {
-    /// The batch script of the job `target` names, for `caller`; or why there is none to give.
-    pub fn script_for(&self, target: JobRef, caller: Caller) -> Result<String, (StatusCode, ApiError)> {
+    /// The id the batch script of the job `target` names is stored under, for `caller`; or
+    /// why there is none to give.
+    pub fn script_for(&self, target: JobRef, caller: Caller) -> Result<u32, (StatusCode, ApiError)> {
         let unknown = || refusal(StatusCode::NOT_FOUND, errno::INVALID_JOB_ID, "Invalid job id specified");
         let ids = self.ids_named(JobRef { step: None, ..target });
         let job = ids.first().and_then(|id| self.jobs.get(id)).ok_or_else(unknown)?;
         if !caller.may_manage(job, &self.config, "reading the batch script") {
             return Err(refusal(StatusCode::FORBIDDEN, errno::USER_ID_MISSING, "Invalid user id"));
         }
-        let missing = || refusal(StatusCode::NOT_FOUND, errno::JOB_SCRIPT_MISSING, "Job script not specified");
         if job.interactive {
             return Err(missing());
         }
-        self.batch_script(job.id).map_err(|e| {
-            tracing::warn!(job = job.id, "cannot read the batch script: {e}");
-            missing()
-        })
+        Ok(self.payload_id(job.id))
     }
+}
+
+/// The refusal of a job that has no batch script to give.
+fn missing() -> (StatusCode, ApiError) {
+    refusal(StatusCode::NOT_FOUND, errno::JOB_SCRIPT_MISSING, "Job script not specified")
 }
 
 /// `GET /slurmlet/v1/job/{job_id}/script`.
@@ -52,13 +54,22 @@ pub async fn handler(
     Path(id): Path<String>,
 ) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let mut core = d.core.lock();
-    core.purge(crate::options::now());
-    let meta = super::info::meta(&core.config);
-    let found = match parse_job_ref(&id) {
-        Some(target) => core.script_for(target, caller),
-        None => Err(refusal(StatusCode::UNPROCESSABLE_ENTITY, errno::INVALID_JOB_ID, "Invalid job id specified")),
+    let (meta, found) = {
+        let mut core = d.core.lock();
+        core.purge(crate::options::now());
+        let found = match parse_job_ref(&id) {
+            Some(target) => core.script_for(target, caller),
+            None => Err(refusal(StatusCode::UNPROCESSABLE_ENTITY, errno::INVALID_JOB_ID, "Invalid job id specified")),
+        };
+        (super::info::meta(&core.config), found)
     };
+    // The store is read on a connection of its own, without the lock.
+    let found = found.and_then(|stored| {
+        d.history.payload(stored).map(|p| p.script).map_err(|e| {
+            tracing::warn!(job = stored, "cannot read the batch script: {e}");
+            missing()
+        })
+    });
     match found {
         Ok(script) => (StatusCode::OK, Json(BatchScriptResponse { script, meta, ..Default::default() })),
         Err((status, error)) => (status, Json(BatchScriptResponse { meta, errors: vec![error], ..Default::default() })),

@@ -198,7 +198,7 @@ impl Core {
 
     /// The directory of the current run of job `id` (each run of a requeued job has its
     /// own, so that the removal of the last run's never meets the next run's files).
-    pub(super) fn job_dir(&self, id: u32) -> PathBuf {
+    pub fn job_dir(&self, id: u32) -> PathBuf {
         stepd::job_dir(&self.jobs_dir, id, self.jobs.get(&id).map_or(0, |j| j.restarts))
     }
 
@@ -568,20 +568,25 @@ impl Core {
         self.writer.update(job)
     }
 
-    /// The batch script job `id` was submitted with (an array task's is its array's).
-    pub fn batch_script(&self, id: u32) -> Result<String, StoreError> {
-        let stored = self.jobs.get(&id).and_then(|j| j.array).map_or(id, |a| a.job_id);
-        self.store.payload(stored).map(|p| p.script)
+    /// The id job `id`'s payload (batch script, environment, arguments) is stored under: an
+    /// array task's is its array's.
+    pub fn payload_id(&self, id: u32) -> u32 {
+        self.jobs.get(&id).and_then(|j| j.array).map_or(id, |a| a.job_id)
     }
 
     /// Gathers what the supervisor of a job given resources needs; the caller writes its
     /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
     /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does
     /// not start (cancelled meanwhile, or its payload is unreadable).
-    pub fn prepare_launch(&mut self, id: u32) -> Result<super::launch::Prepared, Effects> {
+    /// `payload` is the job's, read without the lock from the id [`Core::payload_id`] gives.
+    pub fn prepare_launch(
+        &mut self,
+        id: u32,
+        payload: Result<super::store::Payload, StoreError>,
+    ) -> Result<super::launch::Prepared, Effects> {
         self.confirm_launch(id)?;
         let job = &self.jobs[&id];
-        match self.store.payload(job.array.map_or(id, |a| a.job_id)) {
+        match payload {
             Ok(p) => {
                 let env = if job.interactive {
                     super::launch::allocation_env(job, &self.config)
@@ -711,11 +716,12 @@ impl Core {
     /// (its processes are gone by then), record it and schedule, before the supervisor has
     /// made the file durable and exited. `None`: nothing recorded (the supervisor died); its
     /// exit decides.
-    pub fn end_recorded(&mut self, id: u32, pid: i32) -> Option<Effects> {
+    /// `status` is the job's status file, read without the lock from [`Core::job_dir`].
+    pub fn end_recorded(&mut self, id: u32, pid: i32, status: Option<stepd::EndStatus>) -> Option<Effects> {
         if !self.supervises(id, pid) {
             return None;
         }
-        let status = stepd::read_status(&self.job_dir(id))?;
+        let status = status?;
         self.finish(id, Some(status));
         Some(Effects::reschedule())
     }
@@ -727,14 +733,14 @@ impl Core {
     }
 
     /// The supervisor `pid` of job `id` exited: record the end, unless it is recorded
-    /// already, and schedule.
-    pub fn stepd_exited(&mut self, id: u32, pid: i32) -> Effects {
+    /// already, and schedule. `status` is the job's status file, read without the lock from
+    /// [`Core::job_dir`] after the exit.
+    pub fn stepd_exited(&mut self, id: u32, pid: i32, status: Option<stepd::EndStatus>) -> Effects {
         if !self.supervises(id, pid) {
             // Ended already (from its status before the exit), or a requeued job's earlier
             // run: its directory, and the process group id in it, belong to the past.
             return Effects::default();
         }
-        let status = stepd::read_status(&self.job_dir(id));
         if status.is_none() {
             self.fence_and_fail(id, Some(pid));
         } else {

@@ -9,7 +9,7 @@ use super::accounting;
 use super::core::Core;
 use super::job::Job;
 use super::step_record::StepRecord;
-use super::store::{Store, StoreError};
+use super::store::{Payload, Store, StoreError};
 use super::submit::Caller;
 use crate::api::acct::{self, AcctJob, HistoryQuery};
 use crate::config::Config;
@@ -56,11 +56,22 @@ impl History {
 
     /// The jobs `q` asks for, in sacct's order (by submit time), with their steps.
     pub fn query(&self, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<AcctJob>, StoreError> {
+        self.read(|store| select(store, q, snapshot))
+    }
+
+    /// The payload (batch script, environment, arguments) stored under job id `id`.
+    pub fn payload(&self, id: u32) -> Result<Payload, StoreError> {
+        self.read(|store| store.payload(id))
+    }
+
+    /// Runs `read` on an idle read connection (a new one when none is idle), which is kept
+    /// for the next read unless the read failed.
+    fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let store = match self.idle.lock().expect("history pool").pop() {
             Some(s) => s,
             None => Store::open_reader(&self.path)?,
         };
-        let result = select(&store, q, snapshot);
+        let result = read(&store);
         if result.is_ok() {
             self.idle.lock().expect("history pool").push(store);
         }
