@@ -1,6 +1,6 @@
 //! `slurmlet-bench`: measures the queue's speed against the physical floor and, when its
 //! commands are on `PATH`, against real Slurm, and prints one table of every figure with its
-//! targets. See README.md, "Performance".
+//! targets. See docs/performance.md.
 //!
 //! Each figure starts its own daemon (8 GPUs, CPUs and memory to spare) in a temporary
 //! directory, drives it through the command symlinks and the REST socket, and stops it again.
@@ -43,7 +43,7 @@ struct Args {
     /// Write the raw numbers as JSON to PATH
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
-    /// Also print the table as Markdown (for the README)
+    /// Also print the table as Markdown (for docs/performance.md)
     #[arg(long)]
     markdown: bool,
     /// The slurmlet binary to measure (default: the one next to this program)

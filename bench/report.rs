@@ -254,7 +254,7 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
-/// The rows as a Markdown table (for the README).
+/// The rows as a Markdown table (for docs/performance.md).
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
     for r in rows {
