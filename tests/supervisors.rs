@@ -92,3 +92,24 @@ fn allocations_and_steps_start_directly_when_the_fork_server_is_gone() {
     assert!(c.log().contains("starting this one directly"), "the step was not started directly:\n{}", c.log());
     assert!(c.run("scancel", &[&job.to_string()]).status.success());
 }
+
+#[test]
+fn a_batch_script_that_cannot_be_executed_says_why_in_strerrors_words() {
+    let c = Cluster::start("0", "");
+    let not_executable = c.path("not-executable");
+    std::fs::write(&not_executable, "echo never\n").unwrap();
+    for (name, interpreter, why) in [
+        ("missing", "/no/such/interpreter".to_string(), "No such file or directory"),
+        ("denied", not_executable.display().to_string(), "Permission denied"),
+    ] {
+        std::fs::write(c.path(&format!("{name}.sh")), format!("#!{interpreter}\necho never\n")).unwrap();
+        let out = format!("{name}.out");
+        let id = c.sbatch(&["-o", &out, &format!("{name}.sh")]);
+        let j = c.wait_state(id, &["FAILED"], T);
+        assert_eq!(j.exit_code.return_code.number, 127, "{name}");
+        let text = c.wait_file(&out, T);
+        assert!(text.starts_with("slurmstepd-node1: error: execve(): "), "{name}: {text}");
+        assert!(text.ends_with(&format!(": {why}\n")), "{name}: {text}");
+        assert_eq!(text.lines().count(), 1, "{name}: {text}");
+    }
+}

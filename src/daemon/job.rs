@@ -79,6 +79,7 @@ pub const ALL_STATES: &[JobState] = &[
 
 /// An amount of the node's consumable resources.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Resources {
     /// CPUs.
     pub cpus: u32,
@@ -108,7 +109,8 @@ impl Resources {
 }
 
 /// `--signal`: a warning signal before the time limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct WarnSignal {
     /// Signal number.
     pub signal: i32,
@@ -133,6 +135,11 @@ pub enum EndCause {
 }
 
 /// Everything the daemon knows about one job.
+///
+/// The store keeps it as JSON (the `record` column of `jobs` and `runs`). Every field has a
+/// default, here and in the structs it holds, so that a record written before a field
+/// existed still reads, with the field's default; fields a newer record has and this one
+/// does not know are skipped.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Job {
@@ -251,6 +258,7 @@ pub struct Job {
 
 /// One task of a job array: its index and what every task of the array shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ArrayTask {
     /// The array's job id (`%A`, `SLURM_ARRAY_JOB_ID`): the id of its first task.
     pub job_id: u32,

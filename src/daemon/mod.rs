@@ -32,6 +32,7 @@ pub mod refusal;
 pub mod request;
 pub mod requeue;
 pub mod routes;
+pub mod schema;
 pub mod server;
 pub mod slurmdb;
 pub mod spawn;

@@ -5,6 +5,7 @@
 //! the group-committing [`super::writer::Writer`].
 
 use super::job::{Job, JobState};
+use super::schema;
 use super::step_record::StepRecord;
 use crate::api::acct::Usage;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -45,6 +46,48 @@ pub enum StoreError {
     /// The writer thread could not be started.
     #[error("job store: cannot start the writer thread: {0}")]
     Thread(String),
+    /// The store was written by a newer slurmlet, whose layout this one does not know: the
+    /// daemon refuses to start on it, and leaves it as it is.
+    #[error(
+        "the job store {path} has schema version {found}; this slurmletd (slurmlet {version}) reads up to version {latest}: upgrade slurmlet, or move the store away (it was left as it is)",
+        version = env!("CARGO_PKG_VERSION")
+    )]
+    TooNew {
+        /// The database file.
+        path: String,
+        /// Its version.
+        found: u32,
+        /// The latest version this build reads.
+        latest: u32,
+    },
+    /// The store is at an older version than this build reads, and only the daemon migrates
+    /// it (when it starts).
+    #[error(
+        "the job store {path} has schema version {found}; this slurmlet reads version {latest}, to which the daemon brings it when it starts"
+    )]
+    NotMigrated {
+        /// The database file.
+        path: String,
+        /// Its version.
+        found: u32,
+        /// The version this build reads.
+        latest: u32,
+    },
+    /// A migration failed: the store is still at the version it was, and the daemon does not
+    /// start on it.
+    #[error(
+        "the job store {path} could not be migrated to version {to} ({what}): {source}; it is still at its earlier version, unchanged, and the daemon will not start on it"
+    )]
+    Migration {
+        /// The database file.
+        path: String,
+        /// The version the failed migration leads to.
+        to: u32,
+        /// What that migration changes.
+        what: &'static str,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
     /// A stored record no longer parses.
     #[error("job store: record of job {id} is unreadable: {source}")]
     Record {
@@ -58,7 +101,7 @@ pub enum StoreError {
 impl StoreError {
     /// SQLite's error `source` on the store at `path`: [`StoreError::Damaged`] when it says
     /// the file is not a usable database.
-    fn of(path: &str, source: rusqlite::Error) -> StoreError {
+    pub(super) fn of(path: &str, source: rusqlite::Error) -> StoreError {
         if is_damage(&source) {
             StoreError::Damaged { path: path.to_string(), source }
         } else {
@@ -136,69 +179,39 @@ impl Store {
         Ok(Store { conn: Store::connect(path)?, path: path.display().to_string() })
     }
 
-    /// A connection to the store at `path`, creating its tables if needed.
+    /// A connection to the store at `path`, its layout brought to [`schema::LATEST`] (its
+    /// tables created in a new file); a store of a newer layout is refused.
     pub fn connect(path: &Path) -> Result<Connection, StoreError> {
         let p = path.display().to_string();
         let wrap = |source| StoreError::of(&p, source);
-        let conn = Connection::open(path).map_err(wrap)?;
+        let mut conn = Connection::open(path).map_err(wrap)?;
+        conn.execute_batch("PRAGMA busy_timeout=5000;").map_err(wrap)?;
+        // Before anything writes to it (even the journal mode): a newer store stays as it is.
+        schema::check_not_newer(path, schema::version(&conn).map_err(wrap)?, schema::LATEST)?;
         conn.execute_batch(
             "PRAGMA journal_mode=WAL;
-             PRAGMA synchronous=FULL;
-             PRAGMA busy_timeout=5000;
-             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-             CREATE TABLE IF NOT EXISTS jobs (
-                 id INTEGER PRIMARY KEY,
-                 state TEXT NOT NULL,
-                 end_time INTEGER NOT NULL DEFAULT 0,
-                 record TEXT NOT NULL
-             );
-             -- An index on state, which no query used, cost every commit a page.
-             DROP INDEX IF EXISTS jobs_state;
-             CREATE TABLE IF NOT EXISTS payloads (
-                 id INTEGER PRIMARY KEY,
-                 script TEXT NOT NULL,
-                 environment TEXT NOT NULL,
-                 argv TEXT NOT NULL
-             );
-             -- The srun steps of each job, for accounting (sacct).
-             CREATE TABLE IF NOT EXISTS steps (
-                 job_id INTEGER NOT NULL,
-                 step_id INTEGER NOT NULL,
-                 name TEXT NOT NULL,
-                 state TEXT NOT NULL,
-                 start_time INTEGER NOT NULL,
-                 end_time INTEGER NOT NULL DEFAULT 0,
-                 exit_status INTEGER,
-                 ntasks INTEGER NOT NULL,
-                 cpus INTEGER NOT NULL,
-                 gpus INTEGER NOT NULL,
-                 mem_mb INTEGER NOT NULL,
-                 time_limit INTEGER,
-                 cancelled_by INTEGER,
-                 user_usec INTEGER,
-                 sys_usec INTEGER,
-                 max_rss_kb INTEGER,
-                 PRIMARY KEY (job_id, step_id)
-             ) WITHOUT ROWID;
-             -- The earlier runs of requeued jobs, as each ended (sacct --duplicates).
-             CREATE TABLE IF NOT EXISTS runs (
-                 job_id INTEGER NOT NULL,
-                 restart INTEGER NOT NULL,
-                 record TEXT NOT NULL,
-                 PRIMARY KEY (job_id, restart)
-             ) WITHOUT ROWID;",
+             PRAGMA synchronous=FULL;",
         )
         .map_err(wrap)?;
+        schema::migrate(&mut conn, path)?;
         Ok(conn)
     }
 
     /// Opens the store at `path` for reading only (accounting queries, beside the daemon's
-    /// own connections); the daemon has created its tables.
+    /// own connections). It never migrates: the daemon has brought the store to
+    /// [`schema::LATEST`] before it reads; a store at another version is refused
+    /// ([`StoreError::TooNew`], [`StoreError::NotMigrated`]) rather than half read.
     pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
         let p = path.display().to_string();
+        let wrap = |e| StoreError::of(&p, e);
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::of(&p, e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(|e| StoreError::of(&p, e))?;
+        let conn = Connection::open_with_flags(path, flags).map_err(wrap)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(wrap)?;
+        let found = schema::version(&conn).map_err(wrap)?;
+        schema::check_not_newer(path, found, schema::LATEST)?;
+        if found < schema::LATEST {
+            return Err(StoreError::NotMigrated { path: p, found, latest: schema::LATEST });
+        }
         Ok(Store { conn, path: p })
     }
 
@@ -347,5 +360,60 @@ impl Store {
             })
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.sql(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::job::{Resources, WarnSignal};
+
+    /// A record as version 1 stored it (job 3 of `tests/fixtures/stores/v1-2026-11-25.db`).
+    const V1_RECORD: &str = r#"{"id":3,"name":"requeued","uid":0,"gid":0,"partition":"gpu","state":"COMPLETED","reason":"None","priority":1,"held":false,"submit_time":1795643446,"begin_time":0,"start_time":1795643446,"end_time":1795643446,"time_limit":null,"req":{"cpus":1,"mem_mb":0,"gpus":0},"ntasks":1,"cpus_per_task":1,"cpus_per_task_set":false,"mem_per_cpu":null,"tres_per_node":"","tres_per_job":"","gpu_ids":[],"stdout":"rq.out","stderr":"","stdin":"","append":true,"cwd":"/tmp/tmp.et2doxyXfn/work","command":"","comment":"","wckey":"","account":"default","qos":"","nice":0,"warn_signal":{"signal":10,"seconds":60,"batch_only":true},"submit_host":"vm","wait_status":0,"end_cause":"exited","cancelled_by":null,"stepd_pid":null,"interactive":false,"reason_prev":"None","batch_usage":{"user_usec":1025,"sys_usec":0,"max_rss_kb":2140},"array":{"job_id":3,"task_id":0,"count":1,"min":0,"max":0,"step":1,"max_running":0},"dependency":"","kill_on_invalid_dep":false,"requeue":true,"restarts":1,"requeue_on_end":false,"suspend_time":0,"suspended_secs":0,"pre_sus_secs":0}"#;
+
+    /// `V1_RECORD` as a store written before some of its fields existed has it: those
+    /// fields, and some of the structs' it holds, are missing.
+    fn record_without_later_fields() -> String {
+        let mut v: serde_json::Value = serde_json::from_str(V1_RECORD).unwrap();
+        let o = v.as_object_mut().unwrap();
+        for field in ["restarts", "requeue", "suspended_secs", "batch_usage", "account"] {
+            o.remove(field).unwrap();
+        }
+        o["req"].as_object_mut().unwrap().remove("gpus").unwrap();
+        o["warn_signal"].as_object_mut().unwrap().remove("batch_only").unwrap();
+        o["array"].as_object_mut().unwrap().remove("max_running").unwrap();
+        // And a field of a newer version, which this one does not know.
+        o.insert("gpu_usage".into(), serde_json::json!({"gpu_util": 93}));
+        serde_json::to_string(&v).unwrap()
+    }
+
+    #[test]
+    fn a_record_missing_newer_fields_reads_with_their_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmlet.db");
+        let conn = Store::connect(&path).unwrap();
+        for (id, record) in [(3, record_without_later_fields()), (4, V1_RECORD.replace("\"id\":3", "\"id\":4"))] {
+            conn.execute(
+                "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, 'COMPLETED', 1, ?2)",
+                params![id, record],
+            )
+            .unwrap();
+        }
+        let store = Store::open_reader(&path).unwrap();
+        let jobs = store.jobs_by_id(&[3, 4]).unwrap();
+        let (old, whole) = (&jobs[0], &jobs[1]);
+        assert_eq!((old.id, whole.id), (3, 4));
+        // The missing fields read as their defaults…
+        assert_eq!((old.restarts, old.requeue, old.suspended_secs), (0, false, 0));
+        assert_eq!(old.batch_usage, None);
+        assert_eq!(old.account, "");
+        assert_eq!(old.req, Resources { cpus: 1, mem_mb: 0, gpus: 0 });
+        assert_eq!(old.warn_signal, Some(WarnSignal { signal: 10, seconds: 60, batch_only: false }));
+        assert_eq!(old.array.map(|a| (a.job_id, a.step, a.max_running)), Some((3, 1, 0)));
+        // …and the others as they were stored.
+        assert_eq!((old.name.as_str(), old.stdout.as_str(), old.end_time), ("requeued", "rq.out", 1795643446));
+        assert_eq!(old.state(), JobState::Completed);
+        assert_eq!((whole.restarts, whole.requeue, whole.account.as_str()), (1, true, "default"));
+        assert!(whole.warn_signal.is_some_and(|w| w.batch_only));
     }
 }

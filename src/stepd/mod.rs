@@ -9,6 +9,7 @@
 
 mod allocation;
 pub mod claim;
+pub mod errno_text;
 mod events;
 pub mod server;
 mod spawn;

@@ -150,8 +150,7 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
             libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
             let err = *libc::__errno_location();
             libc::write(2, exec_msg.as_ptr().cast(), exec_msg.len());
-            let s = libc::strerror(err);
-            libc::write(2, s.cast(), libc::strlen(s));
+            super::errno_text::write_text(2, err);
             libc::write(2, c"\n".as_ptr().cast(), 1);
             libc::_exit(127);
         }
