@@ -265,3 +265,21 @@ fn an_expired_token_is_reported_with_its_time_and_not_sent() {
     assert_eq!(o.status.code(), Some(1));
     assert!(c.log().contains("REST request refused"), "a token that is sent is logged when refused:\n{}", c.log());
 }
+
+/// `slurmlet profiles` only looks: with no local daemon running it says so, and starts none.
+#[test]
+fn listing_the_profiles_starts_no_daemon() {
+    let c = Cluster::configure("0", "");
+    let o =
+        c.cmd("slurmlet").arg("profiles").env("SLURMLET_PROFILES", c.dir.path().join("none.toml")).output().unwrap();
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "* local: this machine's daemon\n    not running: no daemon answers on {}",
+            c.socket.display()
+        )),
+        "{text}{}",
+        stderr(&o)
+    );
+    assert!(!c.socket.exists(), "no daemon was started");
+}

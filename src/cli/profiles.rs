@@ -33,6 +33,22 @@ fn check(client: Result<Client, crate::api::client::ClientError>) -> String {
     }
 }
 
+/// The local daemon's line: pinged when it answers. A listing starts no daemon: when none
+/// answers, it says so (the first command that needs a per-user daemon starts it).
+fn local_status() -> String {
+    let target = crate::paths::client_target();
+    if std::os::unix::net::UnixStream::connect(&target.socket).is_ok() {
+        return check(Client::at(&target.socket));
+    }
+    match target.system {
+        true => format!("not running: the system daemon does not answer on {}", target.socket.display()),
+        false => format!(
+            "not running: no daemon answers on {}; the first command that needs it starts it",
+            target.socket.display()
+        ),
+    }
+}
+
 /// Runs `slurmlet profiles`.
 pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     if args.len() > 1 {
@@ -60,7 +76,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     };
     let mark = |name: &str| if name == in_use { "*" } else { " " };
     println!("{} {LOCAL}: this machine's daemon", mark(LOCAL));
-    println!("    {}", check(Client::local()));
+    println!("    {}", local_status());
     let mut code = 0;
     for (name, p) in &file.profiles {
         println!(
@@ -72,7 +88,10 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
         );
         let client = match profile::remote(&file, &path, name) {
             Ok(Some(remote)) => Client::remote(&remote),
-            Ok(None) => Client::local(),
+            Ok(None) => {
+                println!("    {}", local_status());
+                continue;
+            }
             Err(e) => Err(crate::api::client::ClientError::Profile(e.to_string())),
         };
         let status = check(client);
