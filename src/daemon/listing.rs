@@ -341,7 +341,8 @@ mod tests {
     use super::*;
     use crate::api::types::{JobRows, JobsResponse};
     use crate::cli::squeue::{value, CODES};
-    use crate::daemon::job::{EndCause, Resources};
+    use crate::daemon::job::Resources;
+    use crate::stepd::EndCause;
 
     fn jobs() -> Vec<Job> {
         let base = Job {
