@@ -8,8 +8,8 @@
 use super::record::{megabytes, or_null, time, Record};
 use super::Flags;
 use crate::api::types::{ExitCode, JobInfo, JobsResponse};
-use crate::cli::squeue::QueueJob;
 use crate::options::time::{format_hms, format_limit_long};
+use crate::queue::QueueJob;
 use std::fmt::Write;
 
 /// Slurm's text for an id that is not a job id, or a job that does not exist.

@@ -5,6 +5,7 @@
 //! building a `job_info` first. One [`value`] function serves both, so both print the same.
 
 use crate::api::types::JobInfo;
+use crate::format::Field;
 use crate::options::time::{format_elapsed, format_limit};
 use std::borrow::Cow;
 
@@ -471,6 +472,126 @@ fn text_value<'a, J: QueueJob + ?Sized>(code: char, job: &'a J, now: u64) -> Cow
         '5' => tres_or_na(job.tres_per_job()),
         '7' => Cow::Borrowed(job.cluster()),
         _ => Cow::Borrowed(""),
+    }
+}
+
+/// `-O` field names → (`-o` code, header).
+pub fn long_field(name: &str) -> Option<(char, &'static str)> {
+    Some(match name {
+        "jobid" | "jobarrayid" => ('i', "JOBID"),
+        "arrayjobid" => ('F', "ARRAY_JOB_ID"),
+        "arraytaskid" => ('K', "ARRAY_TASK_ID"),
+        "name" => ('j', "NAME"),
+        "state" => ('T', "STATE"),
+        "statecompact" => ('t', "ST"),
+        "reason" => ('r', "REASON"),
+        "reasonlist" => ('R', "NODELIST(REASON)"),
+        "tres-per-node" => ('b', "TRES_PER_NODE"),
+        "timelimit" => ('l', "TIME_LIMIT"),
+        "timeused" => ('M', "TIME"),
+        "timeleft" => ('L', "TIME_LEFT"),
+        "username" => ('u', "USER"),
+        "userid" => ('U', "UID"),
+        "groupname" => ('g', "GROUP"),
+        "groupid" => ('G', "GROUP"),
+        "partition" => ('P', "PARTITION"),
+        "numnodes" => ('D', "NODES"),
+        "numcpus" => ('C', "CPUS"),
+        "mincpus" => ('c', "MIN_CPUS"),
+        "minmemory" => ('m', "MIN_MEMORY"),
+        "nodelist" => ('N', "NODELIST"),
+        "account" => ('a', "ACCOUNT"),
+        "qos" => ('q', "QOS"),
+        "priority" => ('Q', "PRIORITY"),
+        "prioritylong" => ('Q', "PRIORITY"),
+        "nice" => ('y', "NICE"),
+        "starttime" => ('S', "START_TIME"),
+        "submittime" => ('V', "SUBMIT_TIME"),
+        "endtime" => ('e', "END_TIME"),
+        "workdir" => ('Z', "WORK_DIR"),
+        "comment" => ('k', "COMMENT"),
+        "command" => ('o', "COMMAND"),
+        "dependency" => ('E', "DEPENDENCY"),
+        "features" => ('f', "FEATURES"),
+        "batchhost" => ('B', "EXEC_HOST"),
+        "wckey" => ('w', "WCKEY"),
+        "schednodes" => ('Y', "SCHEDNODES"),
+        "reqnodes" => ('n', "REQ_NODES"),
+        "exclnodes" => ('x', "EXC_NODES"),
+        "stdout" => ('1', "STDOUT"),
+        "stderr" => ('2', "STDERR"),
+        "stdin" => ('3', "STDIN"),
+        "cpus-per-task" => ('4', "CPUS_PER_TASK"),
+        "tres-per-job" => ('5', "TRES_PER_JOB"),
+        "numtasks" => ('6', "NUM_TASKS"),
+        "cluster" => ('7', "CLUSTER"),
+        _ => return None,
+    })
+}
+
+/// The header title of a `-o` code.
+pub fn title(code: char) -> &'static str {
+    match code {
+        'a' => "ACCOUNT",
+        'A' => "JOBID",
+        'b' => "TRES_PER_NODE",
+        'B' => "EXEC_HOST",
+        'c' => "MIN_CPUS",
+        'C' => "CPUS",
+        'd' => "MIN_TMP_DISK",
+        'D' => "NODES",
+        'e' => "END_TIME",
+        'E' => "DEPENDENCY",
+        'f' => "FEATURES",
+        'F' => "ARRAY_JOB_ID",
+        'g' => "GROUP",
+        'G' => "GROUP",
+        'h' => "OVER_SUBSCRIBE",
+        'H' => "SOCKETS_PER_NODE",
+        'i' => "JOBID",
+        'I' => "CORES_PER_SOCKET",
+        'j' => "NAME",
+        'J' => "THREADS_PER_CORE",
+        'k' => "COMMENT",
+        'K' => "ARRAY_TASK_ID",
+        'l' => "TIME_LIMIT",
+        'L' => "TIME_LEFT",
+        'm' => "MIN_MEMORY",
+        'M' => "TIME",
+        'n' => "REQ_NODES",
+        'N' => "NODELIST",
+        'o' => "COMMAND",
+        'O' => "CONTIGUOUS",
+        'p' => "PRIORITY",
+        'P' => "PARTITION",
+        'q' => "QOS",
+        'Q' => "PRIORITY",
+        'r' => "REASON",
+        'R' => "NODELIST(REASON)",
+        'S' => "START_TIME",
+        't' => "ST",
+        'T' => "STATE",
+        'u' => "USER",
+        'U' => "UID",
+        'v' => "RESERVATION",
+        'V' => "SUBMIT_TIME",
+        'w' => "WCKEY",
+        'W' => "LICENSES",
+        'x' => "EXC_NODES",
+        'y' => "NICE",
+        'Y' => "SCHEDNODES",
+        'z' => "S:C:T",
+        'Z' => "WORK_DIR",
+        _ => "",
+    }
+}
+
+/// The `%` code a format field stands for (`-O` names map to theirs).
+pub fn field_code(f: &Field) -> char {
+    if f.key.chars().count() == 1 {
+        f.key.chars().next().unwrap_or(' ')
+    } else {
+        long_field(&f.key).map(|(c, _)| c).unwrap_or(' ')
     }
 }
 

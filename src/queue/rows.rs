@@ -5,7 +5,7 @@
 
 use super::QueueJob;
 use crate::api::types::{ApiError, LayoutField, LayoutItem};
-use crate::cli::format::{push_justified, Token};
+use crate::format::{push_justified, Token};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -83,7 +83,7 @@ pub fn layout_of(tokens: &[Token]) -> Vec<LayoutItem> {
         .map(|token| match token {
             Token::Literal(t) => LayoutItem::Text(t.clone()),
             Token::Field(f) => {
-                LayoutItem::Field(LayoutField { code: super::field_code(f), width: f.width, right: f.right })
+                LayoutItem::Field(LayoutField { code: super::fields::field_code(f), width: f.width, right: f.right })
             }
         })
         .collect()
@@ -242,7 +242,7 @@ impl<'de> Visitor<'de> for Row<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::format;
+    use crate::format;
 
     #[test]
     fn rows_are_laid_out_as_they_are_parsed() {
