@@ -341,7 +341,7 @@ mod tests {
     use super::*;
     use crate::api::types::{JobRows, JobsResponse};
     use crate::daemon::job::Resources;
-    use crate::queue::{value, CODES};
+    use crate::queue::{value, FIELDS};
     use crate::stepd::EndCause;
 
     fn jobs() -> Vec<Job> {
@@ -409,7 +409,7 @@ mod tests {
             let full = super::super::info::job_info(&job, &config);
             let user = crate::paths::user_name(job.uid);
             let row = JobRow { job: &job, config: &config, user_name: &user, tasks: None };
-            for code in CODES.chars() {
+            for code in FIELDS.iter().map(|f| f.code) {
                 for now in [1_050, 1_200, 9_999] {
                     assert_eq!(value(code, &row, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
                 }

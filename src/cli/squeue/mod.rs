@@ -2,7 +2,7 @@
 
 mod steps;
 
-use crate::queue::fields::{field_code, long_field, title};
+use crate::queue::fields::{by_name, field_code, header_title};
 use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
 
 use super::format::{self, Field, Token};
@@ -378,7 +378,7 @@ fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
         let tokens = format::parse_long(f, 20);
         for t in &tokens {
             if let Token::Field(field) = t {
-                if long_field(&field.key).is_none() {
+                if by_name(&field.key).is_none() {
                     return Err(format!("Invalid job format specification: {}", field.key));
                 }
             }
@@ -399,17 +399,11 @@ fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
 
 /// The header line for `tokens`.
 pub fn header(tokens: &[Token]) -> String {
-    format::render(tokens, |f| {
-        if f.key.chars().count() == 1 {
-            title(f.key.chars().next().unwrap_or(' ')).to_string()
-        } else {
-            long_field(&f.key).map(|(_, t)| t.to_string()).unwrap_or_default()
-        }
-    })
+    format::render(tokens, header_title)
 }
 
 /// One job's line for `tokens`, with `now` the current UNIX time.
-pub fn format_job<J: QueueJob + ?Sized>(tokens: &[Token], job: &J, now: u64) -> String {
+pub fn format_job(tokens: &[Token], job: &dyn QueueJob, now: u64) -> String {
     format::render(tokens, |f: &Field| value(field_code(f), job, now))
 }
 
