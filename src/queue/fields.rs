@@ -6,6 +6,8 @@ use super::job::QueueJob;
 use crate::format::Field;
 use crate::options::time::{format_elapsed, format_limit, push_decimal, push_elapsed};
 use std::borrow::Cow;
+use Sort::{By, ByName, Ignored, Refused, Vestigial};
+use SortField::*;
 
 /// One of squeue's fields.
 pub struct QueueField {
@@ -108,9 +110,6 @@ pub enum SortValue<'a> {
     /// direction.
     Start(Option<i64>),
 }
-
-use Sort::{By, ByName, Ignored, Refused, Vestigial};
-use SortField::*;
 
 /// Every field squeue knows, by `%` code.
 pub static FIELDS: &[QueueField] = &[

@@ -2,12 +2,11 @@
 
 mod steps;
 
-use crate::queue::fields::{by_name, field_code, header_title};
-use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
-
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
 use crate::api::types::{JobQuery, JobsResponse};
+use crate::queue::fields::{by_name, field_code, header_title};
+use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
 use clap::Parser;
 use std::borrow::Cow;
 use std::ffi::OsString;
