@@ -1,6 +1,6 @@
 //! squeue's job vocabulary, spoken by squeue and by the daemon alike: the facts of a job it
 //! reads ([`job`]), its fields and what each shows ([`fields`]), which jobs a query lists and
-//! in what order ([`select`]), and the listing's rows and laid-out text ([`rows`]).
+//! in what order ([`select`](mod@select)), and the listing's rows and laid-out text ([`rows`]).
 //!
 //! squeue asks the daemon for a listing and the daemon answers with it; for a remote
 //! cluster, squeue builds the same listing from the cluster's `job_info`s. Both go through
