@@ -273,7 +273,7 @@ impl Config {
         let (gpu_ids, gpu_type) = match file.gpus {
             Some(GpuConfig::Count(n)) => ((0..n).collect(), None),
             Some(GpuConfig::List { kind, ids }) => (ids, kind),
-            None => match crate::daemon::gpus::detect() {
+            None => match crate::gpus::detect() {
                 ids if !ids.is_empty() => (ids, None),
                 // No GPU found: SLURMLET_GPUS=N stands in N fake ones (for trying things out).
                 _ => match std::env::var("SLURMLET_GPUS").ok().and_then(|v| v.parse::<u32>().ok()) {

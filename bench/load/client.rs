@@ -5,6 +5,7 @@ use super::tally::{Kind, Tally};
 use slurmlet::api::client::Client;
 use slurmlet::api::types::{JobDescMsg, JobQuery, JobSubmitReq, DATA_PARSER};
 use slurmlet::cli::squeue;
+use slurmlet::queue;
 use std::time::{Duration, Instant};
 
 /// Held jobs a client keeps queued at most: past it, it cancels its oldest, so that the
@@ -60,7 +61,7 @@ pub fn run(client: &Client, jobs: &Jobs, seed: u64, deadline: Instant, recent: D
     let mut tally = Tally::default();
     let (mut held, mut mine) = (std::collections::VecDeque::new(), std::collections::VecDeque::new());
     let squeue = JobQuery {
-        layout: Some(squeue::layout_of(&slurmlet::cli::format::parse(squeue::DEFAULT_FORMAT))),
+        layout: Some(queue::layout_of(&slurmlet::format::parse(squeue::DEFAULT_FORMAT))),
         ..Default::default()
     };
     while Instant::now() < deadline {

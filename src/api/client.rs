@@ -456,7 +456,7 @@ fn autostart(socket: &Path) -> Result<(), ClientError> {
         .write(true)
         .open(&lock_path)
         .map_err(|e| fail(format!("cannot open {}: {e}", lock_path.display())))?;
-    let _guard = crate::daemon::lock::FileLock::acquire(&lock).map_err(|e| fail(e.to_string()))?;
+    let _guard = crate::lock::FileLock::acquire(&lock).map_err(|e| fail(e.to_string()))?;
     if std::os::unix::net::UnixStream::connect(socket).is_ok() {
         return Ok(());
     }

@@ -1,10 +1,11 @@
 //! A job as Slurm's accounting reports it: its state, times and exit codes as slurmdbd
 //! records them, the batch script's step, and whether it matches a sacct query.
 
-use super::job::{EndCause, Job, JobState};
+use super::job::{Job, JobState};
 use super::step_record::{state_of, StepRecord};
 use crate::api::acct::{AcctJob, AcctStep, HistoryQuery, StepId, Tres, NO_VAL};
 use crate::config::Config;
+use crate::stepd::EndCause;
 
 /// The state accounting gives `job`: a cancelled job still ending is `CANCELLED` already
 /// (Slurm records the cancel at once); one ending otherwise is still `RUNNING`.

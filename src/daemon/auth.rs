@@ -315,4 +315,10 @@ mod tests {
         std::fs::write(&path, b"short").unwrap();
         assert!(matches!(Key::load_or_create(dir.path()), Err(KeyError::TooShort { len: 5, .. })));
     }
+
+    #[test]
+    fn the_daemons_own_tokens_carry_their_expiry() {
+        let key = Key::from_bytes(vec![7; 32]);
+        assert_eq!(crate::api::jwt::expiry(&key.issue("alice", 1000, 600)), Some(1600));
+    }
 }

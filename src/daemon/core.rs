@@ -2,7 +2,7 @@
 //! recover. All methods are synchronous and run under one lock; they return [`Effects`] that
 //! the async side carries out (watching new supervisors, arming the begin-time timer).
 
-use super::job::{EndCause, Job, JobState, Resources};
+use super::job::{Job, JobState, Resources};
 use super::plan::{Plan, Verdict, NEVER};
 use super::step_record::StepEnding;
 use super::store::{Store, StoreError};
@@ -10,6 +10,7 @@ use super::submit::{self, Caller};
 use super::writer::{Durable, Writer};
 use crate::api::types::{errno, ApiError, SignalScope};
 use crate::config::Config;
+use crate::stepd::EndCause;
 use crate::stepd::{self, EndStatus};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};

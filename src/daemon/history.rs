@@ -186,7 +186,7 @@ mod tests {
             submit_time: 100 + id as u64,
             start_time: 100 + id as u64,
             end_time: end,
-            end_cause: (end > 0).then_some(crate::daemon::job::EndCause::Exited),
+            end_cause: (end > 0).then_some(crate::stepd::EndCause::Exited),
             wait_status: (end > 0).then_some(if state == JobState::Failed { 1 << 8 } else { 0 }),
             ..Default::default()
         }

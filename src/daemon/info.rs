@@ -6,8 +6,8 @@ use super::listing::{state_list, JobRow};
 use crate::api::noval::NoVal;
 use crate::api::release;
 use crate::api::types::*;
-use crate::cli::squeue::QueueJob;
 use crate::config::Config;
+use crate::queue::QueueJob;
 
 /// The `meta` block of every reply.
 pub fn meta(config: &Config) -> Meta {

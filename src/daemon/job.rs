@@ -1,6 +1,7 @@
 //! A job as the daemon keeps it: what was asked, what was given, and where it stands.
 
 use super::text::Text;
+use crate::stepd::{EndCause, WarnSignal};
 use serde::{Deserialize, Serialize};
 
 /// Slurm's job states (the base state).
@@ -106,32 +107,6 @@ impl Resources {
     pub fn plus(&self, other: &Resources) -> Resources {
         Resources { cpus: self.cpus + other.cpus, mem_mb: self.mem_mb + other.mem_mb, gpus: self.gpus + other.gpus }
     }
-}
-
-/// `--signal`: a warning signal before the time limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WarnSignal {
-    /// Signal number.
-    pub signal: i32,
-    /// Seconds before the limit.
-    pub seconds: u32,
-    /// Only the batch shell gets it.
-    pub batch_only: bool,
-}
-
-/// Why a running job ended, as its supervisor recorded it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndCause {
-    /// The batch script exited by itself.
-    Exited,
-    /// The time limit was reached.
-    TimeLimit,
-    /// A cancel request ended it.
-    Cancelled,
-    /// The job could not be started (output file, working directory, exec).
-    LaunchFailed,
 }
 
 /// Everything the daemon knows about one job.

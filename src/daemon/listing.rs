@@ -6,8 +6,8 @@
 
 use super::job::{Job, JobState};
 use crate::api::types::{JobQuery, LayoutItem};
-use crate::cli::squeue::{self, QueueJob};
 use crate::config::Config;
+use crate::queue::{self, QueueJob};
 use std::borrow::Cow;
 
 /// One job as squeue reads it, with the configuration its node and cluster come from.
@@ -258,14 +258,14 @@ fn pick<'j>(
     q: &JobQuery,
     names: &mut UserNames,
 ) -> (Vec<(&'j Job, usize)>, bool, bool) {
-    let mut ids_found = !squeue::asks_ids(q);
+    let mut ids_found = !queue::asks_ids(q);
     let mut any_task = false;
     let mut last = 0;
     let mut picked = Vec::new();
     for job in jobs {
         let row = JobRow { job, config, user_name: "", tasks: None };
-        ids_found = ids_found || squeue::ids_found(q, std::iter::once(&row));
-        if squeue::matches(q, &row) {
+        ids_found = ids_found || queue::ids_found(q, std::iter::once(&row));
+        if queue::matches(q, &row) {
             any_task |= job.array.is_some();
             picked.push((job, names.index(job.uid, &mut last)));
         }
@@ -291,7 +291,7 @@ fn with_rows<'a, T>(
         .into_iter()
         .map(|(job, user)| JobRow { job, config, user_name: names.name(user), tasks: None })
         .collect();
-    squeue::sort_jobs(&mut rows, &squeue::sort_keys(q), now);
+    queue::sort_jobs(&mut rows, &queue::sort_keys(q), now);
     if q.array_per_line || !any_task {
         return answer(&rows, ids_found);
     }
@@ -321,7 +321,7 @@ pub fn select_json<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now`, as the JSON of a
 /// [`JobRows`](crate::api::types::JobRows).
 pub fn query<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, q: &JobQuery, now: u64) -> Vec<u8> {
-    with_rows(jobs, config, q, now, |rows, ids_found| squeue::rows_json(rows, q, ids_found, now))
+    with_rows(jobs, config, q, now, |rows, ids_found| queue::rows_json(rows, q, ids_found, now))
 }
 
 /// Answers a [`JobQuery`] over `jobs` at UNIX time `now` as squeue's text laid out by
@@ -333,15 +333,16 @@ pub fn laid_out<'a>(
     layout: &[LayoutItem],
     now: u64,
 ) -> Option<String> {
-    with_rows(jobs, config, q, now, |rows, ids_found| ids_found.then(|| squeue::rows_text(rows, layout, now)))
+    with_rows(jobs, config, q, now, |rows, ids_found| ids_found.then(|| queue::rows_text(rows, layout, now)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::types::{JobRows, JobsResponse};
-    use crate::cli::squeue::{value, CODES};
-    use crate::daemon::job::{EndCause, Resources};
+    use crate::daemon::job::Resources;
+    use crate::queue::{value, FIELDS};
+    use crate::stepd::EndCause;
 
     fn jobs() -> Vec<Job> {
         let base = Job {
@@ -408,7 +409,7 @@ mod tests {
             let full = super::super::info::job_info(&job, &config);
             let user = crate::paths::user_name(job.uid);
             let row = JobRow { job: &job, config: &config, user_name: &user, tasks: None };
-            for code in CODES.chars() {
+            for code in FIELDS.iter().map(|f| f.code) {
                 for now in [1_050, 1_200, 9_999] {
                     assert_eq!(value(code, &row, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
                 }

@@ -14,7 +14,6 @@ pub mod depend;
 pub mod fault;
 pub mod fence;
 pub mod forkserver;
-pub mod gpus;
 pub mod history;
 pub mod hold;
 pub mod info;
@@ -25,7 +24,6 @@ pub mod jobs_reply;
 pub mod launch;
 pub mod limits;
 pub mod listing;
-pub mod lock;
 pub mod openapi;
 pub mod plan;
 pub mod refusal;
@@ -122,7 +120,7 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
         .write(true)
         .open(&lock_path)
         .map_err(io(format!("cannot open {}", lock_path.display())))?;
-    if !lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
+    if !crate::lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
         return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
     }
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;

@@ -110,6 +110,12 @@ mod tests {
         assert_eq!(top, ["job", "script"].into_iter().collect());
     }
 
+    #[test]
+    fn a_client_reads_from_the_documents_paths_the_one_data_parser_slurmlet_speaks() {
+        let ours = crate::api::version::offered_in_openapi(DOCUMENT.as_bytes()).unwrap();
+        assert_eq!(ours, BTreeSet::from([crate::api::version::DataParser::v0_0(43)]));
+    }
+
     fn collect_refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
         match v {
             Value::Object(m) => {

@@ -172,11 +172,11 @@ pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
         return Err(parse_error(format!("{codes} codes asked for; at most {MAX_QUERY_CODES} are served"), "#/codes/"));
     }
     if let Some(layout) = &q.layout {
-        if !crate::cli::squeue::layout_fits(layout) {
+        if !crate::queue::layout_fits(layout) {
             return Err(parse_error(
                 format!(
                     "a layout of more than {MAX} items, or with a width or text over {MAX}",
-                    MAX = crate::cli::squeue::MAX_LAYOUT_WIDTH
+                    MAX = crate::queue::MAX_LAYOUT_WIDTH
                 ),
                 "#/layout/",
             ));
@@ -189,7 +189,7 @@ pub fn parse_job_query(body: &[u8]) -> Result<JobQuery, ApiError> {
                 "#/sort/",
             ));
         }
-        if let Err(bad) = crate::cli::squeue::parse_sort(sort) {
+        if let Err(bad) = crate::queue::parse_sort(sort) {
             return Err(parse_error(format!("Invalid sort specification: {bad}"), "#/sort/"));
         }
     }

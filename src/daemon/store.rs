@@ -366,7 +366,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::job::{Resources, WarnSignal};
+    use crate::daemon::job::Resources;
+    use crate::stepd::WarnSignal;
 
     /// A record as version 1 stored it (job 3 of `tests/fixtures/stores/v1-2026-11-25.db`).
     const V1_RECORD: &str = r#"{"id":3,"name":"requeued","uid":0,"gid":0,"partition":"gpu","state":"COMPLETED","reason":"None","priority":1,"held":false,"submit_time":1795643446,"begin_time":0,"start_time":1795643446,"end_time":1795643446,"time_limit":null,"req":{"cpus":1,"mem_mb":0,"gpus":0},"ntasks":1,"cpus_per_task":1,"cpus_per_task_set":false,"mem_per_cpu":null,"tres_per_node":"","tres_per_job":"","gpu_ids":[],"stdout":"rq.out","stderr":"","stdin":"","append":true,"cwd":"/tmp/tmp.et2doxyXfn/work","command":"","comment":"","wckey":"","account":"default","qos":"","nice":0,"warn_signal":{"signal":10,"seconds":60,"batch_only":true},"submit_host":"vm","wait_status":0,"end_cause":"exited","cancelled_by":null,"stepd_pid":null,"interactive":false,"reason_prev":"None","batch_usage":{"user_usec":1025,"sys_usec":0,"max_rss_kb":2140},"array":{"job_id":3,"task_id":0,"count":1,"min":0,"max":0,"step":1,"max_running":0},"dependency":"","kill_on_invalid_dep":false,"requeue":true,"restarts":1,"requeue_on_end":false,"suspend_time":0,"suspended_secs":0,"pre_sus_secs":0}"#;

@@ -3,12 +3,13 @@
 //! A request that no configuration of this node could ever satisfy is refused here, at
 //! submit time, instead of pending forever.
 
-use super::job::{Job, JobState, Resources, WarnSignal};
+use super::job::{Job, JobState, Resources};
 use super::store::Payload;
 use super::text::Text;
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
 use crate::options::{gres, pattern, signal};
+use crate::stepd::WarnSignal;
 use std::path::{Path, PathBuf};
 
 /// Who is submitting.

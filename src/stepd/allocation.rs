@@ -6,9 +6,9 @@
 //! (`salloc --no-shell`).
 
 use super::events::{Event, Events};
+use super::EndCause;
 use super::{EndStatus, LaunchSpec};
 use crate::api::stream::{Frame, Grant};
-use crate::daemon::job::EndCause;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 

@@ -16,11 +16,36 @@ mod spawn;
 pub mod step;
 pub mod timing;
 
-use crate::daemon::job::{EndCause, WarnSignal};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// `--signal`: a warning signal before the time limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WarnSignal {
+    /// Signal number.
+    pub signal: i32,
+    /// Seconds before the limit.
+    pub seconds: u32,
+    /// Only the batch shell gets it.
+    pub batch_only: bool,
+}
+
+/// Why a running job ended, as its supervisor recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndCause {
+    /// The batch script exited by itself.
+    Exited,
+    /// The time limit was reached.
+    TimeLimit,
+    /// A cancel request ended it.
+    Cancelled,
+    /// The job could not be started (output file, working directory, exec).
+    LaunchFailed,
+}
 
 /// What the daemon tells the supervisor, written to `JOBDIR/spec.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -308,7 +308,7 @@ fn columns_list<'a>(names: impl Iterator<Item = &'a str>, per_line: usize, width
 
 /// The job states of `--helpstate`: Slurm's base states, which lead squeue's list, in its
 /// order.
-const HELP_STATES: &[&str] = crate::cli::squeue::VALID_STATES.split_at(12).0;
+const HELP_STATES: &[&str] = crate::queue::VALID_STATES.split_at(12).0;
 
 /// The reasons of `--helpreason`: those slurmlet's jobs wait or end for.
 const HELP_REASONS: &[&str] = &[

@@ -8,8 +8,8 @@
 use super::record::{megabytes, or_null, time, Record};
 use super::Flags;
 use crate::api::types::{ExitCode, JobInfo, JobsResponse};
-use crate::cli::squeue::QueueJob;
 use crate::options::time::{format_hms, format_limit_long};
+use crate::queue::QueueJob;
 use std::fmt::Write;
 
 /// Slurm's text for an id that is not a job id, or a job that does not exist.
@@ -344,6 +344,16 @@ mod tests {
         assert_eq!(wanted(Some("_3")), None);
     }
 
+    /// slurmrestd's exit code object of a job not ended by a signal: its `status` (`PENDING`
+    /// while it runs) and return code.
+    fn exit_code(status: &str, return_code: u32) -> crate::api::types::ExitCode {
+        crate::api::types::ExitCode {
+            status: vec![status.into()],
+            return_code: NoVal::of(return_code),
+            ..Default::default()
+        }
+    }
+
     /// Job 22 of the slurm-24.11 transcript (section 4), running: its fields as the daemon
     /// reports them, with times in UTC seconds.
     fn running() -> JobInfo {
@@ -360,7 +370,7 @@ mod tests {
             state_reason: "None".into(),
             requeue: true,
             batch_flag: true,
-            exit_code: crate::daemon::info::exit_code(crate::daemon::job::JobState::Running, 0, 0),
+            exit_code: exit_code("PENDING", 0),
             time_limit: NoVal::of(10),
             time_minimum: NoVal::of(0),
             submit_time: NoVal::of(1000),
@@ -502,7 +512,7 @@ mod tests {
         let job = JobInfo {
             job_state: vec!["FAILED".into()],
             state_reason: "NonZeroExitCode".into(),
-            exit_code: crate::daemon::info::exit_code(crate::daemon::job::JobState::Failed, 3, 0),
+            exit_code: exit_code("ERROR", 3),
             end_time: NoVal::of(1065),
             comment: "note".into(),
             cpus: NoVal::of(4),

@@ -1,20 +1,12 @@
 //! `squeue`: view jobs in the queue.
 
-mod fields;
-mod rows;
-mod select;
 mod steps;
-
-pub use fields::{short_state, value, write_value, QueueJob, CODES};
-pub use rows::{layout_fits, layout_of, rows_json, rows_text, MAX_LAYOUT_WIDTH};
-pub use select::{
-    asks_ids, default_sort, ids_found, matches, parse_sort, read_sort, select, sort_jobs, sort_keys, SortField,
-    SortItem, SortKey, DEFAULT_SORT, START_SORT, VALID_STATES,
-};
 
 use super::format::{self, Field, Token};
 use crate::api::client::{Client, ClientError};
 use crate::api::types::{JobQuery, JobsResponse};
+use crate::queue::fields::{by_name, field_code, header_title};
+use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
 use clap::Parser;
 use std::borrow::Cow;
 use std::ffi::OsString;
@@ -351,7 +343,7 @@ fn print_json(client: &Client, query: &JobQuery, bad_user: Option<&str>) -> i32 
 }
 
 /// The sort specification squeue orders by: `-S`, else `$SQUEUE_SORT`, else `S` (start
-/// time) with `--start`; none: the daemon's default, [`DEFAULT_SORT`].
+/// time) with `--start`; none: the daemon's default, [`DEFAULT_SORT`](crate::queue::DEFAULT_SORT).
 fn sort_spec(args: &SqueueArgs) -> Option<String> {
     args.sort
         .clone()
@@ -385,7 +377,7 @@ fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
         let tokens = format::parse_long(f, 20);
         for t in &tokens {
             if let Token::Field(field) = t {
-                if long_field(&field.key).is_none() {
+                if by_name(&field.key).is_none() {
                     return Err(format!("Invalid job format specification: {}", field.key));
                 }
             }
@@ -404,140 +396,14 @@ fn build_format(args: &SqueueArgs) -> Result<Vec<Token>, String> {
     Ok(format::parse(&text))
 }
 
-/// `-O` field names → (`-o` code, header).
-fn long_field(name: &str) -> Option<(char, &'static str)> {
-    Some(match name {
-        "jobid" | "jobarrayid" => ('i', "JOBID"),
-        "arrayjobid" => ('F', "ARRAY_JOB_ID"),
-        "arraytaskid" => ('K', "ARRAY_TASK_ID"),
-        "name" => ('j', "NAME"),
-        "state" => ('T', "STATE"),
-        "statecompact" => ('t', "ST"),
-        "reason" => ('r', "REASON"),
-        "reasonlist" => ('R', "NODELIST(REASON)"),
-        "tres-per-node" => ('b', "TRES_PER_NODE"),
-        "timelimit" => ('l', "TIME_LIMIT"),
-        "timeused" => ('M', "TIME"),
-        "timeleft" => ('L', "TIME_LEFT"),
-        "username" => ('u', "USER"),
-        "userid" => ('U', "UID"),
-        "groupname" => ('g', "GROUP"),
-        "groupid" => ('G', "GROUP"),
-        "partition" => ('P', "PARTITION"),
-        "numnodes" => ('D', "NODES"),
-        "numcpus" => ('C', "CPUS"),
-        "mincpus" => ('c', "MIN_CPUS"),
-        "minmemory" => ('m', "MIN_MEMORY"),
-        "nodelist" => ('N', "NODELIST"),
-        "account" => ('a', "ACCOUNT"),
-        "qos" => ('q', "QOS"),
-        "priority" => ('Q', "PRIORITY"),
-        "prioritylong" => ('Q', "PRIORITY"),
-        "nice" => ('y', "NICE"),
-        "starttime" => ('S', "START_TIME"),
-        "submittime" => ('V', "SUBMIT_TIME"),
-        "endtime" => ('e', "END_TIME"),
-        "workdir" => ('Z', "WORK_DIR"),
-        "comment" => ('k', "COMMENT"),
-        "command" => ('o', "COMMAND"),
-        "dependency" => ('E', "DEPENDENCY"),
-        "features" => ('f', "FEATURES"),
-        "batchhost" => ('B', "EXEC_HOST"),
-        "wckey" => ('w', "WCKEY"),
-        "schednodes" => ('Y', "SCHEDNODES"),
-        "reqnodes" => ('n', "REQ_NODES"),
-        "exclnodes" => ('x', "EXC_NODES"),
-        "stdout" => ('1', "STDOUT"),
-        "stderr" => ('2', "STDERR"),
-        "stdin" => ('3', "STDIN"),
-        "cpus-per-task" => ('4', "CPUS_PER_TASK"),
-        "tres-per-job" => ('5', "TRES_PER_JOB"),
-        "numtasks" => ('6', "NUM_TASKS"),
-        "cluster" => ('7', "CLUSTER"),
-        _ => return None,
-    })
-}
-
-/// The header title of a `-o` code.
-fn title(code: char) -> &'static str {
-    match code {
-        'a' => "ACCOUNT",
-        'A' => "JOBID",
-        'b' => "TRES_PER_NODE",
-        'B' => "EXEC_HOST",
-        'c' => "MIN_CPUS",
-        'C' => "CPUS",
-        'd' => "MIN_TMP_DISK",
-        'D' => "NODES",
-        'e' => "END_TIME",
-        'E' => "DEPENDENCY",
-        'f' => "FEATURES",
-        'F' => "ARRAY_JOB_ID",
-        'g' => "GROUP",
-        'G' => "GROUP",
-        'h' => "OVER_SUBSCRIBE",
-        'H' => "SOCKETS_PER_NODE",
-        'i' => "JOBID",
-        'I' => "CORES_PER_SOCKET",
-        'j' => "NAME",
-        'J' => "THREADS_PER_CORE",
-        'k' => "COMMENT",
-        'K' => "ARRAY_TASK_ID",
-        'l' => "TIME_LIMIT",
-        'L' => "TIME_LEFT",
-        'm' => "MIN_MEMORY",
-        'M' => "TIME",
-        'n' => "REQ_NODES",
-        'N' => "NODELIST",
-        'o' => "COMMAND",
-        'O' => "CONTIGUOUS",
-        'p' => "PRIORITY",
-        'P' => "PARTITION",
-        'q' => "QOS",
-        'Q' => "PRIORITY",
-        'r' => "REASON",
-        'R' => "NODELIST(REASON)",
-        'S' => "START_TIME",
-        't' => "ST",
-        'T' => "STATE",
-        'u' => "USER",
-        'U' => "UID",
-        'v' => "RESERVATION",
-        'V' => "SUBMIT_TIME",
-        'w' => "WCKEY",
-        'W' => "LICENSES",
-        'x' => "EXC_NODES",
-        'y' => "NICE",
-        'Y' => "SCHEDNODES",
-        'z' => "S:C:T",
-        'Z' => "WORK_DIR",
-        _ => "",
-    }
-}
-
 /// The header line for `tokens`.
 pub fn header(tokens: &[Token]) -> String {
-    format::render(tokens, |f| {
-        if f.key.chars().count() == 1 {
-            title(f.key.chars().next().unwrap_or(' ')).to_string()
-        } else {
-            long_field(&f.key).map(|(_, t)| t.to_string()).unwrap_or_default()
-        }
-    })
+    format::render(tokens, header_title)
 }
 
 /// One job's line for `tokens`, with `now` the current UNIX time.
-pub fn format_job<J: QueueJob + ?Sized>(tokens: &[Token], job: &J, now: u64) -> String {
+pub fn format_job(tokens: &[Token], job: &dyn QueueJob, now: u64) -> String {
     format::render(tokens, |f: &Field| value(field_code(f), job, now))
-}
-
-/// The `%` code a format field stands for (`-O` names map to theirs).
-fn field_code(f: &Field) -> char {
-    if f.key.chars().count() == 1 {
-        f.key.chars().next().unwrap_or(' ')
-    } else {
-        long_field(&f.key).map(|(c, _)| c).unwrap_or(' ')
-    }
 }
 
 /// The codes of a format's fields.
@@ -553,6 +419,7 @@ mod tests {
     use super::*;
     use crate::api::noval::NoVal;
     use crate::api::types::JobInfo;
+    use crate::queue::{default_sort, short_state, sort_jobs};
 
     const NOW: u64 = 1_795_311_682;
 

@@ -1,7 +1,8 @@
 //! Which jobs squeue lists (`-j -u -p -n -t --start`) and in what order, for any
 //! [`QueueJob`]: the daemon applies it to its own records, the client to `job_info`s.
 
-use super::fields::QueueJob;
+use super::fields::{by_code, order_of, start_value, Order, Sort, SortField, SortValue, FIELDS};
+use super::job::QueueJob;
 use crate::api::types::JobQuery;
 
 /// The job states squeue accepts in `-t`, in the order of its error message.
@@ -142,55 +143,6 @@ pub const DEFAULT_SORT: &str = "P,t,-p";
 /// The sort order of `--start` when none is given: expected start time.
 pub const START_SORT: &str = "S";
 
-/// What a job is compared on by one `-S` letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortField {
-    /// `B`: the batch host.
-    BatchHost,
-    /// `cluster`: the cluster name.
-    Cluster,
-    /// `C`: the CPU count.
-    Cpus,
-    /// `D`: the node count.
-    Nodes,
-    /// `e`: the end time.
-    EndTime,
-    /// `g`: the group name.
-    GroupName,
-    /// `G`: the group id.
-    GroupId,
-    /// `i`: the job id (an array task by its array's id, then its task id).
-    JobId,
-    /// `j`: the job name.
-    Name,
-    /// `l`: the time limit (unlimited after every limit).
-    TimeLimit,
-    /// `L`: the time left (unlimited after every other).
-    TimeLeft,
-    /// `m`: the minimum memory.
-    Memory,
-    /// `M`: the time used.
-    TimeUsed,
-    /// `N`: the node list.
-    NodeList,
-    /// `p` and `Q`: the priority.
-    Priority,
-    /// `P`: the partition.
-    Partition,
-    /// `S`: the (expected) start time; jobs without one come last either way.
-    StartTime,
-    /// `t`: the compact state (`CG`, `PD`, `R`, …), as text.
-    StateCompact,
-    /// `T`: the state (`COMPLETING`, `PENDING`, `RUNNING`, …), as text.
-    State,
-    /// `u`: the user name.
-    UserName,
-    /// `U`: the user id.
-    UserId,
-    /// `V`: the submit time.
-    SubmitTime,
-}
-
 /// One key of a sort order: a field and its direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SortKey {
@@ -212,57 +164,27 @@ pub enum SortItem {
     Invalid(char),
 }
 
-/// The field of a `-S` letter: `Ok(None)` for letters squeue accepts and does not sort by
-/// (`c f h n O`, and `d H I J v z`, whose values are the same for every slurmlet job).
-fn sort_letter(c: char) -> Result<Option<SortField>, ()> {
-    use SortField::*;
-    Ok(Some(match c {
-        'B' => BatchHost,
-        'C' => Cpus,
-        'D' => Nodes,
-        'e' => EndTime,
-        'g' => GroupName,
-        'G' => GroupId,
-        'i' => JobId,
-        'j' => Name,
-        'l' => TimeLimit,
-        'L' => TimeLeft,
-        'm' => Memory,
-        'M' => TimeUsed,
-        'N' => NodeList,
-        'p' | 'Q' => Priority,
-        'P' => Partition,
-        'S' => StartTime,
-        't' => StateCompact,
-        'T' => State,
-        'u' => UserName,
-        'U' => UserId,
-        'V' => SubmitTime,
-        'c' | 'd' | 'f' | 'h' | 'H' | 'I' | 'J' | 'n' | 'O' | 'v' | 'z' => return Ok(None),
-        _ => return Err(()),
-    }))
-}
-
 /// Reads a `-S` specification as squeue does: one letter per key, each reversed when a `-`
 /// comes right before it (`+`, `-` and `,` are otherwise skipped, so `ij` is two keys), and
 /// the word `cluster` in any case. squeue reads it from its end and stops at the first letter
 /// it does not know; the items come in that order.
 pub fn read_sort(spec: &str) -> Vec<SortItem> {
-    const CLUSTER: &[u8] = b"cluster";
     let b = spec.as_bytes();
     let mut items = Vec::new();
     let mut i = b.len();
-    while i > 0 {
+    'reading: while i > 0 {
         i -= 1;
         if matches!(b[i], b',' | b'+' | b'-') {
             continue;
         }
-        let word_start = (i + 1).checked_sub(CLUSTER.len());
-        if let Some(start) = word_start.filter(|&s| b[s..=i].eq_ignore_ascii_case(CLUSTER)) {
-            let descending = start > 0 && b[start - 1] == b'-';
-            items.push(SortItem::Key(SortKey { field: SortField::Cluster, descending }));
-            i = start;
-            continue;
+        for (word, field) in sort_words() {
+            let word_start = (i + 1).checked_sub(word.len());
+            if let Some(start) = word_start.filter(|&s| b[s..=i].eq_ignore_ascii_case(word.as_bytes())) {
+                let descending = start > 0 && b[start - 1] == b'-';
+                items.push(SortItem::Key(SortKey { field, descending }));
+                i = start;
+                continue 'reading;
+            }
         }
         let descending = i > 0 && b[i - 1] == b'-';
         // A key letter is ASCII; anything else is reported whole.
@@ -273,17 +195,26 @@ pub fn read_sort(spec: &str) -> Vec<SortItem> {
                 spec[start..].chars().next().unwrap_or('?')
             }
         };
-        match sort_letter(c) {
-            Ok(Some(field)) => items.push(SortItem::Key(SortKey { field, descending })),
-            Ok(None) => {}
-            Err(()) if c == 'b' => items.push(SortItem::Vestigial(c)),
-            Err(()) => {
+        match by_code(c).map_or(Sort::Refused, |f| f.sort) {
+            Sort::By(field, _) => items.push(SortItem::Key(SortKey { field, descending })),
+            Sort::Ignored => {}
+            Sort::Vestigial => items.push(SortItem::Vestigial(c)),
+            Sort::Refused | Sort::ByName(..) => {
                 items.push(SortItem::Invalid(c));
                 break;
             }
         }
     }
     items
+}
+
+/// The words `-S` orders by (`cluster`): the `-O` names of the fields that order only by
+/// name.
+fn sort_words() -> impl Iterator<Item = (&'static str, SortField)> {
+    FIELDS.iter().filter_map(|f| match f.sort {
+        Sort::ByName(field, _) => f.names.first().map(|&name| (name, field)),
+        _ => None,
+    })
 }
 
 /// The keys of a `-S` specification, most significant first, or the letter squeue refuses.
@@ -312,78 +243,6 @@ pub fn parse_sort(spec: &str) -> Result<Vec<SortKey>, char> {
 /// The keys of [`DEFAULT_SORT`].
 pub fn default_sort() -> Vec<SortKey> {
     parse_sort(DEFAULT_SORT).expect("the default sort is valid")
-}
-
-/// One job's value for one key.
-enum SortValue<'a> {
-    Number(i64),
-    Text(std::borrow::Cow<'a, str>),
-    /// A start time; `None` (not started, none expected) comes after every time, in either
-    /// direction.
-    Start(Option<i64>),
-}
-
-/// Slurm's `INFINITE`, which an unlimited time limit (and time left) reads as.
-const INFINITE: i64 = u32::MAX as i64;
-/// Slurm's `NO_VAL`, the task id of a job that is not an array task.
-const NO_VAL: u64 = (u32::MAX - 1) as u64;
-
-/// The start time squeue sorts on: a pending job expected to start in the past starts now.
-fn start_value<J: QueueJob + ?Sized>(job: &J, now: u64) -> SortValue<'static> {
-    match job.start_time() {
-        0 => SortValue::Start(None),
-        t if job.state() == "PENDING" && t < now => SortValue::Start(Some(clamp(now))),
-        t => SortValue::Start(Some(clamp(t))),
-    }
-}
-
-/// A time or size as a sort number (none comes near the limit).
-fn clamp(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX - 1)
-}
-
-fn sort_value<J: QueueJob + ?Sized>(field: SortField, job: &J, now: u64) -> SortValue<'_> {
-    use std::borrow::Cow;
-    use SortField::*;
-    fn text(s: &str) -> SortValue<'_> {
-        SortValue::Text(Cow::Borrowed(s))
-    }
-    let number = SortValue::Number;
-    match field {
-        BatchHost => text(job.batch_host()),
-        Cluster => text(job.cluster()),
-        Cpus => number(job.cpus().into()),
-        Nodes => number(job.node_count().into()),
-        EndTime => number(clamp(job.end_time())),
-        GroupName => SortValue::Text(job.group_name()),
-        GroupId => number(job.group_id().into()),
-        // The array's id (the job's own when none) then the task id, in 64 bits, shifted so
-        // that they order as signed numbers do.
-        JobId => {
-            let (id, task) = match job.array_task_id() {
-                Some(task) => (job.array_job_id(), task.into()),
-                None => (job.job_id(), NO_VAL),
-            };
-            number((((id as u64) << 32 | task) ^ (1 << 63)) as i64)
-        }
-        Name => text(job.name()),
-        TimeLimit => number(job.time_limit().map_or(INFINITE, i64::from)),
-        TimeLeft => number(match job.time_limit() {
-            None => INFINITE,
-            Some(m) => m as i64 * 60 - clamp(super::fields::elapsed(job, now)),
-        }),
-        Memory => number(clamp(job.memory_per_cpu().or(job.memory_per_node()).unwrap_or(0))),
-        TimeUsed => number(clamp(super::fields::elapsed(job, now))),
-        NodeList => text(job.nodes()),
-        Priority => number(job.priority().into()),
-        Partition => text(job.partition()),
-        StartTime => start_value(job, now),
-        StateCompact => text(super::fields::short_state(job.state())),
-        State => text(job.state()),
-        UserName => SortValue::Text(job.user_name()),
-        UserId => number(job.user_id().into()),
-        SubmitTime => number(clamp(job.submit_time())),
-    }
 }
 
 /// How many distinct texts of a column are looked for one by one before a table is kept.
@@ -470,10 +329,11 @@ pub fn sort_jobs<J: QueueJob>(jobs: &mut [J], keys: &[SortKey], now: u64) {
     let width = keys.len() + 3;
     let mut columns: Vec<Column> = keys.iter().map(|k| Column::new(k.descending)).collect();
     columns.push(Column::new(true));
+    let orders: Vec<Order> = keys.iter().map(|k| order_of(k.field)).collect();
     let mut rows: Vec<i64> = Vec::with_capacity(jobs.len() * width);
     for job in jobs.iter() {
-        for (k, column) in keys.iter().zip(columns.iter_mut()) {
-            rows.push(column.cell(sort_value(k.field, job, now)));
+        for (order, column) in orders.iter().zip(columns.iter_mut()) {
+            rows.push(column.cell(order(job, now)));
         }
         let start = start_value(job, now);
         let unstarted = matches!(start, SortValue::Start(None));

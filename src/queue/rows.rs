@@ -3,9 +3,10 @@
 //! laid out as squeue's text while they are parsed: each value goes from the reply's bytes
 //! into its padded column, and no row is kept in between.
 
+use super::fields::{by_code, Writer};
 use super::QueueJob;
 use crate::api::types::{ApiError, LayoutField, LayoutItem};
-use crate::cli::format::{push_justified, Token};
+use crate::format::{push_justified, Token};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -25,8 +26,8 @@ pub struct Rendered {
 /// values of the query's `%` codes at UNIX time `now`. The reply is written as it is
 /// rendered: one buffer for every value, and no row kept.
 pub fn rows_json<J: QueueJob>(jobs: &[J], q: &crate::api::types::JobQuery, ids_found: bool, now: u64) -> Vec<u8> {
-    let codes: Vec<char> = q.codes.chars().collect();
-    let mut out = Vec::with_capacity(64 + jobs.len() * codes.len() * 12);
+    let writers: Vec<Option<Writer>> = q.codes.chars().map(|code| by_code(code).map(|f| f.write)).collect();
+    let mut out = Vec::with_capacity(64 + jobs.len() * writers.len() * 12);
     out.extend_from_slice(b"{\"rows\":[");
     let mut cell = String::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -34,12 +35,14 @@ pub fn rows_json<J: QueueJob>(jobs: &[J], q: &crate::api::types::JobQuery, ids_f
             out.push(b',');
         }
         out.push(b'[');
-        for (k, &code) in codes.iter().enumerate() {
+        for (k, write) in writers.iter().enumerate() {
             if k > 0 {
                 out.push(b',');
             }
             cell.clear();
-            super::write_value(&mut cell, code, job, now);
+            if let Some(write) = write {
+                write(&mut cell, job, now);
+            }
             push_json_string(&mut out, &cell);
         }
         out.push(b']');
@@ -59,14 +62,24 @@ pub fn rows_text<J: QueueJob>(jobs: &[J], layout: &[LayoutItem], now: u64) -> St
         })
         .sum();
     let mut out = String::with_capacity(jobs.len() * (line + 1));
+    // Each field's writer, looked up once for every job.
+    let writers: Vec<Option<Writer>> = layout
+        .iter()
+        .map(|item| match item {
+            LayoutItem::Field(f) => by_code(f.code).map(|field| field.write),
+            LayoutItem::Text(_) => None,
+        })
+        .collect();
     let mut cell = String::new();
     for job in jobs {
-        for item in layout {
+        for (item, write) in layout.iter().zip(&writers) {
             match item {
                 LayoutItem::Text(t) => out.push_str(t),
                 LayoutItem::Field(f) => {
                     cell.clear();
-                    super::write_value(&mut cell, f.code, job, now);
+                    if let Some(write) = write {
+                        write(&mut cell, job, now);
+                    }
                     push_cell(&mut out, &cell, f.width, f.right);
                 }
             }
@@ -83,7 +96,7 @@ pub fn layout_of(tokens: &[Token]) -> Vec<LayoutItem> {
         .map(|token| match token {
             Token::Literal(t) => LayoutItem::Text(t.clone()),
             Token::Field(f) => {
-                LayoutItem::Field(LayoutField { code: super::field_code(f), width: f.width, right: f.right })
+                LayoutItem::Field(LayoutField { code: super::fields::field_code(f), width: f.width, right: f.right })
             }
         })
         .collect()
@@ -242,7 +255,7 @@ impl<'de> Visitor<'de> for Row<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::format;
+    use crate::format;
 
     #[test]
     fn rows_are_laid_out_as_they_are_parsed() {
