@@ -441,8 +441,12 @@ fn a_killed_supervisor_fails_its_job_node_fail_and_frees_its_gpus() {
     let pids = hog_pids(&c);
     let stepd = stepd_pid(&c, hog).expect("stepd.pid");
     let next = next_on_the_gpus(&c, &pids);
-    std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(c.state(next), "PENDING");
+    // The scheduler has looked at it, and left it waiting for the hog's GPUs.
+    let j = wait_for("the next job to wait for the GPUs", T, || {
+        let j = c.job(next);
+        until(j.state_reason == "Resources", || format!("{:?} {}", j.job_state, j.state_reason)).map(|()| j)
+    });
+    assert_eq!(j.job_state, vec!["PENDING"]);
     // SAFETY: kill has no memory preconditions; the pid is the job's supervisor.
     assert_eq!(unsafe { libc::kill(stepd, libc::SIGKILL) }, 0);
     check_node_fail_and_reuse(&c, hog, &pids, next);
@@ -458,9 +462,10 @@ fn a_daemon_killed_with_a_supervisor_fails_the_job_node_fail_when_it_restarts() 
     c.kill_daemon();
     // SAFETY: as above.
     assert_eq!(unsafe { libc::kill(stepd, libc::SIGKILL) }, 0);
-    // The job's own processes outlive both; the restarted daemon must end them.
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(pids.iter().all(|p| alive(*p)), "the job's processes died with their supervisor");
+    // The job's own processes outlive both (once the supervisor is gone, nothing it could
+    // have set up to take them along is still on its way); the restarted daemon must end them.
+    wait_for("the supervisor to be gone", T, || until(!alive(stepd), || format!("{stepd} alive")));
+    assert!(pids.iter().all(|p| untouched(*p)), "the job's processes died with their supervisor");
     c.start_daemon();
     check_node_fail_and_reuse(&c, hog, &pids, next);
     // And that end is durable.

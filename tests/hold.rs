@@ -39,6 +39,15 @@ fn busy_cluster() -> (Cluster, u32, u32) {
     (c, running, pending)
 }
 
+/// Submits a job after the held job `held` and waits until it runs on the one CPU: the
+/// scheduler has passed over the held job, which came first. The job runs until
+/// `release-later` exists.
+fn passed_over(c: &Cluster, held: u32) {
+    let later = c.sbatch(&["-o", "later.out", "--wrap", "echo up; while [ ! -e release-later ]; do sleep 0.02; done"]);
+    assert!(later > held);
+    c.wait_state(later, &["RUNNING"], T);
+}
+
 #[test]
 fn a_held_job_waits_until_it_is_released() {
     let (c, running, pending) = busy_cluster();
@@ -51,8 +60,9 @@ fn a_held_job_waits_until_it_is_released() {
     // The CPU frees up; the held job stays where it is.
     std::fs::write(c.path("release"), "").unwrap();
     c.wait_state(running, &["COMPLETED"], T);
-    std::thread::sleep(Duration::from_millis(300));
+    passed_over(&c, pending);
     assert_eq!(squeue_row(&c, pending), format!("{pending} PD JobHeldUser"));
+    std::fs::write(c.path("release-later"), "").unwrap();
 
     assert_eq!(scontrol(&c, &["release", &pending.to_string()]), (0, String::new(), String::new()));
     let done = c.wait_state(pending, &["COMPLETED"], T);
@@ -139,8 +149,9 @@ fn a_hold_survives_a_daemon_restart() {
 
     std::fs::write(c.path("release"), "").unwrap();
     c.wait_state(running, &["COMPLETED"], T);
-    std::thread::sleep(Duration::from_millis(300));
+    passed_over(&c, pending);
     assert_eq!(c.state(pending), "PENDING", "the restarted daemon started a held job");
+    std::fs::write(c.path("release-later"), "").unwrap();
 
     assert_eq!(scontrol(&c, &["release", &pending.to_string()]).0, 0);
     c.wait_state(pending, &["COMPLETED"], T);

@@ -31,9 +31,14 @@ fn kill_dash_nine_of_the_daemon_loses_nothing() {
     assert_eq!(c.state(p), "PENDING");
 
     c.kill_daemon();
-    // Jobs run on without the daemon; one of them ends while it is down.
+    // Jobs run on without the daemon, and reach their ends while it is down.
     std::fs::write(c.path("release"), "").unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    for (file, end) in [("r1.out", "done1\n"), ("r2.out", "done2\n")] {
+        wait_for(&format!("{file} to end with {end:?}"), T, || {
+            let text = std::fs::read_to_string(c.path(file)).unwrap_or_default();
+            until(text.ends_with(end), || text.clone())
+        });
+    }
     c.start_daemon();
 
     let j1 = c.wait_state(r1, &["COMPLETED", "FAILED", "NODE_FAIL"], T);
@@ -60,7 +65,9 @@ fn a_job_running_across_a_restart_keeps_its_gpus_fenced() {
     // The restarted daemon re-adopted the job: its GPUs are not free.
     assert_eq!(c.state(r), "RUNNING");
     let w = c.sbatch(&["--gres=gpu:1", "-o", "w.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
-    std::thread::sleep(Duration::from_millis(300));
+    // A job submitted after it, which needs no GPU, runs: the scheduler has looked at both.
+    let cpu_only = c.sbatch(&["--wrap", "true"]);
+    c.wait_state(cpu_only, &["COMPLETED"], T);
     let jw = c.job(w);
     assert_eq!(jw.job_state, vec!["PENDING"], "a GPU was handed out twice");
     assert_eq!(jw.state_reason, "Resources");

@@ -251,6 +251,7 @@ fn time_windows_states_and_names_select_as_slurm_does() {
     assert_eq!(listed(&["-r", "gpu"]), me);
     assert!(listed(&["-r", "debug"]).is_empty());
     let (out, err, code) = sacct(&c, &["-u", "no_such_user_x"]);
+    // ours: no capture of sacct's refusals of a user or of a start after the end.
     assert_eq!((out.as_str(), err.as_str(), code), ("", "sacct: error: Invalid user id: no_such_user_x\n", 1));
     let (_, err, code) = sacct(&c, &["-S", "tomorrow"]);
     assert!(err.starts_with("sacct: error: Start time (") && err.contains("requested is after end time"), "{err}");
@@ -272,6 +273,7 @@ fn errors_and_exit_codes_are_slurms() {
         (&["-S", "garbage"][..], "Invalid time specification (pos=0): garbage\n"),
         (
             &["-l", "-o", "JobID"][..],
+            // ours: no capture.
             "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.\n",
         ),
         (&["-c"][..], "Slurm job completion is disabled\n"),
@@ -340,6 +342,7 @@ fn json_and_slurmrestds_accounting_replies() {
     assert_eq!(abbreviated.json()["errors"][0]["error_number"], 9207);
     let unknown = http(&addr, "GET", "/slurmdb/v0.0.43/jobs?users=no_such_user_x", &auth, None);
     assert_eq!(unknown.status, 422);
+    // slurm-26.05/responses/db_jobs_users_unknown.json: `Unable to resolve user: nosuchuser`.
     assert_eq!(unknown.json()["errors"][0]["description"], "Unable to resolve user: no_such_user_x");
     assert_eq!(http(&addr, "GET", "/slurmdb/v0.0.43/jobs", &[], None).status, 401, "a token is needed");
 }

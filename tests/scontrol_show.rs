@@ -58,6 +58,7 @@ fn hostnames_and_hostlists_as_in_the_transcripts() {
         scontrol(&c, &["show", "hostlistsorted", "n03,n01,gpu13,n02,gpu12"]),
         out(0, "gpu[12-13],n[01-03]\n", "")
     );
+    // ours: no capture of `scontrol show hostlist` without a list.
     assert_eq!(scontrol(&c, &["show", "hostlist"]), out(1, "", "invalid encode argument\n"));
 
     // Inside a job, the job's node list is the default.
@@ -72,6 +73,7 @@ fn hostnames_and_hostlists_as_in_the_transcripts() {
 #[test]
 fn show_without_an_entity_or_with_an_unknown_one() {
     let c = Cluster::configure("0", "");
+    // ours: no capture of these three refusals of `show`'s arguments.
     assert_eq!(scontrol(&c, &["show"]), out(1, "", "too few arguments for keyword:show\n"));
     assert_eq!(scontrol(&c, &["show", "bogus"]), out(1, "", "invalid entity:bogus for keyword:show \n"));
     assert_eq!(scontrol(&c, &["show", "job", "1", "2"]), out(1, "", "too many arguments for keyword:show\n"));
@@ -195,6 +197,7 @@ fn show_job_json_is_the_rest_reply() {
 
     let refused = scontrol(&c, &["--json=v0.0.40", "show", "job"]);
     assert_eq!(refused.code, 1);
+    // ours: no capture of a refused data_parser version.
     assert!(refused.stderr.starts_with("scontrol: error: data_parser/v0.0.40 "), "{refused:?}");
 }
 
@@ -230,6 +233,8 @@ fn show_node_and_partition() {
     assert!(line(&busy, "AllocTRES=").starts_with("   AllocTRES=cpu=2"), "{busy}");
     assert!(line(&busy, "AllocTRES=").ends_with(",gres/gpu=1"), "{busy}");
     assert_eq!(scontrol(&c, &["-o", "show", "node"]).stdout.lines().count(), 1);
+    // ours: no capture for a node; worded as the captured `Partition nope not found`
+    // (slurm-22.05/transcript.md, slurm-24.11/transcript.md).
     assert_eq!(scontrol(&c, &["show", "node", "nope"]), out(1, "Node nope not found\n", ""));
 
     let parts = scontrol(&c, &["show", "partition"]);
@@ -289,6 +294,7 @@ fn show_config_reports_the_daemons_settings() {
 fn ping_and_version() {
     let c = Cluster::start("0", "");
     assert_eq!(scontrol(&c, &["ping"]), out(0, "Slurmctld(primary) at node1 is UP\n", ""));
+    // ours: no capture (`scontrol ping` itself: slurm-22.05/transcript.md).
     assert_eq!(scontrol(&c, &["ping", "x"]), out(1, "", "too many arguments for keyword:ping\n"));
     // The Slurm release followed, as every command's --version (tests/parity.rs).
     let version = format!("{}\n", slurmlet::api::release::version_line());
@@ -304,5 +310,6 @@ fn ping_and_version() {
     let down = scontrol_cmd(cmd, &["ping"]);
     assert_eq!(down.code, 1, "{down:?}");
     let first = down.stdout.lines().next().unwrap_or_default();
+    // ours: no capture of a controller that is down; the UP line's words with DOWN.
     assert!(first.starts_with("Slurmctld(primary) at ") && first.ends_with(" is DOWN"), "{down:?}");
 }

@@ -7,7 +7,6 @@
 mod common;
 
 use common::Cluster;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,12 +30,11 @@ jobs = executor.map_array(square, [0, 1, 2, 3])
 print(json.dumps([[job.job_id] + job.result() for job in jobs]))
 "#;
 
-/// Says on stderr (past the test harness's capture, so that it shows when the test passes)
-/// that nothing was checked and why; with `SUBMITIT_REQUIRED` set, fails instead.
+/// Says that nothing was checked and why (see [`common::skip`]); with `SUBMITIT_REQUIRED`
+/// set, fails instead.
 fn skip(what: &str) {
     assert!(std::env::var_os("SUBMITIT_REQUIRED").is_none(), "SUBMITIT_REQUIRED is set, but {what}");
-    let notice = format!("\n*** submitit_map_array_of_four_tasks SKIPPED, nothing checked: {what} ***\n\n");
-    let _ = std::io::stderr().write_all(notice.as_bytes());
+    common::skip("submitit_map_array_of_four_tasks", what);
 }
 
 /// Runs `cmd` quietly; `Err` says what failed.

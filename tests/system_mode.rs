@@ -16,11 +16,12 @@ use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(30);
 
-fn is_root() -> bool {
+/// Whether the tests run as root; when not, says that `test` checked nothing.
+fn is_root(test: &str) -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
-        eprintln!("not root: the system-mode tests need to create users; nothing checked");
+        common::skip(test, "not root: the system-mode tests need to create users");
     }
     root
 }
@@ -225,7 +226,7 @@ fn text(out: &Output) -> (String, String) {
 
 #[test]
 fn jobs_run_as_their_owners_and_their_files_are_theirs() {
-    if !is_root() {
+    if !is_root("jobs_run_as_their_owners_and_their_files_are_theirs") {
         return;
     }
     let shared = Shared::start("");
@@ -291,7 +292,7 @@ fn jobs_run_as_their_owners_and_their_files_are_theirs() {
 
 #[test]
 fn nobody_acts_on_another_users_job() {
-    if !is_root() {
+    if !is_root("nobody_acts_on_another_users_job") {
         return;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -395,7 +396,7 @@ fn nobody_acts_on_another_users_job() {
 
 #[test]
 fn operators_may_act_and_private_data_hides_other_users_jobs() {
-    if !is_root() {
+    if !is_root("operators_may_act_and_private_data_hides_other_users_jobs") {
         return;
     }
     let tag = std::process::id() % 100_000;
@@ -423,7 +424,7 @@ fn operators_may_act_and_private_data_hides_other_users_jobs() {
 
 #[test]
 fn commands_use_the_system_daemon_and_never_start_their_own() {
-    if !is_root() {
+    if !is_root("commands_use_the_system_daemon_and_never_start_their_own") {
         return;
     }
     let mut shared = Shared::start("");

@@ -121,7 +121,8 @@ mod tests {
         // This test's thread blocks SIGTERM before it starts a child, so that the signal it
         // sends itself queues for the signalfd instead of ending the test process.
         let handle = std::thread::spawn(|| {
-            let mut child = std::process::Command::new("sleep").arg("0.3").spawn().unwrap();
+            // A child that cannot exit before its input ends, which is ours to close.
+            let mut child = std::process::Command::new("cat").stdin(std::process::Stdio::piped()).spawn().unwrap();
             let mut events = Events::new(child.id() as i32).unwrap();
             let soon = Instant::now() + Duration::from_millis(20);
             assert_eq!(events.next(Some(soon)).unwrap(), Event::Deadline);
@@ -131,6 +132,7 @@ mod tests {
                 libc::syscall(libc::SYS_tgkill, libc::getpid(), libc::gettid(), libc::SIGTERM);
             }
             assert_eq!(events.next(None).unwrap(), Event::Terminate);
+            drop(child.stdin.take());
             assert_eq!(events.next(None).unwrap(), Event::Exited);
             child.wait().unwrap();
         });

@@ -258,3 +258,29 @@ pub fn outcome(o: &Output) -> (String, String, Option<i32>) {
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
 }
+
+/// The file every skipped test adds its line to, under the build's target directory;
+/// `.ci/run` empties it before the tests and lists it at the end (the test harness keeps
+/// a passing test's output to itself, so a line on stderr alone is never seen).
+pub fn skipped_tests_file() -> PathBuf {
+    // CARGO_TARGET_TMPDIR is `<target dir>/tmp`, wherever the target directory is.
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory").join("skipped-tests.txt")
+}
+
+/// Says loudly that test `test` checked nothing, and `why`: on stderr (past the harness's
+/// capture) and as one line of [`skipped_tests_file`], which CI lists at the end of its run.
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let line = format!("*** {test} SKIPPED, nothing checked: {why} ***");
+    let _ = std::io::stderr().write_all(format!("\n{line}\n\n").as_bytes());
+    let path = skipped_tests_file();
+    // One write of one line, in append mode: lines of tests running at once do not mix.
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
+    if let Err(e) = written {
+        let _ = writeln!(std::io::stderr(), "cannot record the skip in {}: {e}", path.display());
+    }
+}

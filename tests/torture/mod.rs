@@ -220,6 +220,21 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
+/// Whether process `pid` runs, and nothing ends it: no signal waits for it, and it is not
+/// exiting (PF_EXITING, 0x4, in the flags of `/proc/PID/stat`).
+pub fn untouched(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return false };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let exiting = fields.get(6).and_then(|f| f.parse::<u64>().ok()).is_none_or(|f| f & 0x4 != 0);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let pending = status
+        .lines()
+        .filter_map(|l| l.strip_prefix("SigPnd:").or_else(|| l.strip_prefix("ShdPnd:")))
+        .any(|v| u64::from_str_radix(v.trim(), 16) != Ok(0));
+    !matches!(fields.first(), None | Some(&"Z") | Some(&"X")) && !exiting && !pending
+}
+
 /// Whether process `pid` runs job `id`'s batch script: a pid seen long ago may have been
 /// handed to another process since.
 pub fn runs_script_of(pid: i32, id: u32) -> bool {

@@ -108,7 +108,10 @@ fn default_columns_as_in_the_22_05_transcript() {
         "36.0         no-such-c+              research          1     FAILED      2:0 ",
         "46              envdump        gpu   research          2  COMPLETED      0:0 ",
         "46.batch          batch              research          2  COMPLETED      0:0 ",
-        // Slurm 22.05 printed the CPUs asked for (1); 26.05 prints those allocated (none).
+        // ours: Slurm 22.05 printed the CPUs asked for (1) here; we print those allocated
+        // (none). No capture prints AllocCPUS for such a job under 26.05; its sacct JSON
+        // (slurm-26.05/responses/cli_sacct_json_v0.0.43.json, job 31, cancelled while
+        // pending) and its plain listing (cli_sacct_plain.txt) give it no allocated TRES.
         "25                 held        gpu   research          0 CANCELLED+      0:0 ",
     ];
     assert_eq!(got, want);

@@ -360,22 +360,48 @@ fn a_pty_task_has_a_terminal_of_the_given_size() {
 #[test]
 fn the_end_pipe_closes_once_the_tasks_are_gone() {
     let (r, w) = crate::sys::pipe().unwrap();
-    crate::sys::set_nonblocking(std::os::fd::AsFd::as_fd(&r), false).unwrap();
-    let mut s = spec(&["sh", "-c", "read x; echo bye"]);
+    let mut s = spec(&["sh", "-c", "echo ready; read x; echo bye"]);
     s.stdin = StepInput::All;
     let mut step = Step::start_with(&s, Some(w));
-    let mut file = std::fs::File::from(r);
-    let reader = std::thread::spawn(move || {
-        let mut b = [0u8; 1];
-        std::io::Read::read(&mut file, &mut b).unwrap()
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!reader.is_finished(), "the end pipe closed while the task ran");
+    let mut seen = Seen::default();
+    // The task runs, and cannot end before its input does: the end pipe must still be open.
+    step.until(&mut seen, |s| s.out(0, Channel::Stdout) == "ready\n");
+    assert!(!readable_now(&r), "the end pipe closed while the task ran");
     step.send(Frame::InputEof);
-    let seen = step.finish(Seen::default());
-    assert_eq!(reader.join().unwrap(), 0);
+    let seen = step.finish(seen);
+    assert!(readable_now(&r), "the end pipe did not close with the step");
+    let mut b = [0u8; 1];
+    assert_eq!(std::io::Read::read(&mut std::fs::File::from(r), &mut b).unwrap(), 0);
     assert_eq!(seen.exits, vec![(0, 0)]);
-    assert_eq!(seen.out(0, Channel::Stdout), "bye\n");
+    assert_eq!(seen.out(0, Channel::Stdout), "ready\nbye\n");
+}
+
+/// Whether reading `fd` would not block now (data, or its end).
+fn readable_now(fd: &OwnedFd) -> bool {
+    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    // SAFETY: p is one valid pollfd structure.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    assert!(n >= 0, "poll: {}", std::io::Error::last_os_error());
+    n > 0
+}
+
+/// Whether process `pid` is gone or on its way out: reaped, a zombie, exiting, or with a
+/// SIGKILL pending that it cannot escape.
+fn dead_or_dying(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
+    let fields: Vec<&str> = stat.rsplit_once(") ").map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+    // The state (field 3), and the flags (field 9): PF_EXITING is 0x4.
+    let exiting = fields.get(6).and_then(|f| f.parse::<u64>().ok()).is_some_and(|f| f & 0x4 != 0);
+    if matches!(fields.first(), Some(&"Z") | Some(&"X")) || exiting {
+        return true;
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kill = 1u64 << (libc::SIGKILL - 1);
+    status
+        .lines()
+        .filter_map(|l| l.strip_prefix("SigPnd:").or_else(|| l.strip_prefix("ShdPnd:")))
+        .filter_map(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .any(|mask| mask & kill != 0)
 }
 
 #[test]
@@ -403,10 +429,19 @@ fn leftover_background_processes_do_not_hold_the_step() {
 fn background_jobs_in_their_own_groups_end_with_the_step() {
     // `set -m`: the background job gets a process group of its own, which signals to the
     // task's group do not reach; it still holds the output pipe.
-    let began = Instant::now();
-    let seen = run(&spec(&["bash", "-c", "set -m; sleep 100 & echo $!"]));
+    let (r, w) = crate::sys::pipe().unwrap();
+    crate::sys::set_nonblocking(std::os::fd::AsFd::as_fd(&r), false).unwrap();
+    let mut step = Step::start_with(&spec(&["bash", "-c", "set -m; sleep 100 & echo $!"]), Some(w));
+    let mut seen = Seen::default();
+    step.until(&mut seen, |s| s.out(0, Channel::Stdout).ends_with('\n'));
     let pid: i32 = seen.out(0, Channel::Stdout).trim().parse().unwrap();
-    assert!(began.elapsed() < Duration::from_millis(900), "{:?}", began.elapsed());
+    // The supervisor says every task is gone by closing the end pipe; by then it has killed
+    // the background job (not after lingering on the output the job holds open).
+    let mut b = [0u8; 1];
+    assert_eq!(std::io::Read::read(&mut std::fs::File::from(r), &mut b).unwrap(), 0);
+    assert!(dead_or_dying(pid), "the background job was not killed when the step's tasks ended");
+    let seen = step.finish(seen);
+    assert_eq!(seen.exits, vec![(0, 0)]);
     let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
     let state = state.as_deref().and_then(|s| s.rsplit(") ").next()).and_then(|s| s.chars().next());
     assert!(matches!(state, None | Some('Z')), "the background job still runs: {state:?}");
@@ -414,17 +449,30 @@ fn background_jobs_in_their_own_groups_end_with_the_step() {
 
 #[test]
 fn a_daemon_holding_the_output_keeps_the_step_only_a_moment() {
-    // A session of its own: nothing of the step's reaches it; it writes for 2 s.
-    let began = Instant::now();
+    // A session of its own: nothing of the step's reaches it; it writes for a minute, on
+    // past the step's end (a write to the closed pipe fails; SIGPIPE is ignored).
     let seen = run(&spec(&[
         "sh",
         "-c",
-        "setsid sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo x; sleep 0.2; done' & sleep 0.3; echo started",
+        "setsid sh -c 'trap \"\" PIPE; echo daemon $$; i=0; while [ $i -lt 1200 ]; do echo x; sleep 0.05; i=$((i+1)); done' & \
+         sleep 0.3; echo started",
     ]));
-    assert!(seen.out(0, Channel::Stdout).starts_with("x\n"), "{:?}", seen.out(0, Channel::Stdout));
+    let out = seen.out(0, Channel::Stdout);
+    let daemon: i32 = out.lines().find_map(|l| l.strip_prefix("daemon ")?.parse().ok()).expect("the daemon's pid");
+    // SAFETY: kill has no memory preconditions; signal 0 only checks that the pid exists.
+    let alive = unsafe { libc::kill(daemon, 0) } == 0 && !dead_or_dying(daemon);
+    // SAFETY: as above; the daemon is this test's.
+    unsafe { libc::kill(daemon, libc::SIGKILL) };
+    assert!(out.contains("\nx\n"), "{out:?}");
     assert_eq!(seen.exits, vec![(0, 0)]);
-    let took = began.elapsed();
-    assert!(took >= Duration::from_millis(1200) && took < Duration::from_millis(2200), "{took:?}");
+    // The step ended while the daemon still wrote: it did not wait for the output's end ...
+    assert!(alive, "the step waited for the daemon to end");
+    // ... but it did read on for a moment after its task ended.
+    let exit_at = seen.frames.iter().position(|f| matches!(f, Frame::TaskExit { .. })).expect("a TaskExit");
+    assert!(
+        seen.frames[exit_at..].iter().any(|f| matches!(f, Frame::Output { .. })),
+        "no output was read after the task ended: {out:?}"
+    );
 }
 
 #[test]
