@@ -4,6 +4,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod daemon;
+pub mod gpu;
 pub mod identity;
 pub mod options;
 pub mod paths;

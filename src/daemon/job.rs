@@ -185,8 +185,10 @@ pub struct Job {
     pub tres_per_node: Text,
     /// `tres_per_job` as submitted.
     pub tres_per_job: Text,
-    /// GPU indices given to the job.
-    pub gpu_ids: Vec<u32>,
+    /// The GPUs given to the job. Stored as `gpu_ids`, which records written before GPUs
+    /// were records hold as bare indices (they still read, as NVIDIA GPUs).
+    #[serde(rename = "gpu_ids")]
+    pub gpus: Vec<crate::gpu::Gpu>,
     /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
     pub stdout: Text,
     /// stderr pattern; empty means stdout.
