@@ -66,6 +66,16 @@ fn the_daemon_finds_gpus_and_clients_never_look() {
     let out = c.run("srun", &["--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"]);
     assert_eq!(stdout(&out), "0\n", "{}", stderr(&out));
 
+    // The supervisor is told which GPUs the job has, found records and all.
+    let held = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "while [ ! -e done ]; do sleep 0.1; done"]);
+    c.wait_state(held, &["RUNNING"], T);
+    let spec: serde_json::Value =
+        serde_json::from_str(&read(&c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json"))).unwrap();
+    assert_eq!(spec["gpus"][0]["uuid"], "GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93", "{spec}");
+    assert_eq!(spec["gpus"][0]["model"], "NVIDIA H100 80GB HBM3", "{spec}");
+    std::fs::write(c.work.join("done"), "").unwrap();
+    c.wait_state(held, &["COMPLETED"], T);
+
     assert_eq!(read(&probes), "-L\n", "no client command ran nvidia-smi");
 }
 

@@ -211,11 +211,14 @@ impl Core {
         let mut effects = Effects::default();
         let active: Vec<u32> = self.holding.iter().copied().collect();
         for id in &active {
-            let job = &self.jobs[id];
+            // The store keeps a job's GPUs as indices: the node's records stand for them.
+            let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
+            let job = self.jobs.get_mut(id).expect("a holding job is known");
             self.used = self.used.plus(&job.req);
-            for g in &job.gpus {
+            for g in &gpus {
                 self.free_gpus.remove(&g.index);
             }
+            job.gpus = gpus;
         }
         for id in active {
             let dir = self.job_dir(id);

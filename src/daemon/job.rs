@@ -185,9 +185,10 @@ pub struct Job {
     pub tres_per_node: Text,
     /// `tres_per_job` as submitted.
     pub tres_per_job: Text,
-    /// The GPUs given to the job. Stored as `gpu_ids`, which records written before GPUs
-    /// were records hold as bare indices (they still read, as NVIDIA GPUs).
-    #[serde(rename = "gpu_ids")]
+    /// The GPUs given to the job. Stored as their indices (`gpu_ids`), as before GPUs were
+    /// records, so that every version reads every record; a daemon that reads a running
+    /// job back takes the records from its node's list.
+    #[serde(rename = "gpu_ids", with = "crate::gpu::as_indices")]
     pub gpus: Vec<crate::gpu::Gpu>,
     /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
     pub stdout: Text,

@@ -57,8 +57,7 @@ impl Gpu {
     }
 }
 
-/// A GPU as stored: a full record, or a bare index as job records written before GPUs were
-/// records hold (`"gpu_ids":[0,1]`).
+/// A GPU as read: a full record, or a bare index (as [`as_indices`] writes it).
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum StoredGpu {
@@ -82,6 +81,23 @@ impl From<StoredGpu> for Gpu {
             StoredGpu::Index(index) => Gpu::nvidia(index),
             StoredGpu::Record { index, uuid, model, devices, vendor } => Gpu { index, uuid, model, devices, vendor },
         }
+    }
+}
+
+/// Stores a list of GPUs as their indices (`[0,1]`), the form job records have always had;
+/// it reads full records too. Read back, a GPU is known by its index alone.
+pub mod as_indices {
+    use super::Gpu;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `gpus` as `[0,1]`.
+    pub fn serialize<S: Serializer>(gpus: &[Gpu], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(gpus.iter().map(|g| g.index))
+    }
+
+    /// Reads `[0,1]` (or full records).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Gpu>, D::Error> {
+        Vec::<Gpu>::deserialize(d)
     }
 }
 
@@ -205,6 +221,20 @@ mod tests {
         let text = serde_json::to_string(&gpu).unwrap();
         assert_eq!(serde_json::from_str::<Gpu>(&text).unwrap(), gpu);
         assert_eq!(serde_json::to_string(&Gpu::nvidia(3)).unwrap(), r#"{"index":3,"vendor":"nvidia"}"#);
+    }
+
+    #[test]
+    fn a_job_record_keeps_bare_indices() {
+        #[derive(Serialize, Deserialize)]
+        struct Record {
+            #[serde(rename = "gpu_ids", with = "as_indices")]
+            gpus: Vec<Gpu>,
+        }
+        let gpu = Gpu { uuid: Some("GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93".into()), ..Gpu::nvidia(1) };
+        let text = serde_json::to_string(&Record { gpus: vec![Gpu::nvidia(0), gpu] }).unwrap();
+        assert_eq!(text, r#"{"gpu_ids":[0,1]}"#);
+        let back: Record = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.gpus, vec![Gpu::nvidia(0), Gpu::nvidia(1)]);
     }
 
     #[test]
