@@ -1,5 +1,6 @@
 //! The daemon's TOML configuration.
 
+use crate::gpu::GpuSetting;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -76,7 +77,7 @@ pub struct ConfigFile {
     pub cpus: Option<u32>,
     /// Memory in MB to schedule (default: detected).
     pub memory: Option<u64>,
-    /// GPUs (default: detected).
+    /// GPUs (default: detected by the daemon at its start).
     pub gpus: Option<GpuConfig>,
     /// Memory per CPU for jobs that ask for none, in MB (default: none, memory not reserved).
     pub def_mem_per_cpu: Option<u64>,
@@ -191,8 +192,12 @@ pub struct Config {
     pub cpus: u32,
     /// Memory in MB.
     pub memory: u64,
-    /// GPU device ids.
-    pub gpu_ids: Vec<u32>,
+    /// What the file says of GPUs: a list, or nothing (the daemon detects them).
+    pub gpu_setting: crate::gpu::GpuSetting,
+    /// The GPUs scheduled: the configured ones, or those the daemon found at its start
+    /// ([`Config::discover_gpus`]). Reading the configuration probes no hardware, so a
+    /// client's copy has none when the file lists none: clients ask the daemon.
+    pub gpus: Vec<crate::gpu::Gpu>,
     /// GPU type, if any.
     pub gpu_type: Option<String>,
     /// Default memory per CPU.
@@ -270,17 +275,14 @@ impl Config {
     /// Fills in defaults and checks values.
     pub fn resolve(file: ConfigFile, path: &Path) -> Result<Config, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
-        let (gpu_ids, gpu_type) = match file.gpus {
-            Some(GpuConfig::Count(n)) => ((0..n).collect(), None),
-            Some(GpuConfig::List { kind, ids }) => (ids, kind),
-            None => match crate::gpus::detect() {
-                ids if !ids.is_empty() => (ids, None),
-                // No GPU found: SLURMLET_GPUS=N stands in N fake ones (for trying things out).
-                _ => match std::env::var("SLURMLET_GPUS").ok().and_then(|v| v.parse::<u32>().ok()) {
-                    Some(n) => ((0..n).collect(), None),
-                    None => (Vec::new(), None),
-                },
-            },
+        let (gpu_setting, gpu_type) = match file.gpus {
+            Some(GpuConfig::Count(n)) => (GpuSetting::Configured((0..n).collect()), None),
+            Some(GpuConfig::List { kind, ids }) => (GpuSetting::Configured(ids), kind),
+            None => (GpuSetting::Detect, None),
+        };
+        let gpus = match &gpu_setting {
+            GpuSetting::Configured(_) => crate::gpu::discover(&gpu_setting),
+            GpuSetting::Detect => Vec::new(),
         };
         let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {
             match v {
@@ -349,7 +351,8 @@ impl Config {
             node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
             cpus,
             memory: file.memory.unwrap_or_else(detect_memory_mb),
-            gpu_ids,
+            gpu_setting,
+            gpus,
             gpu_type,
             def_mem_per_cpu: file.def_mem_per_cpu,
             partitions,
@@ -378,9 +381,17 @@ impl Config {
         })
     }
 
+    /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]); the
+    /// daemon does this once at its start and again when it re-reads the file.
+    pub fn discover_gpus(&mut self) {
+        if self.gpu_setting == GpuSetting::Detect {
+            self.gpus = crate::gpu::discover(&self.gpu_setting);
+        }
+    }
+
     /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, or `(null)`).
     pub fn gres(&self) -> String {
-        match (self.gpu_ids.len(), &self.gpu_type) {
+        match (self.gpus.len(), &self.gpu_type) {
             (0, _) => "(null)".into(),
             (n, Some(t)) => format!("gpu:{t}:{n}"),
             (n, None) => format!("gpu:{n}"),
@@ -418,8 +429,18 @@ mod tests {
         assert_eq!(f.gpus, Some(GpuConfig::Count(4)));
         let f: ConfigFile = toml::from_str("gpus = { type = \"tesla\", ids = [0, 2] }").unwrap();
         let c = Config::resolve(f, Path::new("x")).unwrap();
-        assert_eq!(c.gpu_ids, vec![0, 2]);
+        let indices: Vec<u32> = c.gpus.iter().map(|g| g.index).collect();
+        assert_eq!(indices, vec![0, 2]);
         assert_eq!(c.gres(), "gpu:tesla:2");
+    }
+
+    #[test]
+    fn no_gpus_key_leaves_detection_to_the_daemon() {
+        let c = Config::resolve(toml::from_str("cpus = 2").unwrap(), Path::new("x")).unwrap();
+        assert_eq!(c.gpu_setting, GpuSetting::Detect);
+        assert!(c.gpus.is_empty(), "reading the configuration finds no GPU");
+        let c = Config::resolve(toml::from_str("gpus = 0").unwrap(), Path::new("x")).unwrap();
+        assert_eq!(c.gpu_setting, GpuSetting::Configured(Vec::new()));
     }
 
     #[test]

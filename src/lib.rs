@@ -5,7 +5,7 @@ pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod format;
-pub mod gpus;
+pub mod gpu;
 pub mod identity;
 pub mod lock;
 pub mod options;

@@ -111,7 +111,7 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
         alloc: started.then_some(Tres {
             cpus: job.req.cpus,
             mem_mb: job.req.mem_mb,
-            gpus: job.gpu_ids.len() as u32,
+            gpus: job.gpus.len() as u32,
             nodes: 1,
         }),
         nodes: node(started),
@@ -155,7 +155,7 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
         end: end(job),
         exit_status: status,
         ntasks: 1,
-        alloc: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.gpu_ids.len() as u32, nodes: 1 },
+        alloc: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.gpus.len() as u32, nodes: 1 },
         time_limit: None,
         usage: job.batch_usage,
         nodes: config.node_name.clone(),

@@ -173,7 +173,7 @@ impl Core {
         }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
-            free_gpus: config.gpu_ids.iter().copied().collect(),
+            free_gpus: config.gpus.iter().map(|g| g.index).collect(),
             config,
             store,
             writer,
@@ -194,7 +194,7 @@ impl Core {
     }
 
     fn capacity(&self) -> Resources {
-        Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpu_ids.len() as u32 }
+        Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpus.len() as u32 }
     }
 
     /// The directory of the current run of job `id` (each run of a requeued job has its
@@ -212,11 +212,14 @@ impl Core {
         let mut effects = Effects::default();
         let active: Vec<u32> = self.holding.iter().copied().collect();
         for id in &active {
-            let job = &self.jobs[id];
+            // The store keeps a job's GPUs as indices: the node's records stand for them.
+            let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
+            let job = self.jobs.get_mut(id).expect("a holding job is known");
             self.used = self.used.plus(&job.req);
-            for g in &job.gpu_ids {
-                self.free_gpus.remove(g);
+            for g in &gpus {
+                self.free_gpus.remove(&g.index);
             }
+            job.gpus = gpus;
         }
         for id in active {
             let dir = self.job_dir(id);
@@ -288,7 +291,7 @@ impl Core {
             return;
         }
         self.used = self.used.minus(&job.req);
-        self.free_gpus.extend(job.gpu_ids.drain(..));
+        self.free_gpus.extend(job.gpus.drain(..).map(|g| g.index));
         self.holding.remove(&id);
         job.state = Some(JobState::Pending);
         job.start_time = 0;
@@ -549,18 +552,25 @@ impl Core {
         }
     }
 
+    /// The node's GPU with device index `index` (an NVIDIA GPU known by its index alone when
+    /// the node no longer lists it).
+    fn node_gpu(&self, index: u32) -> crate::gpu::Gpu {
+        self.config.gpus.iter().find(|g| g.index == index).cloned().unwrap_or_else(|| crate::gpu::Gpu::nvidia(index))
+    }
+
     /// Gives a pending job its resources and records it as running. Its supervisor starts
     /// once that record is durable ([`Core::start_supervisor`]).
     fn allocate(&mut self, id: u32, now: u64) -> Durable {
         tracing::debug!(job = id, "allocating");
-        let gpus: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
-        for g in &gpus {
-            self.free_gpus.remove(g);
+        let indices: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
+        for i in &indices {
+            self.free_gpus.remove(i);
         }
+        let gpus = indices.into_iter().map(|i| self.node_gpu(i)).collect();
         let job = self.jobs.get_mut(&id).expect("launching a known job");
         self.queue.remove(&(Reverse(job.priority), id));
         self.holding.insert(id);
-        job.gpu_ids = gpus;
+        job.gpus = gpus;
         job.state = Some(JobState::Running);
         job.start_time = now;
         job.reason_prev = job.reason.clone();
@@ -688,7 +698,7 @@ impl Core {
             let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
         }
         self.used = self.used.minus(&job.req);
-        let gpus = job.gpu_ids.clone();
+        let gpus: Vec<u32> = job.gpus.iter().map(|g| g.index).collect();
         // The job's directory (its status file) stays until the end is durable.
         let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
@@ -935,7 +945,7 @@ impl Core {
         if new.cpus != old.cpus || new.memory != old.memory {
             kept.push("cpus/memory");
         }
-        if new.gpu_ids != old.gpu_ids || new.gpu_type != old.gpu_type {
+        if new.gpus != old.gpus || new.gpu_type != old.gpu_type {
             kept.push("gpus");
         }
         if new.node_name != old.node_name || new.cluster_name != old.cluster_name {

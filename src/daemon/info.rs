@@ -151,10 +151,14 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         derived_exit_code: exit_code(state, 0, 0),
         eligible_time: time(job.begin_time.max(job.submit_time)),
         exit_code: exit_code(state, exit, signal),
-        gres_detail: if job.gpu_ids.is_empty() || !started {
+        gres_detail: if job.gpus.is_empty() || !started {
             Vec::new()
         } else {
-            vec![format!("gpu:{}(IDX:{})", job.gpu_ids.len(), idx_list(&job.gpu_ids))]
+            vec![format!(
+                "gpu:{}(IDX:{})",
+                job.gpus.len(),
+                idx_list(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
+            )]
         },
         group_id: job.gid,
         group_name: row.group_name().into_owned(),
@@ -205,12 +209,12 @@ pub fn node(core: &Core) -> Node {
     } else {
         "MIXED"
     };
-    let gres_used = match (&c.gpu_type, c.gpu_ids.is_empty()) {
+    let gres_used = match (&c.gpu_type, c.gpus.is_empty()) {
         (_, true) => String::new(),
         (Some(t), false) => format!("gpu:{t}:{}", used.gpus),
         (None, false) => format!("gpu:{}", used.gpus),
     };
-    let tres = tres(c.cpus, c.memory, false, c.gpu_ids.len());
+    let tres = tres(c.cpus, c.memory, false, c.gpus.len());
     Node {
         tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus),
         architecture: std::env::consts::ARCH.into(),
@@ -257,7 +261,7 @@ pub fn config(core: &Core) -> ConfigInfo {
         min_job_age: c.min_job_age,
         max_array_size: c.max_array_size,
         def_mem_per_cpu: c.def_mem_per_cpu,
-        gres_types: if c.gpu_ids.is_empty() { String::new() } else { "gpu".into() },
+        gres_types: if c.gpus.is_empty() { String::new() } else { "gpu".into() },
         private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
@@ -267,7 +271,7 @@ pub fn config(core: &Core) -> ConfigInfo {
 
 /// The partitions as `partition_info`.
 pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
-    let tres = tres(config.cpus, config.memory, true, config.gpu_ids.len());
+    let tres = tres(config.cpus, config.memory, true, config.gpus.len());
     config
         .partitions
         .iter()

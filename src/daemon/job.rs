@@ -160,8 +160,11 @@ pub struct Job {
     pub tres_per_node: Text,
     /// `tres_per_job` as submitted.
     pub tres_per_job: Text,
-    /// GPU indices given to the job.
-    pub gpu_ids: Vec<u32>,
+    /// The GPUs given to the job. Stored as their indices (`gpu_ids`), as before GPUs were
+    /// records, so that every version reads every record; a daemon that reads a running
+    /// job back takes the records from its node's list.
+    #[serde(rename = "gpu_ids", with = "crate::gpu::as_indices")]
+    pub gpus: Vec<crate::gpu::Gpu>,
     /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
     pub stdout: Text,
     /// stderr pattern; empty means stdout.

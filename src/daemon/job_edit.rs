@@ -155,7 +155,7 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
             super::submit::requested_gpus(&asked, config, job.ntasks).map_err(from_api)?
         }
     };
-    if gpus as usize > config.gpu_ids.len() {
+    if gpus as usize > config.gpus.len() {
         return Err(refused(errno::REQUESTED_NODE_CONFIG_UNAVAILABLE, "Requested node configuration is not available"));
     }
     let mut new = job.clone();

@@ -15,7 +15,7 @@ const UNLIMITED_END: u64 = 365 * 24 * 60 * 60;
 /// step's `env | grep SLURM`).
 pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<String> {
     let node = &config.node_name;
-    let gpus = job.gpu_ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let gpus = crate::gpu::index_list(&job.gpus);
     let mut vars: Vec<(&str, String)> = vec![
         ("SLURMD_NODENAME", node.clone()),
         ("SLURM_CLUSTER_NAME", config.cluster_name.clone()),
@@ -74,21 +74,24 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         None if job.req.mem_mb > 0 => vars.push(("SLURM_MEM_PER_NODE", job.req.mem_mb.to_string())),
         None => {}
     }
-    if !job.gpu_ids.is_empty() {
-        vars.push(("CUDA_VISIBLE_DEVICES", gpus.clone()));
+    if !job.gpus.is_empty() {
+        // The vendor's variable (CUDA_VISIBLE_DEVICES for NVIDIA GPUs), then Slurm's own.
+        vars.extend(crate::gpu::visible_devices(&job.gpus, &job.gpus));
         vars.push(("GPU_DEVICE_ORDINAL", gpus.clone()));
         vars.push(("SLURM_JOB_GPUS", gpus.clone()));
-        vars.push(("SLURM_GPUS_ON_NODE", job.gpu_ids.len().to_string()));
-        vars.push(("CUDA_DEVICE_ORDER", "PCI_BUS_ID".into()));
-    } else if config.hide_gpus_from_cpu_jobs && !config.gpu_ids.is_empty() {
-        vars.push(("CUDA_VISIBLE_DEVICES", String::new()));
+        vars.push(("SLURM_GPUS_ON_NODE", job.gpus.len().to_string()));
+        if job.gpus.iter().any(|g| g.vendor == crate::gpu::Vendor::Nvidia) {
+            vars.push(("CUDA_DEVICE_ORDER", "PCI_BUS_ID".into()));
+        }
+    } else if config.hide_gpus_from_cpu_jobs && !config.gpus.is_empty() {
+        // Each vendor's variable, empty: the job sees none of the node's GPUs.
+        vars.extend(crate::gpu::visible_devices(&[], &config.gpus));
     }
     let overridden = |entry: &str| {
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
             || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK"))
-            || (job.gpu_ids.is_empty()
-                && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
+            || (job.gpus.is_empty() && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
     };
     let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
@@ -181,6 +184,7 @@ pub fn prepare(
         umask,
         interactive: job.interactive,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
+        gpus: job.gpus.clone(),
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }

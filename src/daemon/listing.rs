@@ -375,7 +375,7 @@ mod tests {
             Job {
                 state: Some(JobState::Running),
                 start_time: 1_100,
-                gpu_ids: vec![0, 1],
+                gpus: vec![crate::gpu::Gpu::nvidia(0), crate::gpu::Gpu::nvidia(1)],
                 mem_per_cpu: Some(512),
                 time_limit: None,
                 stdin: "in-%j".into(),

@@ -91,7 +91,7 @@ fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
 /// Runs the daemon until it is told to stop (SIGTERM, SIGINT or `slurmlet daemon stop`).
 /// Running jobs are left running; the next daemon re-adopts them. SIGHUP re-reads the
 /// configuration from `config_path`.
-pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), DaemonError> {
+pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), DaemonError> {
     // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
     // reach the supervisors and jobs it starts.
     crate::sys::close_inherited_on_exec();
@@ -123,6 +123,8 @@ pub fn run(config: Config, config_path: std::path::PathBuf) -> Result<(), Daemon
     if !crate::lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
         return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
     }
+    // The one place GPUs are looked for: client commands only read the configuration.
+    config.discover_gpus();
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
     let listen = config.listen;

@@ -74,7 +74,7 @@ impl Core {
         job.cancelled_by = None;
         job.stepd_pid = None;
         job.batch_usage = None;
-        job.gpu_ids.clear();
+        job.gpus.clear();
         job.suspend_time = 0;
         job.suspended_secs = 0;
         job.pre_sus_secs = 0;

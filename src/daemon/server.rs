@@ -204,7 +204,8 @@ impl Daemon {
         while hup.recv().await.is_some() {
             let mode = self.core.lock().config.mode;
             let effects = match crate::config::Config::load_as(&path, mode) {
-                Ok(new) => {
+                Ok(mut new) => {
+                    new.discover_gpus();
                     let mut core = self.core.lock();
                     for ignored in core.reload(new) {
                         tracing::warn!("configuration reload: {ignored} changed; it takes effect after a restart");

@@ -40,7 +40,7 @@ pub fn steps_dir(job_dir: &Path) -> PathBuf {
 pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> Vec<String> {
     let node = &config.node_name;
     let ntasks = step.ntasks.to_string();
-    let gpus = step.gpus.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let gpus = crate::gpu::index_list(&step.gpus);
     let mut vars: Vec<(&str, String)> = vec![
         ("SLURM_STEP_ID", step.step_id.to_string()),
         ("SLURM_STEPID", step.step_id.to_string()),
@@ -62,9 +62,9 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
     if req.label {
         vars.push(("SLURM_LABELIO", "1".into()));
     }
-    if !job.gpu_ids.is_empty() {
+    if !job.gpus.is_empty() {
         vars.push(("SLURM_STEP_GPUS", gpus.clone()));
-        vars.push(("CUDA_VISIBLE_DEVICES", gpus.clone()));
+        vars.extend(crate::gpu::visible_devices(&step.gpus, &job.gpus));
         vars.push(("GPU_DEVICE_ORDINAL", gpus));
     }
     let replaced = |entry: &String| {
@@ -107,6 +107,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         names: super::submit::pattern_context(job, &config.node_name, &step.step_id.to_string()),
         umask,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
+        gpus: step.gpus.clone(),
     }
 }
 

@@ -65,7 +65,7 @@ pub struct Granted {
     /// Its task count.
     pub ntasks: u32,
     /// The GPUs its tasks see.
-    pub gpus: Vec<u32>,
+    pub gpus: Vec<crate::gpu::Gpu>,
     /// What it holds so that other steps cannot have it.
     pub held: Held,
     /// Its accounting record (not yet started).
@@ -116,7 +116,7 @@ impl Steps {
             return Err(fatal("More processors requested than permitted"));
         }
         let wanted_gpus = req.gpus.unwrap_or(0) as usize;
-        if wanted_gpus > job.gpu_ids.len() {
+        if wanted_gpus > job.gpus.len() {
             return Err(fatal("Invalid generic resource (gres) specification"));
         }
         let other_node = |list: &str| {
@@ -137,16 +137,17 @@ impl Steps {
             g.extend(&s.gpus);
             (c + s.cpus, g)
         });
-        let free_gpus: Vec<u32> = job.gpu_ids.iter().copied().filter(|g| !gpus_held.contains(g)).collect();
+        let free_gpus: Vec<&crate::gpu::Gpu> = job.gpus.iter().filter(|g| !gpus_held.contains(&g.index)).collect();
         let (held_cpus, held_gpus, seen_gpus) = if req.overlap {
-            let seen = if wanted_gpus > 0 { job.gpu_ids[..wanted_gpus].to_vec() } else { job.gpu_ids.clone() };
+            let seen = if wanted_gpus > 0 { job.gpus[..wanted_gpus].to_vec() } else { job.gpus.clone() };
             (0, Vec::new(), seen)
         } else {
             if cpus + cpus_held > job.req.cpus || wanted_gpus > free_gpus.len() {
                 return Err(StepRefusal::Busy("Requested nodes are busy".into()));
             }
-            let held = free_gpus[..wanted_gpus].to_vec();
-            let seen = if wanted_gpus > 0 { held.clone() } else { job.gpu_ids.clone() };
+            let taken: Vec<crate::gpu::Gpu> = free_gpus[..wanted_gpus].iter().map(|&g| g.clone()).collect();
+            let held = taken.iter().map(|g| g.index).collect();
+            let seen = if wanted_gpus > 0 { taken } else { job.gpus.clone() };
             (cpus, held, seen)
         };
         let step_id = steps.next_id;

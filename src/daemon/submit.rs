@@ -280,11 +280,11 @@ pub fn build(
         ));
     }
 
-    if gpus as usize > config.gpu_ids.len() {
+    if gpus as usize > config.gpus.len() {
         return Err(explained(
             errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
             NODE_CONFIG,
-            format!("the job asks for {gpus} GPUs; node {} has {}", config.node_name, config.gpu_ids.len()),
+            format!("the job asks for {gpus} GPUs; node {} has {}", config.node_name, config.gpus.len()),
         ));
     }
 

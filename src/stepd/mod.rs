@@ -89,6 +89,9 @@ pub struct LaunchSpec {
     /// The owner the job runs as, when the supervisor runs as root for another user.
     #[serde(default)]
     pub run_as: Option<crate::identity::RunAs>,
+    /// The GPUs given to the job (its environment already names them).
+    #[serde(default)]
+    pub gpus: Vec<crate::gpu::Gpu>,
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.

@@ -69,6 +69,9 @@ pub struct StepSpec {
     /// user.
     #[serde(default)]
     pub run_as: Option<crate::identity::RunAs>,
+    /// The GPUs the step's tasks see (their environment already names them).
+    #[serde(default)]
+    pub gpus: Vec<crate::gpu::Gpu>,
 }
 
 impl StepSpec {

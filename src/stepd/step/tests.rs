@@ -39,6 +39,7 @@ fn spec(argv: &[&str]) -> StepSpec {
         },
         umask: None,
         run_as: None,
+        gpus: Vec::new(),
     }
 }
 

@@ -1,0 +1,98 @@
+//! GPUs of a configuration without a `gpus` key: the daemon finds them at its start
+//! (`nvidia-smi -L`, then `/proc/driver/nvidia/gpus`, then `SLURMLET_GPUS`), and client
+//! commands, which only read the configuration, never look for them.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(20);
+
+/// A cluster whose configuration has no `gpus` key, its daemon not started.
+fn detecting_cluster() -> Cluster {
+    let c = Cluster::configure("0", "");
+    let text = read(&c.config);
+    std::fs::write(&c.config, text.lines().filter(|l| !l.starts_with("gpus =")).collect::<Vec<_>>().join("\n"))
+        .unwrap();
+    c
+}
+
+/// Puts an `nvidia-smi` on the cluster's `PATH` that notes each run in `probes` and lists
+/// two H100s as the real one does (the machine's own `nvidia-smi` would list its GPUs, or
+/// none).
+fn stand_in_nvidia_smi(c: &Cluster) -> std::path::PathBuf {
+    let probes = c.dir.path().join("probes");
+    let script = c.bin.join("nvidia-smi");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\n\
+             echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93)'\n\
+             echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-e2b7d1c0-5a8f-43b6-9e2d-7f1a0c3b8d54)'\n",
+            probes.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    probes
+}
+
+fn path_with(c: &Cluster) -> String {
+    format!("{}:{}", c.bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+fn show_node_gres(c: &Cluster) -> String {
+    let out = c.run("scontrol", &["show", "node"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).lines().find(|l| l.trim_start().starts_with("Gres=")).unwrap_or_default().trim().to_string()
+}
+
+#[test]
+fn the_daemon_finds_gpus_and_clients_never_look() {
+    let mut c = detecting_cluster();
+    let probes = stand_in_nvidia_smi(&c);
+    c.start_daemon_with(&[("PATH", &path_with(&c))]);
+    assert_eq!(read(&probes), "-L\n", "the daemon lists GPUs once, at its start");
+
+    assert_eq!(show_node_gres(&c), "Gres=gpu:2");
+    let out = c.run("sinfo", &["-h", "-o", "%G"]);
+    assert_eq!(stdout(&out).trim(), "gpu:2", "{}", stderr(&out));
+    // The daemon, not sbatch, knows that three GPUs are more than the node has.
+    let out = c.run("sbatch", &["--test-only", "--gres=gpu:3", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let id = c.sbatch(&["--gres=gpu:2", "-o", "job.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS"]);
+    c.wait_state(id, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("job.out", T), "0,1 0,1\n");
+    let out = c.run("srun", &["--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"]);
+    assert_eq!(stdout(&out), "0\n", "{}", stderr(&out));
+
+    // The supervisor is told which GPUs the job has, found records and all.
+    let held = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "while [ ! -e done ]; do sleep 0.1; done"]);
+    c.wait_state(held, &["RUNNING"], T);
+    let spec: serde_json::Value =
+        serde_json::from_str(&read(&c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json"))).unwrap();
+    assert_eq!(spec["gpus"][0]["uuid"], "GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93", "{spec}");
+    assert_eq!(spec["gpus"][0]["model"], "NVIDIA H100 80GB HBM3", "{spec}");
+    std::fs::write(c.work.join("done"), "").unwrap();
+    c.wait_state(held, &["COMPLETED"], T);
+
+    assert_eq!(read(&probes), "-L\n", "no client command ran nvidia-smi");
+}
+
+#[test]
+fn stand_in_gpus_when_none_is_found() {
+    if std::path::Path::new("/proc/driver/nvidia/gpus").exists() {
+        eprintln!("SKIPPED stand_in_gpus_when_none_is_found: this machine has NVIDIA GPUs, nothing checked");
+        return;
+    }
+    let mut c = detecting_cluster();
+    // An nvidia-smi that finds nothing, as on a machine without GPUs.
+    let script = c.bin.join("nvidia-smi");
+    std::fs::write(&script, "#!/bin/sh\necho 'No devices were found'\nexit 6\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    c.start_daemon_with(&[("PATH", &path_with(&c)), ("SLURMLET_GPUS", "3")]);
+    assert_eq!(show_node_gres(&c), "Gres=gpu:3");
+    c.kill_daemon();
+    c.start_daemon_with(&[("PATH", &path_with(&c))]);
+    assert_eq!(show_node_gres(&c), "Gres=(null)");
+}
