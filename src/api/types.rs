@@ -95,8 +95,8 @@ pub struct JobSubmitReq {
 
 /// The job description (`job_desc_msg`) fields that slurmlet understands.
 ///
-/// Fields a real slurmrestd knows but slurmlet does not are listed in
-/// [`JobDescMsg::KNOWN_UNSUPPORTED`]; anything else is an unknown field.
+/// A field of a submit body that is not one of these is refused by name, never dropped (see
+/// the daemon's `submit_keys`).
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 #[serde(default)]
 pub struct JobDescMsg {

@@ -3,7 +3,7 @@
 //!
 //! Slurm keeps the tasks that have not started in one record and splits each off as it
 //! starts; here every task is its own record from the start, and listings gather the
-//! pending ones back into Slurm's compressed `A_[3-15%2]` line (see [`pending_groups`]).
+//! pending ones back into Slurm's compressed `A_[3-15%2]` line (see `pending_groups`).
 
 use super::job::{ArrayTask, Job, JobState};
 use crate::api::types::{errno, ApiError, JobDescMsg};

@@ -95,7 +95,7 @@ pub struct Claims {
     /// Issue time, UNIX seconds.
     #[serde(default)]
     pub iat: i64,
-    /// The user name ("[s]lurm [u]ser[n]ame").
+    /// The user name ("\[s\]lurm \[u\]ser\[n\]ame").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sun: Option<String>,
     /// The user name of tokens from other issuers that Slurm also reads, when `sun` is absent.

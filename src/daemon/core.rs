@@ -21,8 +21,8 @@ use std::path::PathBuf;
 pub struct Effects {
     /// Supervisors to watch.
     pub watch: Vec<Watch>,
-    /// Jobs given resources whose supervisors start once that is durable: call
-    /// [`Core::start_supervisor`] after the [`Durable`] resolves.
+    /// Jobs given resources whose supervisors start once that is durable: the daemon starts
+    /// each (its `launch`) after the [`Durable`] resolves.
     pub launch: Vec<(u32, Durable)>,
     /// The last change written; the caller waits for it before answering a client.
     pub durable: Option<Durable>,

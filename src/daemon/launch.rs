@@ -140,7 +140,8 @@ fn umask_of(env: &[String]) -> Option<u32> {
 }
 
 /// Everything needed to start a job's supervisor, gathered under the daemon's lock; the slow
-/// part ([`Prepared::spawn`]: files and a process start) runs without it.
+/// part ([`Prepared::write_files`] and [`Prepared::start`]: files and a process start) runs
+/// without it.
 pub struct Prepared {
     spec: LaunchSpec,
     script: String,

@@ -209,7 +209,7 @@ fn items(text: &str) -> Vec<&str> {
 /// taken as it is (`n]1`, as Slurm takes it).
 ///
 /// Also returns the lines Slurm's hostlist code logs reading it, which a list it accepts
-/// may have too (see [`Expander::push_ranges`]); on an error they are its
+/// may have too (see `Expander::push_ranges`); on an error they are its
 /// [`HostlistError::log`] as well.
 pub fn expand_logged(text: &str) -> (Result<Vec<String>, HostlistError>, Vec<String>) {
     let mut x = Expander { hosts: Vec::new(), log: Vec::new() };

@@ -1,9 +1,9 @@
 //! `sacct`: the accounting history of jobs and their steps, from the daemon's job store.
 //!
 //! * [`fields`]: Slurm's fields and the value of each for a job or a step;
-//! * [`print`]: fixed-width and parsable lines;
+//! * [`print`](mod@print): fixed-width and parsable lines;
 //! * [`time`]: `-S`/`-E` times and printed times;
-//! * [`options`]: the command line read into a query and a layout.
+//! * `options`: the command line read into a query and a layout.
 
 pub mod fields;
 mod options;

@@ -8,7 +8,7 @@
 //! `JobId`, `JobName=NAME` names every job of that name. A key slurmlet does not update is
 //! refused as Slurm refuses unknown ones, before anything is sent.
 //!
-//! A new key: add a branch to [`Update::key`].
+//! A new key: add a branch to `Update::key`.
 
 use super::abbreviates;
 use crate::api::client::{Client, ClientError};

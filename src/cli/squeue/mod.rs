@@ -40,8 +40,8 @@ pub struct SqueueArgs {
     /// Comma separated list of users to view
     #[arg(short = 'u', long = "user", alias = "users")]
     pub user: Option<String>,
-    /// Equivalent to --user=<my username>
-    #[arg(long = "me")]
+    /// `--me`: only the caller's jobs.
+    #[arg(long = "me", help = "Equivalent to --user=<my username>")]
     pub me: bool,
     /// Comma separated list of partitions to view
     #[arg(short = 'p', long = "partition", alias = "partitions")]

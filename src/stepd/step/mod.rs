@@ -2,11 +2,11 @@
 //! step: starts the step's tasks and relays their I/O, exits and signals over the client's
 //! stream connection.
 //!
-//! * [`tasks`] starts one task (fork, process group or terminal session, `execve`);
-//! * [`stdio`] opens each task's input and output (pipes, files, the pseudo-terminal);
-//! * [`input`] is the reader thread (the client's frames, the tasks' input);
-//! * [`relay`] is the main loop (output, exits, cancel, time limit);
-//! * [`sink`] writes frames to the client without ever blocking the loop.
+//! * `tasks` starts one task (fork, process group or terminal session, `execve`);
+//! * `stdio` opens each task's input and output (pipes, files, the pseudo-terminal);
+//! * `input` is the reader thread (the client's frames, the tasks' input);
+//! * `relay` is the main loop (output, exits, cancel, time limit);
+//! * `sink` writes frames to the client without ever blocking the loop.
 
 pub mod end;
 mod input;
