@@ -6,10 +6,10 @@
 //! id`), and for a job without a script, an interactive allocation, `Job script not
 //! specified`. An array's id, or one of its tasks', names the array's one script.
 
+use super::caller::Caller;
 use super::core::Core;
 use super::request::{parse_job_ref, JobRef};
 use super::server::{Daemon, Peer};
-use super::submit::Caller;
 use crate::api::types::{errno, ApiError, BatchScriptResponse};
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;

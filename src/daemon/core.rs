@@ -2,11 +2,12 @@
 //! recover. All methods are synchronous and run under one lock; they return [`Effects`] that
 //! the async side carries out (watching new supervisors, arming the begin-time timer).
 
+use super::caller::Caller;
 use super::job::{Job, JobState, Resources};
 use super::plan::{Plan, Verdict, NEVER};
 use super::step_record::StepEnding;
 use super::store::{Store, StoreError};
-use super::submit::{self, Caller};
+use super::submit;
 use super::writer::{Durable, Writer};
 use crate::api::types::{errno, ApiError, SignalScope};
 use crate::config::Config;

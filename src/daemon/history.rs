@@ -6,11 +6,11 @@
 //! has.
 
 use super::accounting;
+use super::caller::Caller;
 use super::core::Core;
 use super::job::Job;
 use super::step_record::StepRecord;
 use super::store::{Payload, Store, StoreError};
-use super::submit::Caller;
 use crate::api::acct::{self, AcctJob, HistoryQuery};
 use crate::config::Config;
 use std::collections::HashMap;

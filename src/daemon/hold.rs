@@ -6,8 +6,8 @@
 //! hold is part of the stored job record, so it survives a restart. The update itself is
 //! [`super::core::Core::update_job`] (see [`super::job_edit`]).
 
+use super::caller::Caller;
 use super::job::{Job, JobState};
-use super::submit::Caller;
 use crate::api::types::errno;
 use crate::config::Config;
 

@@ -9,9 +9,9 @@
 //!   (waiting for other steps if it must), its supervisor takes the connection over and runs
 //!   the tasks, and the step's I/O no longer passes through the daemon.
 
+use super::caller::Caller;
 use super::server::{Daemon, Peer};
 use super::steps::StepRefusal;
-use super::submit::Caller;
 use crate::api::step::StepRequest;
 use crate::api::stream::{self, Frame};
 use crate::api::types::*;

@@ -8,10 +8,10 @@
 //!
 //! A new field: add its `job_desc_msg` name to [`FIELDS`] and a branch to [`apply`].
 
+use super::caller::Caller;
 use super::core::{Core, Effects};
 use super::hold::{refused, QueueChange, UpdateError};
 use super::job::{Job, JobState};
-use super::submit::Caller;
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
 use std::cmp::Reverse;

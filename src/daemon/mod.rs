@@ -7,6 +7,7 @@ pub mod array;
 pub mod auth;
 pub mod batch_script;
 pub mod body;
+pub mod caller;
 pub mod core;
 pub mod core_lock;
 pub mod dbjson;

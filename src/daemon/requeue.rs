@@ -6,10 +6,10 @@
 //! Each run that ended so is kept in the store, for `sacct --duplicates`, with the state
 //! REQUEUED, as Slurm's accounting keeps it.
 
+use super::caller::Caller;
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
 use super::job::JobState;
-use super::submit::Caller;
 use crate::api::types::errno;
 use std::cmp::Reverse;
 

@@ -3,11 +3,11 @@
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
 //! request; on the TCP address of [`super::tcp`], from the request's verified token.
 
+use super::caller::Caller;
 use super::core::{Effects, Watch};
 use super::info;
 use super::listing;
 use super::request::parse_job_ref;
-use super::submit::Caller;
 use crate::api::types::*;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;

@@ -4,9 +4,9 @@
 //! Each query copies what it needs of the in-memory jobs under the daemon's lock, then reads
 //! the store and builds its reply on a blocking thread (see [`super::history`]).
 
+use super::caller::Caller;
 use super::history::Snapshot;
 use super::server::{Daemon, Peer};
-use super::submit::Caller;
 use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply};
 use crate::api::slurmdb::DbJobsResponse;
 use crate::api::types::{errno, ApiError, ApiWarning, Meta};

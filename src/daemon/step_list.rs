@@ -5,12 +5,12 @@
 //! Only the jobs holding resources are looked at, so a long queue of pending jobs costs this
 //! listing nothing; the jobs listing (`squeue`) does not build steps at all.
 
+use super::caller::Caller;
 use super::core::Core;
 use super::job::{Job, JobState};
 use super::server::{Daemon, Peer};
 use super::step_record::StepRecord;
 use super::steps::Srun;
-use super::submit::Caller;
 use crate::api::acct::StepId;
 use crate::api::step_info::{StepInfo, StepsResponse};
 use crate::config::Config;

@@ -3,6 +3,7 @@
 //! A request that no configuration of this node could ever satisfy is refused here, at
 //! submit time, instead of pending forever.
 
+use super::caller::Caller;
 use super::job::{Job, JobState, Resources};
 use super::store::Payload;
 use super::text::Text;
@@ -11,46 +12,6 @@ use crate::config::Config;
 use crate::options::{gres, pattern, signal};
 use crate::stepd::WarnSignal;
 use std::path::{Path, PathBuf};
-
-/// Who is submitting.
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    /// uid.
-    pub uid: u32,
-    /// gid.
-    pub gid: u32,
-}
-
-impl Caller {
-    /// Whether the caller may act on `job` (cancel, signal, hold, release, update, start
-    /// steps in it): its owner, or a privileged caller. Every such check goes through here;
-    /// a refusal is logged, naming who asked for what.
-    pub fn may_manage(&self, job: &Job, config: &Config, action: &str) -> bool {
-        let allowed = self.privileged(config) || self.uid == job.uid;
-        if !allowed {
-            tracing::warn!(
-                uid = self.uid,
-                user = %crate::paths::user_name(self.uid),
-                job = job.id,
-                owner = %crate::paths::user_name(job.uid),
-                "{action} refused: not the job's owner, root or an operator"
-            );
-        }
-        allowed
-    }
-
-    /// Whether the caller may act on anyone's job, release an administrator's hold and set
-    /// priorities: root and the configured operators.
-    pub fn privileged(&self, config: &Config) -> bool {
-        self.uid == 0 || config.operators.contains(&self.uid)
-    }
-
-    /// Whether the caller may see `job`: everyone may (as in Slurm), unless `private_data`
-    /// hides other users' jobs from all but their owners and privileged callers.
-    pub fn may_see(&self, job: &Job, config: &Config) -> bool {
-        !config.private_jobs || self.uid == job.uid || self.privileged(config)
-    }
-}
 
 /// A submit error with Slurm's number and text.
 pub fn submit_error(number: i32, error: &str) -> ApiError {

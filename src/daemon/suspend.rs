@@ -9,11 +9,11 @@
 //! record, so a daemon that restarts finds the job still suspended; its supervisors, which
 //! outlive the daemon, keep its processes stopped.
 
+use super::caller::Caller;
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
 use super::job::{Job, JobState};
 use super::server::{Daemon, Peer};
-use super::submit::Caller;
 use crate::api::types::errno;
 use crate::stepd::timing::{Timing, NOTIFY};
 use axum::extract::{ConnectInfo, Path, State};

@@ -3,8 +3,8 @@
 //! others only for their own, as Slurm's controller decides.
 
 use super::auth::DEFAULT_LIFESPAN;
+use super::caller::Caller;
 use super::server::{Daemon, Peer};
-use super::submit::Caller;
 use crate::api::types::{errno, ApiError, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;

@@ -3,10 +3,10 @@
 //! [`super::job_edit::FIELDS`]. Any other field is refused, never dropped: a client must not
 //! believe a change was made that was not.
 
+use super::caller::Caller;
 use super::hold::{QueueChange, UpdateError};
 use super::job_edit::{Changes, FIELDS};
 use super::server::{Daemon, Peer};
-use super::submit::Caller;
 use crate::api::noval::NoVal;
 use crate::api::types::{errno, ApiError, JobDescMsg, JobPostResponse};
 use axum::extract::{ConnectInfo, Path, State};
