@@ -114,7 +114,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
-        Some("stepd-server") => crate::stepd::server::run(rest("slurmlet stepd-server")),
+        Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
         Some("profiles") => profiles::run(rest("slurmlet profiles")),

@@ -8,7 +8,7 @@
 //! passed to the supervisor that runs the step, and the step's I/O no longer passes through
 //! the daemon.
 
-use super::server::Peer;
+use super::runtime::Peer;
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper_util::rt::TokioIo;

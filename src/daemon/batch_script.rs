@@ -9,7 +9,7 @@
 use super::caller::Caller;
 use super::core::Core;
 use super::request::{parse_job_ref, JobRef};
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::types::{errno, ApiError, BatchScriptResponse};
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;

@@ -10,7 +10,7 @@
 //!   the tasks, and the step's I/O no longer passes through the daemon.
 
 use super::caller::Caller;
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use super::steps::StepRefusal;
 use crate::api::step::StepRequest;
 use crate::api::stream::{self, Frame};

@@ -226,7 +226,7 @@ impl Prepared {
 }
 
 /// Starts a supervisor of `kind` on the written directory `dir`, in its own session with
-/// SIGTERM blocked: forked by the fork server (see [`super::forkserver`]), or, when that
+/// SIGTERM blocked: forked by the fork server (see [`super::fork_client`]), or, when that
 /// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor alone
 /// holds the write end of a pipe whose read end is returned: it closes it once the end is
 /// recorded (a job's in `status.json`, before it makes that file durable and exits). A step
@@ -243,7 +243,7 @@ pub fn start_supervisor(
     let fds: Vec<_> = std::iter::once(end_writer.as_fd()).chain(conn.map(|c| c.as_fd())).collect();
     let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     if server.is_none() {
-        match super::forkserver::ForkServer::start(exe) {
+        match super::fork_client::ForkServer::start(exe) {
             Ok(s) => *server = Some(s),
             Err(e) => tracing::warn!("cannot start the supervisors' fork server, starting them directly: {e}"),
         }
@@ -278,4 +278,4 @@ pub struct Started {
 }
 
 /// The fork server that starts supervisors, once the first one was asked for.
-static FORK_SERVER: std::sync::Mutex<Option<super::forkserver::ForkServer>> = std::sync::Mutex::new(None);
+static FORK_SERVER: std::sync::Mutex<Option<super::fork_client::ForkServer>> = std::sync::Mutex::new(None);

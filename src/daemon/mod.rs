@@ -14,7 +14,8 @@ pub mod dbjson;
 pub mod depend;
 pub mod fault;
 pub mod fence;
-pub mod forkserver;
+pub mod fork_client;
+pub mod handlers;
 pub mod history;
 pub mod hold;
 pub mod info;
@@ -31,8 +32,8 @@ pub mod refusal;
 pub mod request;
 pub mod requeue;
 pub mod routes;
+pub mod runtime;
 pub mod schema;
-pub mod server;
 pub mod slurmdb;
 pub mod spawn;
 pub mod step_list;
@@ -156,7 +157,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let effects = core.recover();
         let history = history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
-        let daemon = Arc::new(server::Daemon {
+        let daemon = Arc::new(runtime::Daemon {
             core: core_lock::CoreLock::new(core),
             timer,
             shutdown: tokio::sync::Notify::new(),

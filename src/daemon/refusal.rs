@@ -3,7 +3,7 @@
 //! a path or query that cannot be decoded), rewritten into slurmrestd's envelope. Every error
 //! a client gets is JSON with `meta`, `errors` and `warnings`.
 
-use super::server::Daemon;
+use super::runtime::Daemon;
 use crate::api::types::{errno, ApiError, Envelope};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};

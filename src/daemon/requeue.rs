@@ -91,8 +91,8 @@ impl Core {
 /// `POST /slurmlet/v1/job/{job_id}/requeue` (slurmrestd has no requeue): requeues the job,
 /// or every task of the array the id names.
 pub async fn handler(
-    axum::extract::State(d): axum::extract::State<std::sync::Arc<super::server::Daemon>>,
-    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<super::server::Peer>,
+    axum::extract::State(d): axum::extract::State<std::sync::Arc<super::runtime::Daemon>>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<super::runtime::Peer>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> axum::response::Response {
     let action = super::update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };

@@ -1,7 +1,8 @@
 //! Every endpoint the daemon serves, in one table: the router is built from it, and the
 //! OpenAPI document the daemon serves ([`super::openapi`]) is checked against it.
 
-use super::server::{self, Daemon};
+use super::handlers;
+use super::runtime::Daemon;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use std::sync::Arc;
@@ -110,24 +111,24 @@ pub const ENDPOINTS: &[Endpoint] = &[
 
 fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
     match op {
-        Op::Ping => on(method, server::ping),
-        Op::Submit => on(method, server::submit),
-        Op::Jobs => on(method, server::jobs),
-        Op::Job => on(method, server::job),
-        Op::Cancel => on(method, server::cancel),
-        Op::Nodes => on(method, server::nodes),
-        Op::Partitions => on(method, server::partitions),
-        Op::Shutdown => on(method, server::shutdown),
-        Op::TestOnly => on(method, server::test_only),
-        Op::JobsQuery => on(method, server::jobs_query),
-        Op::Wait => on(method, server::wait),
+        Op::Ping => on(method, handlers::ping),
+        Op::Submit => on(method, handlers::submit),
+        Op::Jobs => on(method, handlers::jobs),
+        Op::Job => on(method, handlers::job),
+        Op::Cancel => on(method, handlers::cancel),
+        Op::Nodes => on(method, handlers::nodes),
+        Op::Partitions => on(method, handlers::partitions),
+        Op::Shutdown => on(method, handlers::shutdown),
+        Op::TestOnly => on(method, handlers::test_only),
+        Op::JobsQuery => on(method, handlers::jobs_query),
+        Op::Wait => on(method, handlers::wait),
         Op::Allocation => on(method, super::interactive::allocation),
         Op::Step => on(method, super::interactive::step),
         Op::Update => on(method, super::update::update),
         Op::DbJobs => on(method, super::slurmdb::jobs),
         Op::DbJob => on(method, super::slurmdb::job),
         Op::History => on(method, super::slurmdb::history),
-        Op::Config => on(method, server::config),
+        Op::Config => on(method, handlers::config),
         Op::Token => on(method, super::token::token),
         Op::Requeue => on(method, super::requeue::handler),
         Op::Suspend => on(method, super::suspend::suspend),

@@ -6,7 +6,7 @@
 
 use super::caller::Caller;
 use super::history::Snapshot;
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply};
 use crate::api::slurmdb::DbJobsResponse;
 use crate::api::types::{errno, ApiError, ApiWarning, Meta};

@@ -8,7 +8,7 @@
 use super::caller::Caller;
 use super::core::Core;
 use super::job::{Job, JobState};
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use super::step_record::StepRecord;
 use super::steps::Srun;
 use crate::api::acct::StepId;

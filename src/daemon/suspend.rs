@@ -13,7 +13,7 @@ use super::caller::Caller;
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
 use super::job::{Job, JobState};
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::types::errno;
 use crate::stepd::timing::{Timing, NOTIFY};
 use axum::extract::{ConnectInfo, Path, State};

@@ -7,7 +7,7 @@
 //! allocations, steps, shutdown) stay on the Unix socket.
 
 use super::auth::{self, TokenError};
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::types::{errno, ApiError, Envelope};
 use axum::body::Body;
 use axum::extract::ConnectInfo;

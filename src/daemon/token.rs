@@ -4,7 +4,7 @@
 
 use super::auth::DEFAULT_LIFESPAN;
 use super::caller::Caller;
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::types::{errno, ApiError, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;

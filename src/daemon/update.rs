@@ -6,7 +6,7 @@
 use super::caller::Caller;
 use super::hold::{QueueChange, UpdateError};
 use super::job_edit::{Changes, FIELDS};
-use super::server::{Daemon, Peer};
+use super::runtime::{Daemon, Peer};
 use crate::api::noval::NoVal;
 use crate::api::types::{errno, ApiError, JobDescMsg, JobPostResponse};
 use axum::extract::{ConnectInfo, Path, State};

@@ -11,7 +11,7 @@ mod allocation;
 pub mod claim;
 pub mod errno_text;
 mod events;
-pub mod server;
+pub mod fork_server;
 mod spawn;
 pub mod step;
 pub mod timing;

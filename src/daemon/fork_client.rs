@@ -1,4 +1,4 @@
-//! The daemon's side of the supervisors' fork server (see [`crate::stepd::server`]): started
+//! The daemon's side of the supervisors' fork server (see [`crate::stepd::fork_server`]): started
 //! on the first launch, asked for one supervisor per job, replaced when it fails.
 
 use crate::stepd::Kind;
@@ -29,7 +29,7 @@ impl ForkServer {
     pub fn launch(&self, kind: Kind, dir: &Path, fds: &[BorrowedFd]) -> io::Result<(i32, OwnedFd)> {
         let mut request = vec![kind.tag()];
         request.extend_from_slice(dir.as_os_str().as_bytes());
-        if request.len() > crate::stepd::server::MAX_REQUEST {
+        if request.len() > crate::stepd::fork_server::MAX_REQUEST {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "job directory path too long"));
         }
         crate::sys::send_with_fds(self.sock.as_fd(), &request, fds)?;
