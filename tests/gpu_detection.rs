@@ -69,8 +69,12 @@ fn the_daemon_finds_gpus_and_clients_never_look() {
     // The supervisor is told which GPUs the job has, found records and all.
     let held = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "while [ ! -e done ]; do sleep 0.1; done"]);
     c.wait_state(held, &["RUNNING"], T);
-    let spec: serde_json::Value =
-        serde_json::from_str(&read(&c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json"))).unwrap();
+    // The job is RUNNING once it has its GPUs; its supervisor's files are written just after.
+    let spec_file = c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json");
+    let spec: serde_json::Value = wait_for("the job's spec.json", T, || {
+        let text = std::fs::read_to_string(&spec_file).map_err(|e| e.to_string())?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    });
     assert_eq!(spec["gpus"][0]["uuid"], "GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93", "{spec}");
     assert_eq!(spec["gpus"][0]["model"], "NVIDIA H100 80GB HBM3", "{spec}");
     std::fs::write(c.work.join("done"), "").unwrap();
@@ -82,7 +86,7 @@ fn the_daemon_finds_gpus_and_clients_never_look() {
 #[test]
 fn stand_in_gpus_when_none_is_found() {
     if std::path::Path::new("/proc/driver/nvidia/gpus").exists() {
-        eprintln!("SKIPPED stand_in_gpus_when_none_is_found: this machine has NVIDIA GPUs, nothing checked");
+        skip("stand_in_gpus_when_none_is_found", "this machine has NVIDIA GPUs");
         return;
     }
     let mut c = detecting_cluster();
