@@ -12,7 +12,7 @@ use super::writer::{Durable, Writer};
 use crate::api::types::{errno, ApiError, SignalScope};
 use crate::config::Config;
 use crate::stepd::EndCause;
-use crate::stepd::{self, EndStatus};
+use crate::stepd::{self, containment, EndStatus};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -136,16 +136,6 @@ pub struct CancelError {
 
 fn cancel_error(code: i32, message: &str) -> CancelError {
     CancelError { code, message: message.into() }
-}
-
-/// Sends `signal` to the tasks of the step whose supervisor is `supervisor`: its session but
-/// for the supervisor itself, and a pseudo-terminal task's own session (one of the
-/// supervisor's children).
-fn signal_step_tasks(supervisor: i32, signal: i32) {
-    let sessions: Vec<i32> = std::iter::once(supervisor).chain(crate::sys::children(supervisor)).collect();
-    for (task, _) in crate::sys::session_members(&sessions).into_iter().filter(|(p, _)| *p != supervisor) {
-        let _ = crate::sys::kill_pid(task, signal);
-    }
 }
 
 impl Core {
@@ -314,7 +304,7 @@ impl Core {
     /// and waits until it is gone (see [`super::fence`]), then records the job as failed and
     /// gives its resources back.
     fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
-        super::fence::kill_job(stepd::read_pgid(&self.job_dir(id)), supervisor);
+        super::fence::kill_job(&self.job_dir(id), supervisor);
         self.finish(id, None);
     }
 
@@ -820,15 +810,16 @@ impl Core {
                 let Some(pgid) = stepd::read_pgid(&dir) else {
                     return Err(cancel_error(errno::ERROR, "Job step not running yet"));
                 };
+                // The batch shell leads the job's process group.
                 let res = match scope {
                     SignalScope::Batch => crate::sys::kill_pid(pgid, sig),
-                    SignalScope::Full => crate::sys::kill_group(pgid, sig),
+                    SignalScope::Full => containment::of_job(&dir, None).signal_all(sig),
                     SignalScope::Steps => Ok(()),
                 };
                 res.map_err(|e| cancel_error(errno::ERROR, &e.to_string()))?;
                 if scope != SignalScope::Batch {
                     for pid in self.steps.supervisors(id) {
-                        signal_step_tasks(pid, sig);
+                        let _ = containment::of_step(pid).signal_all(sig);
                     }
                 }
                 Ok(Effects::default())
@@ -931,7 +922,9 @@ impl Core {
                 self.steps.cancelled(id, step, caller.uid);
                 let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
             }
-            Some(sig) => signal_step_tasks(pid, sig),
+            Some(sig) => {
+                let _ = containment::of_step(pid).signal_all(sig);
+            }
         }
         Ok(Effects::default())
     }

@@ -2,6 +2,8 @@
 //! job's resources are given back only once they are gone, so that the next job on its GPUs
 //! never runs beside them.
 
+use crate::stepd::containment::{self, Containment};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long to wait for killed processes to be gone. SIGKILL takes a process down at once
@@ -9,25 +11,19 @@ use std::time::{Duration, Instant};
 /// back anyway (the error is logged).
 const GONE_WITHIN: Duration = Duration::from_secs(2);
 
-/// Kills the job's process group `pgid` and, when the supervisor `supervisor` is gone, every
-/// process of its session (the job's processes before their group was written down), then
-/// waits until none of them runs.
-pub fn kill_job(pgid: Option<i32>, supervisor: Option<i32>) {
-    // A session outlives its leader only while it has members, and a pid still in use as a
-    // session id is not handed out again; a live process of that pid is a later one, whose
-    // session is not the job's.
-    let sid = supervisor.filter(|&p| p > 0 && !running(p));
-    let left = || {
-        let group = pgid.map(crate::sys::group_members).unwrap_or_default();
-        let session = sid.map(|s| crate::sys::session_members(&[s])).unwrap_or_default();
-        group.into_iter().chain(session.into_iter().map(|(pid, _)| pid)).filter(|&p| running(p)).collect::<Vec<_>>()
-    };
-    if let Some(pgid) = pgid {
-        let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
-    }
+/// Kills the processes of the job of directory `job_dir` (see [`containment::of_job`]: its
+/// process group and, when its supervisor `supervisor` is gone, the processes of that
+/// supervisor's session), then waits until none of them runs.
+pub fn kill_job(job_dir: &Path, supervisor: Option<i32>) {
+    wait_killed(containment::of_job(job_dir, supervisor).as_ref());
+}
+
+/// Kills every process of `jail` and waits until none of them runs.
+fn wait_killed(jail: &dyn Containment) {
     let deadline = Instant::now() + GONE_WITHIN;
     loop {
-        let pids = left();
+        let _ = jail.signal_all(libc::SIGKILL);
+        let pids = jail.members();
         if pids.is_empty() {
             return;
         }
@@ -35,16 +31,8 @@ pub fn kill_job(pgid: Option<i32>, supervisor: Option<i32>) {
             tracing::error!(?pids, "processes of a failed job outlive SIGKILL; giving its resources back anyway");
             return;
         }
-        for pid in pids {
-            let _ = crate::sys::kill_pid(pid, libc::SIGKILL);
-        }
         std::thread::sleep(Duration::from_millis(1));
     }
-}
-
-/// Whether process `pid` exists and has not exited (a zombie has).
-fn running(pid: i32) -> bool {
-    crate::sys::process_start_ticks(pid).is_some() && !crate::sys::is_zombie(pid)
 }
 
 #[cfg(test)]
@@ -56,9 +44,11 @@ mod tests {
     fn a_killed_group_is_gone_when_kill_job_returns() {
         let mut child = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
         let pid = child.id() as i32;
-        kill_job(Some(pid), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(crate::stepd::files::PGID), format!("{pid}\n")).unwrap();
+        kill_job(dir.path(), None);
         // Gone means exited: only the zombie waits for this process to reap it.
-        assert!(!running(pid));
+        assert!(crate::sys::is_zombie(pid));
         assert!(!child.wait().unwrap().success());
     }
 }

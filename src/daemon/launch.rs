@@ -3,6 +3,7 @@
 use super::job::Job;
 use super::submit::output_path;
 use crate::config::Config;
+use crate::stepd::containment::Share;
 use crate::stepd::{files, Kind, LaunchSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -185,7 +186,7 @@ pub fn prepare(
         umask,
         interactive: job.interactive,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
-        gpus: job.gpus.clone(),
+        share: Share { cpus: job.req.cpus, cpu_ids: Vec::new(), mem_mb: job.req.mem_mb, gpus: job.gpus.clone() },
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }

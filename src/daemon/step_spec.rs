@@ -7,6 +7,7 @@ use super::step_record::StepRecord;
 use super::steps::{Granted, Held};
 use crate::api::step::StepRequest;
 use crate::config::Config;
+use crate::stepd::containment::Share;
 use crate::stepd::step::StepSpec;
 use std::path::{Path, PathBuf};
 
@@ -107,7 +108,12 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         names: super::submit::pattern_context(job, &config.node_name, &step.step_id.to_string()),
         umask,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
-        gpus: step.gpus.clone(),
+        share: Share {
+            cpus: step.record.cpus,
+            cpu_ids: Vec::new(),
+            mem_mb: step.record.mem_mb,
+            gpus: step.gpus.clone(),
+        },
     }
 }
 

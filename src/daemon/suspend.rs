@@ -125,9 +125,7 @@ impl Core {
 /// supervisor lets its own processes go on as it ends them).
 pub fn continue_for_cancel(job: &Job, dir: &std::path::Path) {
     if job.state() == JobState::Suspended {
-        if let Some(pgid) = crate::stepd::read_pgid(dir) {
-            let _ = crate::sys::kill_group(pgid, libc::SIGCONT);
-        }
+        crate::stepd::containment::of_job(dir, None).thaw();
     }
 }
 

@@ -129,7 +129,7 @@ mod tests {
             umask: None,
             interactive: true,
             run_as: None,
-            gpus: Vec::new(),
+            share: Default::default(),
         }
     }
 

@@ -9,8 +9,10 @@
 
 mod allocation;
 pub mod claim;
+pub mod containment;
 pub mod errno_text;
 mod events;
+pub mod exec;
 pub mod fork_server;
 mod spawn;
 pub mod step;
@@ -89,9 +91,10 @@ pub struct LaunchSpec {
     /// The owner the job runs as, when the supervisor runs as root for another user.
     #[serde(default)]
     pub run_as: Option<crate::identity::RunAs>,
-    /// The GPUs given to the job (its environment already names them).
-    #[serde(default)]
-    pub gpus: Vec<crate::gpu::Gpu>,
+    /// What the job was given: its CPUs, memory and GPUs (its environment already names
+    /// the GPUs).
+    #[serde(flatten)]
+    pub share: containment::Share,
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.
@@ -281,10 +284,12 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
 
 /// Runs the batch script to its end.
 fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
-    Ok(match spawn::start(spec) {
+    // The job's processes are the batch script's process group.
+    let mut jail = containment::for_supervisor(&spec.share, false);
+    Ok(match spawn::start(spec, jail.as_mut()) {
         Ok(child) => {
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
-            watch(spec, dir, child)?
+            watch(spec, dir, child, jail.as_ref())?
         }
         Err(e) => {
             eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
@@ -300,14 +305,18 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
 
 /// Waits for the batch shell, enforcing the time limit (as the daemon moves it, see
 /// [`timing`]), stopping the job while it is suspended, and honouring cancel requests.
-fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Result<EndStatus> {
+fn watch(
+    spec: &LaunchSpec,
+    dir: &Path,
+    mut child: spawn::Child,
+    jail: &dyn containment::Containment,
+) -> std::io::Result<EndStatus> {
     use std::time::{Duration, Instant};
 
     let mut events = events::Events::new(child.pid)?;
     let at = crate::sys::instant_at;
     // Read once the notices are blocked, so that none is missed.
     let mut timing = timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
-    let pgid = child.pid;
     let mut warned = false;
     let warn_of = |timing: &timing::Follower, warned: bool| match (spec.warn_signal, timing.deadline(), warned) {
         (Some(w), Some(end), false) => Some(at(end.saturating_sub(w.seconds as u64))),
@@ -315,8 +324,8 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
     };
     let mut limit_at = timing.deadline().map(at);
     let mut warn_at = warn_of(&timing, warned);
-    if let Some(sig) = timing.signal_due() {
-        let _ = crate::sys::kill_group(pgid, sig);
+    if let Some(pause) = timing.pause_due() {
+        pause.apply(jail);
     }
     let mut kill_at: Option<Instant> = None;
     let mut cause = EndCause::Exited;
@@ -340,26 +349,25 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                     // Being ended: the job's other processes (an srun relaying its step's
                     // last words) get the rest of KillWait too.
                     events.forget_source();
-                    wait_for_group(&mut events, pgid, kill_at)?;
+                    wait_until_empty(&mut events, jail, kill_at)?;
                 }
                 // Whatever the script left behind goes with it.
-                let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
-                // The batch shell is this supervisor's only child, reaped above.
-                let usage = Some(crate::api::acct::Usage::of_children());
+                let _ = jail.signal_all(libc::SIGKILL);
+                let usage = Some(jail.usage());
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
             }
             events::Event::Terminate => {
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
                     timing.ending();
-                    end_job(spec, &mut child, requeue_note(dir));
+                    end_job(spec, &mut child, jail, requeue_note(dir));
                     kill_at = Some(Instant::now() + kill_wait);
                 }
             }
             events::Event::Notify => {
                 if cause == EndCause::Exited {
-                    if let Some(sig) = timing.reread(dir) {
-                        let _ = crate::sys::kill_group(pgid, sig);
+                    if let Some(pause) = timing.reread(dir) {
+                        pause.apply(jail);
                     }
                     limit_at = timing.deadline().map(at);
                     warn_at = warn_of(&timing, warned);
@@ -372,7 +380,7 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                     warn_at = None;
                     warned = true;
                     if let Some(w) = spec.warn_signal {
-                        send_warning(pgid, w);
+                        send_warning(child.pid, jail, w);
                     }
                 }
                 if due(limit_at) {
@@ -380,26 +388,29 @@ fn watch(spec: &LaunchSpec, dir: &Path, mut child: spawn::Child) -> std::io::Res
                     if cause == EndCause::Exited {
                         cause = EndCause::TimeLimit;
                         timing.ending();
-                        end_job(spec, &mut child, " DUE TO TIME LIMIT");
+                        end_job(spec, &mut child, jail, " DUE TO TIME LIMIT");
                         kill_at = Some(now + kill_wait);
                     }
                 }
                 if due(kill_at) {
                     kill_at = None;
-                    let _ = crate::sys::kill_group(pgid, libc::SIGKILL);
+                    let _ = jail.signal_all(libc::SIGKILL);
                 }
             }
         }
     }
 }
 
-/// Waits until process group `pgid` is empty or `until` passes.
-fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Instant) -> std::io::Result<()> {
+/// Waits until the job's processes are gone or `until` passes.
+fn wait_until_empty(
+    events: &mut events::Events,
+    jail: &dyn containment::Containment,
+    until: std::time::Instant,
+) -> std::io::Result<()> {
     use std::time::{Duration, Instant};
     // A process that exited but is not reaped yet (its parent died; whoever adopts it may
     // be slow to reap, or never do so) is gone already.
-    let live = || crate::sys::group_members(pgid).into_iter().any(|p| !crate::sys::is_zombie(p));
-    while live() && Instant::now() < until {
+    while !jail.members().is_empty() && Instant::now() < until {
         events.next(Some(until.min(Instant::now() + Duration::from_millis(20))))?;
     }
     Ok(())
@@ -407,9 +418,9 @@ fn wait_for_group(events: &mut events::Events, pgid: i32, until: std::time::Inst
 
 /// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the
 /// job's stderr, then SIGCONT and SIGTERM to the whole job.
-fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, why: &str) {
+fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, jail: &dyn containment::Containment, why: &str) {
     child.note(&error_line(&spec.node_name, &job_end_line(spec, why)));
-    terminate(child.pid);
+    terminate(jail);
 }
 
 /// A line slurmstepd writes into a job's or step's error output: `slurmstepd-NODE: error:
@@ -438,18 +449,18 @@ fn job_end_line(spec: &LaunchSpec, why: &str) -> String {
 }
 
 /// SIGCONT then SIGTERM to the whole job, as slurmstepd does.
-fn terminate(pgid: i32) {
-    let _ = crate::sys::kill_group(pgid, libc::SIGCONT);
-    let _ = crate::sys::kill_group(pgid, libc::SIGTERM);
+pub fn terminate(jail: &dyn containment::Containment) {
+    jail.thaw();
+    let _ = jail.signal_all(libc::SIGTERM);
 }
 
-/// `--signal`: with `B:` only the batch shell, otherwise every process of the job but the
-/// batch shell (the job's steps), as Slurm does.
-fn send_warning(pgid: i32, w: WarnSignal) {
+/// `--signal`: with `B:` only the batch shell `shell`, otherwise every process of the job
+/// but the batch shell (the job's steps), as Slurm does.
+fn send_warning(shell: i32, jail: &dyn containment::Containment, w: WarnSignal) {
     if w.batch_only {
-        let _ = crate::sys::kill_pid(pgid, w.signal);
+        let _ = crate::sys::kill_pid(shell, w.signal);
     } else {
-        for pid in crate::sys::group_members(pgid).into_iter().filter(|&p| p != pgid) {
+        for pid in jail.members().into_iter().filter(|&p| p != shell) {
             let _ = crate::sys::kill_pid(pid, w.signal);
         }
     }

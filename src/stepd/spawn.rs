@@ -1,11 +1,10 @@
-//! Starting the batch script: fork, new process group, redirections, execve.
-//!
-//! Everything the child needs is prepared before `fork`, so that the child only makes
-//! async-signal-safe calls.
+//! Starting the batch script: its output files, opened as its owner, then the supervisors'
+//! one fork path ([`super::exec`]).
 
+use super::containment::Containment;
+use super::exec::{self, cstring, Failure, Program, Wiring};
 use super::LaunchSpec;
 use crate::identity::Identity;
-use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -14,7 +13,7 @@ use std::path::Path;
 
 /// The running batch shell.
 pub struct Child {
-    /// Its pid, which is also its process group id.
+    /// Its pid.
     pub pid: i32,
     /// The job's stderr file, kept open for supervisor messages.
     pub stderr: Option<File>,
@@ -35,10 +34,6 @@ fn open_output(path: &Path, append: bool) -> std::io::Result<File> {
         std::fs::create_dir_all(parent)?;
     }
     OpenOptions::new().create(true).write(true).append(append).truncate(!append).mode(0o644).open(path)
-}
-
-fn cstring(bytes: &[u8]) -> std::io::Result<CString> {
-    CString::new(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL byte in argument"))
 }
 
 /// The job's standard streams, opened by the job's owner.
@@ -65,8 +60,9 @@ fn open_streams(spec: &LaunchSpec) -> std::io::Result<Streams> {
     Ok(Streams { stdin, stdout, stderr })
 }
 
-/// Starts the batch script described by `spec`, as its owner when it names one.
-pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
+/// Starts the batch script described by `spec` into the job's `containment`, as its owner
+/// when it names one.
+pub fn start(spec: &LaunchSpec, containment: &mut dyn Containment) -> std::io::Result<Child> {
     let owner = match spec.run_as {
         Some(who) => Some(Identity::lookup(who).map_err(std::io::Error::other)?),
         None => None,
@@ -84,79 +80,32 @@ pub fn start(spec: &LaunchSpec) -> std::io::Result<Child> {
     for a in &spec.argv {
         argv.push(cstring(a.as_bytes())?);
     }
-    // SLURM_TASK_PID is the batch shell's own pid: reserve room and fill it in after fork.
-    const PID_VAR: &[u8] = b"SLURM_TASK_PID=";
-    let mut env: Vec<CString> = env_vars
+    // SLURM_TASK_PID is the batch shell's own pid, filled in after fork.
+    let env = env_vars
         .iter()
-        .filter(|e| !e.as_bytes().starts_with(PID_VAR))
+        .filter(|e| !e.starts_with(exec::PID_VAR))
         .map(|e| cstring(e.as_bytes()))
         .collect::<Result<_, _>>()?;
-    env.push(cstring(b"SLURM_TASK_PID=0000000000")?);
-    let pid_slot = env.last().expect("just pushed").as_ptr() as *mut u8;
-    let cwd = cstring(spec.cwd.as_os_str().as_bytes())?;
-    let argv_ptrs: Vec<*const libc::c_char> =
-        argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-    let env_ptrs: Vec<*const libc::c_char> =
-        env.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-    let (in_fd, out_fd, err_fd) = (stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd());
     let node = &spec.node_name;
-    let chdir_msg = super::error_line(
-        node,
-        &format!("couldn't chdir to `{}': No such file or directory: going to /tmp instead\n", spec.cwd.display()),
-    );
-    // Not the root daemon's private umask for another user's job that gave none.
-    let umask = spec.umask.or(spec.run_as.map(|_| 0o022));
-    let identity_msg = super::error_line(
-        node,
-        &format!("cannot run as the job's owner {}\n", owner.as_ref().map(|u| u.name.as_str()).unwrap_or_default()),
-    );
-    let exec_msg = super::error_line(node, &format!("execve(): {}: ", spec.script.display()));
-
-    // SAFETY: between fork and execve/_exit the child calls only async-signal-safe functions
-    // on memory prepared above (no allocation, no locks).
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if pid == 0 {
-        unsafe {
-            libc::setpgid(0, 0);
-            libc::dup2(in_fd, 0);
-            libc::dup2(out_fd, 1);
-            libc::dup2(err_fd, 2);
-            if let Some(mask) = umask {
-                libc::umask(mask as libc::mode_t);
-            }
-            if let Some(user) = &owner {
-                if user.become_for_good().is_err() {
-                    libc::write(2, identity_msg.as_ptr().cast(), identity_msg.len());
-                    libc::_exit(1);
-                }
-            }
-            if libc::chdir(cwd.as_ptr()) != 0 {
-                libc::write(2, chdir_msg.as_ptr().cast(), chdir_msg.len());
-                libc::chdir(c"/tmp".as_ptr());
-            }
-            // Write our pid into the reserved SLURM_TASK_PID value (ten digits of room).
-            crate::sys::write_decimal(pid_slot.add(PID_VAR.len()), libc::getpid() as u32);
-            // The job starts with default signal handling: Rust ignores SIGPIPE and the
-            // daemon blocks SIGTERM, neither of which a job script expects.
-            for sig in 1..32 {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-            libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
-            let err = *libc::__errno_location();
-            libc::write(2, exec_msg.as_ptr().cast(), exec_msg.len());
-            super::errno_text::write_text(2, err);
-            libc::write(2, c"\n".as_ptr().cast(), 1);
-            libc::_exit(127);
-        }
-    }
-    // Also set the group from the parent, so that a signal sent right after fork finds it.
-    // SAFETY: setpgid on our own child has no memory preconditions.
-    unsafe { libc::setpgid(pid, pid) };
-    Ok(Child { pid, stderr: Some(stderr) })
+    let failure = Failure::Written {
+        identity: super::error_line(
+            node,
+            &format!("cannot run as the job's owner {}\n", owner.as_ref().map(|u| u.name.as_str()).unwrap_or_default()),
+        ),
+        exec: super::error_line(node, &format!("execve(): {}: ", spec.script.display())),
+    };
+    let program = Program {
+        argv,
+        candidates: vec![path],
+        env,
+        cwd: cstring(spec.cwd.as_os_str().as_bytes())?,
+        chdir_msg: exec::chdir_line(node, &spec.cwd),
+        // Not the root daemon's private umask for another user's job that gave none.
+        umask: spec.umask.or(spec.run_as.map(|_| 0o022)),
+        owner,
+        failure,
+    };
+    let wiring = Wiring { fds: [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()], terminal: false };
+    let started = program.start(&[], &wiring, containment)?;
+    Ok(Child { pid: started.pid, stderr: Some(stderr) })
 }

@@ -8,12 +8,32 @@
 //! ignored, so a notice that reaches a supervisor before it blocked the signal is lost
 //! harmlessly: the supervisor reads the file once it has, and finds the change there.
 //!
-//! Each supervisor stops its own processes while the job is suspended (SIGSTOP: the batch
-//! script's process group, or a step's tasks) and lets them go on afterwards (SIGCONT);
-//! it has no deadline meanwhile.
+//! Each supervisor freezes its own processes while the job is suspended (the batch script's,
+//! or a step's tasks, through their [`Containment`]) and thaws them afterwards; it has no
+//! deadline meanwhile.
 
+use super::containment::Containment;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// What a supervisor's processes are due when the job is suspended or resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pause {
+    /// Stop them (Slurm's SIGSTOP).
+    Freeze,
+    /// Let them go on (SIGCONT).
+    Thaw,
+}
+
+impl Pause {
+    /// Freezes or thaws the processes of `containment`.
+    pub fn apply(self, containment: &dyn Containment) {
+        match self {
+            Pause::Freeze => containment.freeze(),
+            Pause::Thaw => containment.thaw(),
+        }
+    }
+}
 
 /// The signal that tells a supervisor to read the timing file again.
 pub const NOTIFY: i32 = libc::SIGURG;
@@ -87,25 +107,25 @@ impl Follower {
         Follower { now, suspended_at_start: now.suspended_secs, stopped: false }
     }
 
-    /// Reads the file again and tells what to do: `Some(SIGSTOP)` or `Some(SIGCONT)` when the
-    /// processes must be stopped or let go on.
-    pub fn reread(&mut self, job_dir: &Path) -> Option<i32> {
+    /// Reads the file again and tells what to do: `Some` when the processes must be frozen
+    /// or thawed.
+    pub fn reread(&mut self, job_dir: &Path) -> Option<Pause> {
         if let Some(t) = Timing::read(job_dir).filter(|t| t.start_time == self.now.start_time) {
             self.now = t;
         }
-        self.signal_due()
+        self.pause_due()
     }
 
-    /// The signal the processes are due, if any, and records it as sent.
-    pub fn signal_due(&mut self) -> Option<i32> {
+    /// What the processes are due, if anything, and records it as done.
+    pub fn pause_due(&mut self) -> Option<Pause> {
         match (self.now.suspended, self.stopped) {
             (true, false) => {
                 self.stopped = true;
-                Some(libc::SIGSTOP)
+                Some(Pause::Freeze)
             }
             (false, true) => {
                 self.stopped = false;
-                Some(libc::SIGCONT)
+                Some(Pause::Thaw)
             }
             _ => None,
         }
@@ -149,13 +169,13 @@ mod tests {
         Timing { start_time: 940, end_time: Some(1_000), suspended: true, suspended_secs: 0 }
             .write(dir.path())
             .unwrap();
-        assert_eq!(f.reread(dir.path()), Some(libc::SIGSTOP));
+        assert_eq!(f.reread(dir.path()), Some(Pause::Freeze));
         assert_eq!(f.reread(dir.path()), None, "stopped once");
         assert_eq!(f.deadline(), None);
         Timing { start_time: 940, end_time: Some(1_030), suspended: false, suspended_secs: 30 }
             .write(dir.path())
             .unwrap();
-        assert_eq!(f.reread(dir.path()), Some(libc::SIGCONT));
+        assert_eq!(f.reread(dir.path()), Some(Pause::Thaw));
         assert_eq!(f.deadline(), Some(1_030));
         assert_eq!(f.step_deadline(Some(500)), Some(530), "a step's own limit moves as much");
         assert_eq!(f.step_deadline(None), Some(1_030));

@@ -69,7 +69,10 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
         Err(why) => return fail(sink, format!("step {}: {why}", spec.step_name())),
     };
     sink.frame(&Frame::StepStarted { job_id: spec.job_id, step_id: spec.step_id });
-    let started = start_tasks(&spec, &launch, owner.as_ref(), &mut sink);
+    // The tasks, and whatever they start in the supervisor's session (which it leads when the
+    // daemon starts it).
+    let mut jail = crate::stepd::containment::for_supervisor(&spec.share, true);
+    let started = start_tasks(&spec, &launch, jail.as_mut(), owner.as_ref(), &mut sink);
     // The relay reads the wake pipe without blocking; the reader thread writes it blocking,
     // so that no message is ever lost.
     let wake = crate::sys::pipe().and_then(|(r, w)| {
@@ -89,6 +92,7 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
         sink,
         sources: started.sources,
         tasks: started.tasks,
+        jail,
         term,
         chld,
         notify,
@@ -142,6 +146,7 @@ struct StartedTasks {
 fn start_tasks(
     spec: &StepSpec,
     launch: &tasks::Launch,
+    jail: &mut dyn crate::stepd::containment::Containment,
     owner: Option<&crate::identity::Identity>,
     sink: &mut sink::Sink,
 ) -> StartedTasks {
@@ -154,7 +159,7 @@ fn start_tasks(
         };
         let started = io.and_then(|io| {
             let started = launch
-                .start(task, &io)
+                .start(task, &io, jail)
                 .map_err(|e| crate::stepd::error_line(&spec.node_name, &format!("task {task}: fork: {e}")))?;
             out.sources.extend(io.sources);
             out.targets.extend(io.target);
@@ -168,12 +173,12 @@ fn start_tasks(
                         &format!("execve(): {}: {}", launch.program(), strerror(errno)),
                     )));
                 }
-                out.tasks.push(relay::Task { pid: Some(s.pid), done: false, session: s.session, status: None });
+                out.tasks.push(relay::Task { pid: Some(s.pid), done: false, status: None });
             }
             Err(message) => {
                 sink.frame(&Frame::Message(message));
                 sink.frame(&Frame::TaskExit { task, wait_status: 1 << 8 });
-                out.tasks.push(relay::Task { pid: None, done: true, session: false, status: Some(1 << 8) });
+                out.tasks.push(relay::Task { pid: None, done: true, status: Some(1 << 8) });
             }
         }
     }

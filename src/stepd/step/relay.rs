@@ -36,8 +36,6 @@ pub struct Task {
     pub pid: Option<i32>,
     /// It was reaped (or never started).
     pub done: bool,
-    /// It leads a session of its own (the pseudo-terminal's).
-    pub session: bool,
     /// Its raw wait status, once reaped (or why it never started).
     pub status: Option<i32>,
 }
@@ -54,6 +52,8 @@ pub struct Relay<'a> {
     pub sources: Vec<Source>,
     /// The tasks, by task id.
     pub tasks: Vec<Task>,
+    /// Where the tasks and what they start are kept.
+    pub jail: Box<dyn crate::stepd::containment::Containment>,
     /// SIGTERM for the supervisor: cancel the step.
     pub term: SignalFd,
     /// SIGCHLD: a task may have exited.
@@ -95,8 +95,8 @@ impl<'a> Relay<'a> {
         if clock.cancelled || clock.finished_at.is_some() {
             return;
         }
-        if let Some(sig) = timing.reread(self.job_dir()) {
-            self.signal_all(sig);
+        if let Some(pause) = timing.reread(self.job_dir()) {
+            pause.apply(self.jail.as_ref());
         }
         clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
     }
@@ -108,8 +108,8 @@ impl Relay<'_> {
         let mut clock = Clock::default();
         let mut timing = crate::stepd::timing::Follower::start(self.job_dir(), self.spec.job_start, self.spec.end_time);
         clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
-        if let Some(sig) = timing.signal_due() {
-            self.signal_all(sig);
+        if let Some(pause) = timing.pause_due() {
+            pause.apply(self.jail.as_ref());
         }
         let mut buf = vec![0u8; stream::CHUNK];
         loop {
@@ -166,8 +166,7 @@ impl Relay<'_> {
         let end = super::end::StepEnd {
             wait_status: super::end::step_status(&statuses),
             end_time: crate::options::now(),
-            // Every task was this supervisor's child, and is reaped.
-            usage: crate::api::acct::Usage::of_children(),
+            usage: self.jail.usage(),
         };
         if let Err(e) = super::end::write(self.dir, &end) {
             // Without it the step is recorded as ended with its job.
@@ -391,35 +390,16 @@ impl Relay<'_> {
             node,
             &format!("*** STEP {} ON {node} CANCELLED AT {when}{why} ***", self.spec.step_name()),
         )));
-        self.signal_all(libc::SIGCONT);
-        self.signal_all(libc::SIGTERM);
+        crate::stepd::terminate(self.jail.as_ref());
         clock.kill_at = Some(Instant::now() + Duration::from_secs(self.spec.kill_wait as u64));
     }
 
-    /// Sends `sig` to every process of the step, once each: every started task's process
-    /// group, then whatever else lives in the supervisor's session (when it leads one, as
-    /// it does when the daemon starts it) or in the pseudo-terminal task's session: the
-    /// tasks' descendants that made process groups of their own (a shell's background
-    /// jobs). No process can join a session from outside, so those are all the step's.
+    /// Sends `sig` to every process of the step, once each: every started task (each leads
+    /// a process group of its own), then whatever else lives in the supervisor's session or
+    /// in the pseudo-terminal task's session: the tasks' descendants that made process
+    /// groups of their own (a shell's background jobs).
     fn signal_all(&self, sig: i32) {
-        let groups: Vec<i32> = self.tasks.iter().filter_map(|t| t.pid).collect();
-        for &pgid in &groups {
-            let _ = crate::sys::kill_group(pgid, sig);
-        }
-        // SAFETY: getpid and getsid have no preconditions.
-        let (me, my_session) = unsafe { (libc::getpid(), libc::getsid(0)) };
-        let mut sessions: Vec<i32> = self.tasks.iter().filter(|t| t.session).filter_map(|t| t.pid).collect();
-        if my_session == me {
-            sessions.push(me);
-        }
-        if sessions.is_empty() {
-            return;
-        }
-        for (pid, pgid) in crate::sys::session_members(&sessions) {
-            if pid != me && !groups.contains(&pgid) {
-                let _ = crate::sys::kill_pid(pid, sig);
-            }
-        }
+        let _ = self.jail.signal_all(sig);
     }
 }
 

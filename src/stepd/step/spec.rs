@@ -69,9 +69,10 @@ pub struct StepSpec {
     /// user.
     #[serde(default)]
     pub run_as: Option<crate::identity::RunAs>,
-    /// The GPUs the step's tasks see (their environment already names them).
-    #[serde(default)]
-    pub gpus: Vec<crate::gpu::Gpu>,
+    /// What the step was given: its CPUs, memory and the GPUs its tasks see (their
+    /// environment already names the GPUs).
+    #[serde(flatten)]
+    pub share: crate::stepd::containment::Share,
 }
 
 impl StepSpec {

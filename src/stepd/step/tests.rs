@@ -39,7 +39,7 @@ fn spec(argv: &[&str]) -> StepSpec {
         },
         umask: None,
         run_as: None,
-        gpus: Vec::new(),
+        share: Default::default(),
     }
 }
 
