@@ -46,8 +46,8 @@ pub trait Containment {
     /// placed itself yet.
     fn placed(&mut self, pid: i32, leads_session: bool);
 
-    /// Sends `signal` to every process in the container; `Err` when the processes the
-    /// supervisor started cannot be signalled (they are all gone).
+    /// Sends `signal` to every process in the container; `Err` when it could not be sent
+    /// (processes already gone are not an error).
     fn signal_all(&self, signal: i32) -> std::io::Result<()>;
 
     /// Stops every process (the job is suspended).
