@@ -1,9 +1,10 @@
 //! Where a job's or a step's processes are kept: how a new process is placed there, and how
 //! all of them are signalled, frozen, thawed, counted and accounted for at once.
 //!
-//! Every supervisor and the daemon reach a job's processes only through [`Containment`];
-//! the functions below are the one place that chooses its implementation. Today's is
-//! [`process_group::ProcessGroups`]: each process the supervisor starts leads a process
+//! Every supervisor and the daemon reach a job's processes only through [`Containment`].
+//! Each way of containing them is a [`Mechanism`] in a file of its own, and [`MECHANISMS`]
+//! is the one place that lists them; the first usable one is chosen. Today's only one is
+//! [`process_group`]: each process the supervisor starts leads a process
 //! group of its own (or a session, on a pseudo-terminal), and a process that leaves its
 //! group is still found in the supervisor's session.
 
@@ -67,24 +68,71 @@ pub trait Containment {
     fn usage(&self) -> Usage;
 }
 
-/// A job's or step's supervisor makes the containment of the processes it will start.
-/// `sweep_session`: processes that left their group are found in the supervisor's own
-/// session (a step's supervisor, which leads one; a batch job's processes are its group).
-/// `share` is what an implementation that confines holds them to; process groups confine
-/// nothing.
-pub fn for_supervisor(_share: &Share, sweep_session: bool) -> Box<dyn Containment> {
-    Box::new(process_group::ProcessGroups::started(sweep_session))
+/// A way of containing processes: it makes the containment of the processes a supervisor
+/// starts, and reopens a running job's or step's from outside (the daemon). Each is one file
+/// of this folder; [`MECHANISMS`] lists them.
+pub trait Mechanism: Sync {
+    /// Its name, for messages.
+    fn name(&self) -> &'static str;
+
+    /// Whether this machine (and this process's rights) allow it.
+    fn usable(&self) -> bool;
+
+    /// The containment a supervisor starts its processes into. `share` is what the processes
+    /// are confined to, where the mechanism confines; with `sweep_session`, the processes
+    /// that left their group are found in the supervisor's own session (a step's supervisor,
+    /// which leads one; a batch job's processes are its group).
+    fn for_supervisor(&self, share: &Share, sweep_session: bool) -> Box<dyn Containment>;
+
+    /// The containment of the running job of directory `job_dir`. `dead_supervisor`: the
+    /// pid of the job's supervisor when it is gone, whose session holds whatever of the
+    /// job's processes left the job's group.
+    fn of_job(&self, job_dir: &Path, dead_supervisor: Option<i32>) -> Box<dyn Containment>;
+
+    /// The containment of the tasks of the step whose supervisor is `supervisor`.
+    fn of_step(&self, supervisor: i32) -> Box<dyn Containment>;
 }
 
-/// The containment of the running job of directory `job_dir`, reopened from outside its
-/// supervisor (by the daemon). `dead_supervisor`: the pid of the job's supervisor when it is
-/// gone, whose session holds whatever of the job's processes left the job's group.
+/// The mechanisms, in the order they are tried: the first usable one is used. Process groups
+/// are always usable, and come last.
+pub const MECHANISMS: &[&dyn Mechanism] = &[&process_group::ProcessGroupMechanism];
+
+/// The mechanism this machine uses: the first usable one of [`MECHANISMS`], chosen once per
+/// process.
+pub fn chosen() -> &'static dyn Mechanism {
+    static CHOSEN: std::sync::OnceLock<&'static dyn Mechanism> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        MECHANISMS.iter().copied().find(|m| m.usable()).unwrap_or(&process_group::ProcessGroupMechanism)
+    })
+}
+
+/// The containment a supervisor starts its processes into (see [`Mechanism::for_supervisor`]).
+pub fn for_supervisor(share: &Share, sweep_session: bool) -> Box<dyn Containment> {
+    chosen().for_supervisor(share, sweep_session)
+}
+
+/// The containment of a running job, reopened by the daemon (see [`Mechanism::of_job`]).
 pub fn of_job(job_dir: &Path, dead_supervisor: Option<i32>) -> Box<dyn Containment> {
-    Box::new(process_group::ProcessGroups::of_job(crate::stepd::read_pgid(job_dir), dead_supervisor))
+    chosen().of_job(job_dir, dead_supervisor)
 }
 
-/// The containment of the tasks of the step whose supervisor is `supervisor`, reopened from
-/// outside it (by the daemon).
+/// The containment of a running step's tasks, reopened by the daemon (see
+/// [`Mechanism::of_step`]).
 pub fn of_step(supervisor: i32) -> Box<dyn Containment> {
-    Box::new(process_group::ProcessGroups::of_step(supervisor))
+    chosen().of_step(supervisor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn some_mechanism_is_always_usable_and_is_chosen() {
+        let last = MECHANISMS.last().expect("at least one mechanism");
+        assert!(last.usable(), "{} must be usable everywhere: it is the fallback", last.name());
+        let names: Vec<&str> = MECHANISMS.iter().map(|m| m.name()).collect();
+        assert!(names.contains(&chosen().name()), "{names:?}");
+        let first_usable = MECHANISMS.iter().find(|m| m.usable()).expect("the last one is");
+        assert_eq!(chosen().name(), first_usable.name());
+    }
 }

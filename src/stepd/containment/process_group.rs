@@ -4,8 +4,34 @@
 //! sessions that hold them. It confines nothing: CPUs, memory and device files are not
 //! enforced.
 
-use super::Containment;
+use super::{Containment, Mechanism, Share};
 use crate::api::acct::Usage;
+use std::path::Path;
+
+/// Containment by process groups and sessions: usable everywhere.
+pub struct ProcessGroupMechanism;
+
+impl Mechanism for ProcessGroupMechanism {
+    fn name(&self) -> &'static str {
+        "process groups"
+    }
+
+    fn usable(&self) -> bool {
+        true
+    }
+
+    fn for_supervisor(&self, _share: &Share, sweep_session: bool) -> Box<dyn Containment> {
+        Box::new(ProcessGroups::started(sweep_session))
+    }
+
+    fn of_job(&self, job_dir: &Path, dead_supervisor: Option<i32>) -> Box<dyn Containment> {
+        Box::new(ProcessGroups::of_job(crate::stepd::read_pgid(job_dir), dead_supervisor))
+    }
+
+    fn of_step(&self, supervisor: i32) -> Box<dyn Containment> {
+        Box::new(ProcessGroups::of_step(supervisor))
+    }
+}
 
 /// The process groups and sessions of one job or step.
 #[derive(Debug, Default)]
