@@ -8,7 +8,7 @@ use super::job::{Job, JobState, Resources};
 use super::store::Payload;
 use super::text::Text;
 use crate::api::types::{errno, ApiError, JobDescMsg};
-use crate::config::Config;
+use crate::config::{Config, Partition};
 use crate::options::{gres, pattern, signal};
 use crate::stepd::WarnSignal;
 use std::path::{Path, PathBuf};
@@ -58,7 +58,10 @@ pub struct NewJob {
     pub warnings: Vec<String>,
 }
 
-/// Checks `desc` against `config` and builds the job.
+/// Checks `desc` against `config` and builds the job. The steps run in this order, each
+/// refusing what it checks: the script, environment, working directory and account; the
+/// partition and time limit; the node count; the CPUs, memory and GPUs; the warning signal;
+/// the flags; the begin time; and the text fields.
 pub fn build(
     desc: &JobDescMsg,
     top_script: Option<&str>,
@@ -67,6 +70,69 @@ pub fn build(
     now: u64,
     interactive: bool,
 ) -> Result<NewJob, ApiError> {
+    let script = read_script(desc, top_script, interactive)?;
+    let environment = read_environment(desc)?;
+    let cwd = read_cwd(desc)?;
+    let account = read_account(desc, caller, config)?;
+    let mut warnings = Vec::new();
+    let partition = read_partition(desc, config)?;
+    let time_limit = read_time_limit(desc, partition, &mut warnings);
+    check_nodes(desc, config)?;
+    let resources = read_resources(desc, config)?;
+    let warn_signal = read_warn_signal(desc)?;
+    let kill_on_invalid_dep = read_flags(desc)?;
+    let begin_time = read_begin_time(desc)?;
+    let labels = read_labels(desc, &environment, &cwd)?;
+    let Requested { cpus, mem_mb, gpus, ntasks, cpus_per_task, mem_per_cpu } = resources;
+    let job = Job {
+        id: 0,
+        name: labels.name.into(),
+        uid: caller.uid,
+        gid: caller.gid,
+        partition: Text::new(&partition.name),
+        state: Some(JobState::Pending),
+        reason: "None".into(),
+        priority: 1,
+        held: desc.hold.unwrap_or(false),
+        submit_time: now,
+        begin_time,
+        time_limit,
+        req: Resources { cpus, mem_mb, gpus },
+        ntasks,
+        cpus_per_task,
+        cpus_per_task_set: desc.cpus_per_task.is_some(),
+        mem_per_cpu,
+        tres_per_node: desc.tres_per_node.as_deref().unwrap_or_default().into(),
+        tres_per_job: desc.tres_per_job.as_deref().unwrap_or_default().into(),
+        stdout: desc.standard_output.as_deref().filter(|s| !s.is_empty()).unwrap_or("slurm-%j.out").into(),
+        stderr: desc.standard_error.as_deref().unwrap_or_default().into(),
+        stdin: desc.standard_input.as_deref().unwrap_or_default().into(),
+        append: desc.open_mode.iter().flatten().any(|m| m == "APPEND"),
+        cwd: cwd.into(),
+        command: labels.command.into(),
+        comment: desc.comment.as_deref().unwrap_or_default().into(),
+        wckey: desc.wckey.as_deref().unwrap_or_default().into(),
+        account: account.into(),
+        qos: desc.qos.as_deref().unwrap_or_default().into(),
+        nice: desc.nice.unwrap_or(0),
+        warn_signal,
+        submit_host: labels.submit_host.unwrap_or_else(crate::paths::hostname).into(),
+        interactive,
+        kill_on_invalid_dep,
+        requeue: desc.requeue.unwrap_or(true),
+        ..Default::default()
+    };
+    let payload = Payload {
+        script: script.to_string(),
+        environment,
+        argv: desc.argv.as_ref().map(|a| a.iter().skip(1).cloned().collect()).unwrap_or_default(),
+    };
+    Ok(NewJob { job, payload, warnings })
+}
+
+/// The batch script: the description's, else the one beside it; required (and at most
+/// [`MAX_SCRIPT`] bytes) but for an interactive allocation, whose script is empty.
+fn read_script<'a>(desc: &'a JobDescMsg, top_script: Option<&'a str>, interactive: bool) -> Result<&'a str, ApiError> {
     let script = desc.script.as_deref().or(top_script).filter(|s| !s.is_empty() || interactive);
     let script = if interactive { Some(script.unwrap_or_default()) } else { script };
     let script = script.ok_or_else(|| ApiError {
@@ -85,11 +151,19 @@ pub fn build(
             ),
         ));
     }
-    let environment = desc
-        .environment
+    Ok(script)
+}
+
+/// The job's environment, which must not be missing or empty.
+fn read_environment(desc: &JobDescMsg) -> Result<Vec<String>, ApiError> {
+    desc.environment
         .clone()
         .filter(|e| !e.is_empty())
-        .ok_or_else(|| submit_error(2127, "Environment is missing in job"))?;
+        .ok_or_else(|| submit_error(2127, "Environment is missing in job"))
+}
+
+/// The job's working directory: given, absolute, and an existing directory.
+fn read_cwd(desc: &JobDescMsg) -> Result<String, ApiError> {
     let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         submit_error(2063, "Job cannot be submitted without the current working directory specified.")
     })?;
@@ -108,7 +182,13 @@ pub fn build(
             format!("working directory {cwd} does not exist or is not a directory"),
         ));
     }
-    let account = config.account_for(caller.uid, desc.account.as_deref()).map_err(|allowed| {
+    Ok(cwd)
+}
+
+/// The account the job is charged to: the one asked for, when the caller may charge it,
+/// else the caller's default.
+fn read_account(desc: &JobDescMsg, caller: Caller, config: &Config) -> Result<String, ApiError> {
+    config.account_for(caller.uid, desc.account.as_deref()).map_err(|allowed| {
         explained(
             errno::INVALID_ACCOUNT,
             "Invalid account or account/partition combination specified",
@@ -119,10 +199,12 @@ pub fn build(
                 allowed.join(", ")
             ),
         )
-    })?;
-    let mut warnings = Vec::new();
+    })
+}
 
-    // Partition and time limit.
+/// The job's partition: the first of those it names (each of which must exist), else the
+/// default one.
+fn read_partition<'a>(desc: &JobDescMsg, config: &'a Config) -> Result<&'a Partition, ApiError> {
     let partition = match desc.partition.as_deref().filter(|p| !p.is_empty()) {
         None => config.partitions.iter().find(|p| p.default).expect("config has a default partition"),
         Some(list) => {
@@ -142,6 +224,12 @@ pub fn build(
             found.expect("split yields at least one name")
         }
     };
+    Ok(partition)
+}
+
+/// The job's time limit (`None`: none), the partition's default when it gives none; one
+/// past the partition's MaxTime is kept, with a warning that the job will wait.
+fn read_time_limit(desc: &JobDescMsg, partition: &Partition, warnings: &mut Vec<String>) -> Option<u32> {
     let time_limit = match desc.time_limit {
         Some(t) if t.infinite => None,
         Some(t) if t.set => Some(t.number),
@@ -157,8 +245,12 @@ pub fn build(
             ));
         }
     }
+    time_limit
+}
 
-    // Nodes.
+/// Refuses node requests this one-node cluster can never satisfy: more than one node, a
+/// node by another name, or the exclusion of its only node.
+fn check_nodes(desc: &JobDescMsg, config: &Config) -> Result<(), ApiError> {
     let min_nodes = desc.minimum_nodes.unwrap_or(1).max(1);
     let min_nodes = match desc.nodes.as_deref().filter(|t| !t.is_empty()) {
         None => min_nodes,
@@ -201,7 +293,28 @@ pub fn build(
             format!("--exclude={} excludes the only node of this cluster", config.node_name),
         ));
     }
+    Ok(())
+}
 
+/// What a job asks of the node, as [`read_resources`] reads it.
+struct Requested {
+    /// CPUs in all.
+    cpus: u32,
+    /// Memory in MB.
+    mem_mb: u64,
+    /// GPUs in all.
+    gpus: u32,
+    /// Tasks.
+    ntasks: u32,
+    /// CPUs per task.
+    cpus_per_task: u32,
+    /// Memory per CPU, when the job's memory is counted so.
+    mem_per_cpu: Option<u64>,
+}
+
+/// The CPUs, memory and GPUs a job asks for, refused (in that order) when the node has
+/// fewer.
+fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, ApiError> {
     // CPUs and GPUs.
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
@@ -248,7 +361,12 @@ pub fn build(
             format!("the job asks for {gpus} GPUs; node {} has {}", config.node_name, config.gpus.len()),
         ));
     }
+    let mem_per_cpu = if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None };
+    Ok(Requested { cpus, mem_mb, gpus, ntasks, cpus_per_task, mem_per_cpu })
+}
 
+/// The signal sent ahead of the time limit (`--signal`), when one is asked for.
+fn read_warn_signal(desc: &JobDescMsg) -> Result<Option<WarnSignal>, ApiError> {
     let warn_signal = match desc.kill_warning_signal.as_deref() {
         None | Some("") => None,
         Some(s) => Some(WarnSignal {
@@ -258,7 +376,13 @@ pub fn build(
             batch_only: desc.kill_warning_flags.iter().flatten().any(|f| f == "BATCH_JOB"),
         }),
     };
+    Ok(warn_signal)
+}
 
+/// Refuses flags this daemon does not know (in `open_mode`, `kill_warning_flags` and
+/// `flags`); returns whether the job is cancelled when its dependency can never be
+/// satisfied (`--kill-on-invalid-dep`).
+fn read_flags(desc: &JobDescMsg) -> Result<bool, ApiError> {
     for (field, values, known) in [
         ("open_mode", &desc.open_mode, &["APPEND", "TRUNCATE"][..]),
         ("kill_warning_flags", &desc.kill_warning_flags, &["BATCH_JOB"][..]),
@@ -294,7 +418,11 @@ pub fn build(
             source: "#/job/flags/".into(),
         });
     }
+    Ok(kill_on_invalid_dep)
+}
 
+/// The time before which the job may not start (0: none), at most [`MAX_TIME`].
+fn read_begin_time(desc: &JobDescMsg) -> Result<u64, ApiError> {
     let begin_time = desc.begin_time.and_then(|b| b.get()).unwrap_or(0);
     if begin_time > MAX_TIME {
         return Err(explained(
@@ -303,7 +431,22 @@ pub fn build(
             format!("begin_time {begin_time} is past the end of the year 9999 ({MAX_TIME})"),
         ));
     }
+    Ok(begin_time)
+}
 
+/// The names a job is listed by, as [`read_labels`] reads them.
+struct Labels<'a> {
+    /// The job's name (`sbatch` when it gives none).
+    name: String,
+    /// Its command (argv\[0\]).
+    command: &'a str,
+    /// The host it was submitted from, as its environment's `HOSTNAME` says.
+    submit_host: Option<String>,
+}
+
+/// The job's name, command and submit host, once its text fields are known to be
+/// printable (see [`check_printable`]).
+fn read_labels<'a>(desc: &'a JobDescMsg, environment: &[String], cwd: &str) -> Result<Labels<'a>, ApiError> {
     let env_value = |name: &str| {
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
@@ -324,52 +467,9 @@ pub fn build(
         ("--output", desc.standard_output.as_deref()),
         ("--error", desc.standard_error.as_deref()),
         ("--input", desc.standard_input.as_deref()),
-        ("--chdir", Some(cwd.as_str())),
+        ("--chdir", Some(cwd)),
     ])?;
-    let job = Job {
-        id: 0,
-        name: name.into(),
-        uid: caller.uid,
-        gid: caller.gid,
-        partition: Text::new(&partition.name),
-        state: Some(JobState::Pending),
-        reason: "None".into(),
-        priority: 1,
-        held: desc.hold.unwrap_or(false),
-        submit_time: now,
-        begin_time,
-        time_limit,
-        req: Resources { cpus, mem_mb, gpus },
-        ntasks,
-        cpus_per_task,
-        cpus_per_task_set: desc.cpus_per_task.is_some(),
-        mem_per_cpu: if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None },
-        tres_per_node: desc.tres_per_node.as_deref().unwrap_or_default().into(),
-        tres_per_job: desc.tres_per_job.as_deref().unwrap_or_default().into(),
-        stdout: desc.standard_output.as_deref().filter(|s| !s.is_empty()).unwrap_or("slurm-%j.out").into(),
-        stderr: desc.standard_error.as_deref().unwrap_or_default().into(),
-        stdin: desc.standard_input.as_deref().unwrap_or_default().into(),
-        append: desc.open_mode.iter().flatten().any(|m| m == "APPEND"),
-        cwd: cwd.into(),
-        command: command.into(),
-        comment: desc.comment.as_deref().unwrap_or_default().into(),
-        wckey: desc.wckey.as_deref().unwrap_or_default().into(),
-        account: account.into(),
-        qos: desc.qos.as_deref().unwrap_or_default().into(),
-        nice: desc.nice.unwrap_or(0),
-        warn_signal,
-        submit_host: submit_host.unwrap_or_else(crate::paths::hostname).into(),
-        interactive,
-        kill_on_invalid_dep,
-        requeue: desc.requeue.unwrap_or(true),
-        ..Default::default()
-    };
-    let payload = Payload {
-        script: script.to_string(),
-        environment,
-        argv: desc.argv.as_ref().map(|a| a.iter().skip(1).cloned().collect()).unwrap_or_default(),
-    };
-    Ok(NewJob { job, payload, warnings })
+    Ok(Labels { name, command, submit_host })
 }
 
 /// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control
