@@ -13,6 +13,7 @@ use crate::api::acct::{AcctJob, AcctStep, HistoryQuery, StepId, Tres, NO_VAL};
 use crate::config::Config;
 use crate::daemon::accounting::step_record::{state_of, StepRecord};
 use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::submit;
 use crate::stepd::EndCause;
 
 /// The state accounting gives `job`: a cancelled job still ending is `CANCELLED` already
@@ -85,7 +86,7 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
     let started = job.start_time > 0;
     let expand = |pattern: &str| match pattern {
         "" => String::new(),
-        p => crate::daemon::scheduling::submit::output_path(job, p, &config.node_name).display().to_string(),
+        p => submit::output_path(job, p, &config.node_name).display().to_string(),
     };
     let node = |started: bool| if started { config.node_name.clone() } else { "None assigned".to_string() };
     let mut acct_steps: Vec<AcctStep> = batch_step(job, config).into_iter().collect();

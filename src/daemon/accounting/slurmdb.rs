@@ -11,6 +11,7 @@ use crate::api::types::{errno, ApiError, ApiWarning, Meta};
 use crate::config::Config;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -47,7 +48,7 @@ const NOT_FILTERED: &[&str] = &[
 /// The `meta` of an accounting reply: slurmrestd's (`openapi/slurmdbd`), or with `cli`,
 /// that of `sacct --json` run by `caller` as `command`.
 fn meta(config: &Config, cli: Option<(Caller, &[String])>) -> Meta {
-    let mut meta = crate::daemon::views::info::meta(config);
+    let mut meta = info::meta(config);
     match cli {
         None => {
             meta.plugin.kind = "openapi/slurmdbd".into();

@@ -6,8 +6,13 @@
 use super::caller::Caller;
 use super::request::parse_job_ref;
 use crate::api::types::*;
+use crate::daemon::fault;
 use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::scheduling::array;
+use crate::daemon::scheduling::job::Job;
+use crate::daemon::scheduling::submit::store_failure;
 use crate::daemon::views::info;
+use crate::daemon::views::jobs_reply;
 use crate::daemon::views::listing;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
@@ -87,8 +92,7 @@ pub(in crate::daemon) async fn wait(
             let core = d.core.lock();
             let meta = info::meta(&core.config);
             // An array has ended when every one of its tasks has.
-            let named: Vec<&crate::daemon::scheduling::job::Job> =
-                core.ids_named(target).iter().map(|id| &core.jobs[id]).collect();
+            let named: Vec<&Job> = core.ids_named(target).iter().map(|id| &core.jobs[id]).collect();
             if named.is_empty() {
                 return no_such_job(meta, target.job, "_handle_job_wait");
             }
@@ -134,7 +138,7 @@ pub(in crate::daemon) async fn submit(
     let caller = Caller { uid: peer.uid, gid: peer.gid };
     let staged = {
         let mut core = d.core.lock();
-        crate::daemon::fault::inject("submit", desc.name.as_deref().unwrap_or_default());
+        fault::inject("submit", desc.name.as_deref().unwrap_or_default());
         core.stage(&desc, req.script.as_deref(), caller, false)
     };
     let staged = match staged {
@@ -168,7 +172,7 @@ pub(in crate::daemon) async fn submit(
                 },
             )
         }
-        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![crate::daemon::scheduling::submit::store_failure(&e)]),
+        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e)]),
     }
 }
 
@@ -183,12 +187,11 @@ pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): Connect
     let (jobs, config) = {
         let mut core = d.core.lock();
         core.purge(now);
-        let visible: Vec<&crate::daemon::scheduling::job::Job> =
-            core.jobs.values().filter(|j| caller.may_see(j, &core.config)).collect();
-        let listed = crate::daemon::scheduling::array::fold_pending(&visible);
-        (listed.into_iter().map(crate::daemon::scheduling::array::listed_job).collect::<Vec<_>>(), core.config.clone())
+        let visible: Vec<&Job> = core.jobs.values().filter(|j| caller.may_see(j, &core.config)).collect();
+        let listed = array::fold_pending(&visible);
+        (listed.into_iter().map(array::listed_job).collect::<Vec<_>>(), core.config.clone())
     };
-    let bytes = tokio::task::spawn_blocking(move || crate::daemon::views::jobs_reply::compact(&jobs, &config, now))
+    let bytes = tokio::task::spawn_blocking(move || jobs_reply::compact(&jobs, &config, now))
         .await
         .expect("the reply is written");
     drop(turn);
@@ -226,8 +229,8 @@ pub(in crate::daemon) async fn jobs_query(
         // daemon's time per listing, measured).
         if let Some(layout) = &query.layout {
             let Some(text) = listing::laid_out(visible, &core.config, &query, layout, now) else {
-                let meta = crate::daemon::views::info::meta(&core.config);
-                let errors = vec![crate::daemon::views::jobs_reply::unknown_ids()];
+                let meta = info::meta(&core.config);
+                let errors = vec![jobs_reply::unknown_ids()];
                 let envelope = crate::api::types::Envelope { meta, errors, warnings: Vec::new() };
                 return (StatusCode::NOT_FOUND, axum::Json(envelope)).into_response();
             };
@@ -240,10 +243,9 @@ pub(in crate::daemon) async fn jobs_query(
         let (jobs, found) = listing::select_json(visible, &core.config, &query);
         (jobs, found, core.config.clone())
     };
-    let bytes =
-        tokio::task::spawn_blocking(move || crate::daemon::views::jobs_reply::pretty(&jobs, &config, found, now))
-            .await
-            .expect("the reply is written");
+    let bytes = tokio::task::spawn_blocking(move || jobs_reply::pretty(&jobs, &config, found, now))
+        .await
+        .expect("the reply is written");
     drop(turn);
     json(if found { StatusCode::OK } else { StatusCode::NOT_FOUND }, bytes)
 }
@@ -292,7 +294,7 @@ pub(in crate::daemon) async fn job(
     let meta = info::meta(&core.config);
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
     // An array's id names all its tasks, those not yet run listed together.
-    let named: Vec<&crate::daemon::scheduling::job::Job> = core
+    let named: Vec<&Job> = core
         .ids_named(super::request::JobRef { step: None, ..target })
         .iter()
         .map(|id| &core.jobs[id])
@@ -301,9 +303,9 @@ pub(in crate::daemon) async fn job(
     if named.is_empty() {
         return no_such_job(meta, target.job, "_handle_job_get");
     }
-    let jobs = crate::daemon::scheduling::array::fold_pending(&named)
+    let jobs = array::fold_pending(&named)
         .into_iter()
-        .map(|entry| info::job_info(&crate::daemon::scheduling::array::listed_job(entry), &core.config))
+        .map(|entry| info::job_info(&array::listed_job(entry), &core.config))
         .collect();
     reply(StatusCode::OK, JobsResponse { jobs, meta, ..Default::default() })
 }
@@ -343,11 +345,7 @@ pub(in crate::daemon) async fn cancel(
             Ok(()) => reply(StatusCode::OK, CancelResponse { meta, ..Default::default() }),
             Err(e) => reply(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                CancelResponse {
-                    meta,
-                    errors: vec![crate::daemon::scheduling::submit::store_failure(&e)],
-                    ..Default::default()
-                },
+                CancelResponse { meta, errors: vec![store_failure(&e)], ..Default::default() },
             ),
         },
         Err(e) => {

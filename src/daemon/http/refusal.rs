@@ -5,6 +5,7 @@
 
 use crate::api::types::{errno, ApiError, Envelope};
 use crate::daemon::runtime::Daemon;
+use crate::daemon::views::info;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::middleware::Next;
@@ -16,7 +17,7 @@ const MAX_PLAIN_ERROR: usize = 64 << 10;
 
 /// An error reply: the envelope with one error.
 pub fn envelope(d: &Daemon, status: StatusCode, error: ApiError) -> Response {
-    let meta = crate::daemon::views::info::meta(&d.core.lock().config);
+    let meta = info::meta(&d.core.lock().config);
     (status, axum::Json(Envelope { meta, errors: vec![error], warnings: Vec::new() })).into_response()
 }
 

@@ -2,7 +2,13 @@
 //! OpenAPI document the daemon serves ([`super::openapi`]) is checked against it.
 
 use super::handlers;
+use crate::daemon::accounting::slurmdb;
 use crate::daemon::runtime::Daemon;
+use crate::daemon::scheduling::requeue;
+use crate::daemon::scheduling::suspend;
+use crate::daemon::supervision::interactive;
+use crate::daemon::views::batch_script;
+use crate::daemon::views::step_list;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use std::sync::Arc;
@@ -122,19 +128,19 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::TestOnly => on(method, handlers::test_only),
         Op::JobsQuery => on(method, handlers::jobs_query),
         Op::Wait => on(method, handlers::wait),
-        Op::Allocation => on(method, crate::daemon::supervision::interactive::allocation),
-        Op::Step => on(method, crate::daemon::supervision::interactive::step),
+        Op::Allocation => on(method, interactive::allocation),
+        Op::Step => on(method, interactive::step),
         Op::Update => on(method, super::update::update),
-        Op::DbJobs => on(method, crate::daemon::accounting::slurmdb::jobs),
-        Op::DbJob => on(method, crate::daemon::accounting::slurmdb::job),
-        Op::History => on(method, crate::daemon::accounting::slurmdb::history),
+        Op::DbJobs => on(method, slurmdb::jobs),
+        Op::DbJob => on(method, slurmdb::job),
+        Op::History => on(method, slurmdb::history),
         Op::Config => on(method, handlers::config),
         Op::Token => on(method, super::token::token),
-        Op::Requeue => on(method, crate::daemon::scheduling::requeue::handler),
-        Op::Suspend => on(method, crate::daemon::scheduling::suspend::suspend),
-        Op::Resume => on(method, crate::daemon::scheduling::suspend::resume),
-        Op::Steps => on(method, crate::daemon::views::step_list::handler),
-        Op::BatchScript => on(method, crate::daemon::views::batch_script::handler),
+        Op::Requeue => on(method, requeue::handler),
+        Op::Suspend => on(method, suspend::suspend),
+        Op::Resume => on(method, suspend::resume),
+        Op::Steps => on(method, step_list::handler),
+        Op::BatchScript => on(method, batch_script::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

@@ -9,6 +9,7 @@
 use super::auth::{self, TokenError};
 use crate::api::types::{errno, ApiError, Envelope};
 use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::views::info;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderMap, Request, Response, StatusCode};
@@ -58,7 +59,7 @@ pub fn authenticate(headers: &HeaderMap, key: &auth::Key, now: i64) -> Result<(P
 /// The 401 reply to a request whose token is refused: slurmrestd's envelope, with the error
 /// slurmrestd reports (`Protocol authentication error`) and why in its description.
 fn unauthorized(daemon: &Daemon, why: &TokenError) -> Response<Body> {
-    let meta = crate::daemon::views::info::meta(&daemon.core.lock().config);
+    let meta = info::meta(&daemon.core.lock().config);
     let body = Envelope {
         meta,
         errors: vec![ApiError {

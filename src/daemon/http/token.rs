@@ -6,6 +6,7 @@ use super::auth::DEFAULT_LIFESPAN;
 use super::caller::Caller;
 use crate::api::types::{errno, ApiError, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
 use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -55,7 +56,7 @@ pub async fn token(
     ConnectInfo(peer): ConnectInfo<Peer>,
     body: axum::body::Bytes,
 ) -> Response {
-    let meta = crate::daemon::views::info::meta(&d.core.lock().config);
+    let meta = info::meta(&d.core.lock().config);
     let fail = |status: StatusCode, error: ApiError| {
         (status, Json(TokenResponse { meta: meta.clone(), errors: vec![error], ..Default::default() })).into_response()
     };

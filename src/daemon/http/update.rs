@@ -1,18 +1,21 @@
 //! `POST /slurm/v0.0.43/job/{job_id}`: slurmrestd's job update, as far as slurmlet carries
 //! it out: `hold` and `priority` (see [`crate::daemon::scheduling::hold`]) and the fields of
-//! [`crate::daemon::scheduling::job_edit::FIELDS`]. Any other field is refused, never dropped: a client must not
-//! believe a change was made that was not.
+//! [`crate::daemon::scheduling::job_edit::FIELDS`]. Any other field is refused, never
+//! dropped: a client must not believe a change was made that was not.
 
 use super::caller::Caller;
 use crate::api::noval::NoVal;
 use crate::api::types::{errno, ApiError, JobDescMsg, JobPostResponse};
 use crate::daemon::runtime::{Daemon, Peer};
-use crate::daemon::scheduling::hold::{QueueChange, UpdateError};
+use crate::daemon::scheduling::hold;
 use crate::daemon::scheduling::job_edit::{Changes, FIELDS};
+use crate::daemon::scheduling::submit;
+use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use hold::{QueueChange, UpdateError};
 use std::sync::Arc;
 
 /// Slurm's `INFINITE` priority: release.
@@ -118,7 +121,7 @@ pub async fn update(
     let changes = match parse_changes(&body) {
         Ok(c) => c,
         Err(errors) => {
-            let meta = crate::daemon::views::info::meta(&d.core.lock().config);
+            let meta = info::meta(&d.core.lock().config);
             return reply(StatusCode::UNPROCESSABLE_ENTITY, JobPostResponse { meta, errors, ..Default::default() });
         }
     };
@@ -140,7 +143,7 @@ pub async fn change_job(
         Caller,
     ) -> Result<crate::daemon::scheduling::core::Effects, UpdateError>,
 ) -> Response {
-    let meta = crate::daemon::views::info::meta(&d.core.lock().config);
+    let meta = info::meta(&d.core.lock().config);
     let fail = |status, errors| reply(status, JobPostResponse { meta: meta.clone(), errors, ..Default::default() });
     let Some(target) = super::request::parse_job_ref(id).filter(|r| r.step.is_none()) else {
         return fail(
@@ -149,14 +152,12 @@ pub async fn change_job(
         );
     };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let unknown = crate::daemon::scheduling::hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
+    let unknown = hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
     let result = d.core.lock().for_each_named(target, unknown, |core, job| change(core, job, caller));
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),
-            Err(e) => {
-                fail(StatusCode::INTERNAL_SERVER_ERROR, vec![crate::daemon::scheduling::submit::store_failure(&e)])
-            }
+            Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit::store_failure(&e)]),
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {

@@ -11,6 +11,7 @@ use super::hold::{refused, UpdateError};
 use super::job::JobState;
 use crate::api::types::errno;
 use crate::daemon::http::caller::Caller;
+use crate::daemon::http::update;
 use std::cmp::Reverse;
 
 impl Core {
@@ -95,10 +96,6 @@ pub async fn handler(
     axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<crate::daemon::runtime::Peer>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> axum::response::Response {
-    let action = crate::daemon::http::update::JobAction {
-        what: "requeue",
-        failed: "Job requeue failed",
-        source: "slurm_requeue2()",
-    };
-    crate::daemon::http::update::change_job(&d, peer, &id, action, |core, job, caller| core.requeue(job, caller)).await
+    let action = update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };
+    update::change_job(&d, peer, &id, action, |core, job, caller| core.requeue(job, caller)).await
 }

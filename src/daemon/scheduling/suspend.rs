@@ -14,6 +14,7 @@ use super::hold::{refused, UpdateError};
 use super::job::{Job, JobState};
 use crate::api::types::errno;
 use crate::daemon::http::caller::Caller;
+use crate::daemon::http::update;
 use crate::daemon::runtime::{Daemon, Peer};
 use crate::stepd::timing::{Timing, NOTIFY};
 use axum::extract::{ConnectInfo, Path, State};
@@ -132,10 +133,8 @@ pub fn continue_for_cancel(job: &Job, dir: &std::path::Path) {
 /// The handler of both paths: the job, or every task of the array the id names.
 async fn handle(d: Arc<Daemon>, peer: Peer, id: String, op: Op) -> Response {
     let failed = format!("Job {} failed", op.name());
-    let action =
-        crate::daemon::http::update::JobAction { what: op.name(), failed: &failed, source: "slurm_suspend2()" };
-    crate::daemon::http::update::change_job(&d, peer, &id, action, |core, job, caller| core.suspend(job, op, caller))
-        .await
+    let action = update::JobAction { what: op.name(), failed: &failed, source: "slurm_suspend2()" };
+    update::change_job(&d, peer, &id, action, |core, job, caller| core.suspend(job, op, caller)).await
 }
 
 /// `POST /slurmlet/v1/job/{job_id}/suspend`.

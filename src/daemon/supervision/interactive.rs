@@ -13,8 +13,13 @@ use super::steps::StepRefusal;
 use crate::api::step::StepRequest;
 use crate::api::stream::{self, Frame};
 use crate::api::types::*;
+use crate::daemon::http::accept;
+use crate::daemon::http::body;
 use crate::daemon::http::caller::Caller;
+use crate::daemon::http::request;
 use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::scheduling::job;
+use crate::daemon::scheduling::submit;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -47,12 +52,9 @@ async fn stream_request(request: Request) -> Result<(hyper::upgrade::OnUpgrade, 
             "upgrade",
         ));
     };
-    let body = crate::daemon::http::body::read_body(body, crate::daemon::http::body::declared_length(&parts.headers))
-        .await
-        .map_err(|(status, error)| {
-            (status, axum::Json(crate::api::types::Envelope { errors: vec![error], ..Default::default() }))
-                .into_response()
-        })?;
+    let body = body::read_body(body, body::declared_length(&parts.headers)).await.map_err(|(status, error)| {
+        (status, axum::Json(crate::api::types::Envelope { errors: vec![error], ..Default::default() })).into_response()
+    })?;
     Ok((on_upgrade, body))
 }
 
@@ -84,7 +86,7 @@ impl Daemon {
 
     /// Holds the connection of pending interactive job `id` and makes the job schedulable.
     /// Tells the client when the job must wait, before anyone else may write to it.
-    fn hold_client(self: &Arc<Self>, job: crate::daemon::scheduling::job::Job, conn: UnixStream, readable: Readable) {
+    fn hold_client(self: &Arc<Self>, job: job::Job, conn: UnixStream, readable: Readable) {
         let id = job.id;
         let daemon = self.clone();
         let mut clients = self.clients.lock().expect("clients lock");
@@ -106,7 +108,7 @@ impl Daemon {
             let mut effects = core.admit(vec![job]);
             effects.merge(core.schedule());
             let job = &core.jobs[&id];
-            (job.state() != crate::daemon::scheduling::job::JobState::Pending, job.reason.to_string(), effects)
+            (job.state() != job::JobState::Pending, job.reason.to_string(), effects)
         };
         if !started {
             send(&conn, Frame::Queued { job_id: id, reason });
@@ -145,7 +147,7 @@ type Readable = tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>;
 /// The connection of an upgraded request and a watchable copy of it.
 async fn held_connection(on_upgrade: hyper::upgrade::OnUpgrade) -> std::io::Result<(UnixStream, Readable)> {
     let gone = || std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "the upgrade failed");
-    let conn = crate::daemon::http::accept::upgraded_socket(on_upgrade).await.ok_or_else(gone)?;
+    let conn = accept::upgraded_socket(on_upgrade).await.ok_or_else(gone)?;
     let copy = std::os::fd::OwnedFd::from(conn.try_clone()?);
     // SAFETY: the AsyncFd owns this descriptor, so it stays open while it is registered and
     // is closed only after it is deregistered, when the AsyncFd drops.
@@ -167,7 +169,7 @@ pub async fn allocation(
     let fail = |status: StatusCode, errors: Vec<ApiError>| {
         (status, axum::Json(JobSubmitResponse { errors, ..Default::default() })).into_response()
     };
-    let req = match crate::daemon::http::request::parse_submit(&body) {
+    let req = match request::parse_submit(&body) {
         Ok(r) => r,
         Err((status, errors)) => return fail(status, errors),
     };
@@ -180,7 +182,7 @@ pub async fn allocation(
     };
     if let Err(e) = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())) {
         d.core.lock().unstage(&staged.jobs);
-        return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![crate::daemon::scheduling::submit::store_failure(&e)]);
+        return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit::store_failure(&e)]);
     }
     let job = staged.jobs.into_iter().next().expect("an interactive job is one job");
     tokio::spawn(async move {
@@ -220,7 +222,7 @@ pub async fn step(
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    let Some(id) = crate::daemon::http::request::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
+    let Some(id) = request::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
         return refused(0, "Invalid job id specified");
     };
     let (on_upgrade, body) = match stream_request(request).await {
@@ -246,7 +248,7 @@ pub async fn step(
         return refused(id, why);
     }
     tokio::spawn(async move {
-        let Some(conn) = crate::daemon::http::accept::upgraded_socket(on_upgrade).await else {
+        let Some(conn) = accept::upgraded_socket(on_upgrade).await else {
             if let Ok(new) = first {
                 d.core.lock().step_ended(id, new.spec.step_id);
             }

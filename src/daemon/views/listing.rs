@@ -6,7 +6,9 @@
 
 use crate::api::types::{JobQuery, LayoutItem};
 use crate::config::Config;
+use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::submit;
 use crate::queue::{self, QueueJob};
 use std::borrow::Cow;
 
@@ -35,7 +37,7 @@ impl JobRow<'_> {
     }
 
     fn expand(&self, pattern: &str) -> String {
-        crate::daemon::scheduling::submit::output_path(self.job, pattern, &self.config.node_name).display().to_string()
+        submit::output_path(self.job, pattern, &self.config.node_name).display().to_string()
     }
 }
 
@@ -275,9 +277,9 @@ fn pick<'j>(
 
 /// Calls `answer` with the rows a query lists over `jobs` at UNIX time `now`, in the order it
 /// asks for (squeue's default when none; an order squeue refuses, which
-/// [`parse_job_query`](crate::daemon::http::request::parse_job_query) turns away first, lists in the
-/// default order), an array's pending tasks folded into one entry unless the query asks for
-/// one per line; and whether any job has one of its ids.
+/// [`parse_job_query`](crate::daemon::http::request::parse_job_query) turns away first,
+/// lists in the default order), an array's pending tasks folded into one entry unless the
+/// query asks for one per line; and whether any job has one of its ids.
 fn with_rows<'a, T>(
     jobs: impl Iterator<Item = &'a Job>,
     config: &'a Config,
@@ -295,7 +297,7 @@ fn with_rows<'a, T>(
     if q.array_per_line || !any_task {
         return answer(&rows, ids_found);
     }
-    let folded = crate::daemon::scheduling::array::fold_pending(&rows.iter().map(|r| r.job).collect::<Vec<_>>());
+    let folded = array::fold_pending(&rows.iter().map(|r| r.job).collect::<Vec<_>>());
     // The entries left are some of the rows, in their order: one walk along both.
     let mut unfolded = rows.iter();
     let rows: Vec<JobRow> = folded
@@ -314,12 +316,7 @@ fn with_rows<'a, T>(
 /// daemon's lock.
 pub fn select_json<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, q: &JobQuery) -> (Vec<Job>, bool) {
     with_rows(jobs, config, q, crate::options::now(), |rows, ids_found| {
-        (
-            rows.iter()
-                .map(|r| crate::daemon::scheduling::array::listed_job((r.job, r.tasks.map(String::from))))
-                .collect(),
-            ids_found,
-        )
+        (rows.iter().map(|r| array::listed_job((r.job, r.tasks.map(String::from)))).collect(), ids_found)
     })
 }
 

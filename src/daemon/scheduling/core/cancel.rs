@@ -4,7 +4,9 @@
 use super::{Core, Effects};
 use crate::api::types::{errno, SignalScope};
 use crate::daemon::http::caller::Caller;
+use crate::daemon::http::request;
 use crate::daemon::scheduling::job::JobState;
+use crate::daemon::scheduling::suspend;
 use crate::daemon::store::writer::Durable;
 use crate::stepd::{self, containment, EndCause};
 use std::cmp::Reverse;
@@ -53,7 +55,7 @@ impl Core {
             }
             JobState::Pending => Err(cancel_error(errno::JOB_PENDING, "Job is pending execution")),
             _ if full_cancel => {
-                crate::daemon::scheduling::suspend::continue_for_cancel(job, &dir);
+                suspend::continue_for_cancel(job, &dir);
                 // Its supervisor says it was cancelled even if the script ends by itself first.
                 if let Err(e) = std::fs::write(dir.join(stepd::files::CANCELLED), "") {
                     tracing::warn!(job = id, "cannot mark the job as cancelled for its supervisor: {e}");
@@ -122,7 +124,7 @@ impl Core {
     /// can act on none.
     pub fn cancel_named(
         &mut self,
-        target: crate::daemon::http::request::JobRef,
+        target: request::JobRef,
         signal: Option<i32>,
         scope: SignalScope,
         caller: Caller,
@@ -137,7 +139,7 @@ impl Core {
     /// `target` names no job.
     pub fn for_each_named<E>(
         &mut self,
-        target: crate::daemon::http::request::JobRef,
+        target: request::JobRef,
         unknown: E,
         mut act: impl FnMut(&mut Core, u32) -> Result<Effects, E>,
     ) -> Result<Effects, E> {

@@ -2,31 +2,35 @@
 //! records, kept and recovered.
 
 use super::{Core, Effects, Watch};
-use crate::daemon::accounting::step_record::StepEnding;
+use crate::daemon::accounting::step_record;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::scheduling::job::JobState;
+use crate::daemon::supervision::launch;
+use crate::daemon::supervision::step_spec;
+use crate::daemon::supervision::steps;
+use step_record::StepEnding;
 
 impl Core {
     /// Gives a new step of job `id` its share of the job and writes its spec; returns the
     /// step's directory and spec. The caller starts its supervisor with
-    /// [`crate::daemon::supervision::launch::start_supervisor`] and reports with [`Core::step_started`].
+    /// [`launch::start_supervisor`] and reports with [`Core::step_started`].
     pub fn create_step(
         &mut self,
         id: u32,
         req: &crate::api::step::StepRequest,
         caller: Caller,
-    ) -> Result<crate::daemon::supervision::step_spec::NewStep, crate::daemon::supervision::steps::StepRefusal> {
-        use crate::daemon::supervision::steps::StepRefusal;
+    ) -> Result<step_spec::NewStep, steps::StepRefusal> {
+        use steps::StepRefusal;
         let job_dir = self.job_dir(id);
         let Some(job) = self.jobs.get(&id) else { return Err(StepRefusal::Fatal("Invalid job id specified".into())) };
         if !caller.may_manage(job, &self.config, "step creation") {
             return Err(StepRefusal::Fatal("Access/permission denied".into()));
         }
-        let steps_dir = crate::daemon::supervision::step_spec::steps_dir(&job_dir);
+        let steps_dir = step_spec::steps_dir(&job_dir);
         let granted = self.steps.create(job, req, &self.config, &steps_dir)?;
-        let spec = crate::daemon::supervision::step_spec::step_spec(job, &self.config, req, &granted);
-        Ok(crate::daemon::supervision::step_spec::NewStep {
-            dir: crate::daemon::supervision::step_spec::step_dir(&job_dir, granted.step_id),
+        let spec = step_spec::step_spec(job, &self.config, req, &granted);
+        Ok(step_spec::NewStep {
+            dir: step_spec::step_dir(&job_dir, granted.step_id),
             spec,
             held: granted.held,
             record: granted.record,
@@ -34,14 +38,9 @@ impl Core {
     }
 
     /// Records the outcome of starting a step's supervisor.
-    pub fn step_started(
-        &mut self,
-        job: u32,
-        step: u32,
-        result: std::io::Result<crate::daemon::supervision::launch::Started>,
-    ) -> Effects {
+    pub fn step_started(&mut self, job: u32, step: u32, result: std::io::Result<launch::Started>) -> Effects {
         match result {
-            Ok(crate::daemon::supervision::launch::Started { pid, ended, pidfd }) => {
+            Ok(launch::Started { pid, ended, pidfd }) => {
                 tracing::debug!(job, step, pid, "step supervisor started");
                 if let Some(record) = self.steps.started(job, step, pid, crate::options::now()) {
                     drop(self.writer.step_started(record));
@@ -73,7 +72,7 @@ impl Core {
     pub fn step_ended(&mut self, job: u32, step: u32) {
         tracing::debug!(job, step, "step ended");
         if let Some(cancelled_by) = self.steps.ended(job, step) {
-            let dir = crate::daemon::supervision::step_spec::step_dir(&self.job_dir(job), step);
+            let dir = step_spec::step_dir(&self.job_dir(job), step);
             let end = crate::stepd::step::end::read(&dir);
             let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::options::now());
             drop(self.writer.step_ended(ending));
@@ -86,9 +85,7 @@ impl Core {
     pub(super) fn record_step_ends(&mut self, id: u32, end: u64) {
         let job_dir = self.job_dir(id);
         for step in self.steps.running(id) {
-            if let Some(ended) =
-                crate::stepd::step::end::read(&crate::daemon::supervision::step_spec::step_dir(&job_dir, step))
-            {
+            if let Some(ended) = crate::stepd::step::end::read(&step_spec::step_dir(&job_dir, step)) {
                 let cancelled_by = self.steps.ended(id, step).flatten();
                 drop(self.writer.step_ended(StepEnding::from_status(id, step, Some(ended), cancelled_by, end)));
             }
@@ -101,7 +98,7 @@ impl Core {
     /// stored, and the ends of those whose supervisors ended while no daemon ran.
     pub(super) fn recover_step_records(&mut self, id: u32) {
         let now = crate::options::now();
-        for found in crate::daemon::supervision::step_spec::found_steps(&self.job_dir(id)) {
+        for found in step_spec::found_steps(&self.job_dir(id)) {
             if let Some(record) = found.record {
                 match self.store.has_step(id, found.step) {
                     Ok(true) => {}
@@ -116,7 +113,7 @@ impl Core {
     }
 
     /// The running steps' records of job `id` (fresher than the store's).
-    pub fn running_step_records(&self, id: u32) -> Vec<crate::daemon::accounting::step_record::StepRecord> {
+    pub fn running_step_records(&self, id: u32) -> Vec<step_record::StepRecord> {
         self.steps.records(id)
     }
 }

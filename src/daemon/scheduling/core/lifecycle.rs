@@ -4,7 +4,10 @@
 use super::{Core, Effects, Staged};
 use crate::api::types::ApiError;
 use crate::daemon::http::caller::Caller;
+use crate::daemon::scheduling::array;
+use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::submit;
 use crate::stepd::{self, EndCause, EndStatus};
 use std::cmp::Reverse;
@@ -22,22 +25,22 @@ impl Core {
     ) -> Result<Staged, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
-        let array = crate::daemon::scheduling::array::requested(desc, &self.config)?;
+        let array = array::requested(desc, &self.config)?;
         if let Some(text) = desc.dependency.as_deref().filter(|d| !d.is_empty()) {
-            new.job.dependency = crate::daemon::scheduling::depend::on_submit(text, &self.lookup())?.as_str().into();
+            new.job.dependency = depend::on_submit(text, &self.lookup())?.as_str().into();
         }
         let count = array.as_ref().map_or(1, |a| a.indices.len() as u32);
         let active = self.active.of(caller.uid).saturating_add(count - 1);
-        crate::daemon::scheduling::limits::check_submit(&self.config.limits, &new.job, active)?;
+        limits::check_submit(&self.config.limits, &new.job, active)?;
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
         let jobs = match &array {
             Some(spec) => {
                 if desc.standard_output.as_deref().is_none_or(str::is_empty) {
-                    new.job.stdout = crate::daemon::scheduling::array::DEFAULT_OUTPUT.into();
+                    new.job.stdout = array::DEFAULT_OUTPUT.into();
                 }
-                crate::daemon::scheduling::array::tasks(&new.job, spec, self.next_id)
+                array::tasks(&new.job, spec, self.next_id)
             }
             None => vec![Job { id: self.next_id, ..new.job }],
         };

@@ -17,9 +17,14 @@ mod schedule;
 pub use cancel::CancelError;
 
 use crate::config::Config;
+use crate::daemon::http::request;
+use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::job::{Job, JobState, Resources};
+use crate::daemon::scheduling::limits;
+use crate::daemon::scheduling::text;
 use crate::daemon::store::writer::{Durable, Writer};
 use crate::daemon::store::{Store, StoreError};
+use crate::daemon::supervision::steps;
 use crate::stepd;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,10 +82,12 @@ pub struct Watch {
     /// Its pid.
     pub pid: i32,
     /// For a supervisor this daemon started: the read end of the pipe it closes once the
-    /// job's end is in `status.json` (see [`crate::daemon::supervision::launch::Prepared::start`]). The end is
-    /// then recorded without waiting for the supervisor to make the file durable and exit.
+    /// job's end is in `status.json` (see
+    /// [`crate::daemon::supervision::launch::Prepared::start`]). The end is then recorded
+    /// without waiting for the supervisor to make the file durable and exit.
     pub ended: Option<std::os::fd::OwnedFd>,
-    /// A pidfd for it, when it is not the daemon's child (see [`crate::daemon::supervision::launch::Started`]).
+    /// A pidfd for it, when it is not the daemon's child (see
+    /// [`crate::daemon::supervision::launch::Started`]).
     pub pidfd: Option<std::os::fd::OwnedFd>,
 }
 
@@ -121,9 +128,9 @@ pub struct Core {
     /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
     pub ended: tokio::sync::watch::Sender<u64>,
     /// The running steps of each job.
-    pub(in crate::daemon) steps: crate::daemon::supervision::steps::Steps,
+    pub(in crate::daemon) steps: steps::Steps,
     /// Each user's pending and running jobs, for the submit limit.
-    active: crate::daemon::scheduling::limits::Active,
+    active: limits::Active,
     /// The second of the last [`Core::purge`]: MinJobAge is counted in seconds, so one walk
     /// over the jobs a second is enough, however often they are listed.
     purged_at: u64,
@@ -149,7 +156,7 @@ impl Core {
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
         let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
         let dependent = jobs.values().filter(|j| Self::waits_on_dependency(j)).map(|j| j.id).collect();
-        let mut active = crate::daemon::scheduling::limits::Active::default();
+        let mut active = limits::Active::default();
         for j in jobs.values().filter(|j| !j.state().is_finished()) {
             active.add(j.uid);
         }
@@ -203,14 +210,14 @@ impl Core {
     }
 
     /// The jobs as a dependency reads them: in memory, else in the store.
-    pub(in crate::daemon) fn lookup(&self) -> crate::daemon::scheduling::depend::Known<'_> {
-        crate::daemon::scheduling::depend::Known { jobs: &self.jobs, store: &self.store }
+    pub(in crate::daemon) fn lookup(&self) -> depend::Known<'_> {
+        depend::Known { jobs: &self.jobs, store: &self.store }
     }
 
     /// The ids of the jobs `r` names: the job; every task in memory of the array `r.job`;
     /// or task `r.task` of that array. Empty when none is known. An array's tasks have the
     /// ids from the array's on, so they are found even once its first task has left memory.
-    pub fn ids_named(&self, r: crate::daemon::http::request::JobRef) -> Vec<u32> {
+    pub fn ids_named(&self, r: request::JobRef) -> Vec<u32> {
         let of_array = |j: &Job| j.array.is_some_and(|a| a.job_id == r.job);
         let tasks: Vec<(u32, u32)> = self
             .jobs
@@ -293,7 +300,7 @@ impl Core {
         let before = self.jobs.len();
         self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);
         if self.jobs.len() < before {
-            crate::daemon::scheduling::text::Text::forget_unused();
+            text::Text::forget_unused();
         }
     }
 

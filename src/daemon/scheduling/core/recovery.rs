@@ -4,6 +4,8 @@
 
 use super::{Core, Effects, Watch};
 use crate::daemon::scheduling::job::JobState;
+use crate::daemon::supervision::fence;
+use crate::daemon::supervision::step_spec;
 use crate::stepd::{self, EndCause, EndStatus};
 use std::cmp::Reverse;
 
@@ -67,8 +69,8 @@ impl Core {
         }
         effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
         let dir = self.job_dir(id);
-        let steps_dir = crate::daemon::supervision::step_spec::steps_dir(&dir);
-        for found in crate::daemon::supervision::step_spec::running_steps(&dir) {
+        let steps_dir = step_spec::steps_dir(&dir);
+        for found in step_spec::running_steps(&dir) {
             let (step, pid) = (found.step, found.pid);
             tracing::info!(job = id, step, pid, "re-adopted running step");
             self.steps.adopt(id, found, &steps_dir);
@@ -110,10 +112,10 @@ impl Core {
     }
 
     /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished
-    /// and waits until it is gone (see [`crate::daemon::supervision::fence`]), then records the job as failed and
-    /// gives its resources back.
+    /// and waits until it is gone (see [`fence`]), then records the job as failed and gives
+    /// its resources back.
     pub(super) fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
-        crate::daemon::supervision::fence::kill_job(&self.job_dir(id), supervisor);
+        fence::kill_job(&self.job_dir(id), supervisor);
         self.finish(id, None);
     }
 }

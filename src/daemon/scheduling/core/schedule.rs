@@ -5,11 +5,15 @@
 use super::{Core, Effects, Watch};
 use crate::api::types::ApiError;
 use crate::daemon::http::caller::Caller;
+use crate::daemon::scheduling::array;
+use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::plan::{Plan, Verdict, NEVER};
 use crate::daemon::scheduling::submit;
 use crate::daemon::store::writer::Durable;
 use crate::daemon::store::StoreError;
+use crate::daemon::supervision::launch;
 use crate::stepd::{EndCause, EndStatus};
 use std::cmp::Reverse;
 
@@ -41,12 +45,8 @@ impl Core {
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let limits = self.config.limits;
-        let mut held = if limits.limits_starts() {
-            crate::daemon::scheduling::limits::held(self.holding())
-        } else {
-            Default::default()
-        };
-        let mut array_running = crate::daemon::scheduling::array::running(self.holding());
+        let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
+        let mut array_running = array::running(self.holding());
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if let Some(r) = waiting_on_deps.get(&id) {
@@ -56,14 +56,10 @@ impl Core {
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
-            } else if crate::daemon::scheduling::array::throttled(job, &array_running) {
+            } else if array::throttled(job, &array_running) {
                 Some("JobArrayTaskLimit")
             } else if limits.limits_starts() {
-                crate::daemon::scheduling::limits::blocked(
-                    &limits,
-                    held.get(&job.uid).copied().unwrap_or_default(),
-                    job,
-                )
+                limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
                 None
             };
@@ -111,7 +107,7 @@ impl Core {
     /// for that (`--kill-on-invalid-dep=yes`). Returns the jobs that must go on waiting,
     /// with their pending reason.
     fn settle_dependencies(&mut self, now: u64, effects: &mut Effects) -> std::collections::HashMap<u32, &'static str> {
-        use crate::daemon::scheduling::depend::Standing;
+        use depend::Standing;
         // Those no longer pending, or whose dependency is gone, leave the set; held ones stay
         // in it, unread until they are released.
         self.dependent.retain(|id| self.jobs.get(id).is_some_and(Self::waits_on_dependency));
@@ -119,8 +115,8 @@ impl Core {
         let mut waiting = std::collections::HashMap::new();
         for id in queued {
             let job = &self.jobs[&id];
-            let Some(spec) = crate::daemon::scheduling::depend::spec_of(job) else { continue };
-            let (standing, text) = crate::daemon::scheduling::depend::evaluate(job, &spec, &self.lookup(), now);
+            let Some(spec) = depend::spec_of(job) else { continue };
+            let (standing, text) = depend::evaluate(job, &spec, &self.lookup(), now);
             let job = self.jobs.get_mut(&id).expect("queued job exists");
             if job.dependency != text.as_str() {
                 job.dependency = text.as_str().into();
@@ -193,25 +189,17 @@ impl Core {
         &mut self,
         id: u32,
         payload: Result<crate::daemon::store::Payload, StoreError>,
-    ) -> Result<crate::daemon::supervision::launch::Prepared, Effects> {
+    ) -> Result<launch::Prepared, Effects> {
         self.confirm_launch(id)?;
         let job = &self.jobs[&id];
         match payload {
             Ok(p) => {
                 let env = if job.interactive {
-                    crate::daemon::supervision::launch::allocation_env(job, &self.config)
+                    launch::allocation_env(job, &self.config)
                 } else {
-                    crate::daemon::supervision::launch::batch_env(job, &self.config, &p.environment)
+                    launch::batch_env(job, &self.config, &p.environment)
                 };
-                Ok(crate::daemon::supervision::launch::prepare(
-                    job,
-                    &self.config,
-                    &p.script,
-                    &p.argv,
-                    env,
-                    &self.exe,
-                    &self.job_dir(id),
-                ))
+                Ok(launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
             }
             Err(e) => Err(self.launch_failed(id, &e.to_string())),
         }
@@ -238,13 +226,9 @@ impl Core {
 
     /// Records the outcome of starting a job's supervisor: its pid and the read end of its
     /// end pipe.
-    pub fn supervisor_started(
-        &mut self,
-        id: u32,
-        result: std::io::Result<crate::daemon::supervision::launch::Started>,
-    ) -> Effects {
+    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<launch::Started>) -> Effects {
         match result {
-            Ok(crate::daemon::supervision::launch::Started { pid, ended, pidfd }) => {
+            Ok(launch::Started { pid, ended, pidfd }) => {
                 tracing::debug!(job = id, pid, "supervisor started");
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.stepd_pid = Some(pid);
