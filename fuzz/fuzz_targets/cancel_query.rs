@@ -1,7 +1,7 @@
 #![no_main]
 //! The query of a cancel (`signal=…&flags=…`): never a panic; a signal read is a real one.
 use libfuzzer_sys::fuzz_target;
-use slurmlet::daemon::request::parse_cancel_query;
+use slurmlet::daemon::http::request::parse_cancel_query;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

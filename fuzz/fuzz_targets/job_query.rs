@@ -4,10 +4,11 @@
 use libfuzzer_sys::fuzz_target;
 use slurmlet::api::types::{JobDescMsg, JobRows};
 use slurmlet::config::{Config, ConfigFile, GpuConfig};
-use slurmlet::daemon::job::{Job, JobState};
-use slurmlet::daemon::listing;
-use slurmlet::daemon::request::parse_job_query;
-use slurmlet::daemon::submit::{build, Caller};
+use slurmlet::daemon::http::caller::Caller;
+use slurmlet::daemon::http::request::parse_job_query;
+use slurmlet::daemon::scheduling::job::{Job, JobState};
+use slurmlet::daemon::scheduling::submit::build;
+use slurmlet::daemon::views::listing;
 use std::sync::OnceLock;
 
 fn setup() -> &'static (Config, Vec<Job>) {

@@ -1,54 +1,21 @@
 //! The scheduler daemon (`slurmletd`): owns the node's CPUs, memory and GPUs, keeps the job
 //! store, and serves the REST API on a Unix socket (and, to token holders, on a TCP address).
 
-pub mod accept;
 pub mod accounting;
-pub mod array;
-pub mod auth;
-pub mod batch_script;
-pub mod body;
-pub mod caller;
-pub mod core;
-pub mod core_lock;
-pub mod dbjson;
-pub mod depend;
 pub mod fault;
-pub mod fence;
-pub mod fork_client;
-pub mod handlers;
-pub mod history;
-pub mod hold;
-pub mod info;
-pub mod interactive;
-pub mod job;
-pub mod job_edit;
-pub mod jobs_reply;
-pub mod launch;
-pub mod limits;
-pub mod listing;
-pub mod openapi;
-pub mod plan;
-pub mod refusal;
-pub mod request;
-pub mod requeue;
-pub mod routes;
+pub mod http;
 pub mod runtime;
-pub mod schema;
-pub mod slurmdb;
-pub mod spawn;
-pub mod step_list;
-pub mod step_record;
-pub mod step_spec;
-pub mod steps;
+pub mod scheduling;
 pub mod store;
-pub mod submit;
-pub mod submit_keys;
-pub mod suspend;
-pub mod tcp;
-pub mod text;
-pub mod token;
-pub mod update;
-pub mod writer;
+pub mod supervision;
+pub mod views;
+
+/// The REST tokens' module at its earlier path, for programs outside the crate that sign
+/// tokens as the daemon does.
+pub use http::auth;
+/// The store's layout at its earlier path, for programs outside the crate that build
+/// stores of earlier versions.
+pub use store::schema;
 
 use crate::config::Config;
 use std::sync::Arc;
@@ -145,7 +112,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         .map_err(io("cannot start the runtime"))?;
     rt.block_on(async move {
         let db = config.state_dir.join("slurmlet.db");
-        let mut core = core::Core::open(config)?;
+        let mut core = scheduling::core::Core::open(config)?;
         // A copy to go back to if the store is ever damaged, made once the daemon serves.
         let _ = std::thread::Builder::new().name("backup".into()).spawn(move || {
             std::thread::sleep(std::time::Duration::from_secs(2));
@@ -155,10 +122,10 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             }
         });
         let effects = core.recover();
-        let history = history::History::new(core.config.state_dir.join("slurmlet.db"));
+        let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let daemon = Arc::new(runtime::Daemon {
-            core: core_lock::CoreLock::new(core),
+            core: scheduling::core_lock::CoreLock::new(core),
             timer,
             shutdown: tokio::sync::Notify::new(),
             kick: tokio::sync::Notify::new(),
@@ -169,7 +136,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             history,
         });
         tokio::spawn(daemon.clone().run_scheduler());
-        tokio::spawn(slurmdb::purge_periodically(daemon.clone()));
+        tokio::spawn(accounting::slurmdb::purge_periodically(daemon.clone()));
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
@@ -187,7 +154,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
         tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
 
-        let app = routes::router(daemon.clone());
+        let app = http::routes::router(daemon.clone());
         let stop = daemon.clone();
         let shutdown = async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -208,10 +175,10 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|stop| *stop).await;
         };
-        let unix = accept::serve(listener, app.clone(), until_stopped(stopping.clone()));
+        let unix = http::accept::serve(listener, app.clone(), until_stopped(stopping.clone()));
         let tcp = async {
             if let Some(tcp) = tcp {
-                tcp::serve(tcp, app, daemon.clone(), until_stopped(stopping.clone())).await;
+                http::tcp::serve(tcp, app, daemon.clone(), until_stopped(stopping.clone())).await;
             }
         };
         tokio::join!(unix, tcp);

@@ -1,16 +1,21 @@
 //! The running daemon: its shared state ([`Daemon`]), and what it does between requests:
 //! applying the effects of a change, starting supervisors, watching them end, the scheduler
 //! and its timer, reloading the configuration. The REST handlers are in
-//! [`super::handlers`].
+//! [`crate::daemon::http::handlers`].
 
-use super::core::{Effects, Watch};
+use crate::daemon::accounting::history;
+use crate::daemon::http::auth;
+use crate::daemon::scheduling::core::{Effects, Watch};
+use crate::daemon::scheduling::core_lock;
+use crate::daemon::store::writer;
+use crate::daemon::supervision::interactive;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Shared state of the running daemon.
 pub struct Daemon {
     /// The state, behind one lock.
-    pub core: super::core_lock::CoreLock,
+    pub core: core_lock::CoreLock,
     /// The next time a pending job becomes eligible (0: none).
     pub timer: tokio::sync::watch::Sender<u64>,
     /// Notified to shut down.
@@ -18,18 +23,18 @@ pub struct Daemon {
     /// Notified when a scheduling pass is due; a burst of notices makes one pass.
     pub kick: tokio::sync::Notify,
     /// The clients of pending interactive jobs, by job id.
-    pub clients: Mutex<HashMap<u32, super::interactive::PendingClient>>,
+    pub clients: Mutex<HashMap<u32, interactive::PendingClient>>,
     /// Notified (all waiters) when a step or a job ends: steps waiting for their share try
     /// again.
     pub steps_changed: tokio::sync::Notify,
     /// The key REST tokens are signed with.
-    pub jwt_key: super::auth::Key,
+    pub jwt_key: auth::Key,
     /// One permit: full JSON listings (`GET /jobs`, `squeue --json`) are built one at a
     /// time, each a few kilobytes per job. (Their writing is not waited for: a client that
     /// does not read would stop every other listing.)
     pub listings: tokio::sync::Semaphore,
     /// The accounting history's read connections.
-    pub history: super::history::History,
+    pub history: history::History,
 }
 
 /// Peer credentials of a connection.
@@ -44,7 +49,7 @@ pub struct Peer {
 impl Daemon {
     /// Carries out the effects of a state change: start supervisors once their allocation is
     /// durable, watch them, re-arm the timer. Returns the change to wait for before answering.
-    pub fn apply(self: &Arc<Self>, effects: Effects) -> Option<super::writer::Durable> {
+    pub fn apply(self: &Arc<Self>, effects: Effects) -> Option<writer::Durable> {
         for w in effects.watch {
             let daemon = self.clone();
             tokio::spawn(async move { daemon.watch(w).await });
@@ -81,7 +86,7 @@ impl Daemon {
 
     /// Starts the supervisor of job `id` (on a blocking thread): writes its directory, waits
     /// until its allocation is durable, checks that it may still start, starts it.
-    fn launch(&self, id: u32, durable: super::writer::Durable) -> Effects {
+    fn launch(&self, id: u32, durable: writer::Durable) -> Effects {
         // The payload is read on a connection of its own, without the lock.
         let payload_id = self.core.lock().payload_id(id);
         let payload = self.history.payload(payload_id);

@@ -125,7 +125,7 @@ mod tests {
     use super::*;
     use crate::api::types::*;
 
-    /// A partition as the daemon reports one (`src/daemon/info.rs`).
+    /// A partition as the daemon reports one (`src/daemon/views/info.rs`).
     fn gpu() -> PartitionInfo {
         PartitionInfo {
             nodes: PartitionNodes { configured: "vm".into(), total: 1, ..Default::default() },

@@ -1,0 +1,17 @@
+//! The daemon's REST side: the listeners (the Unix socket, the TCP address), who calls
+//! (peer credentials, tokens) and what they may do, request bodies and their decoding, the
+//! routes and their handlers, the OpenAPI document, and the refusals in slurmrestd's form.
+
+pub mod accept;
+pub mod auth;
+pub mod body;
+pub mod caller;
+pub mod handlers;
+pub mod openapi;
+pub mod refusal;
+pub mod request;
+pub mod routes;
+pub mod submit_keys;
+pub mod tcp;
+pub mod token;
+pub mod update;

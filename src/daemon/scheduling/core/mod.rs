@@ -1,0 +1,336 @@
+//! The daemon's state and every change to it: submit, schedule, launch, cancel, finish,
+//! recover. All methods are synchronous and run under one lock; they return [`Effects`] that
+//! the async side carries out (watching new supervisors, arming the begin-time timer).
+//!
+//! This module holds the state ([`Core`]), its opening and the helpers its parts share;
+//! each part adds its methods in a file of its own: `recovery` (re-adoption when the
+//! daemon starts), `schedule` (the allocation and start of pending jobs), `lifecycle`
+//! (a job's staging, admission and end), `cancel` (cancels and signals) and
+//! `job_steps` (the steps of running jobs).
+
+mod cancel;
+mod job_steps;
+mod lifecycle;
+mod recovery;
+mod schedule;
+
+pub use cancel::CancelError;
+
+use crate::config::Config;
+use crate::daemon::http::request;
+use crate::daemon::scheduling::depend;
+use crate::daemon::scheduling::job::{Job, JobState, Resources};
+use crate::daemon::scheduling::limits;
+use crate::daemon::scheduling::text;
+use crate::daemon::store::writer::{Durable, Writer};
+use crate::daemon::store::{Store, StoreError};
+use crate::daemon::supervision::steps;
+use crate::stepd;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// Work for the async side after a state change.
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// Supervisors to watch.
+    pub watch: Vec<Watch>,
+    /// Jobs given resources whose supervisors start once that is durable: the daemon starts
+    /// each (its `launch`) after the [`Durable`] resolves.
+    pub launch: Vec<(u32, Durable)>,
+    /// The last change written; the caller waits for it before answering a client.
+    pub durable: Option<Durable>,
+    /// Something changed that may let a pending job start: run a scheduling pass (passes
+    /// asked for in a burst are run once).
+    pub reschedule: bool,
+    /// The earliest future time at which a pending job becomes eligible.
+    pub wake_at: Option<u64>,
+    /// Cancelled jobs whose supervisor (job, pid) is told once the job's steps have ended:
+    /// the steps first, then the batch script, as Slurm does.
+    pub end_after_steps: Vec<(u32, i32)>,
+}
+
+impl Effects {
+    /// Only a scheduling pass.
+    pub fn reschedule() -> Effects {
+        Effects { reschedule: true, ..Default::default() }
+    }
+
+    /// Adds what `more` asks for (its `durable`, written later, replaces ours).
+    pub fn merge(&mut self, more: Effects) {
+        self.watch.extend(more.watch);
+        self.launch.extend(more.launch);
+        self.end_after_steps.extend(more.end_after_steps);
+        self.reschedule |= more.reschedule;
+        if more.durable.is_some() {
+            self.durable = more.durable;
+        }
+        self.wake_at = match (self.wake_at, more.wake_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// A supervisor to watch.
+#[derive(Debug)]
+pub struct Watch {
+    /// Its job.
+    pub job: u32,
+    /// Its step, for a step's supervisor.
+    pub step: Option<u32>,
+    /// Its pid.
+    pub pid: i32,
+    /// For a supervisor this daemon started: the read end of the pipe it closes once the
+    /// job's end is in `status.json` (see
+    /// [`crate::daemon::supervision::launch::Prepared::start`]). The end is then recorded
+    /// without waiting for the supervisor to make the file durable and exit.
+    pub ended: Option<std::os::fd::OwnedFd>,
+    /// A pidfd for it, when it is not the daemon's child (see
+    /// [`crate::daemon::supervision::launch::Started`]).
+    pub pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+/// A job (or the tasks of an array) checked and numbered, whose insert is queued;
+/// [`Core::admit`] it once durable.
+pub struct Staged {
+    /// The job, or the array's tasks in index order (the first one's id is the array's).
+    pub jobs: Vec<Job>,
+    /// Notices for the submitter.
+    pub warnings: Vec<String>,
+    /// Resolves when the job is stored.
+    pub durable: Durable,
+}
+
+/// The daemon's state.
+pub struct Core {
+    /// The configuration.
+    pub config: Config,
+    store: Store,
+    pub(in crate::daemon) writer: Writer,
+    /// Jobs that are active or ended within MinJobAge, by id.
+    pub jobs: BTreeMap<u32, Job>,
+    /// Pending jobs that are not held, in scheduling order (priority, then submit order).
+    pub(in crate::daemon) queue: BTreeSet<(Reverse<u32>, u32)>,
+    /// Jobs that hold resources (running or completing): a scheduling pass looks at these
+    /// and the queue, never at the finished jobs kept in memory.
+    holding: BTreeSet<u32>,
+    /// Pending jobs with a dependency yet to be satisfied: a scheduling pass settles these
+    /// without reading the whole queue.
+    dependent: BTreeSet<u32>,
+    next_id: u32,
+    free_gpus: BTreeSet<u32>,
+    used: Resources,
+    exe: PathBuf,
+    jobs_dir: PathBuf,
+    /// When the daemon started.
+    pub started_at: u64,
+    /// Bumped whenever a job ends, for waiters (`sbatch --wait`).
+    pub ended: tokio::sync::watch::Sender<u64>,
+    /// The running steps of each job.
+    pub(in crate::daemon) steps: steps::Steps,
+    /// Each user's pending and running jobs, for the submit limit.
+    active: limits::Active,
+    /// The second of the last [`Core::purge`]: MinJobAge is counted in seconds, so one walk
+    /// over the jobs a second is enough, however often they are listed.
+    purged_at: u64,
+}
+
+impl Core {
+    /// Opens the store under the configured state directory and loads recent jobs.
+    pub fn open(config: Config) -> Result<Core, StoreError> {
+        let jobs_dir = config.state_dir.join("jobs");
+        let _ = std::fs::create_dir_all(&jobs_dir);
+        if config.mode == crate::config::Mode::System {
+            // Users pass through it to their own job's script.
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&jobs_dir, std::fs::Permissions::from_mode(0o711));
+        }
+        let db = config.state_dir.join("slurmlet.db");
+        let store = Store::open(&db)?;
+        let writer = Writer::start(&db)?;
+        let now = crate::options::now();
+        let next_id = store.next_job_id()?;
+        let jobs: BTreeMap<u32, Job> =
+            store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
+        let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
+        let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
+        let dependent = jobs.values().filter(|j| Self::waits_on_dependency(j)).map(|j| j.id).collect();
+        let mut active = limits::Active::default();
+        for j in jobs.values().filter(|j| !j.state().is_finished()) {
+            active.add(j.uid);
+        }
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
+        Ok(Core {
+            free_gpus: config.gpus.iter().map(|g| g.index).collect(),
+            config,
+            store,
+            writer,
+            jobs,
+            queue,
+            holding,
+            dependent,
+            next_id,
+            used: Resources::default(),
+            exe,
+            jobs_dir,
+            started_at: now,
+            ended: tokio::sync::watch::channel(0).0,
+            steps: Default::default(),
+            active,
+            purged_at: 0,
+        })
+    }
+
+    fn capacity(&self) -> Resources {
+        Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpus.len() as u32 }
+    }
+
+    /// The directory of the current run of job `id` (each run of a requeued job has its
+    /// own, so that the removal of the last run's never meets the next run's files).
+    pub fn job_dir(&self, id: u32) -> PathBuf {
+        stepd::job_dir(&self.jobs_dir, id, self.jobs.get(&id).map_or(0, |j| j.restarts))
+    }
+
+    /// Whether a job waits in the scheduling queue: pending and not held.
+    pub(in crate::daemon) fn queued(job: &Job) -> bool {
+        job.state() == JobState::Pending && !job.held
+    }
+
+    /// Whether `job` is pending with a dependency yet to be satisfied.
+    fn waits_on_dependency(job: &Job) -> bool {
+        job.state() == JobState::Pending && !job.dependency.is_empty()
+    }
+
+    /// Notes that `job` (new, or its dependency changed) may wait on a dependency.
+    pub(in crate::daemon) fn track_dependency(&mut self, job: &Job) {
+        if Self::waits_on_dependency(job) {
+            self.dependent.insert(job.id);
+        }
+    }
+
+    /// The jobs as a dependency reads them: in memory, else in the store.
+    pub(in crate::daemon) fn lookup(&self) -> depend::Known<'_> {
+        depend::Known { jobs: &self.jobs, store: &self.store }
+    }
+
+    /// The ids of the jobs `r` names: the job; every task in memory of the array `r.job`;
+    /// or task `r.task` of that array. Empty when none is known. An array's tasks have the
+    /// ids from the array's on, so they are found even once its first task has left memory.
+    pub fn ids_named(&self, r: request::JobRef) -> Vec<u32> {
+        let of_array = |j: &Job| j.array.is_some_and(|a| a.job_id == r.job);
+        let tasks: Vec<(u32, u32)> = self
+            .jobs
+            .range(r.job..)
+            .take_while(|(_, j)| of_array(j))
+            .filter_map(|(id, j)| j.array.map(|a| (*id, a.task_id)))
+            .collect();
+        if tasks.is_empty() {
+            let plain = r.task.is_none() && self.jobs.contains_key(&r.job);
+            return if plain { vec![r.job] } else { Vec::new() };
+        }
+        tasks.into_iter().filter(|(_, t)| r.task.is_none_or(|want| want == *t)).map(|(id, _)| id).collect()
+    }
+
+    /// The jobs that hold resources.
+    pub(in crate::daemon) fn holding(&self) -> impl Iterator<Item = &Job> {
+        self.holding.iter().map(|id| &self.jobs[id])
+    }
+
+    /// The node's GPU with device index `index` (an NVIDIA GPU known by its index alone when
+    /// the node no longer lists it).
+    fn node_gpu(&self, index: u32) -> crate::gpu::Gpu {
+        self.config.gpus.iter().find(|g| g.index == index).cloned().unwrap_or_else(|| crate::gpu::Gpu::nvidia(index))
+    }
+
+    /// The supervisors of job `id` still running: its steps', then its own.
+    pub(in crate::daemon) fn running_supervisors(&self, id: u32) -> Vec<i32> {
+        let mut pids = self.steps.supervisors(id);
+        pids.extend(self.jobs.get(&id).and_then(|j| j.stepd_pid));
+        pids
+    }
+
+    /// Counts a job of `uid` that is pending or running again (requeued).
+    pub(in crate::daemon) fn count_active(&mut self, uid: u32) {
+        self.active.add(uid);
+    }
+
+    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, history_days,
+    /// MaxArraySize, default memory, GPU hiding, per-user limits, operators and private data change at
+    /// once; the node's resources, names and paths need a restart: their names are returned
+    /// and the old values kept.
+    pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
+        let old = &self.config;
+        let mut kept = Vec::new();
+        if new.cpus != old.cpus || new.memory != old.memory {
+            kept.push("cpus/memory");
+        }
+        if new.gpus != old.gpus || new.gpu_type != old.gpu_type {
+            kept.push("gpus");
+        }
+        if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
+            kept.push("node_name/cluster_name");
+        }
+        if new.state_dir != old.state_dir || new.socket != old.socket || new.listen != old.listen {
+            kept.push("state_dir/socket/listen");
+        }
+        self.config.operators = new.operators;
+        self.config.private_jobs = new.private_jobs;
+        // Jobs queued in a partition that is gone stay pending until it comes back.
+        self.config.partitions = new.partitions;
+        self.config.kill_wait = new.kill_wait;
+        self.config.min_job_age = new.min_job_age;
+        self.config.history_days = new.history_days;
+        self.config.max_array_size = new.max_array_size;
+        self.config.def_mem_per_cpu = new.def_mem_per_cpu;
+        self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
+        self.config.limits = new.limits;
+        self.config.default_account = new.default_account;
+        self.config.accounts = new.accounts;
+        kept
+    }
+
+    /// Drops finished jobs older than MinJobAge from memory (they stay in the store).
+    pub fn purge(&mut self, now: u64) {
+        if now == self.purged_at {
+            return;
+        }
+        self.purged_at = now;
+        let age = self.config.min_job_age as u64;
+        let before = self.jobs.len();
+        self.jobs.retain(|_, j| !j.state().is_finished() || j.end_time + age >= now);
+        if self.jobs.len() < before {
+            text::Text::forget_unused();
+        }
+    }
+
+    /// Resolves once every change queued so far is in the store.
+    pub fn stored(&self) -> Durable {
+        self.writer.barrier()
+    }
+
+    /// Waits until every queued change is durable.
+    pub fn flush(&self) {
+        self.writer.flush();
+    }
+
+    /// Queues the removal of the history older than `history_days` (none when it is not
+    /// set); jobs still shown by squeue (MinJobAge) are kept.
+    pub fn purge_history(&self, now: u64) {
+        if let Some(days) = self.config.history_days {
+            let before =
+                now.saturating_sub(days as u64 * 86400).min(now.saturating_sub(self.config.min_job_age as u64));
+            drop(self.writer.purge(before));
+        }
+    }
+
+    /// The binary supervisors are started from.
+    pub fn exe(&self) -> &std::path::Path {
+        &self.exe
+    }
+
+    /// Resources in use by running jobs.
+    pub fn used(&self) -> Resources {
+        self.used
+    }
+}

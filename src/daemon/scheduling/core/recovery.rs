@@ -1,0 +1,121 @@
+//! Recovery when the daemon starts: the jobs that were running are re-adopted (their
+//! supervisors and steps watched again), ended from their status files, put back in the
+//! queue when no supervisor took them up, or fenced and failed when theirs vanished.
+
+use super::{Core, Effects, Watch};
+use crate::daemon::scheduling::job::JobState;
+use crate::daemon::supervision::fence;
+use crate::daemon::supervision::step_spec;
+use crate::stepd::{self, EndCause, EndStatus};
+use std::cmp::Reverse;
+
+impl Core {
+    /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
+    /// fenced (held) until their processes are known to be gone, so no GPU is given twice.
+    /// A job whose supervisor died without recording an end is killed and ends NODE_FAIL;
+    /// one that no supervisor ever took up (the daemon stopped right after giving it
+    /// resources) waits again.
+    pub fn recover(&mut self) -> Effects {
+        let mut effects = Effects::default();
+        let active: Vec<u32> = self.holding.iter().copied().collect();
+        for id in &active {
+            // The store keeps a job's GPUs as indices: the node's records stand for them.
+            let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
+            let job = self.jobs.get_mut(id).expect("a holding job is known");
+            self.used = self.used.plus(&job.req);
+            for g in &gpus {
+                self.free_gpus.remove(&g.index);
+            }
+            job.gpus = gpus;
+        }
+        for id in active {
+            let dir = self.job_dir(id);
+            self.recover_step_records(id);
+            if let Some(status) = stepd::read_status(&dir) {
+                self.finish(id, Some(status));
+                continue;
+            }
+            match stepd::claim::owner(&dir) {
+                stepd::claim::Owner::Alive(pid) => self.adopt(id, pid, &mut effects),
+                stepd::claim::Owner::Never => {
+                    tracing::info!(job = id, "its supervisor never started; the job waits again");
+                    self.requeue_unstarted(id);
+                }
+                // It may have written its status between the first look and its exit.
+                stepd::claim::Owner::Died(pid) => match stepd::read_status(&dir) {
+                    Some(status) => self.finish(id, Some(status)),
+                    None => {
+                        tracing::warn!(job = id, "supervisor gone without a status; fencing the job");
+                        self.fence_and_fail(id, Some(pid));
+                    }
+                },
+            }
+        }
+        let orphans: Vec<u32> =
+            self.jobs.values().filter(|j| j.interactive && j.state() == JobState::Pending).map(|j| j.id).collect();
+        for id in orphans {
+            tracing::info!(job = id, "cancelling a pending interactive job: its client left with the old daemon");
+            let _ = self.cancel_abandoned(id);
+        }
+        effects.reschedule = true;
+        effects
+    }
+
+    /// Watches the running supervisor `pid` of job `id` again, and its steps'.
+    fn adopt(&mut self, id: u32, pid: i32, effects: &mut Effects) {
+        tracing::info!(job = id, pid, "re-adopted running job");
+        if let Some(j) = self.jobs.get_mut(&id) {
+            j.stepd_pid = Some(pid);
+        }
+        effects.watch.push(Watch { job: id, step: None, pid, ended: None, pidfd: None });
+        let dir = self.job_dir(id);
+        let steps_dir = step_spec::steps_dir(&dir);
+        for found in step_spec::running_steps(&dir) {
+            let (step, pid) = (found.step, found.pid);
+            tracing::info!(job = id, step, pid, "re-adopted running step");
+            self.steps.adopt(id, found, &steps_dir);
+            effects.watch.push(Watch { job: id, step: Some(step), pid, ended: None, pidfd: None });
+        }
+        if self.jobs[&id].state() == JobState::Completing {
+            // Its cancel may not have reached every supervisor before the old daemon
+            // stopped (the batch script waits for the steps): tell them again; a second
+            // SIGTERM changes nothing for one that heard it.
+            for pid in self.steps.supervisors(id).into_iter().chain(std::iter::once(pid)) {
+                let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+            }
+        }
+        self.tell_supervisors(id);
+    }
+
+    /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
+    /// up before the daemon stopped, so nothing of it ran (see [`stepd::claim`]). A job
+    /// cancelled meanwhile ends cancelled instead.
+    fn requeue_unstarted(&mut self, id: u32) {
+        let Some(job) = self.jobs.get_mut(&id) else { return };
+        if job.state() == JobState::Completing {
+            let now = crate::options::now();
+            self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }));
+            return;
+        }
+        self.used = self.used.minus(&job.req);
+        self.free_gpus.extend(job.gpus.drain(..).map(|g| g.index));
+        self.holding.remove(&id);
+        job.state = Some(JobState::Pending);
+        job.start_time = 0;
+        job.reason = "None".into();
+        job.stepd_pid = None;
+        // Nobody waits for it: the job's next allocation is written after it.
+        drop(self.writer.update(job));
+        if Self::queued(job) {
+            self.queue.insert((Reverse(job.priority), id));
+        }
+    }
+
+    /// Kills whatever is left of a job whose supervisor (`supervisor`, when known) vanished
+    /// and waits until it is gone (see [`fence`]), then records the job as failed and gives
+    /// its resources back.
+    pub(super) fn fence_and_fail(&mut self, id: u32, supervisor: Option<i32>) {
+        fence::kill_job(&self.job_dir(id), supervisor);
+        self.finish(id, None);
+    }
+}

@@ -1,0 +1,281 @@
+//! Scheduling: the passes that settle dependencies, give pending jobs their resources and
+//! record why the others wait; the start of a job's supervisor once its allocation is
+//! durable; and `--test-only`'s estimate of when a job would start.
+
+use super::{Core, Effects, Watch};
+use crate::api::types::ApiError;
+use crate::daemon::http::caller::Caller;
+use crate::daemon::scheduling::array;
+use crate::daemon::scheduling::depend;
+use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::limits;
+use crate::daemon::scheduling::plan::{Plan, Verdict, NEVER};
+use crate::daemon::scheduling::submit;
+use crate::daemon::store::writer::Durable;
+use crate::daemon::store::StoreError;
+use crate::daemon::supervision::launch;
+use crate::stepd::{EndCause, EndStatus};
+use std::cmp::Reverse;
+
+/// How many waiting jobs get a reservation in one pass; later ones may still start now if
+/// they fit around the reservations.
+const MAX_RESERVATIONS: usize = 256;
+
+impl Core {
+    /// The availability profile now: free resources, and running jobs' releases at their
+    /// time limits.
+    fn plan(&self, now: u64) -> Plan {
+        let releases = self.holding().map(|j| (j.limit_end(now).unwrap_or(NEVER), j.req));
+        Plan::new(now, self.capacity().minus(&self.used), releases)
+    }
+
+    /// Pending, not held job ids in scheduling order: priority, then submit order.
+    fn pending_in_order(&self) -> Vec<u32> {
+        self.queue.iter().map(|(_, id)| *id).collect()
+    }
+
+    /// One scheduling pass: settles dependencies, starts what may start now, records
+    /// pending reasons.
+    pub fn schedule(&mut self) -> Effects {
+        tracing::debug!(queued = self.queue.len(), "scheduling pass");
+        let now = crate::options::now();
+        let mut effects = Effects::default();
+        let waiting_on_deps = self.settle_dependencies(now, &mut effects);
+        let mut plan = self.plan(now);
+        let mut reservations = 0;
+        let mut to_start = Vec::new();
+        let limits = self.config.limits;
+        let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
+        let mut array_running = array::running(self.holding());
+        for id in self.pending_in_order() {
+            let job = &self.jobs[&id];
+            let reason = if let Some(r) = waiting_on_deps.get(&id) {
+                Some(*r)
+            } else if job.begin_time > now {
+                effects.wake_at = Some(effects.wake_at.map_or(job.begin_time, |w| w.min(job.begin_time)));
+                Some("BeginTime")
+            } else if self.exceeds_partition_limit(job) {
+                Some("PartitionTimeLimit")
+            } else if array::throttled(job, &array_running) {
+                Some("JobArrayTaskLimit")
+            } else if limits.limits_starts() {
+                limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
+            } else {
+                None
+            };
+            let reason = match reason {
+                Some(r) => r,
+                None => {
+                    let reserve = reservations < MAX_RESERVATIONS;
+                    match plan.place(&job.req, job.limit_secs(), reserve) {
+                        Verdict::StartNow => {
+                            if limits.limits_starts() {
+                                held.entry(job.uid).or_default().add(job);
+                            }
+                            if let Some(a) = job.array {
+                                *array_running.entry(a.job_id).or_default() += 1;
+                            }
+                            to_start.push(id);
+                            continue;
+                        }
+                        Verdict::Wait { fits_now } => {
+                            reservations += 1;
+                            if fits_now {
+                                "Priority"
+                            } else {
+                                "Resources"
+                            }
+                        }
+                    }
+                }
+            };
+            if self.jobs[&id].reason != reason {
+                let job = self.jobs.get_mut(&id).expect("pending job exists");
+                job.reason = reason.into();
+            }
+        }
+        // A job that starts now may be what an `after` dependency waits for.
+        effects.reschedule |= !to_start.is_empty() && !waiting_on_deps.is_empty();
+        for id in to_start {
+            effects.launch.push((id, self.allocate(id, now)));
+        }
+        effects
+    }
+
+    /// Re-reads the dependencies of the queued jobs that have one: a satisfied one is
+    /// cleared (and stored so), one that can never be satisfied cancels its job when it asked
+    /// for that (`--kill-on-invalid-dep=yes`). Returns the jobs that must go on waiting,
+    /// with their pending reason.
+    fn settle_dependencies(&mut self, now: u64, effects: &mut Effects) -> std::collections::HashMap<u32, &'static str> {
+        use depend::Standing;
+        // Those no longer pending, or whose dependency is gone, leave the set; held ones stay
+        // in it, unread until they are released.
+        self.dependent.retain(|id| self.jobs.get(id).is_some_and(Self::waits_on_dependency));
+        let queued: Vec<u32> = self.dependent.iter().copied().filter(|id| Self::queued(&self.jobs[id])).collect();
+        let mut waiting = std::collections::HashMap::new();
+        for id in queued {
+            let job = &self.jobs[&id];
+            let Some(spec) = depend::spec_of(job) else { continue };
+            let (standing, text) = depend::evaluate(job, &spec, &self.lookup(), now);
+            let job = self.jobs.get_mut(&id).expect("queued job exists");
+            if job.dependency != text.as_str() {
+                job.dependency = text.as_str().into();
+            }
+            match standing {
+                Standing::Satisfied => {
+                    drop(self.writer.update(job));
+                }
+                Standing::Waiting(at) => {
+                    if let Some(at) = at {
+                        effects.wake_at = Some(effects.wake_at.map_or(at, |w| w.min(at)));
+                    }
+                    waiting.insert(id, "Dependency");
+                }
+                Standing::Never if job.kill_on_invalid_dep => {
+                    tracing::info!(job = id, "its dependency can never be satisfied; cancelling it");
+                    self.end_pending(id, "DependencyNeverSatisfied", None);
+                    effects.reschedule = true;
+                }
+                Standing::Never => {
+                    waiting.insert(id, "DependencyNeverSatisfied");
+                }
+            }
+        }
+        waiting
+    }
+
+    fn exceeds_partition_limit(&self, job: &Job) -> bool {
+        let Some(p) = self.config.partitions.iter().find(|p| job.partition == p.name) else { return true };
+        match (p.max_time, job.time_limit) {
+            (Some(max), Some(t)) => t > max,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
+    /// Gives a pending job its resources and records it as running. Its supervisor starts
+    /// once that record is durable ([`Core::start_supervisor`]).
+    fn allocate(&mut self, id: u32, now: u64) -> Durable {
+        tracing::debug!(job = id, "allocating");
+        let indices: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
+        for i in &indices {
+            self.free_gpus.remove(i);
+        }
+        let gpus = indices.into_iter().map(|i| self.node_gpu(i)).collect();
+        let job = self.jobs.get_mut(&id).expect("launching a known job");
+        self.queue.remove(&(Reverse(job.priority), id));
+        self.holding.insert(id);
+        job.gpus = gpus;
+        job.state = Some(JobState::Running);
+        job.start_time = now;
+        job.reason_prev = job.reason.clone();
+        job.reason = "None".into();
+        self.used = self.used.plus(&job.req);
+        self.writer.update(job)
+    }
+
+    /// The id job `id`'s payload (batch script, environment, arguments) is stored under: an
+    /// array task's is its array's.
+    pub fn payload_id(&self, id: u32) -> u32 {
+        self.jobs.get(&id).and_then(|j| j.array).map_or(id, |a| a.job_id)
+    }
+
+    /// Gathers what the supervisor of a job given resources needs; the caller writes its
+    /// files and, once the allocation is durable and [`Core::confirm_launch`] agrees, starts
+    /// it without the lock and reports with [`Core::supervisor_started`]. `Err`: the job does
+    /// not start (cancelled meanwhile, or its payload is unreadable).
+    /// `payload` is the job's, read without the lock from the id [`Core::payload_id`] gives.
+    pub fn prepare_launch(
+        &mut self,
+        id: u32,
+        payload: Result<crate::daemon::store::Payload, StoreError>,
+    ) -> Result<launch::Prepared, Effects> {
+        self.confirm_launch(id)?;
+        let job = &self.jobs[&id];
+        match payload {
+            Ok(p) => {
+                let env = if job.interactive {
+                    launch::allocation_env(job, &self.config)
+                } else {
+                    launch::batch_env(job, &self.config, &p.environment)
+                };
+                Ok(launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
+            }
+            Err(e) => Err(self.launch_failed(id, &e.to_string())),
+        }
+    }
+
+    /// Whether job `id`, given resources, may still start its supervisor: it is running and
+    /// has none yet. A job cancelled before its supervisor started ends here. `Err`: it does
+    /// not start.
+    pub fn confirm_launch(&mut self, id: u32) -> Result<(), Effects> {
+        let now = crate::options::now();
+        let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
+        if job.state() != JobState::Running || job.stepd_pid.is_some() {
+            if job.state() == JobState::Completing && job.stepd_pid.is_none() {
+                self.finish(
+                    id,
+                    Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }),
+                );
+                return Err(Effects::reschedule());
+            }
+            return Err(Effects::default());
+        }
+        Ok(())
+    }
+
+    /// Records the outcome of starting a job's supervisor: its pid and the read end of its
+    /// end pipe.
+    pub fn supervisor_started(&mut self, id: u32, result: std::io::Result<launch::Started>) -> Effects {
+        match result {
+            Ok(launch::Started { pid, ended, pidfd }) => {
+                tracing::debug!(job = id, pid, "supervisor started");
+                if let Some(j) = self.jobs.get_mut(&id) {
+                    j.stepd_pid = Some(pid);
+                    if j.state() == JobState::Completing {
+                        // Cancelled while it was starting: the supervisor ends it.
+                        let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                    }
+                }
+                Effects {
+                    watch: vec![Watch { job: id, step: None, pid, ended: Some(ended), pidfd }],
+                    ..Default::default()
+                }
+            }
+            Err(e) => self.launch_failed(id, &e.to_string()),
+        }
+    }
+
+    /// Job `id` could not be started (`why`): it ends as failed.
+    pub fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
+        tracing::error!(job = id, "cannot start the job: {why}");
+        let now = crate::options::now();
+        self.finish(
+            id,
+            Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now, usage: None }),
+        );
+        Effects::reschedule()
+    }
+
+    /// `sbatch --test-only`: checks a job and estimates when it would start, without
+    /// submitting it. Returns the id it would get, the start time, CPUs and partition.
+    pub fn test_only(
+        &self,
+        desc: &crate::api::types::JobDescMsg,
+        top_script: Option<&str>,
+        caller: Caller,
+    ) -> Result<Job, ApiError> {
+        let now = crate::options::now();
+        // Without a script it is an allocation's (srun or salloc --test-only).
+        let interactive = desc.script.is_none() && top_script.is_none();
+        let mut job = submit::build(desc, top_script, caller, &self.config, now, interactive)?.job;
+        job.id = self.next_id;
+        let mut plan = self.plan(now);
+        let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);
+        for p in eligible.take(MAX_RESERVATIONS) {
+            plan.place(&p.req, p.limit_secs(), true);
+        }
+        job.start_time = plan.earliest_start(&job.req, job.limit_secs()).unwrap_or(0).max(job.begin_time);
+        Ok(job)
+    }
+}

@@ -1,0 +1,101 @@
+//! `scontrol requeue`: a batch job goes back to the queue, pending, to run again under the
+//! same id; its `Restarts` count goes up and its script sees `SLURM_RESTART_COUNT`.
+//!
+//! A running job is ended first (its processes get SIGTERM, then SIGKILL after KillWait, as
+//! when it is cancelled) and goes back once it has ended; a finished one goes back at once.
+//! Each run that ended so is kept in the store, for `sacct --duplicates`, with the state
+//! REQUEUED, as Slurm's accounting keeps it.
+
+use super::core::{Core, Effects};
+use super::hold::{refused, UpdateError};
+use super::job::JobState;
+use crate::api::types::errno;
+use crate::daemon::http::caller::Caller;
+use crate::daemon::http::update;
+use std::cmp::Reverse;
+
+impl Core {
+    /// Requeues job `id` for `caller`: a running job is ended and goes back to the queue
+    /// once it has; a finished one goes back now. Refused, as Slurm refuses it, for a job
+    /// that is pending or ending, an interactive allocation, a `--no-requeue` job, or another
+    /// user's job.
+    pub fn requeue(&mut self, id: u32, caller: Caller) -> Result<Effects, UpdateError> {
+        let dir = self.job_dir(id);
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return Err(refused(errno::INVALID_JOB_ID, "Invalid job id specified"));
+        };
+        if !caller.may_manage(job, &self.config, "requeue") {
+            return Err(refused(errno::ACCESS_DENIED, "Access/permission denied"));
+        }
+        if job.interactive {
+            return Err(refused(errno::BATCH_ONLY, "Only batch jobs are accepted or processed"));
+        }
+        if !job.requeue {
+            return Err(refused(errno::DISABLED, "Requested operation is presently disabled"));
+        }
+        match job.state() {
+            JobState::Pending => Err(refused(errno::JOB_PENDING, "Job is pending execution")),
+            JobState::Completing => {
+                Err(refused(errno::TRANSITION_STATE_NO_UPDATE, "Job can not be altered now, try again later"))
+            }
+            JobState::Running | JobState::Suspended => {
+                // A suspended job's processes must run to hear that they are to end.
+                super::suspend::continue_for_cancel(job, &dir);
+                // Its supervisor says why it ends, as slurmstepd does.
+                if let Err(e) = std::fs::write(dir.join(crate::stepd::files::REQUEUED), "") {
+                    tracing::warn!(job = id, "cannot mark the job as requeued for its supervisor: {e}");
+                }
+                job.requeue_on_end = true;
+                job.state = Some(JobState::Completing);
+                let durable = self.writer.update(job);
+                for pid in self.running_supervisors(id) {
+                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+                }
+                Ok(Effects { durable: Some(durable), ..Default::default() })
+            }
+            _ => Ok(self.back_to_queue(id)),
+        }
+    }
+
+    /// Puts finished job `id` back in the queue, pending, as a new run: the run that ended is
+    /// kept in the store as it was, and the job starts over with one more restart.
+    pub(in crate::daemon) fn back_to_queue(&mut self, id: u32) -> Effects {
+        let Some(job) = self.jobs.get_mut(&id) else { return Effects::default() };
+        tracing::info!(job = id, restarts = job.restarts + 1, "requeued");
+        drop(self.writer.requeued(job));
+        job.restarts += 1;
+        job.requeue_on_end = false;
+        job.state = Some(JobState::Pending);
+        job.reason = "None".into();
+        job.reason_prev = Default::default();
+        job.start_time = 0;
+        job.end_time = 0;
+        job.wait_status = None;
+        job.end_cause = None;
+        job.cancelled_by = None;
+        job.stepd_pid = None;
+        job.batch_usage = None;
+        job.gpus.clear();
+        job.suspend_time = 0;
+        job.suspended_secs = 0;
+        job.pre_sus_secs = 0;
+        let durable = self.writer.update(job);
+        if !job.held {
+            self.queue.insert((Reverse(job.priority), id));
+        }
+        let uid = job.uid;
+        self.count_active(uid);
+        Effects { durable: Some(durable), reschedule: true, ..Default::default() }
+    }
+}
+
+/// `POST /slurmlet/v1/job/{job_id}/requeue` (slurmrestd has no requeue): requeues the job,
+/// or every task of the array the id names.
+pub async fn handler(
+    axum::extract::State(d): axum::extract::State<std::sync::Arc<crate::daemon::runtime::Daemon>>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<crate::daemon::runtime::Peer>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> axum::response::Response {
+    let action = update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };
+    update::change_job(&d, peer, &id, action, |core, job, caller| core.requeue(job, caller)).await
+}

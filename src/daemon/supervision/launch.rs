@@ -1,0 +1,282 @@
+//! Starting a job: its environment, its files, and its supervisor process.
+
+use crate::config::Config;
+use crate::daemon::scheduling::job::Job;
+use crate::daemon::scheduling::submit::output_path;
+use crate::stepd::containment::Share;
+use crate::stepd::{files, Kind, LaunchSpec};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// What Slurm's controller takes as the end of a job without a time limit: a year after its
+/// start (`SLURM_JOB_END_TIME`).
+const UNLIMITED_END: u64 = 365 * 24 * 60 * 60;
+
+/// The variables a batch step gets on top of its submit environment (compare a real batch
+/// step's `env | grep SLURM`).
+pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<String> {
+    let node = &config.node_name;
+    let gpus = crate::gpu::index_list(&job.gpus);
+    let mut vars: Vec<(&str, String)> = vec![
+        ("SLURMD_NODENAME", node.clone()),
+        ("SLURM_CLUSTER_NAME", config.cluster_name.clone()),
+        ("SLURM_CPUS_ON_NODE", job.req.cpus.to_string()),
+        ("SLURM_GTIDS", "0".into()),
+        ("SLURM_JOBID", job.id.to_string()),
+        ("SLURM_JOB_ID", job.id.to_string()),
+        ("SLURM_JOB_CPUS_PER_NODE", job.req.cpus.to_string()),
+        ("SLURM_JOB_GID", job.gid.to_string()),
+        ("SLURM_JOB_NAME", job.name.to_string()),
+        ("SLURM_JOB_NODELIST", node.clone()),
+        ("SLURM_JOB_NUM_NODES", "1".into()),
+        ("SLURM_JOB_PARTITION", job.partition.to_string()),
+        ("SLURM_JOB_UID", job.uid.to_string()),
+        ("SLURM_JOB_USER", crate::paths::user_name(job.uid)),
+        ("SLURM_JOB_START_TIME", job.start_time.to_string()),
+        ("SLURM_LOCALID", "0".into()),
+        ("SLURM_NNODES", "1".into()),
+        ("SLURM_NODEID", "0".into()),
+        ("SLURM_NODELIST", node.clone()),
+        ("SLURM_NPROCS", job.ntasks.to_string()),
+        ("SLURM_NTASKS", job.ntasks.to_string()),
+        ("SLURM_PRIO_PROCESS", "0".into()),
+        ("SLURM_PROCID", "0".into()),
+        ("SLURM_SUBMIT_DIR", job.cwd.to_string()),
+        ("SLURM_SUBMIT_HOST", job.submit_host.to_string()),
+        ("SLURM_TASKS_PER_NODE", job.ntasks.to_string()),
+        ("SLURM_TOPOLOGY_ADDR", node.clone()),
+        ("SLURM_TOPOLOGY_ADDR_PATTERN", "node".into()),
+        ("SLURM_JOB_QOS", if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() }),
+        // Slurm always points it at the configuration its daemons read.
+        ("SLURM_CONF", config.path.display().to_string()),
+        ("SLURM_OOM_KILL_STEP", "0".into()),
+        ("SLURM_JOB_END_TIME", job.start_time.saturating_add(job.limit_secs().unwrap_or(UNLIMITED_END)).to_string()),
+    ];
+    if let Some(a) = job.array {
+        vars.push(("SLURM_ARRAY_JOB_ID", a.job_id.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_ID", a.task_id.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_COUNT", a.count.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_MIN", a.min.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_MAX", a.max.to_string()));
+        vars.push(("SLURM_ARRAY_TASK_STEP", a.step.to_string()));
+    }
+    if job.restarts > 0 {
+        vars.push(("SLURM_RESTART_COUNT", job.restarts.to_string()));
+    }
+    if !job.account.is_empty() {
+        vars.push(("SLURM_JOB_ACCOUNT", job.account.to_string()));
+    }
+    if job.cpus_per_task_set {
+        vars.push(("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string()));
+        vars.push(("SLURM_TRES_PER_TASK", format!("cpu={}", job.cpus_per_task)));
+    }
+    match job.mem_per_cpu {
+        Some(m) => vars.push(("SLURM_MEM_PER_CPU", m.to_string())),
+        None if job.req.mem_mb > 0 => vars.push(("SLURM_MEM_PER_NODE", job.req.mem_mb.to_string())),
+        None => {}
+    }
+    if !job.gpus.is_empty() {
+        // The vendor's variable (CUDA_VISIBLE_DEVICES for NVIDIA GPUs), then Slurm's own.
+        vars.extend(crate::gpu::visible_devices(&job.gpus, &job.gpus));
+        vars.push(("GPU_DEVICE_ORDINAL", gpus.clone()));
+        vars.push(("SLURM_JOB_GPUS", gpus.clone()));
+        vars.push(("SLURM_GPUS_ON_NODE", job.gpus.len().to_string()));
+        if job.gpus.iter().any(|g| g.vendor == crate::gpu::Vendor::Nvidia) {
+            vars.push(("CUDA_DEVICE_ORDER", "PCI_BUS_ID".into()));
+        }
+    } else if config.hide_gpus_from_cpu_jobs && !config.gpus.is_empty() {
+        // Each vendor's variable, empty: the job sees none of the node's GPUs.
+        vars.extend(crate::gpu::visible_devices(&[], &config.gpus));
+    }
+    let overridden = |entry: &str| {
+        let name = entry.split('=').next().unwrap_or(entry);
+        vars.iter().any(|(k, _)| *k == name)
+            || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK"))
+            || (job.gpus.is_empty() && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
+    };
+    let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
+    env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
+    env
+}
+
+/// The variables a command run in an interactive allocation gets (compare `salloc … env`
+/// on a real cluster): the job's, none of a step's.
+pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
+    const KEPT: &[&str] = &[
+        "SLURM_CLUSTER_NAME",
+        "SLURM_JOBID",
+        "SLURM_CONF",
+        "SLURM_JOB_ACCOUNT",
+        "SLURM_JOB_CPUS_PER_NODE",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_NAME",
+        "SLURM_JOB_NODELIST",
+        "SLURM_JOB_NUM_NODES",
+        "SLURM_JOB_PARTITION",
+        "SLURM_JOB_QOS",
+        "SLURM_NNODES",
+        "SLURM_NODELIST",
+        "SLURM_SUBMIT_DIR",
+        "SLURM_SUBMIT_HOST",
+        "SLURM_TASKS_PER_NODE",
+        "SLURM_CPUS_PER_TASK",
+        "SLURM_TRES_PER_TASK",
+        "SLURM_MEM_PER_CPU",
+        "SLURM_MEM_PER_NODE",
+    ];
+    let mut env: Vec<String> = batch_env(job, config, &[])
+        .into_iter()
+        .filter(|e| KEPT.iter().any(|k| e.split('=').next() == Some(*k)))
+        .collect();
+    if job.ntasks > 1 {
+        env.push(format!("SLURM_NTASKS={}", job.ntasks));
+        env.push(format!("SLURM_NPROCS={}", job.ntasks));
+    }
+    env
+}
+
+/// The submitter's umask from `SLURM_UMASK` in the job's submit environment.
+fn umask_of(env: &[String]) -> Option<u32> {
+    env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok())
+}
+
+/// Everything needed to start a job's supervisor, gathered under the daemon's lock; the slow
+/// part ([`Prepared::write_files`] and [`Prepared::start`]: files and a process start) runs
+/// without it.
+pub struct Prepared {
+    spec: LaunchSpec,
+    script: String,
+    exe: PathBuf,
+    dir: PathBuf,
+}
+
+/// Gathers what the supervisor of `job` needs.
+pub fn prepare(
+    job: &Job,
+    config: &Config,
+    script: &str,
+    argv: &[String],
+    env: Vec<String>,
+    exe: &Path,
+    dir: &Path,
+) -> Prepared {
+    let script_path = dir.join(files::SCRIPT);
+    let node = &config.node_name;
+    let stdout = output_path(job, &job.stdout, node);
+    let stderr = (!job.stderr.is_empty()).then(|| output_path(job, &job.stderr, node));
+    let stdin = (!job.stdin.is_empty()).then(|| output_path(job, &job.stdin, node));
+    // Applied, then unset, as slurmstepd does for a batch step (a step's stays).
+    let umask = umask_of(&env);
+    let env = env.into_iter().filter(|e| !e.starts_with("SLURM_UMASK=")).collect();
+    let spec = LaunchSpec {
+        job_id: job.id,
+        script: script_path,
+        argv: argv.to_vec(),
+        env,
+        cwd: job.cwd.as_str().into(),
+        stdout,
+        stderr,
+        stdin,
+        append: job.append,
+        start_time: job.start_time,
+        time_limit_secs: job.limit_secs(),
+        kill_wait: config.kill_wait,
+        warn_signal: job.warn_signal,
+        node_name: node.clone(),
+        umask,
+        interactive: job.interactive,
+        run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
+        share: Share { cpus: job.req.cpus, cpu_ids: Vec::new(), mem_mb: job.req.mem_mb, gpus: job.gpus.clone() },
+    };
+    Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
+}
+
+/// Held while a job's script is written and while a supervisor is started. A process started
+/// while another thread has a script open for writing would inherit that descriptor until it
+/// execs, and the script's own exec would then fail with "Text file busy".
+static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl Prepared {
+    /// Writes the job directory (script and spec). This needs no durable allocation: until
+    /// the supervisor runs, recovery ignores the directory, and a later launch rewrites it.
+    pub fn write_files(&self) -> std::io::Result<()> {
+        let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = &self.dir;
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(&self.spec.script, &self.script)?;
+        std::fs::set_permissions(&self.spec.script, std::fs::Permissions::from_mode(0o700))?;
+        if let Some(owner) = self.spec.run_as {
+            // The owner runs its script by this path (its `$0`, as in Slurm) and may pass
+            // through the directory to it; everything else in it stays root's.
+            std::os::unix::fs::chown(&self.spec.script, Some(owner.uid), Some(owner.gid))?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
+        }
+        std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))
+    }
+
+    /// Whether this is an interactive allocation, whose supervisor needs its client.
+    pub fn interactive(&self) -> bool {
+        self.spec.interactive
+    }
+
+    /// Starts the supervisor on the written directory (see [`start_supervisor`]); an
+    /// interactive allocation's supervisor gets its client's connection `conn`.
+    pub fn start(&self, conn: Option<&std::os::unix::net::UnixStream>) -> std::io::Result<Started> {
+        start_supervisor(Kind::Job, &self.exe, &self.dir, conn)
+    }
+}
+
+/// Starts a supervisor of `kind` on the written directory `dir`, in its own session with
+/// SIGTERM blocked: forked by the fork server (see [`super::fork_client`]), or, when that
+/// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor alone
+/// holds the write end of a pipe whose read end is returned: it closes it once the end is
+/// recorded (a job's in `status.json`, before it makes that file durable and exits). A step
+/// or an interactive allocation also gets its client's connection `conn`.
+pub fn start_supervisor(
+    kind: Kind,
+    exe: &Path,
+    dir: &Path,
+    conn: Option<&std::os::unix::net::UnixStream>,
+) -> std::io::Result<Started> {
+    use std::os::fd::AsFd;
+    let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let (ended, end_writer) = crate::sys::pipe()?;
+    let fds: Vec<_> = std::iter::once(end_writer.as_fd()).chain(conn.map(|c| c.as_fd())).collect();
+    let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    if server.is_none() {
+        match super::fork_client::ForkServer::start(exe) {
+            Ok(s) => *server = Some(s),
+            Err(e) => tracing::warn!("cannot start the supervisors' fork server, starting them directly: {e}"),
+        }
+    }
+    if let Some(s) = server.as_ref() {
+        match s.launch(kind, dir, &fds) {
+            Ok((pid, pidfd)) => return Ok(Started { pid, ended, pidfd: Some(pidfd) }),
+            Err(e) => {
+                tracing::warn!("the supervisors' fork server failed ({e}); starting this one directly");
+                *server = None;
+            }
+        }
+    }
+    drop(server);
+    let numbers: Vec<String> = (0..fds.len()).map(|i| (super::spawn::PASSED_FD + i as i32).to_string()).collect();
+    let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref(), kind.subcommand().as_ref(), dir.as_os_str()];
+    argv.extend(numbers.iter().map(std::ffi::OsStr::new));
+    let pid = super::spawn::supervisor(exe, &argv, &fds)?;
+    Ok(Started { pid, ended, pidfd: None })
+}
+
+/// A supervisor just started.
+pub struct Started {
+    /// Its pid.
+    pub pid: i32,
+    /// The read end of its end pipe.
+    pub ended: std::os::fd::OwnedFd,
+    /// A pidfd for it, when the fork server started it: the server, not the daemon, is its
+    /// parent and reaps it, so its pid alone could name another process by the time the
+    /// daemon looks.
+    pub pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+/// The fork server that starts supervisors, once the first one was asked for.
+static FORK_SERVER: std::sync::Mutex<Option<super::fork_client::ForkServer>> = std::sync::Mutex::new(None);

@@ -1,0 +1,12 @@
+//! The processes the daemon starts and watches: each job's supervisor (its environment,
+//! files and start, through the fork server or `posix_spawn`), the steps of running jobs,
+//! interactive allocations and steps that stream to their clients, and the fencing of a
+//! job whose supervisor vanished.
+
+pub mod fence;
+pub mod fork_client;
+pub mod interactive;
+pub mod launch;
+pub mod spawn;
+pub mod step_spec;
+pub mod steps;

@@ -1,0 +1,320 @@
+//! The daemon's state as slurmrestd v0.0.43 shapes it: `job_info`, `node`, `partition_info`.
+
+use super::listing::{state_list, JobRow};
+use crate::api::noval::NoVal;
+use crate::api::release;
+use crate::api::types::*;
+use crate::config::Config;
+use crate::daemon::scheduling::core::Core;
+use crate::daemon::scheduling::job::{Job, JobState};
+use crate::queue::QueueJob;
+
+/// The `meta` block of every reply.
+pub fn meta(config: &Config) -> Meta {
+    Meta {
+        plugin: MetaPlugin {
+            kind: "openapi/slurmctld".into(),
+            name: "Slurm OpenAPI slurmctld".into(),
+            data_parser: format!("data_parser/{DATA_PARSER}"),
+            accounting_storage: "accounting_storage/slurmlet".into(),
+        },
+        client: MetaClient::default(),
+        command: Vec::new(),
+        slurm: MetaSlurm {
+            version: Version {
+                major: release::MAJOR.into(),
+                micro: release::MICRO.into(),
+                minor: release::MINOR.into(),
+            },
+            release: release::slurmlet_line(),
+            cluster: config.cluster_name.clone(),
+        },
+    }
+}
+
+fn time(t: u64) -> NoVal<u64> {
+    NoVal::of(t)
+}
+
+/// slurmrestd's exit-code object for `(exit, signal)`.
+pub fn exit_code(state: JobState, exit: u32, signal: u32) -> ExitCode {
+    let status = if matches!(state, JobState::Pending | JobState::Running | JobState::Suspended) {
+        "PENDING"
+    } else if signal != 0 {
+        "SIGNALED"
+    } else if exit != 0 {
+        "ERROR"
+    } else {
+        "SUCCESS"
+    };
+    ExitCode {
+        status: vec![status.into()],
+        return_code: NoVal::of(exit),
+        signal: ExitSignal {
+            id: if signal != 0 { NoVal::of(signal as u16) } else { NoVal::unset() },
+            name: if signal != 0 { crate::options::signal::signal_name(signal as i32) } else { String::new() },
+        },
+    }
+}
+
+/// A TRES string in Slurm's order (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`); the node
+/// itself reports no `node=` count.
+fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize) -> String {
+    let node = if with_node { "node=1," } else { "" };
+    let mut s = format!("cpu={cpus},mem={mem_mb}M,{node}billing={cpus}");
+    if gpus > 0 {
+        s.push_str(&format!(",gres/gpu={gpus}"));
+    }
+    s
+}
+
+/// What a step was given, as Slurm's step `TRES` (`cpu=2,gres/gpu=1,mem=2000M,node=1`):
+/// by name, without what it has none of.
+pub fn step_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+    let gpus = if gpus > 0 { format!("gres/gpu={gpus},") } else { String::new() };
+    let mem = if mem_mb > 0 { format!("mem={mem_mb}M,") } else { String::new() };
+    format!("cpu={cpus},{gpus}{mem}node=1")
+}
+
+/// What a node has handed out, as Slurm's node `AllocTRES` (`cpu=2,mem=2000M,gres/gpu=4`):
+/// only what is in use, empty when nothing is.
+fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+    let mut parts = Vec::new();
+    if cpus > 0 {
+        parts.push(format!("cpu={cpus}"));
+    }
+    if mem_mb > 0 {
+        parts.push(format!("mem={mem_mb}M"));
+    }
+    if gpus > 0 {
+        parts.push(format!("gres/gpu={gpus}"));
+    }
+    parts.join(",")
+}
+
+/// The TRES string of a job's request.
+pub fn tres_string(job: &Job) -> String {
+    tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
+}
+
+/// One job as `job_info`. The fields squeue prints are read through [`JobRow`], as the
+/// rows of `POST /slurmlet/v1/jobs/query` are.
+pub fn job_info(job: &Job, config: &Config) -> JobInfo {
+    let user_name = crate::paths::user_name(job.uid);
+    let row = JobRow { job, config, user_name: &user_name, tasks: None };
+    let state = job.state();
+    let (exit, signal) = job.exit_pair();
+    let started = job.start_time > 0;
+    JobInfo {
+        job_id: job.id,
+        array_job_id: NoVal::of(row.array_job_id()),
+        array_task_id: NoVal::from_option(row.array_task_id()),
+        array_task_string: row.array_task_string().to_string(),
+        dependency: job.dependency.to_string(),
+        restart_cnt: job.restarts,
+        partition: job.partition.to_string(),
+        name: job.name.to_string(),
+        account: job.account.to_string(),
+        qos: row.qos().to_string(),
+        comment: job.comment.to_string(),
+        wckey: job.wckey.to_string(),
+        user_id: job.uid,
+        user_name: user_name.clone(),
+        job_state: state_list(job),
+        state_reason: job.reason.to_string(),
+        nodes: row.nodes().to_string(),
+        node_count: NoVal::of(row.node_count()),
+        cpus: NoVal::of(row.cpus()),
+        minimum_cpus_per_node: NoVal::of(row.minimum_cpus_per_node() as u16),
+        tasks: NoVal::of(row.tasks()),
+        cpus_per_task: NoVal::of(row.cpus_per_task() as u16),
+        submit_time: time(job.submit_time),
+        start_time: time(job.shown_start()),
+        end_time: time(row.end_time()),
+        time_limit: match job.time_limit {
+            Some(m) => NoVal::of(m),
+            None => NoVal::infinite(),
+        },
+        priority: NoVal::of(row.priority()),
+        nice: job.nice,
+        tres_per_node: job.tres_per_node.to_string(),
+        tres_per_job: job.tres_per_job.to_string(),
+        memory_per_cpu: NoVal::from_option(row.memory_per_cpu()),
+        memory_per_node: NoVal::from_option(row.memory_per_node()),
+        accrue_time: time(job.submit_time),
+        allocating_node: job.submit_host.to_string(),
+        array_max_tasks: NoVal::of(job.array.map_or(0, |a| a.max_running)),
+        batch_flag: !job.interactive,
+        batch_host: row.batch_host().to_string(),
+        cluster: row.cluster().to_string(),
+        command: job.command.to_string(),
+        derived_exit_code: exit_code(state, 0, 0),
+        eligible_time: time(job.begin_time.max(job.submit_time)),
+        exit_code: exit_code(state, exit, signal),
+        gres_detail: if job.gpus.is_empty() || !started {
+            Vec::new()
+        } else {
+            vec![format!(
+                "gpu:{}(IDX:{})",
+                job.gpus.len(),
+                idx_list(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
+            )]
+        },
+        group_id: job.gid,
+        group_name: row.group_name().into_owned(),
+        last_sched_evaluation: time(job.submit_time),
+        max_cpus: NoVal::of(0),
+        max_nodes: NoVal::of(0),
+        tasks_per_node: NoVal::of(0),
+        hold: job.held,
+        requeue: job.requeue,
+        standard_input: if job.stdin.is_empty() { "/dev/null".into() } else { job.stdin.to_string() },
+        standard_output: job.stdout.to_string(),
+        standard_error: job.stderr.to_string(),
+        stdin_expanded: row.stdin_expanded().into_owned(),
+        stderr_expanded: row.stderr_expanded().into_owned(),
+        stdout_expanded: row.stdout_expanded().into_owned(),
+        suspend_time: time(job.suspend_time),
+        time_minimum: NoVal::of(0),
+        tres_req_str: tres_string(job),
+        tres_alloc_str: if started { tres_string(job) } else { String::new() },
+        current_working_directory: job.cwd.to_string(),
+        ..Default::default()
+    }
+}
+
+/// `0-1,3` for GPU indices.
+pub fn idx_list(ids: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { ids[i].to_string() } else { format!("{}-{}", ids[i], ids[j]) });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// The node as `node`.
+pub fn node(core: &Core) -> Node {
+    let c = &core.config;
+    let used = core.used();
+    let state = if used.cpus == 0 && used.gpus == 0 && used.mem_mb == 0 {
+        "IDLE"
+    } else if used.cpus >= c.cpus {
+        "ALLOCATED"
+    } else {
+        "MIXED"
+    };
+    let gres_used = match (&c.gpu_type, c.gpus.is_empty()) {
+        (_, true) => String::new(),
+        (Some(t), false) => format!("gpu:{t}:{}", used.gpus),
+        (None, false) => format!("gpu:{}", used.gpus),
+    };
+    let tres = tres(c.cpus, c.memory, false, c.gpus.len());
+    Node {
+        tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus),
+        architecture: std::env::consts::ARCH.into(),
+        boards: 1,
+        boot_time: NoVal::of(core.started_at),
+        cluster_name: c.cluster_name.clone(),
+        cores: c.cpus,
+        cpus: c.cpus,
+        effective_cpus: c.cpus,
+        free_mem: NoVal::of(c.memory.saturating_sub(used.mem_mb)),
+        gres: c.gres(),
+        gres_drained: "N/A".into(),
+        gres_used,
+        name: c.node_name.clone(),
+        address: c.node_name.clone(),
+        hostname: c.node_name.clone(),
+        state: vec![state.into()],
+        operating_system: "Linux".into(),
+        partitions: c.partitions.iter().map(|p| p.name.clone()).collect(),
+        real_memory: c.memory,
+        alloc_memory: used.mem_mb,
+        alloc_cpus: used.cpus,
+        alloc_idle_cpus: c.cpus - used.cpus.min(c.cpus),
+        slurmd_start_time: NoVal::of(core.started_at),
+        sockets: 1,
+        threads: 1,
+        weight: 1,
+        tres,
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    }
+}
+
+/// The configuration as `scontrol show config` reports it.
+pub fn config(core: &Core) -> ConfigInfo {
+    let c = &core.config;
+    let uid = crate::paths::uid();
+    ConfigInfo {
+        cluster_name: c.cluster_name.clone(),
+        control_host: c.node_name.clone(),
+        boot_time: core.started_at,
+        last_update: core.started_at,
+        kill_wait: c.kill_wait,
+        min_job_age: c.min_job_age,
+        max_array_size: c.max_array_size,
+        def_mem_per_cpu: c.def_mem_per_cpu,
+        gres_types: if c.gpus.is_empty() { String::new() } else { "gpu".into() },
+        private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
+        state_save_location: c.state_dir.display().to_string(),
+        slurm_user_id: uid,
+        slurm_user_name: crate::paths::user_name(uid),
+    }
+}
+
+/// The partitions as `partition_info`.
+pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
+    let tres = tres(config.cpus, config.memory, true, config.gpus.len());
+    config
+        .partitions
+        .iter()
+        .map(|p| PartitionInfo {
+            nodes: PartitionNodes { allowed_allocation: String::new(), configured: config.node_name.clone(), total: 1 },
+            tres: PartitionTres { billing_weights: String::new(), configured: tres.clone() },
+            cluster: config.cluster_name.clone(),
+            cpus: PartitionCpus { task_binding: 0, total: config.cpus },
+            defaults: PartitionDefaults {
+                time: NoVal::from_option(p.default_time),
+                partition_memory_per_cpu: NoVal::from_option(config.def_mem_per_cpu),
+                ..Default::default()
+            },
+            maximums: PartitionMaximums {
+                time: match p.max_time {
+                    Some(m) => NoVal::of(m),
+                    None => NoVal::infinite(),
+                },
+                nodes: NoVal::infinite(),
+                cpus_per_node: NoVal::infinite(),
+                shares: 1,
+                ..Default::default()
+            },
+            name: p.name.clone(),
+            node_sets: "ALL".into(),
+            priority: PartitionPriority { job_factor: 1, tier: 1 },
+            partition: PartitionState { state: vec!["UP".into()] },
+            flags: if p.default { vec!["DEFAULT".into()] } else { Vec::new() },
+            ..Default::default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `AllocTRES` of `scontrol show node` in the slurm-22.05 transcript.
+    #[test]
+    fn alloc_tres_lists_what_is_in_use() {
+        assert_eq!(alloc_tres(2, 2000, 0), "cpu=2,mem=2000M");
+        assert_eq!(alloc_tres(2, 2000, 4), "cpu=2,mem=2000M,gres/gpu=4");
+        assert_eq!(alloc_tres(1, 0, 1), "cpu=1,gres/gpu=1");
+        assert_eq!(alloc_tres(0, 0, 0), "");
+    }
+}

@@ -1,0 +1,9 @@
+//! What `squeue`, `scontrol show` and their slurmrestd counterparts read of the live state:
+//! jobs, steps, the node and partitions in slurmrestd's shapes, the queue's rows, and a
+//! job's batch script.
+
+pub mod batch_script;
+pub mod info;
+pub mod jobs_reply;
+pub mod listing;
+pub mod step_list;

@@ -1,0 +1,136 @@
+//! `GET /slurmlet/v1/steps`: the steps of the running jobs, for `squeue -s` and `scontrol show
+//! step`. As Slurm's controller lists them: a batch job's script is its `batch` step, and
+//! every srun step that started follows it.
+//!
+//! Only the jobs holding resources are looked at, so a long queue of pending jobs costs this
+//! listing nothing; the jobs listing (`squeue`) does not build steps at all.
+
+use crate::api::acct::StepId;
+use crate::api::step_info::{StepInfo, StepsResponse};
+use crate::config::Config;
+use crate::daemon::accounting::step_record::StepRecord;
+use crate::daemon::http::caller::Caller;
+use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::scheduling::core::Core;
+use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::supervision::steps::Srun;
+use axum::extract::{ConnectInfo, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The reply: the steps `peer` may see (owners' names looked up once the lock is let go).
+pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let (mut steps, meta) = {
+        let core = d.core.lock();
+        (running(&core, caller), super::info::meta(&core.config))
+    };
+    let mut names: HashMap<u32, String> = HashMap::new();
+    for s in &mut steps {
+        s.user_name = names.entry(s.user_id).or_insert_with(|| crate::paths::user_name(s.user_id)).clone();
+    }
+    (StatusCode::OK, Json(StepsResponse { steps, meta, ..Default::default() })).into_response()
+}
+
+/// The steps of the running (or suspended) jobs `caller` may see, by job id, without their
+/// owners' names.
+pub fn running(core: &Core, caller: Caller) -> Vec<StepInfo> {
+    let mut jobs: Vec<&Job> = core
+        .holding()
+        .filter(|j| matches!(j.state(), JobState::Running | JobState::Suspended))
+        .filter(|j| caller.may_see(j, &core.config))
+        .collect();
+    jobs.sort_by_key(|j| j.id);
+    jobs.into_iter().flat_map(|j| job_steps(j, core.steps.listed(j.id), &core.config)).collect()
+}
+
+/// The steps of `job`: its batch step (a batch job's), then `srun_steps`.
+fn job_steps<'a>(
+    job: &Job,
+    srun_steps: impl Iterator<Item = (&'a StepRecord, &'a Srun)>,
+    config: &Config,
+) -> Vec<StepInfo> {
+    let base = StepInfo {
+        job_id: job.id,
+        array_job_id: job.array.map_or(0, |a| a.job_id),
+        array_task_id: job.array.map(|a| a.task_id),
+        partition: job.partition.to_string(),
+        user_id: job.uid,
+        nodes: config.node_name.clone(),
+        state: job.state().name().to_string(),
+        ..Default::default()
+    };
+    let batch = (!job.interactive).then(|| StepInfo {
+        step: StepId::Batch,
+        name: "batch".into(),
+        start_time: job.start_time,
+        tasks: 1,
+        ..base.clone()
+    });
+    let sruns = srun_steps.map(|(r, srun)| StepInfo {
+        step: StepId::Number(r.step),
+        name: r.name.clone(),
+        start_time: r.start,
+        time_limit: r.time_limit,
+        cpus: r.cpus,
+        tasks: r.ntasks,
+        tres: super::info::step_tres(r.cpus, r.mem_mb, r.gpus),
+        tres_per_node: if r.gpus > 0 { format!("gres/gpu:{}", r.gpus) } else { String::new() },
+        // One node: one task is laid out cyclically, more in a block (Slurm's default).
+        distribution: if r.ntasks > 1 { "Block" } else { "Cyclic" }.into(),
+        srun_host: srun.host.clone(),
+        srun_pid: srun.pid,
+        ..base.clone()
+    });
+    batch.into_iter().chain(sruns).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(step: u32, name: &str, ntasks: u32, gpus: u32) -> StepRecord {
+        StepRecord {
+            job: 7,
+            step,
+            name: name.into(),
+            state: JobState::Running,
+            start: 1000 + step as u64,
+            end: 0,
+            exit_status: None,
+            ntasks,
+            cpus: ntasks,
+            gpus,
+            mem_mb: 2000,
+            time_limit: (step == 1).then_some(5),
+            cancelled_by: None,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_job_lists_its_script_then_its_srun_steps() {
+        let file = toml::from_str("node_name = \"node1\"\ncpus = 4\nmemory = 8000\ngpus = 0\n").unwrap();
+        let config = Config::resolve(file, std::path::Path::new("test.toml")).unwrap();
+        let mut job = Job { id: 7, uid: 1000, partition: "gpu".into(), start_time: 990, ..Default::default() };
+        job.state = Some(JobState::Running);
+        job.array = Some(crate::daemon::scheduling::job::ArrayTask { job_id: 5, task_id: 2, ..Default::default() });
+        let (a, b) = (record(0, "sleep", 1, 0), record(1, "train", 2, 1));
+        let srun = Srun { host: "vm".into(), pid: 42 };
+        let steps = job_steps(&job, [(&a, &srun), (&b, &srun)].into_iter(), &config);
+        let ids: Vec<String> = steps.iter().map(StepInfo::display_id).collect();
+        assert_eq!(ids, ["5_2.batch", "5_2.0", "5_2.1"]);
+        assert_eq!((steps[0].cpus, steps[0].tasks, steps[0].start_time, steps[0].tres.as_str()), (0, 1, 990, ""));
+        assert_eq!(steps[1].tres, "cpu=1,mem=2000M,node=1");
+        assert_eq!(steps[1].distribution, "Cyclic");
+        assert_eq!(steps[2].tres, "cpu=2,gres/gpu=1,mem=2000M,node=1");
+        assert_eq!((steps[2].distribution.as_str(), steps[2].tres_per_node.as_str()), ("Block", "gres/gpu:1"));
+        assert_eq!((steps[2].time_limit, steps[2].srun_pid, steps[2].nodes.as_str()), (Some(5), 42, "node1"));
+        job.interactive = true;
+        let steps = job_steps(&job, [(&a, &srun)].into_iter(), &config);
+        assert_eq!(steps.iter().map(StepInfo::display_id).collect::<Vec<_>>(), ["5_2.0"]);
+    }
+}
