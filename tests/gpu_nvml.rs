@@ -179,3 +179,73 @@ fn nvml_that_fails_is_logged_once_and_passed_over() {
     assert!(warnings[0].contains(&library.display().to_string()), "and in which library: {text}");
     assert_eq!(calls(&log, "nvmlInit_v2"), 1, "{}", read(&log));
 }
+
+const MIG0: &str = "MIG-0d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a";
+const MIG1: &str = "MIG-1e9d8c7b-6a5f-4e3d-2c1b-0a9f8e7d6c5b";
+const MIG2: &str = "MIG-2fae9d8c-7b6a-4f5e-3d2c-1b0a9f8e7d6c";
+
+/// A 3g.20gb MIG instance of an A100 with `uuid`, in `slot`.
+fn a100_3g(uuid: &str, slot: u32) -> serde_json::Value {
+    serde_json::json!({ "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": uuid, "memory_total": 20u64 << 30, "slot": slot })
+}
+
+/// Starts a daemon on the fake machine whose GPUs are `gpus`.
+fn start_on(gpus: serde_json::Value) -> Cluster {
+    let mut c = nvml_cluster(&fake_nvml::library());
+    let machine = write_machine(&c, serde_json::json!({ "gpus": gpus }));
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    c
+}
+
+/// The output of a batch job given `gres` that prints its GPU variables.
+fn gpu_variables(c: &Cluster, gres: &str) -> String {
+    let id = c.sbatch(&[gres, "-o", "vars.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS"]);
+    c.wait_state(id, &["COMPLETED"], T);
+    let out = c.wait_file("vars.out", T);
+    std::fs::remove_file(c.work.join("vars.out")).unwrap();
+    out
+}
+
+#[test]
+fn mig_instances_take_the_place_of_their_gpus() {
+    let mut first = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    // Slots 0 and 2: the empty slot between them is passed over.
+    first["mig"] = serde_json::json!([a100_3g(MIG0, 0), a100_3g(MIG1, 2)]);
+    let mut second = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
+    second["mig"] = serde_json::json!([a100_3g(MIG2, 0)]);
+    let c = start_on(serde_json::json!([first, second]));
+
+    // Typed as Slurm types MIG instances: the GPU's type up to its first `-`, and the profile.
+    let mig_type = "nvidia_a100_3g.20gb";
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{mig_type}:3"));
+    assert_eq!(gpu_variables(&c, &format!("--gres=gpu:{mig_type}:1")), format!("{MIG0} 0\n"));
+    assert_eq!(gpu_variables(&c, "--gres=gpu:3"), format!("{MIG0},{MIG1},{MIG2} 0,1,2\n"));
+
+    let held = c.sbatch(&["--gres=gpu:3", "-o", "/dev/null", "--wrap", "while [ ! -e done ]; do sleep 0.1; done"]);
+    c.wait_state(held, &["RUNNING"], T);
+    let spec_file = c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json");
+    let spec: serde_json::Value = wait_for("the job's spec.json", T, || {
+        let text = std::fs::read_to_string(&spec_file).map_err(|e| e.to_string())?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    });
+    let third = &spec["gpus"][2];
+    assert_eq!(third["uuid"], MIG2, "{spec}");
+    assert_eq!(third["mig_parent"], UUID1, "{spec}");
+    assert_eq!(third["model"], "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "{spec}");
+    assert_eq!(third["memory_mb"], 20 * 1024, "{spec}");
+    assert_eq!(third["devices"], serde_json::json!(["/dev/nvidia1"]), "{spec}");
+    std::fs::write(c.work.join("done"), "").unwrap();
+    c.wait_state(held, &["COMPLETED"], T);
+}
+
+#[test]
+fn whole_gpus_numbered_after_mig_instances_are_visible_by_uuid() {
+    let mut first = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    first["mig"] = serde_json::json!([a100_3g(MIG0, 0), a100_3g(MIG1, 1)]);
+    let second = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
+    let c = start_on(serde_json::json!([first, second]));
+
+    // Two types on one node: its GPUs are untyped.
+    assert_eq!(show_node_gres(&c), "Gres=gpu:3");
+    assert_eq!(gpu_variables(&c, "--gres=gpu:3"), format!("{MIG0},{MIG1},{UUID1} 0,1,2\n"));
+}

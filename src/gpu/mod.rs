@@ -60,6 +60,14 @@ pub struct Gpu {
     /// gives one ([`gres_type_of_model`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gres_type: Option<String>,
+    /// The UUID of the GPU this is a MIG instance of; `None` for a whole GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_parent: Option<String>,
+    /// What the visible-devices variable names it by when that is not its index: a MIG
+    /// instance's UUID (`MIG-…`), or the UUID of a whole GPU whose index on the node is not
+    /// the driver's (on a machine with MIG instances, which are numbered with the GPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible_id: Option<String>,
 }
 
 impl Gpu {
@@ -74,7 +82,15 @@ impl Gpu {
             pci_bus_id: None,
             memory_mb: None,
             gres_type: None,
+            mig_parent: None,
+            visible_id: None,
         }
+    }
+
+    /// What the visible-devices variable names it by: its [`Gpu::visible_id`], else its
+    /// index.
+    pub fn visible_as(&self) -> String {
+        self.visible_id.clone().unwrap_or_else(|| self.index.to_string())
     }
 }
 
@@ -83,6 +99,20 @@ impl Gpu {
 /// `nvidia_a100-sxm4-40gb`).
 pub fn gres_type_of_model(model: &str) -> String {
     model.trim().to_lowercase().replace(' ', "_")
+}
+
+/// The gres type of a MIG instance named `instance` (`NVIDIA A100-SXM4-40GB MIG 3g.20gb`) of
+/// a GPU whose model is `model`, as Slurm's NVML autodetection makes it: the GPU's type up to
+/// its first `-`, then `_` and the profile (`nvidia_a100_3g.20gb`). An instance whose name
+/// has no `MIG` profile is typed by its whole name.
+pub fn gres_type_of_mig(model: &str, instance: &str) -> String {
+    let gpu = gres_type_of_model(model);
+    let gpu = gpu.split('-').next().unwrap_or_default();
+    let instance = gres_type_of_model(instance);
+    match instance.find("mig_") {
+        Some(at) => format!("{gpu}{}", &instance[at + 3..]),
+        None => instance,
+    }
 }
 
 /// The type all of `gpus` share, if each has one and it is the same (the node's gres has one
@@ -113,6 +143,10 @@ enum StoredGpu {
         memory_mb: Option<u64>,
         #[serde(default)]
         gres_type: Option<String>,
+        #[serde(default)]
+        mig_parent: Option<String>,
+        #[serde(default)]
+        visible_id: Option<String>,
     },
 }
 
@@ -120,9 +154,18 @@ impl From<StoredGpu> for Gpu {
     fn from(stored: StoredGpu) -> Gpu {
         match stored {
             StoredGpu::Index(index) => Gpu::nvidia(index),
-            StoredGpu::Record { index, uuid, model, devices, vendor, pci_bus_id, memory_mb, gres_type } => {
-                Gpu { index, uuid, model, devices, vendor, pci_bus_id, memory_mb, gres_type }
-            }
+            StoredGpu::Record {
+                index,
+                uuid,
+                model,
+                devices,
+                vendor,
+                pci_bus_id,
+                memory_mb,
+                gres_type,
+                mig_parent,
+                visible_id,
+            } => Gpu { index, uuid, model, devices, vendor, pci_bus_id, memory_mb, gres_type, mig_parent, visible_id },
         }
     }
 }
@@ -266,7 +309,8 @@ pub fn index_list(gpus: &[Gpu]) -> String {
 }
 
 /// The variables that show programs which of the node's GPUs they may use, one per vendor
-/// present among `node`'s GPUs: the indices of `given` of that vendor (empty: none).
+/// present among `node`'s GPUs: the indices of `given` of that vendor (empty: none), or
+/// what else names one ([`Gpu::visible_as`]: a MIG instance's UUID).
 /// NVIDIA's is `CUDA_VISIBLE_DEVICES`, AMD's `ROCR_VISIBLE_DEVICES`.
 pub fn visible_devices(given: &[Gpu], node: &[Gpu]) -> Vec<(&'static str, String)> {
     let mut vars = Vec::new();
@@ -275,7 +319,8 @@ pub fn visible_devices(given: &[Gpu], node: &[Gpu]) -> Vec<(&'static str, String
             continue;
         }
         let mine: Vec<Gpu> = given.iter().filter(|g| g.vendor == vendor).cloned().collect();
-        vars.push((visible_devices_variable(vendor), index_list(&mine)));
+        let names: Vec<String> = mine.iter().map(Gpu::visible_as).collect();
+        vars.push((visible_devices_variable(vendor), names.join(",")));
     }
     vars
 }
@@ -305,6 +350,8 @@ mod tests {
             pci_bus_id: Some("00000000:19:00.0".into()),
             memory_mb: Some(81559),
             gres_type: Some("nvidia_h100_80gb_hbm3".into()),
+            mig_parent: None,
+            visible_id: None,
         };
         let text = serde_json::to_string(&gpu).unwrap();
         assert_eq!(serde_json::from_str::<Gpu>(&text).unwrap(), gpu);
@@ -340,6 +387,32 @@ mod tests {
         assert_eq!(gres_type_of_model("NVIDIA A100-SXM4-40GB"), "nvidia_a100-sxm4-40gb");
         assert_eq!(gres_type_of_model("NVIDIA H100 80GB HBM3"), "nvidia_h100_80gb_hbm3");
         assert_eq!(gres_type_of_model("Tesla V100-PCIE-16GB"), "tesla_v100-pcie-16gb");
+    }
+
+    #[test]
+    fn a_mig_instance_is_typed_by_its_gpu_and_profile() {
+        assert_eq!(
+            gres_type_of_mig("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
+            "nvidia_a100_3g.20gb"
+        );
+        assert_eq!(
+            gres_type_of_mig("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb"),
+            "nvidia_a100_1c.3g.20gb"
+        );
+        assert_eq!(
+            gres_type_of_mig("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"),
+            "nvidia_h100_80gb_hbm3_1g.10gb"
+        );
+        assert_eq!(gres_type_of_mig("NVIDIA A100-SXM4-40GB", "Some Instance"), "some_instance");
+    }
+
+    #[test]
+    fn mig_instances_are_visible_by_uuid() {
+        let mig = Gpu { visible_id: Some("MIG-0d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a".into()), ..Gpu::nvidia(0) };
+        let node = [mig.clone(), Gpu::nvidia(1)];
+        let all = format!("{},1", mig.visible_id.as_deref().unwrap());
+        assert_eq!(visible_devices(&node, &node), [("CUDA_VISIBLE_DEVICES", all)]);
+        assert_eq!(index_list(&node), "0,1", "SLURM_JOB_GPUS keeps the indices");
     }
 
     #[test]

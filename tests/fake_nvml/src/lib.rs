@@ -9,13 +9,17 @@
 //! {
 //!   "gpus": [
 //!     { "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-…", "pci_bus_id": "00000000:07:00.0",
-//!       "memory_total": 42949672960, "minor": 0 }
+//!       "memory_total": 42949672960, "minor": 0,
+//!       "mig": [ { "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": "MIG-…",
+//!                  "memory_total": 21474836480 } ] }
 //!   ],
 //!   "fail": { "nvmlDeviceGetCount_v2": 999 },
 //!   "log": "/path/to/calls"
 //! }
 //! ```
 //!
+//! A GPU with a `mig` list is in MIG mode with those instances (in its first slots, or in
+//! the slots a `slot` member gives); one without cannot be (`NVML_ERROR_NOT_SUPPORTED`).
 //! `fail` makes the named functions answer the given NVML return code; `log` names a file
 //! that gets one line per call (the function's name). Without the variable, or with a file
 //! that cannot be read, initialisation answers `NVML_ERROR_DRIVER_NOT_LOADED`, as on a
@@ -32,12 +36,32 @@ type nvmlReturn_t = c_uint;
 const NVML_SUCCESS: nvmlReturn_t = 0;
 const NVML_ERROR_UNINITIALIZED: nvmlReturn_t = 1;
 const NVML_ERROR_INVALID_ARGUMENT: nvmlReturn_t = 2;
+const NVML_ERROR_NOT_SUPPORTED: nvmlReturn_t = 3;
+const NVML_ERROR_NOT_FOUND: nvmlReturn_t = 6;
 const NVML_ERROR_INSUFFICIENT_SIZE: nvmlReturn_t = 7;
 const NVML_ERROR_DRIVER_NOT_LOADED: nvmlReturn_t = 9;
 const NVML_ERROR_UNKNOWN: nvmlReturn_t = 999;
 
-/// `nvmlDevice_t`: an opaque pointer; here the GPU's index plus one.
+/// `nvmlDevice_t`: an opaque pointer; here the GPU's index plus one, and for a MIG instance
+/// its slot plus one in the bits above the low 16.
 type nvmlDevice_t = *mut std::ffi::c_void;
+
+/// MIG slots per GPU (`nvmlDeviceGetMaxMigDeviceCount`), as on an A100.
+const MIG_SLOTS: u64 = 7;
+
+/// `NVML_DEVICE_MIG_ENABLE`.
+const NVML_DEVICE_MIG_ENABLE: c_uint = 1;
+
+/// The handle of GPU `index`, or of its MIG instance in `slot`.
+fn handle(index: usize, slot: Option<u64>) -> nvmlDevice_t {
+    ((index + 1) | slot.map_or(0, |s| (s as usize + 1) << 16)) as nvmlDevice_t
+}
+
+/// The MIG instance of `gpu` in `slot`, if any.
+fn mig_in_slot(gpu: &Value, slot: u64) -> Option<&Value> {
+    let instances = gpu["mig"].as_array()?;
+    instances.iter().enumerate().find(|(i, m)| m["slot"].as_u64().unwrap_or(*i as u64) == slot).map(|(_, m)| m)
+}
 
 /// `nvmlPciInfo_t` (`nvmlPciInfo_st`), as `nvml.h` lays it out.
 #[repr(C)]
@@ -99,13 +123,19 @@ fn with_machine(
     }
 }
 
-/// The GPU `device` stands for, and runs `answer` with it.
+/// The GPU or MIG instance `device` stands for, and runs `answer` with it.
 fn with_gpu(function: &str, device: nvmlDevice_t, answer: impl FnOnce(&Value) -> nvmlReturn_t) -> nvmlReturn_t {
     with_machine(function, NVML_ERROR_UNINITIALIZED, |machine| {
-        let index = (device as usize).wrapping_sub(1);
-        match machine["gpus"].get(index) {
-            Some(gpu) => answer(gpu),
-            None => NVML_ERROR_INVALID_ARGUMENT,
+        let index = (device as usize & 0xffff).wrapping_sub(1);
+        let slot = (device as usize >> 16).checked_sub(1);
+        let gpu = machine["gpus"].get(index);
+        match (gpu, slot) {
+            (Some(gpu), None) => answer(gpu),
+            (Some(gpu), Some(slot)) => match mig_in_slot(gpu, slot as u64) {
+                Some(instance) => answer(instance),
+                None => NVML_ERROR_INVALID_ARGUMENT,
+            },
+            (None, _) => NVML_ERROR_INVALID_ARGUMENT,
         }
     })
 }
@@ -173,7 +203,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *m
         if machine["gpus"].get(index as usize).is_none() {
             return NVML_ERROR_INVALID_ARGUMENT;
         }
-        *device = (index as usize + 1) as nvmlDevice_t;
+        *device = handle(index as usize, None);
         NVML_SUCCESS
     })
 }
@@ -239,5 +269,55 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(device: nvmlDevice_t, minor: *
             NVML_SUCCESS
         }
         None => NVML_ERROR_UNKNOWN,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMigMode(
+    device: nvmlDevice_t,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMigMode", device, |gpu| {
+        if gpu["mig"].is_array() {
+            *current = NVML_DEVICE_MIG_ENABLE;
+            *pending = NVML_DEVICE_MIG_ENABLE;
+            NVML_SUCCESS
+        } else {
+            NVML_ERROR_NOT_SUPPORTED
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMaxMigDeviceCount", device, |gpu| {
+        if gpu["mig"].is_array() {
+            *count = MIG_SLOTS as c_uint;
+            NVML_SUCCESS
+        } else {
+            NVML_ERROR_NOT_SUPPORTED
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
+    device: nvmlDevice_t,
+    slot: c_uint,
+    instance: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
+    let index = (device as usize & 0xffff).wrapping_sub(1);
+    with_gpu("nvmlDeviceGetMigDeviceHandleByIndex", device, |gpu| {
+        if !gpu["mig"].is_array() {
+            return NVML_ERROR_NOT_SUPPORTED;
+        }
+        match mig_in_slot(gpu, slot as u64) {
+            Some(_) => {
+                *instance = handle(index, Some(slot as u64));
+                NVML_SUCCESS
+            }
+            None => NVML_ERROR_NOT_FOUND,
+        }
     })
 }
