@@ -1,8 +1,8 @@
 //! NVML, NVIDIA's management library (`libnvidia-ml.so.1`), loaded at run time: the GPUs
 //! its driver sees, each with UUID, PCI bus id, model, memory and device file, and the MIG
 //! instances of those in MIG mode in their place, typed as Slurm's `AutoDetect=nvml` types
-//! them. The binary neither links against nor needs the
-//! library: on a machine without it this source finds nothing and the next one is asked.
+//! them. The binary neither links against nor needs the library: on a machine without it
+//! this source finds nothing and the next one is asked.
 
 use super::{gres_type_of_mig, gres_type_of_model, Gpu, GpuError, GpuSource};
 use nvml_wrapper::error::NvmlError;
