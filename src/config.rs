@@ -79,6 +79,9 @@ pub struct ConfigFile {
     pub memory: Option<u64>,
     /// GPUs (default: detected by the daemon at its start).
     pub gpus: Option<GpuConfig>,
+    /// The NVML library the daemon loads to detect GPUs (default: the system's
+    /// `libnvidia-ml.so.1`).
+    pub nvml_library: Option<PathBuf>,
     /// Memory per CPU for jobs that ask for none, in MB (default: none, memory not reserved).
     pub def_mem_per_cpu: Option<u64>,
     /// Partitions (default: one partition `gpu`).
@@ -198,8 +201,13 @@ pub struct Config {
     /// ([`Config::discover_gpus`]). Reading the configuration probes no hardware, so a
     /// client's copy has none when the file lists none: clients ask the daemon.
     pub gpus: Vec<crate::gpu::Gpu>,
-    /// GPU type, if any.
+    /// GPU type, if any: the configured one, or the one the found GPUs share.
     pub gpu_type: Option<String>,
+    /// The [`GpuSource::name`](crate::gpu::GpuSource::name) of the source the GPUs came
+    /// from (`configured`, `nvml`, `nvidia-smi`, …); `None` while none is found.
+    pub gpu_source: Option<String>,
+    /// The NVML library loaded to detect GPUs.
+    pub nvml_library: PathBuf,
     /// Default memory per CPU.
     pub def_mem_per_cpu: Option<u64>,
     /// Partitions, the default one flagged.
@@ -280,9 +288,10 @@ impl Config {
             Some(GpuConfig::List { kind, ids }) => (GpuSetting::Configured(ids), kind),
             None => (GpuSetting::Detect, None),
         };
-        let gpus = match &gpu_setting {
-            GpuSetting::Configured(_) => crate::gpu::discover(&gpu_setting),
-            GpuSetting::Detect => Vec::new(),
+        let nvml_library = file.nvml_library.unwrap_or_else(|| crate::gpu::DEFAULT_NVML_LIBRARY.into());
+        let found = match &gpu_setting {
+            GpuSetting::Configured(_) => crate::gpu::discover(&gpu_setting, &nvml_library),
+            GpuSetting::Detect => crate::gpu::Found::default(),
         };
         let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {
             match v {
@@ -352,8 +361,10 @@ impl Config {
             cpus,
             memory: file.memory.unwrap_or_else(detect_memory_mb),
             gpu_setting,
-            gpus,
+            gpus: found.gpus,
             gpu_type,
+            gpu_source: found.source,
+            nvml_library,
             def_mem_per_cpu: file.def_mem_per_cpu,
             partitions,
             kill_wait: file.kill_wait.unwrap_or(30),
@@ -381,11 +392,25 @@ impl Config {
         })
     }
 
-    /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]); the
-    /// daemon does this once at its start and again when it re-reads the file.
+    /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]), and
+    /// types them when they share a type; the daemon does this once at its start and again
+    /// when it re-reads the file, and logs what it found and where.
     pub fn discover_gpus(&mut self) {
-        if self.gpu_setting == GpuSetting::Detect {
-            self.gpus = crate::gpu::discover(&self.gpu_setting);
+        if self.gpu_setting != GpuSetting::Detect {
+            return;
+        }
+        let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
+        self.gpu_type = crate::gpu::common_gres_type(&found.gpus);
+        let types: std::collections::BTreeSet<&str> =
+            found.gpus.iter().filter_map(|g| g.gres_type.as_deref()).collect();
+        if types.len() > 1 {
+            tracing::info!("GPUs of several types ({types:?}): the node's GPUs are untyped");
+        }
+        self.gpus = found.gpus;
+        self.gpu_source = found.source;
+        match &self.gpu_source {
+            Some(source) => tracing::info!("GPUs found by {source}: {}", self.gres()),
+            None => tracing::info!("no GPU found"),
         }
     }
 

@@ -665,6 +665,9 @@ pub struct ConfigInfo {
     pub def_mem_per_cpu: Option<u64>,
     /// `GresTypes` (`gpu`), empty when the node has no GPU.
     pub gres_types: String,
+    /// Where the daemon's GPUs came from (`configured`, `nvml`, `nvidia-smi`, …), empty
+    /// when it has none; slurmlet's own, shown as `SLURMLET_GPU_SOURCE`.
+    pub gpu_source: String,
     /// `PrivateData` (`jobs`), empty for none.
     pub private_data: Vec<String>,
     /// `StateSaveLocation`.

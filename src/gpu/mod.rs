@@ -7,16 +7,18 @@
 
 mod configured;
 mod nvidia_smi;
+mod nvml;
 mod proc_driver;
 mod stand_in;
 
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
+pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use proc_driver::{parse_information, ProcDriver};
 pub use stand_in::StandIn;
 
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Who made a GPU, which decides the variable that tells programs which GPUs they may use.
@@ -48,13 +50,76 @@ pub struct Gpu {
     /// Who made it.
     #[serde(default)]
     pub vendor: Vendor,
+    /// Its PCI bus id (`00000000:07:00.0`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
+    /// Its total memory in MB, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
+    /// Its type as the node's gres names it (`gpu:nvidia_a100-sxm4-40gb:2`), when the source
+    /// gives one ([`gres_type_of_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gres_type: Option<String>,
+    /// The UUID of the GPU this is a MIG instance of; `None` for a whole GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_parent: Option<String>,
+    /// What the visible-devices variable names it by when that is not its index: a MIG
+    /// instance's UUID (`MIG-…`), or the UUID of a whole GPU whose index on the node is not
+    /// the driver's (on a machine with MIG instances, which are numbered with the GPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible_id: Option<String>,
 }
 
 impl Gpu {
     /// An NVIDIA GPU known only by its index.
     pub fn nvidia(index: u32) -> Gpu {
-        Gpu { index, uuid: None, model: None, devices: Vec::new(), vendor: Vendor::Nvidia }
+        Gpu {
+            index,
+            uuid: None,
+            model: None,
+            devices: Vec::new(),
+            vendor: Vendor::Nvidia,
+            pci_bus_id: None,
+            memory_mb: None,
+            gres_type: None,
+            mig_parent: None,
+            visible_id: None,
+        }
     }
+
+    /// What the visible-devices variable names it by: its [`Gpu::visible_id`], else its
+    /// index.
+    pub fn visible_as(&self) -> String {
+        self.visible_id.clone().unwrap_or_else(|| self.index.to_string())
+    }
+}
+
+/// The gres type of a GPU whose model is `model`, as Slurm's GPU autodetection makes it:
+/// the model in lower case with spaces made underscores (`NVIDIA A100-SXM4-40GB` →
+/// `nvidia_a100-sxm4-40gb`).
+pub fn gres_type_of_model(model: &str) -> String {
+    model.trim().to_lowercase().replace(' ', "_")
+}
+
+/// The gres type of a MIG instance named `instance` (`NVIDIA A100-SXM4-40GB MIG 3g.20gb`) of
+/// a GPU whose model is `model`, as Slurm's NVML autodetection makes it: the GPU's type up to
+/// its first `-`, then `_` and the profile (`nvidia_a100_3g.20gb`). An instance whose name
+/// has no `MIG` profile is typed by its whole name.
+pub fn gres_type_of_mig(model: &str, instance: &str) -> String {
+    let gpu = gres_type_of_model(model);
+    let gpu = gpu.split('-').next().unwrap_or_default();
+    let instance = gres_type_of_model(instance);
+    match instance.find("mig_") {
+        Some(at) => format!("{gpu}{}", &instance[at + 3..]),
+        None => instance,
+    }
+}
+
+/// The type all of `gpus` share, if each has one and it is the same (the node's gres has one
+/// type; GPUs of several models leave it untyped).
+pub fn common_gres_type(gpus: &[Gpu]) -> Option<String> {
+    let first = gpus.first()?.gres_type.clone()?;
+    gpus.iter().all(|g| g.gres_type.as_ref() == Some(&first)).then_some(first)
 }
 
 /// A GPU as read: a full record, or a bare index (as [`as_indices`] writes it).
@@ -72,6 +137,16 @@ enum StoredGpu {
         devices: Vec<PathBuf>,
         #[serde(default)]
         vendor: Vendor,
+        #[serde(default)]
+        pci_bus_id: Option<String>,
+        #[serde(default)]
+        memory_mb: Option<u64>,
+        #[serde(default)]
+        gres_type: Option<String>,
+        #[serde(default)]
+        mig_parent: Option<String>,
+        #[serde(default)]
+        visible_id: Option<String>,
     },
 }
 
@@ -79,7 +154,18 @@ impl From<StoredGpu> for Gpu {
     fn from(stored: StoredGpu) -> Gpu {
         match stored {
             StoredGpu::Index(index) => Gpu::nvidia(index),
-            StoredGpu::Record { index, uuid, model, devices, vendor } => Gpu { index, uuid, model, devices, vendor },
+            StoredGpu::Record {
+                index,
+                uuid,
+                model,
+                devices,
+                vendor,
+                pci_bus_id,
+                memory_mb,
+                gres_type,
+                mig_parent,
+                visible_id,
+            } => Gpu { index, uuid, model, devices, vendor, pci_bus_id, memory_mb, gres_type, mig_parent, visible_id },
         }
     }
 }
@@ -128,6 +214,33 @@ pub enum GpuError {
         /// Why.
         source: std::io::Error,
     },
+    /// A library the source loads is not on this machine.
+    #[error("cannot load {library}: {cause}")]
+    LibraryMissing {
+        /// The library, as configured.
+        library: PathBuf,
+        /// The loader's message.
+        cause: String,
+    },
+    /// NVML loaded, and a call into it failed.
+    #[error("NVML from {library}: {call} failed: {source}")]
+    Nvml {
+        /// The library, as configured.
+        library: PathBuf,
+        /// The NVML function (`nvmlInit`, `nvmlDeviceGetName`).
+        call: &'static str,
+        /// NVML's answer.
+        source: nvml_wrapper::error::NvmlError,
+    },
+}
+
+impl GpuError {
+    /// Whether the error is worth a warning: NVML that loads and then fails is a broken
+    /// driver or library. The other errors most often only mean that the machine has no
+    /// such program, directory or library, and are no news.
+    pub fn warrants_warning(&self) -> bool {
+        matches!(self, GpuError::Nvml { .. })
+    }
 }
 
 /// One way of listing the machine's GPUs.
@@ -147,32 +260,47 @@ pub enum GpuSetting {
     Configured(Vec<u32>),
 }
 
-/// The sources to ask, in order, for `setting`: the configured list alone, or `nvidia-smi
-/// -L`, then `/proc/driver/nvidia/gpus`, then `SLURMLET_GPUS=N` stand-ins (for trying
-/// things out on a machine without GPUs). The first that finds any GPU wins.
-pub fn sources(setting: &GpuSetting) -> Vec<Box<dyn GpuSource>> {
+/// The sources to ask, in order, for `setting`: the configured list alone, or NVML (loaded
+/// from `nvml_library`), then `nvidia-smi -L`, then `/proc/driver/nvidia/gpus`, then
+/// `SLURMLET_GPUS=N` stand-ins (for trying things out on a machine without GPUs). The first
+/// that finds any GPU wins.
+pub fn sources(setting: &GpuSetting, nvml_library: &Path) -> Vec<Box<dyn GpuSource>> {
     match setting {
         GpuSetting::Configured(indices) => vec![Box::new(Configured::new(indices.clone()))],
-        GpuSetting::Detect => {
-            vec![Box::new(NvidiaSmi::default()), Box::new(ProcDriver::default()), Box::new(StandIn::from_env())]
-        }
+        GpuSetting::Detect => vec![
+            Box::new(Nvml::new(nvml_library.to_path_buf())),
+            Box::new(NvidiaSmi::default()),
+            Box::new(ProcDriver::default()),
+            Box::new(StandIn::from_env()),
+        ],
     }
 }
 
+/// The GPUs a source found, and its name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The GPUs (empty: no source found any).
+    pub gpus: Vec<Gpu>,
+    /// The [`GpuSource::name`] of the source that found them; `None` when none did.
+    pub source: Option<String>,
+}
+
 /// The GPUs of this machine as `setting` says: the first source in [`sources`] that finds
-/// any (empty when none does). A source that fails is passed over, as one that finds none.
-pub fn discover(setting: &GpuSetting) -> Vec<Gpu> {
-    for source in sources(setting) {
+/// any (none when no source does). A source that fails is passed over, as one that finds
+/// none; its error is logged, as a warning when it [warrants one](GpuError::warrants_warning).
+pub fn discover(setting: &GpuSetting, nvml_library: &Path) -> Found {
+    for source in sources(setting, nvml_library) {
         match source.discover() {
             Ok(gpus) if !gpus.is_empty() => {
                 tracing::debug!(source = source.name(), count = gpus.len(), "GPUs found");
-                return gpus;
+                return Found { gpus, source: Some(source.name().to_string()) };
             }
             Ok(_) => tracing::debug!(source = source.name(), "no GPU found"),
+            Err(e) if e.warrants_warning() => tracing::warn!(source = source.name(), "no GPU found: {e}"),
             Err(e) => tracing::debug!(source = source.name(), "no GPU found: {e}"),
         }
     }
-    Vec::new()
+    Found::default()
 }
 
 /// `0,1,3`: the indices of `gpus`, as Slurm's GPU variables list them.
@@ -181,7 +309,8 @@ pub fn index_list(gpus: &[Gpu]) -> String {
 }
 
 /// The variables that show programs which of the node's GPUs they may use, one per vendor
-/// present among `node`'s GPUs: the indices of `given` of that vendor (empty: none).
+/// present among `node`'s GPUs: the indices of `given` of that vendor (empty: none), or
+/// what else names one ([`Gpu::visible_as`]: a MIG instance's UUID).
 /// NVIDIA's is `CUDA_VISIBLE_DEVICES`, AMD's `ROCR_VISIBLE_DEVICES`.
 pub fn visible_devices(given: &[Gpu], node: &[Gpu]) -> Vec<(&'static str, String)> {
     let mut vars = Vec::new();
@@ -190,7 +319,8 @@ pub fn visible_devices(given: &[Gpu], node: &[Gpu]) -> Vec<(&'static str, String
             continue;
         }
         let mine: Vec<Gpu> = given.iter().filter(|g| g.vendor == vendor).cloned().collect();
-        vars.push((visible_devices_variable(vendor), index_list(&mine)));
+        let names: Vec<String> = mine.iter().map(Gpu::visible_as).collect();
+        vars.push((visible_devices_variable(vendor), names.join(",")));
     }
     vars
 }
@@ -217,6 +347,11 @@ mod tests {
             model: Some("NVIDIA H100 80GB HBM3".into()),
             devices: vec!["/dev/nvidia1".into()],
             vendor: Vendor::Nvidia,
+            pci_bus_id: Some("00000000:19:00.0".into()),
+            memory_mb: Some(81559),
+            gres_type: Some("nvidia_h100_80gb_hbm3".into()),
+            mig_parent: None,
+            visible_id: None,
         };
         let text = serde_json::to_string(&gpu).unwrap();
         assert_eq!(serde_json::from_str::<Gpu>(&text).unwrap(), gpu);
@@ -239,11 +374,60 @@ mod tests {
 
     #[test]
     fn configured_gpus_are_the_only_source() {
+        let library = Path::new(DEFAULT_NVML_LIBRARY);
         let names: Vec<String> =
-            sources(&GpuSetting::Configured(vec![0])).iter().map(|s| s.name().to_string()).collect();
+            sources(&GpuSetting::Configured(vec![0]), library).iter().map(|s| s.name().to_string()).collect();
         assert_eq!(names, ["configured"]);
-        let names: Vec<String> = sources(&GpuSetting::Detect).iter().map(|s| s.name().to_string()).collect();
-        assert_eq!(names, ["nvidia-smi", "/proc/driver/nvidia/gpus", "SLURMLET_GPUS"]);
+        let names: Vec<String> = sources(&GpuSetting::Detect, library).iter().map(|s| s.name().to_string()).collect();
+        assert_eq!(names, ["nvml", "nvidia-smi", "/proc/driver/nvidia/gpus", "SLURMLET_GPUS"]);
+    }
+
+    #[test]
+    fn a_gpu_is_typed_as_slurm_types_it_from_its_model() {
+        assert_eq!(gres_type_of_model("NVIDIA A100-SXM4-40GB"), "nvidia_a100-sxm4-40gb");
+        assert_eq!(gres_type_of_model("NVIDIA H100 80GB HBM3"), "nvidia_h100_80gb_hbm3");
+        assert_eq!(gres_type_of_model("Tesla V100-PCIE-16GB"), "tesla_v100-pcie-16gb");
+    }
+
+    #[test]
+    fn a_mig_instance_is_typed_by_its_gpu_and_profile() {
+        assert_eq!(
+            gres_type_of_mig("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
+            "nvidia_a100_3g.20gb"
+        );
+        assert_eq!(
+            gres_type_of_mig("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb"),
+            "nvidia_a100_1c.3g.20gb"
+        );
+        assert_eq!(
+            gres_type_of_mig("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"),
+            "nvidia_h100_80gb_hbm3_1g.10gb"
+        );
+        assert_eq!(gres_type_of_mig("NVIDIA A100-SXM4-40GB", "Some Instance"), "some_instance");
+    }
+
+    #[test]
+    fn mig_instances_are_visible_by_uuid() {
+        let mig = Gpu { visible_id: Some("MIG-0d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a".into()), ..Gpu::nvidia(0) };
+        let node = [mig.clone(), Gpu::nvidia(1)];
+        let all = format!("{},1", mig.visible_id.as_deref().unwrap());
+        assert_eq!(visible_devices(&node, &node), [("CUDA_VISIBLE_DEVICES", all)]);
+        assert_eq!(index_list(&node), "0,1", "SLURM_JOB_GPUS keeps the indices");
+    }
+
+    #[test]
+    fn the_node_has_a_type_when_its_gpus_share_one() {
+        let typed = |index, t: &str| Gpu { gres_type: Some(t.into()), ..Gpu::nvidia(index) };
+        assert_eq!(common_gres_type(&[typed(0, "a100"), typed(1, "a100")]), Some("a100".into()));
+        assert_eq!(common_gres_type(&[typed(0, "a100"), typed(1, "h100")]), None);
+        assert_eq!(common_gres_type(&[typed(0, "a100"), Gpu::nvidia(1)]), None);
+        assert_eq!(common_gres_type(&[]), None);
+    }
+
+    #[test]
+    fn old_records_read_without_the_new_fields() {
+        let gpu: Gpu = serde_json::from_str(r#"{"index":0,"uuid":"GPU-1","vendor":"nvidia"}"#).unwrap();
+        assert_eq!(gpu, Gpu { uuid: Some("GPU-1".into()), ..Gpu::nvidia(0) });
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `nvidia-smi -L`: NVIDIA's tool lists the GPUs its driver sees, with model and UUID.
 
-use super::{Gpu, GpuError, GpuSource, Vendor};
+use super::{Gpu, GpuError, GpuSource};
 
 /// Runs `program -L` (`nvidia-smi`, looked up in `PATH`).
 #[derive(Debug, Clone)]
@@ -47,12 +47,13 @@ fn parse_line(line: &str) -> Option<Gpu> {
         None => (rest, ""),
     };
     let known = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    Some(Gpu { index, uuid: known(uuid), model: known(model), devices: Vec::new(), vendor: Vendor::Nvidia })
+    Some(Gpu { uuid: known(uuid), model: known(model), ..Gpu::nvidia(index) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::Vendor;
 
     #[test]
     fn parses_nvidia_smi_output() {

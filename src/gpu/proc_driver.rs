@@ -1,7 +1,7 @@
 //! `/proc/driver/nvidia/gpus`: one directory per GPU the NVIDIA driver has loaded, named by
 //! its PCI address, each with an `information` file (model, UUID, device minor).
 
-use super::{Gpu, GpuError, GpuSource, Vendor};
+use super::{Gpu, GpuError, GpuSource};
 use std::path::PathBuf;
 
 /// Reads the driver's GPU directories under `dir`.
@@ -58,17 +58,17 @@ pub fn parse_information(index: u32, text: &str) -> Gpu {
     };
     let minor: Option<u32> = field("Device Minor").and_then(|m| m.parse().ok());
     Gpu {
-        index,
         uuid: field("GPU UUID"),
         model: field("Model"),
         devices: minor.map(|m| PathBuf::from(format!("/dev/nvidia{m}"))).into_iter().collect(),
-        vendor: Vendor::Nvidia,
+        ..Gpu::nvidia(index)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::Vendor;
 
     const H100: &str = "Model: \t\t NVIDIA H100 80GB HBM3\n\
 IRQ:   \t\t 463\n\

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod fake_nvml;
 pub mod http;
 
 use slurmlet::api::client::Client;

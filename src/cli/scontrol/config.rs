@@ -5,7 +5,8 @@
 //! padded to 23 columns, in Slurm's order; then a blank line and the controller's ping line,
 //! as Slurm ends it. Only settings that mean something here are listed; the ones that name
 //! Slurm plugins name the behaviour slurmlet has (backfill scheduling, consumable TRES
-//! selection, process-group tracking).
+//! selection, process-group tracking). slurmlet's daemon adds its own version and where its
+//! GPUs came from (`SLURMLET_VERSION`, `SLURMLET_GPU_SOURCE`).
 
 use crate::api::types::{ConfigInfo, Version};
 
@@ -57,6 +58,7 @@ fn pairs(c: &ConfigInfo, version: &str, own: Option<&str>) -> Vec<(&'static str,
     if let Some(own) = own {
         let at = pairs.iter().position(|(k, _)| *k == "SLURM_VERSION").map_or(pairs.len(), |i| i + 1);
         pairs.insert(at, ("SLURMLET_VERSION", own.to_string()));
+        pairs.insert(at + 1, ("SLURMLET_GPU_SOURCE", or_null(&c.gpu_source)));
     }
     pairs
 }
@@ -115,6 +117,7 @@ mod tests {
             max_array_size: 1001,
             def_mem_per_cpu: Some(1000),
             gres_types: "gpu".into(),
+            gpu_source: "nvml".into(),
             private_data: Vec::new(),
             state_save_location: "/var/lib/slurmlet".into(),
             slurm_user_id: 1000,
@@ -142,6 +145,7 @@ mod tests {
         assert_eq!(line("SelectType").as_deref(), Some("SelectType              = select/cons_tres"));
         assert_eq!(line("SLURM_VERSION").as_deref(), Some("SLURM_VERSION           = 26.05.0"));
         assert_eq!(line("SLURMLET_VERSION").as_deref(), Some("SLURMLET_VERSION        = 0.1.0"));
+        assert_eq!(line("SLURMLET_GPU_SOURCE").as_deref(), Some("SLURMLET_GPU_SOURCE     = nvml"));
         assert_eq!(line("SlurmctldHost[0]").as_deref(), Some("SlurmctldHost[0]        = vm"));
         assert!(text.starts_with("Configuration data as of 20"), "{text}");
         assert!(text.ends_with("TaskPlugin              = task/none\n\nSlurmctld(primary) at vm is UP\n"), "{text}");

@@ -1,0 +1,323 @@
+//! A stand-in for NVIDIA's management library (`libnvidia-ml.so.1`): the NVML functions
+//! slurmlet's GPU detection calls, with `nvml.h`'s types and struct layouts, answering from
+//! a JSON file instead of a driver.
+//!
+//! The file is named by `SLURMLET_FAKE_NVML` and read again on every call, so a test can
+//! change the machine under a running daemon:
+//!
+//! ```json
+//! {
+//!   "gpus": [
+//!     { "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-…", "pci_bus_id": "00000000:07:00.0",
+//!       "memory_total": 42949672960, "minor": 0,
+//!       "mig": [ { "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": "MIG-…",
+//!                  "memory_total": 21474836480 } ] }
+//!   ],
+//!   "fail": { "nvmlDeviceGetCount_v2": 999 },
+//!   "log": "/path/to/calls"
+//! }
+//! ```
+//!
+//! A GPU with a `mig` list is in MIG mode with those instances (in its first slots, or in
+//! the slots a `slot` member gives); one without cannot be (`NVML_ERROR_NOT_SUPPORTED`).
+//! `fail` makes the named functions answer the given NVML return code; `log` names a file
+//! that gets one line per call (the function's name). Without the variable, or with a file
+//! that cannot be read, initialisation answers `NVML_ERROR_DRIVER_NOT_LOADED`, as on a
+//! machine whose driver is not loaded.
+
+#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+use serde_json::Value;
+use std::ffi::{c_char, c_uint, c_ulonglong};
+use std::io::Write;
+
+/// `nvmlReturn_t`.
+type nvmlReturn_t = c_uint;
+const NVML_SUCCESS: nvmlReturn_t = 0;
+const NVML_ERROR_UNINITIALIZED: nvmlReturn_t = 1;
+const NVML_ERROR_INVALID_ARGUMENT: nvmlReturn_t = 2;
+const NVML_ERROR_NOT_SUPPORTED: nvmlReturn_t = 3;
+const NVML_ERROR_NOT_FOUND: nvmlReturn_t = 6;
+const NVML_ERROR_INSUFFICIENT_SIZE: nvmlReturn_t = 7;
+const NVML_ERROR_DRIVER_NOT_LOADED: nvmlReturn_t = 9;
+const NVML_ERROR_UNKNOWN: nvmlReturn_t = 999;
+
+/// `nvmlDevice_t`: an opaque pointer; here the GPU's index plus one, and for a MIG instance
+/// its slot plus one in the bits above the low 16.
+type nvmlDevice_t = *mut std::ffi::c_void;
+
+/// MIG slots per GPU (`nvmlDeviceGetMaxMigDeviceCount`), as on an A100.
+const MIG_SLOTS: u64 = 7;
+
+/// `NVML_DEVICE_MIG_ENABLE`.
+const NVML_DEVICE_MIG_ENABLE: c_uint = 1;
+
+/// The handle of GPU `index`, or of its MIG instance in `slot`.
+fn handle(index: usize, slot: Option<u64>) -> nvmlDevice_t {
+    ((index + 1) | slot.map_or(0, |s| (s as usize + 1) << 16)) as nvmlDevice_t
+}
+
+/// The MIG instance of `gpu` in `slot`, if any.
+fn mig_in_slot(gpu: &Value, slot: u64) -> Option<&Value> {
+    let instances = gpu["mig"].as_array()?;
+    instances.iter().enumerate().find(|(i, m)| m["slot"].as_u64().unwrap_or(*i as u64) == slot).map(|(_, m)| m)
+}
+
+/// `nvmlPciInfo_t` (`nvmlPciInfo_st`), as `nvml.h` lays it out.
+#[repr(C)]
+pub struct nvmlPciInfo_t {
+    busIdLegacy: [c_char; 16],
+    domain: c_uint,
+    bus: c_uint,
+    device: c_uint,
+    pciDeviceId: c_uint,
+    pciSubSystemId: c_uint,
+    busId: [c_char; 32],
+}
+
+/// `nvmlMemory_t`.
+#[repr(C)]
+pub struct nvmlMemory_t {
+    total: c_ulonglong,
+    free: c_ulonglong,
+    used: c_ulonglong,
+}
+
+/// `nvmlMemory_v2_t`.
+#[repr(C)]
+pub struct nvmlMemory_v2_t {
+    version: c_uint,
+    total: c_ulonglong,
+    reserved: c_ulonglong,
+    free: c_ulonglong,
+    used: c_ulonglong,
+}
+
+/// The machine the JSON file describes, as read now; `None` when there is none.
+fn machine() -> Option<Value> {
+    let path = std::env::var_os("SLURMLET_FAKE_NVML")?;
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// Notes the call of `function` in the log, and answers the code `fail` gives it, if any.
+fn called(machine: &Value, function: &str) -> Option<nvmlReturn_t> {
+    if let Some(log) = machine["log"].as_str() {
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+            let _ = writeln!(f, "{function}");
+        }
+    }
+    machine["fail"][function].as_u64().map(|code| code as nvmlReturn_t)
+}
+
+/// Runs `answer` with the machine after noting the call: a missing machine is
+/// `uninitialised` (the driver is not loaded), a `fail` entry answers its code.
+fn with_machine(
+    function: &str,
+    uninitialised: nvmlReturn_t,
+    answer: impl FnOnce(&Value) -> nvmlReturn_t,
+) -> nvmlReturn_t {
+    let Some(machine) = machine() else { return uninitialised };
+    match called(&machine, function) {
+        Some(code) => code,
+        None => answer(&machine),
+    }
+}
+
+/// The GPU or MIG instance `device` stands for, and runs `answer` with it.
+fn with_gpu(function: &str, device: nvmlDevice_t, answer: impl FnOnce(&Value) -> nvmlReturn_t) -> nvmlReturn_t {
+    with_machine(function, NVML_ERROR_UNINITIALIZED, |machine| {
+        let index = (device as usize & 0xffff).wrapping_sub(1);
+        let slot = (device as usize >> 16).checked_sub(1);
+        let gpu = machine["gpus"].get(index);
+        match (gpu, slot) {
+            (Some(gpu), None) => answer(gpu),
+            (Some(gpu), Some(slot)) => match mig_in_slot(gpu, slot as u64) {
+                Some(instance) => answer(instance),
+                None => NVML_ERROR_INVALID_ARGUMENT,
+            },
+            (None, _) => NVML_ERROR_INVALID_ARGUMENT,
+        }
+    })
+}
+
+/// Copies `text` with its terminating NUL into `buf` of `len` bytes.
+unsafe fn copy_string(text: &str, buf: *mut c_char, len: c_uint) -> nvmlReturn_t {
+    if buf.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if text.len() + 1 > len as usize {
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, buf, text.len());
+    *buf.add(text.len()) = 0;
+    NVML_SUCCESS
+}
+
+/// Copies `text` into the fixed array `field`, cut to fit with its terminating NUL.
+fn fill(field: &mut [c_char], text: &str) {
+    let room = field.len() - 1;
+    for (slot, byte) in field.iter_mut().zip(text.bytes().take(room).chain(std::iter::repeat(0))) {
+        *slot = byte as c_char;
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
+    with_machine("nvmlInit_v2", NVML_ERROR_DRIVER_NOT_LOADED, |_| NVML_SUCCESS)
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlInitWithFlags(_flags: c_uint) -> nvmlReturn_t {
+    with_machine("nvmlInitWithFlags", NVML_ERROR_DRIVER_NOT_LOADED, |_| NVML_SUCCESS)
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlShutdown() -> nvmlReturn_t {
+    with_machine("nvmlShutdown", NVML_SUCCESS, |_| NVML_SUCCESS)
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char {
+    let text: &'static [u8] = match result {
+        NVML_SUCCESS => b"Success\0",
+        NVML_ERROR_UNINITIALIZED => b"Uninitialized\0",
+        NVML_ERROR_INVALID_ARGUMENT => b"Invalid Argument\0",
+        NVML_ERROR_INSUFFICIENT_SIZE => b"Insufficient Size\0",
+        NVML_ERROR_DRIVER_NOT_LOADED => b"Driver Not Loaded\0",
+        _ => b"Unknown Error\0",
+    };
+    text.as_ptr() as *const c_char
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCount_v2(count: *mut c_uint) -> nvmlReturn_t {
+    with_machine("nvmlDeviceGetCount_v2", NVML_ERROR_UNINITIALIZED, |machine| {
+        *count = machine["gpus"].as_array().map_or(0, Vec::len) as c_uint;
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+    with_machine("nvmlDeviceGetHandleByIndex_v2", NVML_ERROR_UNINITIALIZED, |machine| {
+        if machine["gpus"].get(index as usize).is_none() {
+            return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        *device = handle(index as usize, None);
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUUID(device: nvmlDevice_t, uuid: *mut c_char, len: c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetUUID", device, |gpu| copy_string(gpu["uuid"].as_str().unwrap_or(""), uuid, len))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetName(device: nvmlDevice_t, name: *mut c_char, len: c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetName", device, |gpu| copy_string(gpu["name"].as_str().unwrap_or(""), name, len))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetPciInfo_v3", device, |gpu| {
+        let bus_id = gpu["pci_bus_id"].as_str().unwrap_or("00000000:00:00.0");
+        // `DDDDDDDD:BB:DD.F`, hexadecimal.
+        let parts: Vec<u32> =
+            bus_id.split([':', '.']).map(|p| u32::from_str_radix(p, 16).unwrap_or(0)).chain([0; 4]).collect();
+        let pci = &mut *pci;
+        fill(&mut pci.busId, bus_id);
+        fill(&mut pci.busIdLegacy, bus_id.get(4..).unwrap_or(bus_id));
+        pci.domain = parts[0];
+        pci.bus = parts[1];
+        pci.device = parts[2];
+        pci.pciDeviceId = gpu["pci_device_id"].as_u64().unwrap_or(0x20b010de) as c_uint;
+        pci.pciSubSystemId = gpu["pci_subsystem_id"].as_u64().unwrap_or(0x134f10de) as c_uint;
+        NVML_SUCCESS
+    })
+}
+
+/// The GPU's total memory in bytes, and how much of it is used.
+fn memory(gpu: &Value) -> (u64, u64) {
+    (gpu["memory_total"].as_u64().unwrap_or(0), gpu["memory_used"].as_u64().unwrap_or(0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(device: nvmlDevice_t, info: *mut nvmlMemory_t) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMemoryInfo", device, |gpu| {
+        let (total, used) = memory(gpu);
+        *info = nvmlMemory_t { total, free: total.saturating_sub(used), used };
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(device: nvmlDevice_t, info: *mut nvmlMemory_v2_t) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMemoryInfo_v2", device, |gpu| {
+        let (total, used) = memory(gpu);
+        let version = (*info).version;
+        *info = nvmlMemory_v2_t { version, total, reserved: 0, free: total.saturating_sub(used), used };
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(device: nvmlDevice_t, minor: *mut c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMinorNumber", device, |gpu| match gpu["minor"].as_u64() {
+        Some(m) => {
+            *minor = m as c_uint;
+            NVML_SUCCESS
+        }
+        None => NVML_ERROR_UNKNOWN,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMigMode(
+    device: nvmlDevice_t,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMigMode", device, |gpu| {
+        if gpu["mig"].is_array() {
+            *current = NVML_DEVICE_MIG_ENABLE;
+            *pending = NVML_DEVICE_MIG_ENABLE;
+            NVML_SUCCESS
+        } else {
+            NVML_ERROR_NOT_SUPPORTED
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetMaxMigDeviceCount", device, |gpu| {
+        if gpu["mig"].is_array() {
+            *count = MIG_SLOTS as c_uint;
+            NVML_SUCCESS
+        } else {
+            NVML_ERROR_NOT_SUPPORTED
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
+    device: nvmlDevice_t,
+    slot: c_uint,
+    instance: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
+    let index = (device as usize & 0xffff).wrapping_sub(1);
+    with_gpu("nvmlDeviceGetMigDeviceHandleByIndex", device, |gpu| {
+        if !gpu["mig"].is_array() {
+            return NVML_ERROR_NOT_SUPPORTED;
+        }
+        match mig_in_slot(gpu, slot as u64) {
+            Some(_) => {
+                *instance = handle(index, Some(slot as u64));
+                NVML_SUCCESS
+            }
+            None => NVML_ERROR_NOT_FOUND,
+        }
+    })
+}
