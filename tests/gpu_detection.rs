@@ -8,12 +8,15 @@ use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
 
-/// A cluster whose configuration has no `gpus` key, its daemon not started.
+/// A cluster whose configuration has no `gpus` key, its daemon not started. Its NVML
+/// library is one that does not exist, so that the sources after NVML are the ones asked
+/// even on a machine with NVIDIA's driver (`tests/gpu_nvml.rs` tests NVML).
 fn detecting_cluster() -> Cluster {
     let c = Cluster::configure("0", "");
     let text = read(&c.config);
-    std::fs::write(&c.config, text.lines().filter(|l| !l.starts_with("gpus =")).collect::<Vec<_>>().join("\n"))
-        .unwrap();
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("gpus =")).collect();
+    lines.insert(0, "nvml_library = \"/nonexistent/libnvidia-ml.so.1\"");
+    std::fs::write(&c.config, lines.join("\n")).unwrap();
     c
 }
 
