@@ -3,6 +3,7 @@
 //! commands, which only read the configuration, never look for them.
 
 mod common;
+use common::gpus::{self, path_with_bin, show_node_gres};
 use common::*;
 use std::time::Duration;
 
@@ -20,41 +21,19 @@ fn detecting_cluster() -> Cluster {
     c
 }
 
-/// Puts an `nvidia-smi` on the cluster's `PATH` that notes each run in `probes` and lists
-/// two H100s as the real one does (the machine's own `nvidia-smi` would list its GPUs, or
-/// none).
+/// Puts a stand-in `nvidia-smi` on the cluster's `PATH` that notes each run in the file it
+/// returns.
 fn stand_in_nvidia_smi(c: &Cluster) -> std::path::PathBuf {
     let probes = c.dir.path().join("probes");
-    let script = c.bin.join("nvidia-smi");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\n\
-             echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93)'\n\
-             echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-e2b7d1c0-5a8f-43b6-9e2d-7f1a0c3b8d54)'\n",
-            probes.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    gpus::stand_in_nvidia_smi(c, &probes);
     probes
-}
-
-fn path_with(c: &Cluster) -> String {
-    format!("{}:{}", c.bin.display(), std::env::var("PATH").unwrap_or_default())
-}
-
-fn show_node_gres(c: &Cluster) -> String {
-    let out = c.run("scontrol", &["show", "node"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out).lines().find(|l| l.trim_start().starts_with("Gres=")).unwrap_or_default().trim().to_string()
 }
 
 #[test]
 fn the_daemon_finds_gpus_and_clients_never_look() {
     let mut c = detecting_cluster();
     let probes = stand_in_nvidia_smi(&c);
-    c.start_daemon_with(&[("PATH", &path_with(&c))]);
+    c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
     assert_eq!(read(&probes), "-L\n", "the daemon lists GPUs once, at its start");
 
     assert_eq!(show_node_gres(&c), "Gres=gpu:2");
@@ -97,9 +76,9 @@ fn stand_in_gpus_when_none_is_found() {
     let script = c.bin.join("nvidia-smi");
     std::fs::write(&script, "#!/bin/sh\necho 'No devices were found'\nexit 6\n").unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    c.start_daemon_with(&[("PATH", &path_with(&c)), ("SLURMLET_GPUS", "3")]);
+    c.start_daemon_with(&[("PATH", &path_with_bin(&c)), ("SLURMLET_GPUS", "3")]);
     assert_eq!(show_node_gres(&c), "Gres=gpu:3");
     c.kill_daemon();
-    c.start_daemon_with(&[("PATH", &path_with(&c))]);
+    c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
     assert_eq!(show_node_gres(&c), "Gres=(null)");
 }

@@ -5,6 +5,7 @@
 
 mod common;
 use common::fake_nvml::{self, MACHINE_VARIABLE};
+use common::gpus::{self, show_node_gres};
 use common::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -47,28 +48,11 @@ fn two_a100s(log: &Path) -> serde_json::Value {
     })
 }
 
-/// Puts an `nvidia-smi` on the cluster's `PATH` that notes each run in `probes` and lists
-/// two H100s, and returns that `PATH`.
+/// Puts a stand-in `nvidia-smi` that notes each run in `probes` on the cluster's `PATH`,
+/// and returns that `PATH`.
 fn stand_in_nvidia_smi(c: &Cluster, probes: &Path) -> String {
-    let script = c.bin.join("nvidia-smi");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\n\
-             echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93)'\n\
-             echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-e2b7d1c0-5a8f-43b6-9e2d-7f1a0c3b8d54)'\n",
-            probes.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    format!("{}:{}", c.bin.display(), std::env::var("PATH").unwrap_or_default())
-}
-
-fn show_node_gres(c: &Cluster) -> String {
-    let out = c.run("scontrol", &["show", "node"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out).lines().find(|l| l.trim_start().starts_with("Gres=")).unwrap_or_default().trim().to_string()
+    gpus::stand_in_nvidia_smi(c, probes);
+    gpus::path_with_bin(c)
 }
 
 /// `scontrol show config`'s `SLURMLET_GPU_SOURCE` value.

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod fake_nvml;
+pub mod gpus;
 pub mod http;
 
 use slurmlet::api::client::Client;
