@@ -18,8 +18,7 @@ fn stderr(o: &Output) -> String {
 /// A cluster whose daemon listens on TCP too, and a profiles file naming it `tcp` with a
 /// token from `scontrol token` in a file; returns the cluster and the profiles file.
 fn cluster_with_profile(gpus: &str) -> (Cluster, std::path::PathBuf) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let c = Cluster::start(gpus, &format!("listen = \"127.0.0.1:{port}\"\n"));
+    let (c, addr) = Cluster::start_on_tcp(gpus, "");
     let token = c.run("scontrol", &["token", "lifespan=600"]);
     assert!(token.status.success(), "{}", stderr(&token));
     let token_file = c.dir.path().join("token");
@@ -28,8 +27,8 @@ fn cluster_with_profile(gpus: &str) -> (Cluster, std::path::PathBuf) {
     std::fs::write(
         &profiles,
         format!(
-            "[profiles.tcp]\nurl = \"http://127.0.0.1:{port}/\"\ntoken_file = \"{}\"\n\
-             [profiles.badtoken]\nurl = \"http://127.0.0.1:{port}\"\ntoken_command = \"echo SLURM_JWT=not.a.token\"\n",
+            "[profiles.tcp]\nurl = \"http://{addr}/\"\ntoken_file = \"{}\"\n\
+             [profiles.badtoken]\nurl = \"http://{addr}\"\ntoken_command = \"echo SLURM_JWT=not.a.token\"\n",
             token_file.display()
         ),
     )

@@ -20,8 +20,7 @@ struct Ours {
 
 impl Ours {
     fn start(_test: &str) -> Option<Ours> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let cluster = Cluster::start("2", &format!("listen = \"127.0.0.1:{port}\"\n"));
+        let (cluster, addr) = Cluster::start_on_tcp("2", "");
         let token = cluster.run("scontrol", &["token", "lifespan=600"]);
         assert!(token.status.success(), "{}", remote_suite::text(&token.stderr));
         let token_file = cluster.dir.path().join("token");
@@ -29,7 +28,7 @@ impl Ours {
         let profiles = cluster.dir.path().join("profiles.toml");
         std::fs::write(
             &profiles,
-            format!("[profiles.tcp]\nurl = \"http://127.0.0.1:{port}/\"\ntoken_file = \"{}\"\n", token_file.display()),
+            format!("[profiles.tcp]\nurl = \"http://{addr}/\"\ntoken_file = \"{}\"\n", token_file.display()),
         )
         .unwrap();
         Some(Ours { cluster, profiles })

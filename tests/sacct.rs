@@ -298,9 +298,7 @@ fn errors_and_exit_codes_are_slurms() {
 
 #[test]
 fn json_and_slurmrestds_accounting_replies() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let addr = format!("127.0.0.1:{port}");
-    let c = Cluster::start("0", &format!("listen = \"{addr}\"\n"));
+    let (c, addr) = Cluster::start_on_tcp("0", "");
     let id = c.sbatch(&["-J", "jsonjob", "--wrap", "exit 2"]);
     c.wait_state(id, &["FAILED"], T);
     let (out, err, code) = sacct(&c, &["--json", "-j", &id.to_string()]);

@@ -11,10 +11,7 @@ const T: Duration = Duration::from_secs(30);
 
 /// A cluster whose daemon also listens on a free TCP port of 127.0.0.1: (cluster, address).
 fn tcp_cluster() -> (Cluster, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let addr = format!("127.0.0.1:{port}");
-    let c = Cluster::start("0", &format!("listen = \"{addr}\"\n"));
-    (c, addr)
+    Cluster::start_on_tcp("0", "")
 }
 
 /// `scontrol token ARGS`, asserting success: the token.

@@ -68,6 +68,14 @@ impl Cluster {
 
     /// The same, with `env` added to the daemon's environment.
     pub fn start_daemon_with(&mut self, env: &[(&str, &str)]) {
+        if let Err(log) = self.try_start_daemon_with(env) {
+            panic!("daemon did not come up; log:\n{log}");
+        }
+    }
+
+    /// Starts `slurmletd` as [`Cluster::start_daemon_with`] does; `Err` holds its log when it
+    /// does not come up (it has then exited, or is killed).
+    pub fn try_start_daemon_with(&mut self, env: &[(&str, &str)]) -> Result<(), String> {
         let log =
             std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("daemon.log")).unwrap();
         let child = Command::new(self.bin.join("slurmletd"))
@@ -82,9 +90,33 @@ impl Cluster {
         self.daemon = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::os::unix::net::UnixStream::connect(&self.socket).is_err() {
-            assert!(Instant::now() < deadline, "daemon did not come up; log:\n{}", self.log());
+            let exited = self.daemon.as_mut().is_some_and(|d| d.try_wait().ok().flatten().is_some());
+            if exited || Instant::now() >= deadline {
+                self.kill_daemon();
+                return Err(self.log());
+            }
             std::thread::sleep(Duration::from_millis(10));
         }
+        Ok(())
+    }
+
+    /// A cluster whose daemon also listens on a free TCP port of 127.0.0.1 (the `listen`
+    /// key, before `extra`), and that address. The port is found free and then taken by the
+    /// daemon; another process may take it in between (as the local port of a connection it
+    /// makes), so a daemon that finds its port in use is started again on another.
+    pub fn start_on_tcp(gpus: &str, extra: &str) -> (Cluster, String) {
+        let mut last_log = String::new();
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let addr = format!("127.0.0.1:{port}");
+            let mut c = Cluster::configure(gpus, &format!("listen = \"{addr}\"\n{extra}"));
+            match c.try_start_daemon_with(&[]) {
+                Ok(()) => return (c, addr),
+                Err(log) if log.contains("Address already in use") => last_log = log,
+                Err(log) => panic!("daemon did not come up; log:\n{log}"),
+            }
+        }
+        panic!("five free ports were taken before the daemon could listen; last log:\n{last_log}");
     }
 
     /// Waits for the daemon started as a child to end by itself, and returns how it ended.
