@@ -74,8 +74,6 @@ pub struct Started {
     /// The errno of its failed `execve` (or of its failure to become its owner), if it
     /// failed; the child has then exited.
     pub exec_error: Option<i32>,
-    /// It leads a session of its own (it runs on a pseudo-terminal).
-    pub session: bool,
 }
 
 /// `s` as a C string; `Err` names what holds a NUL byte.
@@ -149,7 +147,7 @@ impl Program {
         }
         containment.placed(pid, wiring.terminal);
         drop(report_w);
-        Ok(Started { pid, exec_error: read_errno(&report_r), session: wiring.terminal })
+        Ok(Started { pid, exec_error: read_errno(&report_r) })
     }
 
     /// The child's side of [`Program::start`].
