@@ -16,6 +16,7 @@ mod stand_in;
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
+pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
 pub use sampler::{sampler_for, GpuProcess, GpuSampler};
 pub use stand_in::StandIn;

@@ -26,11 +26,6 @@ impl Nvml {
     pub fn new(library: PathBuf) -> Nvml {
         Nvml { library }
     }
-
-    /// The library it loads.
-    pub fn library(&self) -> &Path {
-        &self.library
-    }
 }
 
 impl GpuSource for Nvml {

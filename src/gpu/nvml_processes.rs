@@ -1,32 +1,50 @@
-//! The compute processes NVML reports on each GPU (`nvmlDeviceGetComputeRunningProcesses`),
-//! as NVML's [`GpuSampler`].
+//! The compute processes NVML reports on each of the node's GPUs
+//! (`nvmlDeviceGetComputeRunningProcesses`), as NVML's [`GpuSampler`].
 
 use super::nvml::initialised;
 use super::sampler::{GpuProcess, GpuSampler};
-use super::{GpuError, Nvml};
+use super::{Gpu, GpuError};
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
+use std::path::PathBuf;
 
-impl GpuSampler for Nvml {
+/// The compute processes of the node's whole GPUs, as NVML loaded from `library` lists
+/// them; each GPU is found by its UUID.
+#[derive(Debug, Clone)]
+pub struct NvmlProcesses {
+    library: PathBuf,
+    uuids: Vec<String>,
+}
+
+impl NvmlProcesses {
+    /// The sampler of the whole GPUs among `gpus` (MIG instances are left out), through NVML
+    /// loaded from `library`.
+    pub fn new(library: PathBuf, gpus: &[Gpu]) -> NvmlProcesses {
+        let uuids = gpus.iter().filter(|g| g.mig_parent.is_none()).filter_map(|g| g.uuid.clone()).collect();
+        NvmlProcesses { library, uuids }
+    }
+
+    /// The error of NVML function `call`.
+    fn failed(&self, call: &'static str) -> impl Fn(NvmlError) -> GpuError + '_ {
+        move |source| GpuError::Nvml { library: self.library.clone(), call, source }
+    }
+}
+
+impl GpuSampler for NvmlProcesses {
     fn name(&self) -> &str {
         "nvml"
     }
 
-    /// The compute processes of each whole GPU NVML lists; a GPU that cannot tell
-    /// (`NVML_ERROR_NOT_SUPPORTED`) has none.
+    /// A GPU that cannot tell (`NVML_ERROR_NOT_SUPPORTED`) has none.
     fn compute_processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
-        let failed =
-            |call: &'static str| move |source| GpuError::Nvml { library: self.library().to_path_buf(), call, source };
-        let nvml = initialised(self.library())?;
-        let count = nvml.device_count().map_err(failed("nvmlDeviceGetCount"))?;
+        let nvml = initialised(&self.library)?;
         let mut processes = Vec::new();
-        for index in 0..count {
-            let device = nvml.device_by_index(index).map_err(failed("nvmlDeviceGetHandleByIndex"))?;
-            let uuid = device.uuid().map_err(failed("nvmlDeviceGetUUID"))?;
+        for uuid in &self.uuids {
+            let device = nvml.device_by_uuid(uuid.as_str()).map_err(self.failed("nvmlDeviceGetHandleByUUID"))?;
             let running = match device.running_compute_processes() {
                 Ok(running) => running,
                 Err(NvmlError::NotSupported) => continue,
-                Err(e) => return Err(failed("nvmlDeviceGetComputeRunningProcesses")(e)),
+                Err(e) => return Err(self.failed("nvmlDeviceGetComputeRunningProcesses")(e)),
             };
             processes.extend(running.into_iter().map(|p| GpuProcess {
                 gpu_uuid: uuid.clone(),
@@ -38,5 +56,18 @@ impl GpuSampler for Nvml {
             }));
         }
         Ok(processes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_library_is_an_error_to_tell() {
+        let gpu = Gpu { uuid: Some("GPU-1".into()), ..Gpu::nvidia(0) };
+        let sampler = NvmlProcesses::new("/nonexistent/libnvidia-ml.so.1".into(), &[gpu]);
+        let err = sampler.compute_processes().unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/libnvidia-ml.so.1"), "{err}");
     }
 }

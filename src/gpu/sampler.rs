@@ -22,11 +22,15 @@ pub trait GpuSampler: Send + Sync {
     fn compute_processes(&self) -> Result<Vec<GpuProcess>, GpuError>;
 }
 
-/// The sampler for GPUs found by the source named `source` ([`super::GpuSource::name`]):
+/// The sampler of `gpus`, found by the source named `source` ([`super::GpuSource::name`]):
 /// NVML's for NVML's GPUs; `None` for the others, whose use is not watched.
-pub fn sampler_for(source: Option<&str>, nvml_library: &std::path::Path) -> Option<Box<dyn GpuSampler>> {
+pub fn sampler_for(
+    source: Option<&str>,
+    nvml_library: &std::path::Path,
+    gpus: &[super::Gpu],
+) -> Option<Box<dyn GpuSampler>> {
     match source {
-        Some("nvml") => Some(Box::new(super::Nvml::new(nvml_library.to_path_buf()))),
+        Some("nvml") => Some(Box::new(super::NvmlProcesses::new(nvml_library.to_path_buf(), gpus))),
         _ => None,
     }
 }

@@ -7,7 +7,8 @@ use crate::gpu::{sampler_for, GpuSampler};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Looks at the processes on the GPUs every `gpu_sample_interval` seconds, for as long as
+/// Looks at the processes on the GPUs every `gpu_sample_interval` seconds (the GPUs the
+/// daemon found at its start), for as long as
 /// the daemon runs; returns at once when the interval is 0 or the GPUs' source cannot show
 /// their processes. A failed look is logged once with its cause (and its end once), and
 /// the scheduler goes on with what it last saw.
@@ -15,12 +16,14 @@ pub async fn watch(daemon: Arc<Daemon>) {
     let (interval, sampler) = {
         let core = daemon.core.lock();
         let c = &core.config;
-        (c.gpu_sample_interval, sampler_for(c.gpu_source.as_deref(), &c.nvml_library))
+        (c.gpu_sample_interval, sampler_for(c.gpu_source.as_deref(), &c.nvml_library, &c.gpus))
     };
     let Some(sampler) = sampler.filter(|_| interval > 0) else { return };
     let sampler: Arc<dyn GpuSampler> = sampler.into();
     tracing::debug!(sampler = sampler.name(), interval, "watching the GPUs' processes");
-    let mut ticks = tokio::time::interval(Duration::from_secs(interval));
+    // The first look one interval after the start, as every other.
+    let period = Duration::from_secs(interval);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
     loop {

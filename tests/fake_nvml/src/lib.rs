@@ -225,6 +225,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *m
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(uuid: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+    with_machine("nvmlDeviceGetHandleByUUID", NVML_ERROR_UNINITIALIZED, |machine| {
+        if uuid.is_null() {
+            return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        let wanted = std::ffi::CStr::from_ptr(uuid).to_string_lossy();
+        let gpus = machine["gpus"].as_array().map_or(&[][..], Vec::as_slice);
+        match gpus.iter().position(|g| g["uuid"].as_str() == Some(&*wanted)) {
+            Some(index) => {
+                *device = handle(index, None);
+                NVML_SUCCESS
+            }
+            None => NVML_ERROR_NOT_FOUND,
+        }
+    })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(device: nvmlDevice_t, uuid: *mut c_char, len: c_uint) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetUUID", device, |gpu| copy_string(gpu["uuid"].as_str().unwrap_or(""), uuid, len))
 }
