@@ -32,8 +32,13 @@ fn start(extra: &str) -> (Cluster, PathBuf) {
 }
 
 /// Describes the machine with `on0` and `on1`, `(pid, bytes)`, as the compute processes of
-/// GPU 0 and GPU 1. Written whole and renamed into place: the fake reads it on every call.
+/// GPU 0 and GPU 1.
 fn set_processes(machine: &Path, on0: &[(u32, u64)], on1: &[(u32, u64)]) {
+    write_machine(machine, described(on0, on1));
+}
+
+/// The machine with `on0` and `on1` as the compute processes of its GPUs.
+fn described(on0: &[(u32, u64)], on1: &[(u32, u64)]) -> serde_json::Value {
     let processes = |list: &[(u32, u64)]| -> serde_json::Value {
         list.iter().map(|(pid, bytes)| serde_json::json!({ "pid": pid, "used_memory": bytes })).collect()
     };
@@ -41,8 +46,13 @@ fn set_processes(machine: &Path, on0: &[(u32, u64)], on1: &[(u32, u64)]) {
     gpu0["processes"] = processes(on0);
     let mut gpu1 = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
     gpu1["processes"] = processes(on1);
+    serde_json::json!({ "gpus": [gpu0, gpu1] })
+}
+
+/// Writes the machine whole and renames it into place: the fake reads it on every call.
+fn write_machine(machine: &Path, description: serde_json::Value) {
     let next = machine.with_extension("next");
-    std::fs::write(&next, serde_json::json!({ "gpus": [gpu0, gpu1] }).to_string()).unwrap();
+    std::fs::write(&next, description.to_string()).unwrap();
     std::fs::rename(&next, machine).unwrap();
 }
 
@@ -173,4 +183,36 @@ fn a_process_in_another_pid_namespace_is_reported_with_what_the_driver_gave() {
     let one = c.sbatch(&["--gres=gpu:1", "-o", "one.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
     c.wait_state(one, &["COMPLETED"], T);
     assert_eq!(c.wait_file("one.out", T), "1\n");
+}
+
+#[test]
+fn a_failing_driver_is_told_once_and_what_was_seen_last_stays() {
+    let (c, machine) = start("");
+    let outsider = Outsider::start("605");
+    set_processes(&machine, &[(outsider.pid(), 2 * GIB)], &[]);
+    let line = format!("gpu 0 busy outside the queue: pid {} ({}) sleep 605, 2.0 GiB", outsider.pid(), me());
+    wait_reason(&c, &line);
+
+    // NVML_ERROR_UNKNOWN from then on, and the process is gone.
+    let calls = c.dir.path().join("nvml-calls");
+    let mut failing = described(&[], &[]);
+    failing["fail"] = serde_json::json!({ "nvmlDeviceGetComputeRunningProcesses_v3": 999 });
+    failing["log"] = serde_json::json!(calls);
+    write_machine(&machine, failing);
+    let noted = || std::fs::read_to_string(&calls).unwrap_or_default();
+    let failed_calls = || noted().lines().filter(|l| *l == "nvmlDeviceGetComputeRunningProcesses_v3").count();
+    wait_for("three failed looks", T, || until(failed_calls() >= 3, noted));
+    let log = c.log();
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    assert!(warnings[0].contains("nvmlDeviceGetComputeRunningProcesses"), "the warning says what failed: {log}");
+    assert_eq!(node_reason(&c), line, "what was seen last stays");
+    let one = c.sbatch(&["--gres=gpu:1", "-o", "one.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+    c.wait_state(one, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("one.out", T), "1\n");
+
+    // Once NVML answers again, the process is seen gone.
+    set_processes(&machine, &[], &[]);
+    wait_reason(&c, "");
+    assert!(c.log().contains("can be seen again"), "{}", c.log());
 }
