@@ -216,3 +216,50 @@ fn a_failing_driver_is_told_once_and_what_was_seen_last_stays() {
     wait_reason(&c, "");
     assert!(c.log().contains("can be seen again"), "{}", c.log());
 }
+
+#[test]
+fn without_nvml_nvidia_smi_tells_the_gpus_processes() {
+    let mut c = Cluster::configure("0", "");
+    let text = read(&c.config);
+    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
+    lines.push("nvml_library = \"/nonexistent/libnvidia-ml.so.1\"".into());
+    lines.push("gpu_sample_interval = 1".into());
+    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
+    // An nvidia-smi that lists two GPUs, and the compute processes of a file.
+    let apps = c.dir.path().join("compute-apps");
+    std::fs::write(&apps, "").unwrap();
+    let script = c.bin.join("nvidia-smi");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = -L ]; then\n\
+             echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: {UUID0})'\n\
+             echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: {UUID1})'\n\
+             elif [ \"$*\" = '--query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits' ]; then\n\
+             cat '{}'\n\
+             else exit 2; fi\n",
+            apps.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", c.bin.display(), std::env::var("PATH").unwrap_or_default());
+    c.start_daemon_with(&[("PATH", &path)]);
+
+    let outsider = Outsider::start("606");
+    let set_apps = |text: String| {
+        std::fs::write(apps.with_extension("next"), text).unwrap();
+        std::fs::rename(apps.with_extension("next"), &apps).unwrap();
+    };
+    set_apps(format!("{UUID0}, {}, 5120\n", outsider.pid()));
+    wait_reason(&c, &format!("gpu 0 busy outside the queue: pid {} ({}) sleep 606, 5.0 GiB", outsider.pid(), me()));
+    let two = c.sbatch(&["--gres=gpu:2", "-o", "two.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+    wait_for("the job to wait on the busy GPU", T, || {
+        let reason = reason_of(&c, two);
+        until(reason == "GpusBusyOutsideQueue", || reason)
+    });
+    set_apps(String::new());
+    c.wait_state(two, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("two.out", T), "0,1\n");
+}

@@ -7,6 +7,7 @@
 
 mod configured;
 mod nvidia_smi;
+mod nvidia_smi_processes;
 mod nvml;
 mod nvml_processes;
 mod proc_driver;
@@ -15,6 +16,7 @@ mod stand_in;
 
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
+pub use nvidia_smi_processes::{parse_compute_apps, NvidiaSmiProcesses};
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};

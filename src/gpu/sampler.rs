@@ -23,7 +23,9 @@ pub trait GpuSampler: Send + Sync {
 }
 
 /// The sampler of `gpus`, found by the source named `source` ([`super::GpuSource::name`]):
-/// NVML's for NVML's GPUs; `None` for the others, whose use is not watched.
+/// NVML's for NVML's GPUs, `nvidia-smi --query-compute-apps` for those `nvidia-smi -L` or
+/// the driver's `/proc` files listed; `None` for the others (configured or stand-ins), whose
+/// use is not watched.
 pub fn sampler_for(
     source: Option<&str>,
     nvml_library: &std::path::Path,
@@ -31,6 +33,7 @@ pub fn sampler_for(
 ) -> Option<Box<dyn GpuSampler>> {
     match source {
         Some("nvml") => Some(Box::new(super::NvmlProcesses::new(nvml_library.to_path_buf(), gpus))),
+        Some("nvidia-smi" | "/proc/driver/nvidia/gpus") => Some(Box::new(super::NvidiaSmiProcesses::default())),
         _ => None,
     }
 }
