@@ -174,12 +174,22 @@ fn ignored_processes_outside_the_queue_leave_their_gpu_to_jobs() {
 }
 
 #[test]
-fn a_process_in_another_pid_namespace_is_reported_with_what_the_driver_gave() {
+fn processes_are_reported_with_what_can_be_known_of_them() {
     let (c, machine) = start("foreign_gpu_memory = 1024");
     // No process has this pid here (pid_max is at most 2^22).
     let elsewhere = 4_000_000_000u32;
-    set_processes(&machine, &[(elsewhere, 3 * GIB)], &[]);
-    wait_reason(&c, &format!("gpu 0 busy outside the queue: pid {elsewhere} (not in this pid namespace), 3.0 GiB"));
+    // A command line with a newline and an escape character, shown escaped.
+    let odd = Outsider(Command::new("sh").args(["-c", "sleep 607; exit", "a\nb\x1b[31m"]).spawn().expect("start sh"));
+    set_processes(&machine, &[(elsewhere, 3 * GIB), (odd.pid(), 2 * GIB), (std::process::id(), 1023 << 20)], &[]);
+    let reason = [
+        format!(
+            "gpu 0 busy outside the queue: pid {} ({}) sh -c sleep 607; exit a\\nb\\x1b[31m, 2.0 GiB",
+            odd.pid(),
+            me()
+        ),
+        format!("gpu 0 busy outside the queue: pid {elsewhere} (not in this pid namespace), 3.0 GiB"),
+    ];
+    wait_reason(&c, &reason.join("; "));
     let one = c.sbatch(&["--gres=gpu:1", "-o", "one.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
     c.wait_state(one, &["COMPLETED"], T);
     assert_eq!(c.wait_file("one.out", T), "1\n");

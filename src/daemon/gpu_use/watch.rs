@@ -28,13 +28,16 @@ pub async fn watch(daemon: Arc<Daemon>) {
     let mut failing = false;
     loop {
         ticks.tick().await;
-        let (jobs, gpus, threshold) = {
-            let core = daemon.core.lock();
-            (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
-        };
-        let look = sampler.clone();
+        let (look, seer) = (sampler.clone(), daemon.clone());
+        // The jobs are read after the look: a process seen on a GPU was started before it,
+        // so the job it belongs to is known by then.
         let seen = tokio::task::spawn_blocking(move || {
-            look.compute_processes().map(|sampled| foreign(&sampled, &gpus, &jobs, threshold))
+            let sampled = look.compute_processes()?;
+            let (jobs, gpus, threshold) = {
+                let core = seer.core.lock();
+                (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
+            };
+            Ok::<_, crate::gpu::GpuError>(foreign(&sampled, &gpus, &jobs, threshold))
         })
         .await;
         match seen {
