@@ -82,6 +82,14 @@ pub struct ConfigFile {
     /// The NVML library the daemon loads to detect GPUs (default: the system's
     /// `libnvidia-ml.so.1`).
     pub nvml_library: Option<PathBuf>,
+    /// Seconds between two looks at the processes on the GPUs (default
+    /// [`DEFAULT_GPU_SAMPLE_INTERVAL`]; 0 turns the look off).
+    pub gpu_sample_interval: Option<u64>,
+    /// GPU memory in MiB above which a process outside the queue counts as using its GPU
+    /// (default [`DEFAULT_FOREIGN_GPU_MEMORY_MIB`]).
+    pub foreign_gpu_memory: Option<u64>,
+    /// What a GPU in use outside the queue means to the scheduler (default `avoid`).
+    pub foreign_gpu_processes: Option<ForeignGpuProcesses>,
     /// Memory per CPU for jobs that ask for none, in MB (default: none, memory not reserved).
     pub def_mem_per_cpu: Option<u64>,
     /// Partitions (default: one partition `gpu`).
@@ -120,6 +128,24 @@ pub struct ConfigFile {
     /// The accounts each listed user may charge, their default first; a user not listed
     /// charges `default_account` only. Absent: any account is accepted.
     pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
+}
+
+/// Seconds between two looks at the GPUs' processes when the configuration gives none.
+pub const DEFAULT_GPU_SAMPLE_INTERVAL: u64 = 10;
+
+/// GPU memory (MiB) above which a process outside the queue counts, when the configuration
+/// gives none.
+pub const DEFAULT_FOREIGN_GPU_MEMORY_MIB: u64 = 256;
+
+/// What the scheduler does with a GPU that a process outside the queue uses.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ForeignGpuProcesses {
+    /// New jobs are not given it while the process runs.
+    #[default]
+    Avoid,
+    /// It is given out as if it were free (the process is still reported).
+    Ignore,
 }
 
 /// The account of jobs that name none when the configuration names no `default_account`.
@@ -208,6 +234,12 @@ pub struct Config {
     pub gpu_source: Option<String>,
     /// The NVML library loaded to detect GPUs.
     pub nvml_library: PathBuf,
+    /// Seconds between two looks at the GPUs' processes; 0: never.
+    pub gpu_sample_interval: u64,
+    /// GPU memory in MiB above which a process outside the queue counts.
+    pub foreign_gpu_memory_mib: u64,
+    /// What a GPU in use outside the queue means to the scheduler.
+    pub foreign_gpu_processes: ForeignGpuProcesses,
     /// Default memory per CPU.
     pub def_mem_per_cpu: Option<u64>,
     /// Partitions, the default one flagged.
@@ -365,6 +397,9 @@ impl Config {
             gpu_type,
             gpu_source: found.source,
             nvml_library,
+            gpu_sample_interval: file.gpu_sample_interval.unwrap_or(DEFAULT_GPU_SAMPLE_INTERVAL),
+            foreign_gpu_memory_mib: file.foreign_gpu_memory.unwrap_or(DEFAULT_FOREIGN_GPU_MEMORY_MIB),
+            foreign_gpu_processes: file.foreign_gpu_processes.unwrap_or_default(),
             def_mem_per_cpu: file.def_mem_per_cpu,
             partitions,
             kill_wait: file.kill_wait.unwrap_or(30),

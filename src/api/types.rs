@@ -503,6 +503,10 @@ pub struct Node {
     pub real_memory: u64,
     pub comment: String,
     pub reason: String,
+    /// When the reason changed.
+    pub reason_changed_at: NoVal<u64>,
+    /// Who set the reason (the daemon's user for the reasons it finds itself).
+    pub reason_set_by_user: String,
     pub alloc_memory: u64,
     pub alloc_cpus: u32,
     pub alloc_idle_cpus: u32,

@@ -15,6 +15,8 @@ pub const SUMMARIZE_FORMAT: &str = "%9P %.5a %.10l %.16F %N";
 pub const LONG_FORMAT: &str = "%9P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
 /// `-N`; `%N`'s width is filled in from the node names.
 pub const NODE_FORMAT: &str = "%N %.6D %.9P %6t";
+/// `-R`; `%E`'s width is widened to the longest reason, which Slurm would cut at 20.
+pub const REASONS_FORMAT: &str = "%20E %9u %19H %N";
 /// `-N -l`.
 pub const NODE_LONG_FORMAT: &str = "%N %.6D %.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E";
 
@@ -53,6 +55,9 @@ pub struct SinfoArgs {
     /// Report on specific node(s)
     #[arg(short = 'n', long = "nodes")]
     pub nodes: Option<String>,
+    /// List reasons nodes are unavailable
+    #[arg(short = 'R', long = "list-reasons")]
+    pub list_reasons: bool,
     /// Only nodes in these states
     #[arg(short = 't', long = "states")]
     pub states: Option<String>,
@@ -132,8 +137,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 .as_ref()
                 .is_none_or(|s| s.iter().any(|x| *x == state_compact(n) || *x == state_long(n) || x == "all"))
     };
-    let nodes: Vec<&Node> = nodes.nodes.iter().filter(|n| node_ok(n)).collect();
-    let rows = if args.node { node_rows(&parts, &nodes) } else { partition_rows(&parts, &nodes) };
+    let nodes: Vec<&Node> =
+        nodes.nodes.iter().filter(|n| node_ok(n) && (!args.list_reasons || !n.reason.is_empty())).collect();
+    let rows = if args.list_reasons {
+        nodes.iter().map(|n| Row { partition: None, nodes: vec![n] }).collect()
+    } else if args.node {
+        node_rows(&parts, &nodes)
+    } else {
+        partition_rows(&parts, &nodes)
+    };
 
     if args.json {
         print_json(&rows);
@@ -202,6 +214,7 @@ fn build_format(args: &SinfoArgs, rows: &[Row]) -> Vec<Token> {
     }
     let text = match &args.format {
         Some(f) => f.clone(),
+        None if args.list_reasons => REASONS_FORMAT.to_string(),
         None if args.node && args.long => NODE_LONG_FORMAT.to_string(),
         None if args.node => NODE_FORMAT.to_string(),
         None if args.summarize => SUMMARIZE_FORMAT.to_string(),
@@ -212,7 +225,12 @@ fn build_format(args: &SinfoArgs, rows: &[Row]) -> Vec<Token> {
         },
     };
     let mut tokens = format::parse(&text);
-    if args.format.is_none() && args.node {
+    if args.format.is_none() && args.list_reasons {
+        let width = rows.iter().flat_map(|r| r.nodes.iter().map(|n| n.reason.chars().count())).max().unwrap_or(0);
+        if let Some(Token::Field(f)) = tokens.first_mut() {
+            f.width = width.max(f.width);
+        }
+    } else if args.format.is_none() && args.node {
         let width = rows.iter().flat_map(|r| r.nodes.iter().map(|n| n.name.chars().count())).max().unwrap_or(0).max(9);
         if let Some(Token::Field(f)) = tokens.first_mut() {
             f.width = width;
@@ -278,6 +296,8 @@ fn title(code: &str) -> &'static str {
         "f" | "features" => "AVAIL_FEATURES",
         "b" | "features_act" => "ACTIVE_FEATURES",
         "E" | "reason" => "REASON",
+        "u" | "user" => "USER",
+        "H" | "timestamp" => "TIMESTAMP",
         "F" | "nodeaiot" => "NODES(A/I/O/T)",
         "A" | "nodeai" => "NODES(A/I)",
         "X" | "sockets" => "SOCKETS",
@@ -411,6 +431,14 @@ pub fn value(key: &str, row: &Row) -> String {
         "E" | "reason" => match first.map(|n| n.reason.as_str()) {
             Some(r) if !r.is_empty() => r.to_string(),
             _ => "none".to_string(),
+        },
+        "u" | "user" => match first.map(|n| n.reason_set_by_user.as_str()) {
+            Some(u) if !u.is_empty() => u.to_string(),
+            _ => "Unknown".to_string(),
+        },
+        "H" | "timestamp" => match first.and_then(|n| n.reason_changed_at.get()) {
+            Some(t) if t > 0 => crate::sys::format_local_time(t),
+            _ => "Unknown".to_string(),
         },
         "F" | "nodeaiot" | "A" | "nodeai" => {
             let (mut a, mut i, mut o) = (0, 0, 0);

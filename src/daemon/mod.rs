@@ -3,6 +3,7 @@
 
 pub mod accounting;
 pub mod fault;
+pub mod gpu_use;
 pub mod http;
 pub mod runtime;
 pub mod scheduling;
@@ -140,6 +141,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
+        tokio::spawn(gpu_use::watch::watch(daemon.clone()));
 
         let tcp = match listen {
             Some(addr) => {

@@ -1,20 +1,26 @@
 //! The machine's GPUs: what one is ([`Gpu`]), where the list of them comes from
 //! ([`GpuSource`], one implementation per file), and what a job's environment says of the
-//! ones it was given ([`visible_devices`]).
+//! ones it was given ([`visible_devices`]); and what runs on them now ([`GpuSampler`]).
 //!
 //! Only the daemon discovers GPUs, once at its start (and again when its configuration is
 //! re-read); client commands ask the daemon.
 
 mod configured;
 mod nvidia_smi;
+mod nvidia_smi_processes;
 mod nvml;
+mod nvml_processes;
 mod proc_driver;
+mod sampler;
 mod stand_in;
 
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
+pub use nvidia_smi_processes::{parse_compute_apps, NvidiaSmiProcesses};
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
+pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
+pub use sampler::{sampler_for, GpuProcess, GpuSampler};
 pub use stand_in::StandIn;
 
 use serde::{Deserialize, Serialize};

@@ -138,7 +138,7 @@ fn optional<T>(index: u32, call: &str, answer: Result<T, NvmlError>) -> Option<T
 /// NVML as loaded from `library`, initialised on its first use and kept for the rest of
 /// the process: NVML is meant to be initialised once, not per query, and a re-read
 /// configuration asks it again.
-fn initialised(library: &Path) -> Result<&'static Library, GpuError> {
+pub(super) fn initialised(library: &Path) -> Result<&'static Library, GpuError> {
     static LOADED: OnceLock<Mutex<HashMap<PathBuf, &'static Library>>> = OnceLock::new();
     let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(nvml) = loaded.get(library) {

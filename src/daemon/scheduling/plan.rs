@@ -53,6 +53,11 @@ impl Plan {
         plan
     }
 
+    /// What is free now, less what jobs starting in this pass have booked.
+    pub fn free_now(&self) -> Resources {
+        self.free_now
+    }
+
     fn add(&mut self, t: u64, r: &Resources, sign: i64) {
         let d = self.deltas.entry(t).or_default();
         d.cpus += sign * r.cpus as i64;

@@ -244,6 +244,17 @@ pub fn node(core: &Core) -> Node {
         weight: 1,
         tres,
         version: env!("CARGO_PKG_VERSION").into(),
+        reason: core.foreign_gpu_processes().iter().map(|p| p.describe()).collect::<Vec<_>>().join("; "),
+        reason_changed_at: if core.foreign_gpu_processes().is_empty() {
+            NoVal::default()
+        } else {
+            NoVal::of(core.foreign_gpu_processes_since())
+        },
+        reason_set_by_user: if core.foreign_gpu_processes().is_empty() {
+            String::new()
+        } else {
+            crate::paths::user_name(crate::paths::uid())
+        },
         ..Default::default()
     }
 }

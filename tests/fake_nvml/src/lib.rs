@@ -11,7 +11,8 @@
 //!     { "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-…", "pci_bus_id": "00000000:07:00.0",
 //!       "memory_total": 42949672960, "minor": 0,
 //!       "mig": [ { "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": "MIG-…",
-//!                  "memory_total": 21474836480 } ] }
+//!                  "memory_total": 21474836480 } ],
+//!       "processes": [ { "pid": 4242, "used_memory": 12025908428 } ] }
 //!   ],
 //!   "fail": { "nvmlDeviceGetCount_v2": 999 },
 //!   "log": "/path/to/calls"
@@ -20,6 +21,8 @@
 //!
 //! A GPU with a `mig` list is in MIG mode with those instances (in its first slots, or in
 //! the slots a `slot` member gives); one without cannot be (`NVML_ERROR_NOT_SUPPORTED`).
+//! `processes` are the GPU's compute processes (`nvmlDeviceGetComputeRunningProcesses_v3`);
+//! one without `used_memory` reports it as not available.
 //! `fail` makes the named functions answer the given NVML return code; `log` names a file
 //! that gets one line per call (the function's name). Without the variable, or with a file
 //! that cannot be read, initialisation answers `NVML_ERROR_DRIVER_NOT_LOADED`, as on a
@@ -92,6 +95,19 @@ pub struct nvmlMemory_v2_t {
     free: c_ulonglong,
     used: c_ulonglong,
 }
+
+/// `nvmlProcessInfo_t` (`nvmlProcessInfo_v2_t`), what
+/// `nvmlDeviceGetComputeRunningProcesses_v3` fills in.
+#[repr(C)]
+pub struct nvmlProcessInfo_t {
+    pid: c_uint,
+    usedGpuMemory: c_ulonglong,
+    gpuInstanceId: c_uint,
+    computeInstanceId: c_uint,
+}
+
+/// `NVML_VALUE_NOT_AVAILABLE` as an unsigned long long.
+const NVML_VALUE_NOT_AVAILABLE: c_ulonglong = c_ulonglong::MAX;
 
 /// The machine the JSON file describes, as read now; `None` when there is none.
 fn machine() -> Option<Value> {
@@ -209,6 +225,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *m
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(uuid: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+    with_machine("nvmlDeviceGetHandleByUUID", NVML_ERROR_UNINITIALIZED, |machine| {
+        if uuid.is_null() {
+            return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        let wanted = std::ffi::CStr::from_ptr(uuid).to_string_lossy();
+        let gpus = machine["gpus"].as_array().map_or(&[][..], Vec::as_slice);
+        match gpus.iter().position(|g| g["uuid"].as_str() == Some(&*wanted)) {
+            Some(index) => {
+                *device = handle(index, None);
+                NVML_SUCCESS
+            }
+            None => NVML_ERROR_NOT_FOUND,
+        }
+    })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(device: nvmlDevice_t, uuid: *mut c_char, len: c_uint) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetUUID", device, |gpu| copy_string(gpu["uuid"].as_str().unwrap_or(""), uuid, len))
 }
@@ -319,5 +353,30 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
             }
             None => NVML_ERROR_NOT_FOUND,
         }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetComputeRunningProcesses_v3", device, |gpu| {
+        let processes = gpu["processes"].as_array().map_or(&[][..], Vec::as_slice);
+        let room = *count as usize;
+        *count = processes.len() as c_uint;
+        if processes.len() > room || (infos.is_null() && !processes.is_empty()) {
+            return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        for (i, p) in processes.iter().enumerate() {
+            *infos.add(i) = nvmlProcessInfo_t {
+                pid: p["pid"].as_u64().unwrap_or(0) as c_uint,
+                usedGpuMemory: p["used_memory"].as_u64().unwrap_or(NVML_VALUE_NOT_AVAILABLE),
+                gpuInstanceId: c_uint::MAX,
+                computeInstanceId: c_uint::MAX,
+            };
+        }
+        NVML_SUCCESS
     })
 }

@@ -5,10 +5,12 @@
 //! This module holds the state ([`Core`]), its opening and the helpers its parts share;
 //! each part adds its methods in a file of its own: `recovery` (re-adoption when the
 //! daemon starts), `schedule` (the allocation and start of pending jobs), `lifecycle`
-//! (a job's staging, admission and end), `cancel` (cancels and signals) and
-//! `job_steps` (the steps of running jobs).
+//! (a job's staging, admission and end), `cancel` (cancels and signals),
+//! `job_steps` (the steps of running jobs) and `foreign_gpus` (GPUs in use outside the
+//! queue).
 
 mod cancel;
+mod foreign_gpus;
 mod job_steps;
 mod lifecycle;
 mod recovery;
@@ -120,6 +122,10 @@ pub struct Core {
     dependent: BTreeSet<u32>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
+    /// The processes outside the queue that the last look at the GPUs found.
+    foreign_gpu_processes: Vec<crate::daemon::gpu_use::ForeignProcess>,
+    /// When those last changed.
+    foreign_gpu_processes_since: u64,
     used: Resources,
     exe: PathBuf,
     jobs_dir: PathBuf,
@@ -163,6 +169,8 @@ impl Core {
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpus.iter().map(|g| g.index).collect(),
+            foreign_gpu_processes: Vec::new(),
+            foreign_gpu_processes_since: 0,
             config,
             store,
             writer,
@@ -274,6 +282,9 @@ impl Core {
         if new.state_dir != old.state_dir || new.socket != old.socket || new.listen != old.listen {
             kept.push("state_dir/socket/listen");
         }
+        if new.gpu_sample_interval != old.gpu_sample_interval {
+            kept.push("gpu_sample_interval");
+        }
         self.config.operators = new.operators;
         self.config.private_jobs = new.private_jobs;
         // Jobs queued in a partition that is gone stay pending until it comes back.
@@ -284,6 +295,8 @@ impl Core {
         self.config.max_array_size = new.max_array_size;
         self.config.def_mem_per_cpu = new.def_mem_per_cpu;
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
+        self.config.foreign_gpu_processes = new.foreign_gpu_processes;
+        self.config.foreign_gpu_memory_mib = new.foreign_gpu_memory_mib;
         self.config.limits = new.limits;
         self.config.default_account = new.default_account;
         self.config.accounts = new.accounts;

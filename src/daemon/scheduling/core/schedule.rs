@@ -7,7 +7,7 @@ use crate::api::types::ApiError;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
-use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::scheduling::job::{Job, JobState, Resources};
 use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::plan::{Plan, Verdict, NEVER};
 use crate::daemon::scheduling::submit;
@@ -17,6 +17,10 @@ use crate::daemon::supervision::launch;
 use crate::stepd::{EndCause, EndStatus};
 use std::cmp::Reverse;
 
+/// The pending reason of a job that would start but for the GPUs that processes outside
+/// the queue use.
+pub const GPUS_BUSY_OUTSIDE_QUEUE: &str = "GpusBusyOutsideQueue";
+
 /// How many waiting jobs get a reservation in one pass; later ones may still start now if
 /// they fit around the reservations.
 const MAX_RESERVATIONS: usize = 256;
@@ -24,9 +28,11 @@ const MAX_RESERVATIONS: usize = 256;
 impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
+    /// GPUs in use outside the queue are left out of what is free.
     fn plan(&self, now: u64) -> Plan {
         let releases = self.holding().map(|j| (j.limit_end(now).unwrap_or(NEVER), j.req));
-        Plan::new(now, self.capacity().minus(&self.used), releases)
+        let avoided = Resources { gpus: self.avoided_gpus().len() as u32, ..Default::default() };
+        Plan::new(now, self.capacity().minus(&self.used).minus(&avoided), releases)
     }
 
     /// Pending, not held job ids in scheduling order: priority, then submit order.
@@ -47,6 +53,7 @@ impl Core {
         let limits = self.config.limits;
         let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
         let mut array_running = array::running(self.holding());
+        let avoided = Resources { gpus: self.avoided_gpus().len() as u32, ..Default::default() };
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if let Some(r) = waiting_on_deps.get(&id) {
@@ -67,6 +74,10 @@ impl Core {
                 Some(r) => r,
                 None => {
                     let reserve = reservations < MAX_RESERVATIONS;
+                    // Whether the GPUs in use outside the queue are what it waits for.
+                    let kept_off_gpus = avoided.gpus > 0
+                        && !plan.free_now().covers(&job.req)
+                        && plan.free_now().plus(&avoided).covers(&job.req);
                     match plan.place(&job.req, job.limit_secs(), reserve) {
                         Verdict::StartNow => {
                             if limits.limits_starts() {
@@ -82,6 +93,8 @@ impl Core {
                             reservations += 1;
                             if fits_now {
                                 "Priority"
+                            } else if kept_off_gpus {
+                                GPUS_BUSY_OUTSIDE_QUEUE
                             } else {
                                 "Resources"
                             }
@@ -157,7 +170,9 @@ impl Core {
     /// once that record is durable ([`Core::start_supervisor`]).
     fn allocate(&mut self, id: u32, now: u64) -> Durable {
         tracing::debug!(job = id, "allocating");
-        let indices: Vec<u32> = self.free_gpus.iter().copied().take(self.jobs[&id].req.gpus as usize).collect();
+        let avoided = self.avoided_gpus();
+        let wanted = self.jobs[&id].req.gpus as usize;
+        let indices: Vec<u32> = self.free_gpus.iter().copied().filter(|g| !avoided.contains(g)).take(wanted).collect();
         for i in &indices {
             self.free_gpus.remove(i);
         }

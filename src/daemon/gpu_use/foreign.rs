@@ -1,0 +1,156 @@
+//! Which of the processes on the GPUs belong to no job ([`foreign`]), and how one is told
+//! to users ([`ForeignProcess::describe`]).
+
+use super::process;
+use crate::gpu::{Gpu, GpuProcess};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A process outside the queue that uses one of the node's GPUs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignProcess {
+    /// The node's index of the GPU.
+    pub gpu: u32,
+    /// Its pid, as the driver gave it.
+    pub pid: u32,
+    /// Its owner's name; `None` when it is not in this pid namespace.
+    pub user: Option<String>,
+    /// Its command line, control characters escaped; `None` when unknown.
+    pub command: Option<String>,
+    /// The GPU memory it uses in bytes, when the driver says.
+    pub used_memory: Option<u64>,
+}
+
+impl ForeignProcess {
+    /// `gpu 0 busy outside the queue: pid 4242 (bob) python train.py, 11.2 GiB`.
+    pub fn describe(&self) -> String {
+        let who = match (&self.user, &self.command) {
+            (Some(user), Some(command)) => format!(" ({user}) {command}"),
+            (Some(user), None) => format!(" ({user})"),
+            (None, _) => " (not in this pid namespace)".to_string(),
+        };
+        let memory = self.used_memory.map_or_else(|| "memory unknown".to_string(), memory_text);
+        format!("gpu {} busy outside the queue: pid {}{who}, {memory}", self.gpu, self.pid)
+    }
+}
+
+/// `11.2 GiB`, or `300 MiB` under one GiB.
+fn memory_text(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    if bytes >= GIB {
+        format!("{:.1} GiB", bytes as f64 / GIB as f64)
+    } else {
+        format!("{} MiB", bytes / MIB)
+    }
+}
+
+/// What the daemon knows of its running jobs' processes, to tell them from others.
+#[derive(Debug, Clone, Default)]
+pub struct JobProcesses {
+    /// The pids of the jobs' and steps' supervisors.
+    pub supervisors: Vec<i32>,
+    /// The directories of the running jobs, through which their containment is found.
+    pub job_dirs: Vec<PathBuf>,
+}
+
+impl JobProcesses {
+    /// Every process the jobs are known to hold: their supervisors and the members of
+    /// their containment.
+    fn members(&self) -> HashSet<i32> {
+        let mut pids: HashSet<i32> = self.supervisors.iter().copied().collect();
+        for dir in &self.job_dirs {
+            pids.extend(crate::stepd::containment::of_job(dir, None).members());
+        }
+        pids
+    }
+}
+
+/// The processes of `sampled` that use more than `threshold` bytes (or do not say how much)
+/// of one of `gpus` and belong to no job of `jobs`: neither one of a job's processes, nor in
+/// the process group or session of one of its supervisors, nor below one of them.
+pub fn foreign(sampled: &[GpuProcess], gpus: &[Gpu], jobs: &JobProcesses, threshold: u64) -> Vec<ForeignProcess> {
+    let large: Vec<(u32, &GpuProcess)> = sampled
+        .iter()
+        .filter(|p| p.used_memory.is_none_or(|m| m > threshold))
+        .filter_map(|p| node_index(gpus, &p.gpu_uuid).map(|gpu| (gpu, p)))
+        .collect();
+    if large.is_empty() {
+        return Vec::new();
+    }
+    let members = jobs.members();
+    let supervisors: HashSet<i32> = jobs.supervisors.iter().copied().collect();
+    let mut found: Vec<ForeignProcess> = large
+        .into_iter()
+        .filter(|(_, p)| !belongs_to_a_job(p.pid as i32, &members, &supervisors))
+        .map(|(gpu, p)| ForeignProcess {
+            gpu,
+            pid: p.pid,
+            user: process::owner(p.pid as i32),
+            command: process::command_line(p.pid as i32),
+            used_memory: p.used_memory,
+        })
+        .collect();
+    found.sort_by_key(|f| (f.gpu, f.pid));
+    found
+}
+
+/// The node's index of the whole GPU whose UUID is `uuid`.
+fn node_index(gpus: &[Gpu], uuid: &str) -> Option<u32> {
+    gpus.iter().find(|g| g.mig_parent.is_none() && g.uuid.as_deref() == Some(uuid)).map(|g| g.index)
+}
+
+/// Whether `pid` is one of `members`, or its group, session or an ancestor is one of
+/// `supervisors` or `members`.
+fn belongs_to_a_job(pid: i32, members: &HashSet<i32>, supervisors: &HashSet<i32>) -> bool {
+    if members.contains(&pid) {
+        return true;
+    }
+    if let Some(kin) = process::kin(pid) {
+        if supervisors.contains(&kin.group) || supervisors.contains(&kin.session) {
+            return true;
+        }
+    }
+    process::ancestors(pid).iter().any(|a| members.contains(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gpu(index: u32, uuid: &str) -> Gpu {
+        Gpu { uuid: Some(uuid.into()), ..Gpu::nvidia(index) }
+    }
+
+    #[test]
+    fn a_process_is_told_with_its_owner_command_and_memory() {
+        let p = ForeignProcess {
+            gpu: 0,
+            pid: 4242,
+            user: Some("bob".into()),
+            command: Some("python train.py".into()),
+            used_memory: Some(12_025_908_428),
+        };
+        assert_eq!(p.describe(), "gpu 0 busy outside the queue: pid 4242 (bob) python train.py, 11.2 GiB");
+        let elsewhere = ForeignProcess { user: None, command: None, used_memory: Some(300 << 20), ..p };
+        assert_eq!(elsewhere.describe(), "gpu 0 busy outside the queue: pid 4242 (not in this pid namespace), 300 MiB");
+    }
+
+    #[test]
+    fn small_processes_and_the_jobs_own_are_not_foreign() {
+        let gpus = [gpu(0, "GPU-a"), gpu(1, "GPU-b")];
+        let me = std::process::id();
+        let sampled = [
+            GpuProcess { gpu_uuid: "GPU-a".into(), pid: me, used_memory: Some(100 << 20) },
+            GpuProcess { gpu_uuid: "GPU-b".into(), pid: me, used_memory: Some(1 << 30) },
+            GpuProcess { gpu_uuid: "GPU-other".into(), pid: me, used_memory: Some(1 << 30) },
+        ];
+        let none = JobProcesses::default();
+        let found = foreign(&sampled, &gpus, &none, 256 << 20);
+        assert_eq!(found.iter().map(|f| (f.gpu, f.pid)).collect::<Vec<_>>(), [(1, me)]);
+        assert!(found[0].command.is_some());
+        let parent = process::kin(me as i32).unwrap().parent;
+        let mine = JobProcesses { supervisors: vec![parent], job_dirs: Vec::new() };
+        assert!(foreign(&sampled, &gpus, &mine, 256 << 20).is_empty(), "a child of a supervisor is its job's");
+    }
+}

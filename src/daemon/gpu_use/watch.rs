@@ -1,0 +1,62 @@
+//! The periodic look at the GPUs' processes. It runs only to see; the scheduler is told
+//! when what it sees changes, and a pass runs only then.
+
+use super::foreign::foreign;
+use crate::daemon::runtime::Daemon;
+use crate::gpu::{sampler_for, GpuSampler};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Looks at the processes on the GPUs every `gpu_sample_interval` seconds (the GPUs the
+/// daemon found at its start), for as long as
+/// the daemon runs; returns at once when the interval is 0 or the GPUs' source cannot show
+/// their processes. A failed look is logged once with its cause (and its end once), and
+/// the scheduler goes on with what it last saw.
+pub async fn watch(daemon: Arc<Daemon>) {
+    let (interval, sampler) = {
+        let core = daemon.core.lock();
+        let c = &core.config;
+        (c.gpu_sample_interval, sampler_for(c.gpu_source.as_deref(), &c.nvml_library, &c.gpus))
+    };
+    let Some(sampler) = sampler.filter(|_| interval > 0) else { return };
+    let sampler: Arc<dyn GpuSampler> = sampler.into();
+    tracing::debug!(sampler = sampler.name(), interval, "watching the GPUs' processes");
+    // The first look one interval after the start, as every other.
+    let period = Duration::from_secs(interval);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = false;
+    loop {
+        ticks.tick().await;
+        let (look, seer) = (sampler.clone(), daemon.clone());
+        // The jobs are read after the look: a process seen on a GPU was started before it,
+        // so the job it belongs to is known by then.
+        let seen = tokio::task::spawn_blocking(move || {
+            let sampled = look.compute_processes()?;
+            let (jobs, gpus, threshold) = {
+                let core = seer.core.lock();
+                (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
+            };
+            Ok::<_, crate::gpu::GpuError>(foreign(&sampled, &gpus, &jobs, threshold))
+        })
+        .await;
+        match seen {
+            Ok(Ok(found)) => {
+                if std::mem::take(&mut failing) {
+                    tracing::info!(sampler = sampler.name(), "the GPUs' processes can be seen again");
+                }
+                let effects = daemon.core.lock().set_foreign_gpu_processes(found);
+                daemon.apply(effects);
+            }
+            Ok(Err(e)) => {
+                if !std::mem::replace(&mut failing, true) {
+                    tracing::warn!(
+                        sampler = sampler.name(),
+                        "cannot see the processes on the GPUs; scheduling on what was last seen: {e}"
+                    );
+                }
+            }
+            Err(e) => tracing::error!("the look at the GPUs' processes failed: {e}"),
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! GPUs in use outside the queue, as the scheduler keeps them: what the last look found,
+//! which free GPUs new jobs are kept off, and the processes to tell users of.
+
+use super::{Core, Effects};
+use crate::config::ForeignGpuProcesses;
+use crate::daemon::gpu_use::{ForeignProcess, JobProcesses};
+use std::collections::BTreeSet;
+
+impl Core {
+    /// The running jobs' supervisors and directories, through which their processes are
+    /// told from others.
+    pub fn job_processes(&self) -> JobProcesses {
+        let ids: Vec<u32> = self.holding.iter().copied().collect();
+        JobProcesses {
+            supervisors: ids.iter().flat_map(|&id| self.running_supervisors(id)).collect(),
+            job_dirs: ids.iter().map(|&id| self.job_dir(id)).collect(),
+        }
+    }
+
+    /// Records the processes outside the queue the last look found; a scheduling pass is
+    /// asked for when the GPUs they use are not those they used before.
+    pub fn set_foreign_gpu_processes(&mut self, found: Vec<ForeignProcess>) -> Effects {
+        let gpus = |list: &[ForeignProcess]| list.iter().map(|p| p.gpu).collect::<BTreeSet<u32>>();
+        let changed = gpus(&found) != gpus(&self.foreign_gpu_processes);
+        if found != self.foreign_gpu_processes {
+            for p in found.iter().filter(|p| !self.foreign_gpu_processes.contains(p)) {
+                tracing::info!("{}", p.describe());
+            }
+            self.foreign_gpu_processes = found;
+            self.foreign_gpu_processes_since = crate::options::now();
+        }
+        if changed {
+            Effects::reschedule()
+        } else {
+            Effects::default()
+        }
+    }
+
+    /// The processes outside the queue that use the node's GPUs, by GPU.
+    pub fn foreign_gpu_processes(&self) -> &[ForeignProcess] {
+        &self.foreign_gpu_processes
+    }
+
+    /// When the processes outside the queue last changed.
+    pub fn foreign_gpu_processes_since(&self) -> u64 {
+        self.foreign_gpu_processes_since
+    }
+
+    /// The free GPUs new jobs are kept off: those a process outside the queue uses, unless
+    /// the configuration says to ignore such processes.
+    pub(super) fn avoided_gpus(&self) -> BTreeSet<u32> {
+        if self.config.foreign_gpu_processes == ForeignGpuProcesses::Ignore {
+            return BTreeSet::new();
+        }
+        self.foreign_gpu_processes.iter().map(|p| p.gpu).filter(|g| self.free_gpus.contains(g)).collect()
+    }
+}
