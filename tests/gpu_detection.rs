@@ -11,12 +11,15 @@ const T: Duration = Duration::from_secs(20);
 
 /// A cluster whose configuration has no `gpus` key, its daemon not started. Its NVML
 /// library is one that does not exist, so that the sources after NVML are the ones asked
-/// even on a machine with NVIDIA's driver (`tests/gpu_nvml.rs` tests NVML).
+/// even on a machine with NVIDIA's driver (`tests/gpu_nvml.rs` tests NVML). Its daemon
+/// does not look at the GPUs' processes (`tests/gpu_busy.rs` does), so that the stand-in
+/// `nvidia-smi` runs only to list them.
 fn detecting_cluster() -> Cluster {
     let c = Cluster::configure("0", "");
     let text = read(&c.config);
     let mut lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("gpus =")).collect();
     lines.insert(0, "nvml_library = \"/nonexistent/libnvidia-ml.so.1\"");
+    lines.insert(0, "gpu_sample_interval = 0");
     std::fs::write(&c.config, lines.join("\n")).unwrap();
     c
 }

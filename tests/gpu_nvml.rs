@@ -19,11 +19,13 @@ const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
 const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
 
 /// A cluster whose configuration has no `gpus` key and loads NVML from `library`, its
-/// daemon not started.
+/// daemon not started. It does not look at the GPUs' processes (`tests/gpu_busy.rs` does),
+/// so that NVML and the stand-in `nvidia-smi` are asked only to list them.
 fn nvml_cluster(library: &Path) -> Cluster {
     let c = Cluster::configure("0", "");
     let text = read(&c.config);
     let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
+    lines.insert(0, "gpu_sample_interval = 0".to_string());
     lines.push(format!("nvml_library = \"{}\"", library.display()));
     std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
     c
