@@ -246,6 +246,9 @@ fn without_nvml_nvidia_smi_tells_the_gpus_processes() {
              if [ \"$1\" = -L ]; then\n\
              echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: {UUID0})'\n\
              echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: {UUID1})'\n\
+             elif [ \"$*\" = '--query-gpu=uuid,memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits' ]; then\n\
+             echo '{UUID0}, 5120, 81559, 12'\n\
+             echo '{UUID1}, 0, 81559, 0'\n\
              elif [ \"$*\" = '--query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits' ]; then\n\
              cat '{}'\n\
              else exit 2; fi\n",

@@ -48,6 +48,23 @@ impl Usage {
     }
 }
 
+/// What a step's processes did with the GPUs, as the daemon saw them at each look: the
+/// sums over its processes of their GPU memory and SM utilisation (Slurm's `gres/gpumem`
+/// and `gres/gpuutil`), their peaks and their averages over the looks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GpuUse {
+    /// The most GPU memory its processes held at one look, bytes.
+    pub mem_max: u64,
+    /// The GPU memory its processes held on average, bytes.
+    pub mem_ave: u64,
+    /// The highest SM utilisation its processes had at one look, percent (summed over
+    /// its GPUs: two busy GPUs make 200).
+    pub util_max: u32,
+    /// Its processes' SM utilisation on average, percent.
+    pub util_ave: u32,
+}
+
 /// A step of a job as sacct names it (`N.batch`, `N.0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -380,6 +397,9 @@ pub struct AcctStep {
     pub time_limit: Option<u32>,
     /// What its processes used, once they are gone.
     pub usage: Option<Usage>,
+    /// What its processes did with the GPUs (while the daemon looked at them).
+    #[serde(default)]
+    pub gpu_use: Option<GpuUse>,
     /// The nodes it ran on.
     pub nodes: String,
 }

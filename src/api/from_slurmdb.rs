@@ -5,8 +5,8 @@
 //! [`AcctJob`] reads back as the same job. What the records do not carry (a uid, only a user
 //! name) is looked up on this machine, or left out.
 
-use super::acct::{AcctJob, AcctStep, StepId, Tres, Usage, NO_VAL};
-use super::slurmdb::{DbCpuTime, DbJob, DbStep, DbTres};
+use super::acct::{AcctJob, AcctStep, GpuUse, StepId, Tres, Usage, NO_VAL};
+use super::slurmdb::{DbCpuTime, DbJob, DbStep, DbTres, DbTresUsage};
 use super::types::ExitCode;
 
 /// The raw wait status an exit code object stands for: the signal (with the core flag) when
@@ -96,9 +96,24 @@ fn step(s: &DbStep, uids: &ClusterUids) -> AcctStep {
             sys_usec: usec(&s.time.system),
             max_rss_kb: max_rss,
         }),
+        gpu_use: gpu_use(&s.tres.requested),
         nodes: s.nodes.range.clone(),
         state,
     }
+}
+
+/// A step's GPU use from its usage TRES (`gres/gpumem`, `gres/gpuutil` in `max` and
+/// `average`); `None` when they are not there.
+fn gpu_use(usage: &DbTresUsage) -> Option<GpuUse> {
+    let max = |name: &str| usage.max.iter().find(|t| t.kind == "gres" && t.name == name).map(|t| t.count.max(0) as u64);
+    let ave =
+        |name: &str| usage.average.iter().find(|t| t.kind == "gres" && t.name == name).map(|t| t.count.max(0) as u64);
+    Some(GpuUse {
+        mem_max: max("gpumem")?,
+        mem_ave: ave("gpumem")?,
+        util_max: max("gpuutil")? as u32,
+        util_ave: ave("gpuutil")? as u32,
+    })
 }
 
 impl DbJob {

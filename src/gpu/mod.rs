@@ -16,11 +16,11 @@ mod stand_in;
 
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
-pub use nvidia_smi_processes::{parse_compute_apps, NvidiaSmiProcesses};
+pub use nvidia_smi_processes::{parse_compute_apps, parse_gpu_readings, NvidiaSmiProcesses};
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
-pub use sampler::{sampler_for, GpuProcess, GpuSampler};
+pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler};
 pub use stand_in::StandIn;
 
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,16 @@
-//! `nvidia-smi --query-compute-apps`: the compute processes of the GPUs, for machines whose
-//! GPUs were not found through NVML; nvidia-smi's [`GpuSampler`].
+//! `nvidia-smi --query-gpu` and `--query-compute-apps`: the GPUs' figures and compute
+//! processes, for machines whose GPUs were not found through NVML; nvidia-smi's
+//! [`GpuSampler`].
 
-use super::sampler::{GpuProcess, GpuSampler};
+use super::sampler::{GpuProcess, GpuReading, GpuSample, GpuSampler};
 use super::GpuError;
 
 /// The arguments that make `nvidia-smi` list each compute process as `UUID, PID, MiB`.
 pub const QUERY: [&str; 2] = ["--query-compute-apps=gpu_uuid,pid,used_memory", "--format=csv,noheader,nounits"];
+
+/// The arguments that make `nvidia-smi` list each GPU as `UUID, used MiB, total MiB, %`.
+pub const GPU_QUERY: [&str; 2] =
+    ["--query-gpu=uuid,memory.used,memory.total,utilization.gpu", "--format=csv,noheader,nounits"];
 
 /// Runs `nvidia-smi` (looked up in `PATH`) to list the GPUs' compute processes.
 #[derive(Debug, Clone)]
@@ -24,17 +29,45 @@ impl GpuSampler for NvidiaSmiProcesses {
         &self.program
     }
 
-    fn compute_processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
+    fn sample(&self) -> Result<GpuSample, GpuError> {
+        Ok(GpuSample {
+            gpus: parse_gpu_readings(&self.query(&GPU_QUERY)?),
+            processes: parse_compute_apps(&self.query(&QUERY)?),
+        })
+    }
+}
+
+impl NvidiaSmiProcesses {
+    /// What `nvidia-smi ARGS` prints.
+    fn query(&self, args: &[&str]) -> Result<String, GpuError> {
         let out = std::process::Command::new(&self.program)
-            .args(QUERY)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .output()
             .map_err(|source| GpuError::Run { program: self.program.clone(), source })?;
         if !out.status.success() {
             return Err(GpuError::Failed { program: self.program.clone(), status: out.status });
         }
-        Ok(parse_compute_apps(&String::from_utf8_lossy(&out.stdout)))
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
+}
+
+/// Parses `GPU-…, 1024, 81559, 37` lines (memory in MiB, `[N/A]` when unknown); other lines
+/// are skipped.
+pub fn parse_gpu_readings(text: &str) -> Vec<GpuReading> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            let [uuid, used, total, utilization] = fields[..] else { return None };
+            let mib = |f: &str| f.parse::<u64>().ok().map(|m| m << 20);
+            uuid.starts_with("GPU-").then(|| GpuReading {
+                uuid: uuid.to_string(),
+                memory_used: mib(used),
+                memory_total: mib(total),
+                utilization: utilization.parse().ok(),
+            })
+        })
+        .collect()
 }
 
 /// Parses `GPU-…, 4242, 11468` lines (memory in MiB, `[N/A]` when unknown); other lines
@@ -48,6 +81,7 @@ pub fn parse_compute_apps(text: &str) -> Vec<GpuProcess> {
                 gpu_uuid: uuid.to_string(),
                 pid: pid.parse().ok()?,
                 used_memory: memory.parse::<u64>().ok().map(|mib| mib << 20),
+                sm_util: None,
             })
         })
         .collect()
@@ -63,10 +97,22 @@ mod tests {
         assert_eq!(
             parse_compute_apps(text),
             [
-                GpuProcess { gpu_uuid: "GPU-1".into(), pid: 4242, used_memory: Some(11468 << 20) },
-                GpuProcess { gpu_uuid: "GPU-2".into(), pid: 17, used_memory: None },
+                GpuProcess { gpu_uuid: "GPU-1".into(), pid: 4242, used_memory: Some(11468 << 20), sm_util: None },
+                GpuProcess { gpu_uuid: "GPU-2".into(), pid: 17, used_memory: None, sm_util: None },
             ]
         );
         assert!(parse_compute_apps("").is_empty());
+    }
+
+    #[test]
+    fn parses_gpu_readings() {
+        let text = "GPU-1, 1024, 81559, 37\nGPU-2, [N/A], 81559, [N/A]\nsomething else\n";
+        let readings = parse_gpu_readings(text);
+        assert_eq!(readings.len(), 2);
+        assert_eq!(
+            readings[0],
+            GpuReading { uuid: "GPU-1".into(), memory_used: Some(1 << 30), memory_total: Some(81559 << 20), utilization: Some(37) }
+        );
+        assert_eq!((readings[1].memory_used, readings[1].utilization), (None, None));
     }
 }

@@ -1,5 +1,6 @@
-//! What runs on the GPUs now: the compute processes each GPU's driver reports
-//! ([`GpuSampler`]), for the daemon's watch on GPU use outside the queue.
+//! What runs on the GPUs now: each GPU's memory and utilisation, and the compute processes
+//! its driver reports ([`GpuSampler`]), for the daemon's watch on GPU use outside the queue,
+//! its record of each job's GPU use, and the views of the GPUs.
 
 use super::GpuError;
 
@@ -12,20 +13,45 @@ pub struct GpuProcess {
     pub pid: u32,
     /// The GPU memory it uses in bytes; `None` when the driver does not say.
     pub used_memory: Option<u64>,
+    /// The share of the GPU's streaming multiprocessors it kept busy lately, in percent;
+    /// `None` when the driver does not say (nvidia-smi, MIG instances).
+    pub sm_util: Option<u32>,
 }
 
-/// One way of seeing the processes that use the machine's GPUs.
+/// One whole GPU's own figures, as the driver reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuReading {
+    /// The GPU's UUID (`GPU-…`).
+    pub uuid: String,
+    /// Memory in use, bytes.
+    pub memory_used: Option<u64>,
+    /// Memory in all, bytes.
+    pub memory_total: Option<u64>,
+    /// How busy the GPU was lately, in percent.
+    pub utilization: Option<u32>,
+}
+
+/// What one look at the GPUs saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuSample {
+    /// Every GPU's compute processes.
+    pub processes: Vec<GpuProcess>,
+    /// Every whole GPU's figures (those the driver answered for).
+    pub gpus: Vec<GpuReading>,
+}
+
+/// One way of seeing the machine's GPUs and the processes that use them.
 pub trait GpuSampler: Send + Sync {
     /// A short name for messages (`nvml`).
     fn name(&self) -> &str;
-    /// The compute processes of every GPU now.
-    fn compute_processes(&self) -> Result<Vec<GpuProcess>, GpuError>;
+    /// The GPUs' figures and compute processes now.
+    fn sample(&self) -> Result<GpuSample, GpuError>;
 }
 
 /// The sampler of `gpus`, found by the source named `source` ([`super::GpuSource::name`]):
-/// NVML's for NVML's GPUs, `nvidia-smi --query-compute-apps` for those `nvidia-smi -L` or
-/// the driver's `/proc` files listed; `None` for the others (configured or stand-ins), whose
-/// use is not watched.
+/// NVML's for NVML's GPUs, nvidia-smi's queries for those `nvidia-smi -L` or the driver's
+/// `/proc` files listed; `None` for the others (configured or stand-ins), whose use is not
+/// watched.
 pub fn sampler_for(
     source: Option<&str>,
     nvml_library: &std::path::Path,

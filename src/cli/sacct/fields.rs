@@ -1,7 +1,7 @@
 //! sacct's fields: Slurm's table of names and default widths, and the value of each for a
 //! job's row or one of its steps' rows, as Slurm's sacct prints them.
 
-use crate::api::acct::{AcctJob, AcctStep, StepId, Tres, NO_VAL};
+use crate::api::acct::{AcctJob, AcctStep, GpuUse, StepId, Tres, Usage, NO_VAL};
 
 /// Every field sacct knows, with its default width (negative: left-justified), in Slurm's
 /// order: a name given with `-o` picks the first field it starts (case ignored).
@@ -315,6 +315,29 @@ pub fn size_text(value: u64, from: usize, units: &Units) -> String {
     }
 }
 
+/// A step's usage as sacct's `TRESUsageInMax` (`peak`) or `TRESUsageInAve` prints it, the
+/// names in order: `cpu=00:00:01,energy=0,gres/gpumem=520M,gres/gpuutil=85,mem=2140K`; empty
+/// when nothing was measured.
+pub fn usage_tres_text(usage: Option<&Usage>, gpu_use: Option<&GpuUse>, peak: bool, units: &Units) -> String {
+    if usage.is_none() && gpu_use.is_none() {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if let Some(u) = usage {
+        parts.push(format!("cpu={}", secs_text((u.user_usec + u.sys_usec) / 1_000_000)));
+    }
+    parts.push("energy=0".to_string());
+    if let Some(g) = gpu_use {
+        let (memory, util) = if peak { (g.mem_max, g.util_max) } else { (g.mem_ave, g.util_ave) };
+        parts.push(format!("gres/gpumem={}", size_text(memory, 0, units)));
+        parts.push(format!("gres/gpuutil={util}"));
+    }
+    if let Some(u) = usage {
+        parts.push(format!("mem={}", size_text(u.max_rss_kb * 1024, 0, units)));
+    }
+    parts.join(",")
+}
+
 /// A TRES list as sacct prints it, by name: `billing=1,cpu=1,gres/gpu=2,mem=1000M,node=1`.
 pub fn tres_text(t: &Tres, billing: bool, units: &Units) -> String {
     let mut parts = Vec::new();
@@ -462,6 +485,8 @@ fn step_value(name: &str, j: &AcctJob, s: &AcctStep, now: u64, units: &Units) ->
         "MaxRSS" => measured(&|u| text(size_text(u.max_rss_kb * 1024, 0, units))),
         "MaxRSSNode" => measured(&|_| text(&s.nodes)),
         "MaxRSSTask" => measured(&|_| Cell::Number(Some(0))),
+        "TRESUsageInAve" => text(usage_tres_text(s.usage.as_ref(), s.gpu_use.as_ref(), false, units)),
+        "TRESUsageInMax" => text(usage_tres_text(s.usage.as_ref(), s.gpu_use.as_ref(), true, units)),
         "NNodes" => Cell::Number(Some(s.alloc.nodes as u64)),
         "NodeList" => text(&s.nodes),
         "NTasks" => Cell::Number(Some(s.ntasks as u64)),
@@ -517,6 +542,23 @@ mod tests {
         assert_eq!(cpu_text(3_600_000_000), "01:00:00");
         assert_eq!(exit_text(3 << 8), "3:0");
         assert_eq!(exit_text(libc::SIGKILL), "0:9");
+    }
+
+    #[test]
+    fn usage_tres_in_slurms_order() {
+        let u = Units::default();
+        let usage = Usage { user_usec: 61_500_000, sys_usec: 0, max_rss_kb: 2140 };
+        let gpu = GpuUse { mem_max: 520 << 20, mem_ave: 260 << 20, util_max: 85, util_ave: 40 };
+        assert_eq!(
+            usage_tres_text(Some(&usage), Some(&gpu), true, &u),
+            "cpu=00:01:01,energy=0,gres/gpumem=520M,gres/gpuutil=85,mem=2140K"
+        );
+        assert_eq!(
+            usage_tres_text(Some(&usage), Some(&gpu), false, &u),
+            "cpu=00:01:01,energy=0,gres/gpumem=260M,gres/gpuutil=40,mem=2140K"
+        );
+        assert_eq!(usage_tres_text(None, Some(&gpu), true, &u), "energy=0,gres/gpumem=520M,gres/gpuutil=85");
+        assert_eq!(usage_tres_text(None, None, true, &u), "");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Accounting records as slurmrestd's v0.0.43 `job` (`GET /slurmdb/v0.0.43/jobs`,
 //! `sacct --json`).
 
-use crate::api::acct::{AcctJob, AcctStep, StepId, Tres, Usage, NO_VAL};
+use crate::api::acct::{AcctJob, AcctStep, GpuUse, StepId, Tres, Usage, NO_VAL};
 use crate::api::noval::NoVal;
 use crate::api::slurmdb::*;
 use crate::api::types::{ExitCode, ExitSignal};
@@ -54,25 +54,41 @@ fn tres_list(t: &Tres, job: bool, energy: bool) -> Vec<DbTres> {
     list
 }
 
+/// The TRES ids of `gres/gpumem` and `gres/gpuutil` (after `gres/gpu`'s 1001, as a Slurm
+/// database that tracks them numbers them).
+const GPUMEM_ID: u32 = 1002;
+const GPUUTIL_ID: u32 = 1003;
+
 /// A step's usage as TRES counts: CPU time in milliseconds and the largest resident set in
-/// bytes, all of it by task 0 on `node`.
-fn usage_tres(usage: Option<Usage>, node: &str) -> DbTresUsage {
-    let Some(u) = usage else {
+/// bytes, then its GPU memory (bytes) and SM utilisation (percent) when they were watched,
+/// all of it by task 0 on `node`. `max` and `min` hold the peaks, `average` and `total` the
+/// averages.
+fn usage_tres(usage: Option<Usage>, gpu_use: Option<GpuUse>, node: &str) -> DbTresUsage {
+    // (type, name, id, peak, average)
+    let mut counts: Vec<(&str, &str, u32, i64, i64)> = Vec::new();
+    if let Some(u) = usage {
+        let cpu_ms = ((u.user_usec + u.sys_usec) / 1000) as i64;
+        let mem = (u.max_rss_kb * 1024) as i64;
+        counts.extend([("cpu", "", 1, cpu_ms, cpu_ms), ("mem", "", 2, mem, mem)]);
+    }
+    counts.push(("energy", "", 3, 0, 0));
+    if let Some(g) = gpu_use {
+        counts.push(("gres", "gpumem", GPUMEM_ID, g.mem_max as i64, g.mem_ave as i64));
+        counts.push(("gres", "gpuutil", GPUUTIL_ID, g.util_max as i64, g.util_ave as i64));
+    }
+    if usage.is_none() && gpu_use.is_none() {
         let energy = vec![tres("energy", "", 3, 0)];
         return DbTresUsage { max: Vec::new(), min: Vec::new(), average: energy.clone(), total: energy };
-    };
-    let cpu_ms = ((u.user_usec + u.sys_usec) / 1000) as i64;
-    let mem = (u.max_rss_kb * 1024) as i64;
-    let counts = [("cpu", 1, cpu_ms), ("mem", 2, mem), ("energy", 3, 0)];
-    let at = |&(kind, id, count): &(&str, u32, i64)| DbTresAt {
+    }
+    let at = |&(kind, name, id, peak, _): &(&str, &str, u32, i64, i64)| DbTresAt {
         kind: kind.into(),
-        name: String::new(),
+        name: name.into(),
         id,
-        count,
+        count: peak,
         task: 0,
         node: node.into(),
     };
-    let plain = |&(kind, id, count): &(&str, u32, i64)| tres(kind, "", id, count);
+    let plain = |&(kind, name, id, _, average): &(&str, &str, u32, i64, i64)| tres(kind, name, id, average);
     DbTresUsage {
         max: counts.iter().map(at).collect(),
         min: counts.iter().map(at).collect(),
@@ -132,8 +148,8 @@ fn step(job: &AcctJob, s: &AcctStep, now: u64) -> DbStep {
         step: DbStepId { id: format!("{}.{}", job.id, s.id), name: s.name.clone(), ..Default::default() },
         task: DbStepTask { distribution: if s.id == StepId::Batch { "Unknown" } else { "Block" }.into() },
         tres: DbStepTres {
-            requested: usage_tres(s.usage, &s.nodes),
-            consumed: usage_tres(None, &s.nodes),
+            requested: usage_tres(s.usage, s.gpu_use, &s.nodes),
+            consumed: usage_tres(None, None, &s.nodes),
             allocated: tres_list(&s.alloc, false, false),
         },
     }

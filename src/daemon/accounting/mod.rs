@@ -167,6 +167,7 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
         alloc: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.gpus.len() as u32, nodes: 1 },
         time_limit: None,
         usage: job.batch_usage,
+        gpu_use: job.batch_gpu_use,
         nodes: config.node_name.clone(),
     })
 }
@@ -185,6 +186,7 @@ fn srun_step(s: &StepRecord, config: &Config) -> AcctStep {
         alloc: Tres { cpus: s.cpus, mem_mb: s.mem_mb, gpus: s.gpus, nodes: 1 },
         time_limit: s.time_limit,
         usage: s.usage,
+        gpu_use: s.gpu_use,
         nodes: config.node_name.clone(),
     }
 }

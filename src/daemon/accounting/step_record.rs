@@ -1,7 +1,7 @@
 //! A job step as the store keeps it for accounting (the `steps` table): written when its
 //! supervisor starts, completed when its tasks are gone.
 
-use crate::api::acct::Usage;
+use crate::api::acct::{GpuUse, Usage};
 use crate::daemon::scheduling::job::JobState;
 
 /// One srun step of a job.
@@ -35,6 +35,9 @@ pub struct StepRecord {
     pub cancelled_by: Option<u32>,
     /// What its tasks used, once they ended.
     pub usage: Option<Usage>,
+    /// What its processes did with the GPUs, once they ended.
+    #[serde(default)]
+    pub gpu_use: Option<GpuUse>,
 }
 
 /// The end of a step, to complete its record.
@@ -54,6 +57,8 @@ pub struct StepEnding {
     pub cancelled_by: Option<u32>,
     /// What its tasks used.
     pub usage: Option<Usage>,
+    /// What its processes did with the GPUs.
+    pub gpu_use: Option<GpuUse>,
 }
 
 impl StepEnding {
@@ -74,7 +79,12 @@ impl StepEnding {
             Some(_) => JobState::Cancelled,
             None => state_of(exit_status),
         };
-        StepEnding { job, step, state, end: end_time, exit_status, cancelled_by, usage }
+        StepEnding { job, step, state, end: end_time, exit_status, cancelled_by, usage, gpu_use: None }
+    }
+
+    /// The same end, with what the step's processes did with the GPUs.
+    pub fn with_gpu_use(self, gpu_use: Option<GpuUse>) -> StepEnding {
+        StepEnding { gpu_use, ..self }
     }
 }
 

@@ -1,10 +1,10 @@
 //! Which of the processes on the GPUs belong to no job ([`foreign`]), and how one is told
 //! to users ([`ForeignProcess::describe`]).
 
+use super::owners::Owner;
 use super::process;
 use crate::gpu::{Gpu, GpuProcess};
-use std::collections::HashSet;
-use std::path::PathBuf;
+use std::collections::HashMap;
 
 /// A process outside the queue that uses one of the node's GPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,44 +45,22 @@ fn memory_text(bytes: u64) -> String {
     }
 }
 
-/// What the daemon knows of its running jobs' processes, to tell them from others.
-#[derive(Debug, Clone, Default)]
-pub struct JobProcesses {
-    /// The pids of the jobs' and steps' supervisors.
-    pub supervisors: Vec<i32>,
-    /// The directories of the running jobs, through which their containment is found.
-    pub job_dirs: Vec<PathBuf>,
-}
-
-impl JobProcesses {
-    /// Every process the jobs are known to hold: their supervisors and the members of
-    /// their containment.
-    fn members(&self) -> HashSet<i32> {
-        let mut pids: HashSet<i32> = self.supervisors.iter().copied().collect();
-        for dir in &self.job_dirs {
-            pids.extend(crate::stepd::containment::of_job(dir, None).members());
-        }
-        pids
-    }
-}
-
 /// The processes of `sampled` that use more than `threshold` bytes (or do not say how much)
-/// of one of `gpus` and belong to no job of `jobs`: neither one of a job's processes, nor in
-/// the process group or session of one of its supervisors, nor below one of them.
-pub fn foreign(sampled: &[GpuProcess], gpus: &[Gpu], jobs: &JobProcesses, threshold: u64) -> Vec<ForeignProcess> {
+/// of one of `gpus` and have no owner in `owners` (see [`super::owners::owners`]).
+pub fn foreign(
+    sampled: &[GpuProcess],
+    gpus: &[Gpu],
+    owners: &HashMap<u32, Owner>,
+    threshold: u64,
+) -> Vec<ForeignProcess> {
     let large: Vec<(u32, &GpuProcess)> = sampled
         .iter()
         .filter(|p| p.used_memory.is_none_or(|m| m > threshold))
         .filter_map(|p| node_index(gpus, &p.gpu_uuid).map(|gpu| (gpu, p)))
         .collect();
-    if large.is_empty() {
-        return Vec::new();
-    }
-    let members = jobs.members();
-    let supervisors: HashSet<i32> = jobs.supervisors.iter().copied().collect();
     let mut found: Vec<ForeignProcess> = large
         .into_iter()
-        .filter(|(_, p)| !belongs_to_a_job(p.pid as i32, &members, &supervisors))
+        .filter(|(_, p)| !owners.contains_key(&p.pid))
         .map(|(gpu, p)| ForeignProcess {
             gpu,
             pid: p.pid,
@@ -98,20 +76,6 @@ pub fn foreign(sampled: &[GpuProcess], gpus: &[Gpu], jobs: &JobProcesses, thresh
 /// The node's index of the whole GPU whose UUID is `uuid`.
 fn node_index(gpus: &[Gpu], uuid: &str) -> Option<u32> {
     gpus.iter().find(|g| g.mig_parent.is_none() && g.uuid.as_deref() == Some(uuid)).map(|g| g.index)
-}
-
-/// Whether `pid` is one of `members`, or its group, session or an ancestor is one of
-/// `supervisors` or `members`.
-fn belongs_to_a_job(pid: i32, members: &HashSet<i32>, supervisors: &HashSet<i32>) -> bool {
-    if members.contains(&pid) {
-        return true;
-    }
-    if let Some(kin) = process::kin(pid) {
-        if supervisors.contains(&kin.group) || supervisors.contains(&kin.session) {
-            return true;
-        }
-    }
-    process::ancestors(pid).iter().any(|a| members.contains(a))
 }
 
 #[cfg(test)]
@@ -140,17 +104,17 @@ mod tests {
     fn small_processes_and_the_jobs_own_are_not_foreign() {
         let gpus = [gpu(0, "GPU-a"), gpu(1, "GPU-b")];
         let me = std::process::id();
-        let sampled = [
-            GpuProcess { gpu_uuid: "GPU-a".into(), pid: me, used_memory: Some(100 << 20) },
-            GpuProcess { gpu_uuid: "GPU-b".into(), pid: me, used_memory: Some(1 << 30) },
-            GpuProcess { gpu_uuid: "GPU-other".into(), pid: me, used_memory: Some(1 << 30) },
-        ];
-        let none = JobProcesses::default();
-        let found = foreign(&sampled, &gpus, &none, 256 << 20);
+        let on = |uuid: &str, memory: u64| GpuProcess {
+            gpu_uuid: uuid.into(),
+            pid: me,
+            used_memory: Some(memory),
+            sm_util: None,
+        };
+        let sampled = [on("GPU-a", 100 << 20), on("GPU-b", 1 << 30), on("GPU-other", 1 << 30)];
+        let found = foreign(&sampled, &gpus, &HashMap::new(), 256 << 20);
         assert_eq!(found.iter().map(|f| (f.gpu, f.pid)).collect::<Vec<_>>(), [(1, me)]);
         assert!(found[0].command.is_some());
-        let parent = process::kin(me as i32).unwrap().parent;
-        let mine = JobProcesses { supervisors: vec![parent], job_dirs: Vec::new() };
-        assert!(foreign(&sampled, &gpus, &mine, 256 << 20).is_empty(), "a child of a supervisor is its job's");
+        let mine = HashMap::from([(me, (3, crate::api::acct::StepId::Batch))]);
+        assert!(foreign(&sampled, &gpus, &mine, 256 << 20).is_empty(), "a job's process is not foreign");
     }
 }

@@ -1,10 +1,16 @@
-//! GPUs in use outside the queue: the daemon looks at the processes on the GPUs every
-//! `gpu_sample_interval` seconds ([`watch`]), finds those that belong to no job and use
-//! more than `foreign_gpu_memory` ([`foreign`]), and hands them to the scheduler, which
-//! keeps new jobs off their GPUs while they run (`foreign_gpu_processes = "avoid"`).
+//! How the node's GPUs are used: the daemon looks at them every `gpu_sample_interval`
+//! seconds ([`watch`]), finds which job and step each process on them belongs to
+//! ([`owners`]), sums each step's GPU memory and SM utilisation for its accounting
+//! ([`tally`]), and finds the processes that belong to no job and use more than
+//! `foreign_gpu_memory` ([`foreign`]); the scheduler keeps new jobs off their GPUs while they
+//! run (`foreign_gpu_processes = "avoid"`).
 
 pub mod foreign;
+pub mod owners;
 pub mod process;
+pub mod tally;
 pub mod watch;
 
-pub use foreign::{ForeignProcess, JobProcesses};
+pub use foreign::ForeignProcess;
+pub use owners::{JobProcesses, Owner, RunningJob};
+pub use tally::GpuTally;

@@ -1,17 +1,19 @@
-//! The periodic look at the GPUs' processes. It runs only to see; the scheduler is told
-//! when what it sees changes, and a pass runs only then.
+//! The periodic look at the GPUs. It runs only to see; the scheduler is told when what it
+//! sees changes, and a pass runs only then.
 
 use super::foreign::foreign;
+use super::owners::owners;
 use crate::daemon::runtime::Daemon;
 use crate::gpu::{sampler_for, GpuSampler};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Looks at the processes on the GPUs every `gpu_sample_interval` seconds (the GPUs the
-/// daemon found at its start), for as long as
-/// the daemon runs; returns at once when the interval is 0 or the GPUs' source cannot show
-/// their processes. A failed look is logged once with its cause (and its end once), and
-/// the scheduler goes on with what it last saw.
+/// Looks at the GPUs every `gpu_sample_interval` seconds (the GPUs the daemon found at its
+/// start), for as long as the daemon runs; returns at once when the interval is 0 or the
+/// GPUs' source cannot show their processes. Each look tallies the running steps' GPU use
+/// and finds the processes outside the queue. A failed look is logged once with its cause
+/// (and its end once), and the scheduler goes on with what it last saw.
 pub async fn watch(daemon: Arc<Daemon>) {
     let (interval, sampler) = {
         let core = daemon.core.lock();
@@ -32,20 +34,28 @@ pub async fn watch(daemon: Arc<Daemon>) {
         // The jobs are read after the look: a process seen on a GPU was started before it,
         // so the job it belongs to is known by then.
         let seen = tokio::task::spawn_blocking(move || {
-            let sampled = look.compute_processes()?;
+            let sample = look.sample()?;
             let (jobs, gpus, threshold) = {
                 let core = seer.core.lock();
                 (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
             };
-            Ok::<_, crate::gpu::GpuError>(foreign(&sampled, &gpus, &jobs, threshold))
+            let pids: HashSet<u32> = sample.processes.iter().map(|p| p.pid).collect();
+            let owners = owners(&pids, &jobs);
+            let found = foreign(&sample.processes, &gpus, &owners, threshold);
+            Ok::<_, crate::gpu::GpuError>((sample, owners, jobs, found))
         })
         .await;
         match seen {
-            Ok(Ok(found)) => {
+            Ok(Ok((sample, owners, jobs, found))) => {
                 if std::mem::take(&mut failing) {
                     tracing::info!(sampler = sampler.name(), "the GPUs' processes can be seen again");
                 }
-                let effects = daemon.core.lock().set_foreign_gpu_processes(found);
+                let effects = {
+                    let mut core = daemon.core.lock();
+                    core.tally_gpu_use(&sample.processes, &owners, &jobs);
+                    core.set_gpu_sample(sample);
+                    core.set_foreign_gpu_processes(found)
+                };
                 daemon.apply(effects);
             }
             Ok(Err(e)) => {

@@ -207,6 +207,9 @@ pub struct Job {
     pub reason_prev: Text,
     /// What the batch script's processes used, once the job ended.
     pub batch_usage: Option<crate::api::acct::Usage>,
+    /// What the batch script's processes did with the GPUs, once the job ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_gpu_use: Option<crate::api::acct::GpuUse>,
     /// The job's place in a job array (`--array`), if it is one of its tasks.
     pub array: Option<ArrayTask>,
     /// `--dependency`, in Slurm's canonical form; empty once every dependency is satisfied

@@ -75,6 +75,7 @@ impl Core {
         job.cancelled_by = None;
         job.stepd_pid = None;
         job.batch_usage = None;
+        job.batch_gpu_use = None;
         job.gpus.clear();
         job.suspend_time = 0;
         job.suspended_secs = 0;

@@ -9,7 +9,7 @@
 pub mod schema;
 pub mod writer;
 
-use crate::api::acct::Usage;
+use crate::api::acct::{GpuUse, Usage};
 use crate::daemon::accounting::step_record::StepRecord;
 use crate::daemon::scheduling::job::{Job, JobState};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -332,7 +332,8 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT step_id, name, state, start_time, end_time, exit_status, ntasks, cpus, gpus, mem_mb,
-                        time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb
+                        time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb,
+                        gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave
                  FROM steps WHERE job_id = ?1 ORDER BY step_id",
             )
             .map_err(|e| self.sql(e))?;
@@ -345,6 +346,20 @@ impl Store {
                         }
                         _ => None,
                     };
+                let gpu_use = match (
+                    r.get::<_, Option<i64>>(15)?,
+                    r.get::<_, Option<i64>>(16)?,
+                    r.get::<_, Option<i64>>(17)?,
+                    r.get::<_, Option<i64>>(18)?,
+                ) {
+                    (Some(mem_max), Some(mem_ave), Some(util_max), Some(util_ave)) => Some(GpuUse {
+                        mem_max: mem_max as u64,
+                        mem_ave: mem_ave as u64,
+                        util_max: util_max as u32,
+                        util_ave: util_ave as u32,
+                    }),
+                    _ => None,
+                };
                 Ok(StepRecord {
                     job,
                     step: r.get(0)?,
@@ -360,6 +375,7 @@ impl Store {
                     time_limit: r.get(10)?,
                     cancelled_by: r.get(11)?,
                     usage,
+                    gpu_use,
                 })
             })
             .map_err(|e| self.sql(e))?;

@@ -26,8 +26,10 @@ pub struct Migration {
 }
 
 /// Every migration, in order: the store's latest version is the last one's `to`.
-pub const MIGRATIONS: &[Migration] =
-    &[Migration { to: 1, what: "jobs, payloads, steps, earlier runs and the id mark", apply: create_v1 }];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration { to: 1, what: "jobs, payloads, steps, earlier runs and the id mark", apply: create_v1 },
+    Migration { to: 2, what: "the GPU use of steps", apply: add_step_gpu_use },
+];
 
 /// The version of the layout this build writes and reads.
 pub const LATEST: u32 = MIGRATIONS.len() as u32;
@@ -78,6 +80,16 @@ fn create_v1(tx: &Transaction) -> rusqlite::Result<()> {
              record TEXT NOT NULL,
              PRIMARY KEY (job_id, restart)
          ) WITHOUT ROWID;",
+    )
+}
+
+/// Version 2: each step's GPU use (bytes and percent; NULL where none was seen).
+fn add_step_gpu_use(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE steps ADD COLUMN gpu_mem_max INTEGER;
+         ALTER TABLE steps ADD COLUMN gpu_mem_ave INTEGER;
+         ALTER TABLE steps ADD COLUMN gpu_util_max INTEGER;
+         ALTER TABLE steps ADD COLUMN gpu_util_ave INTEGER;",
     )
 }
 

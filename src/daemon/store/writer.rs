@@ -288,9 +288,11 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
             }
             Change::StepEnd(end) => {
                 let usage = end.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+                let gpu = gpu_columns(end.gpu_use);
                 tx.prepare_cached(
                     "UPDATE steps SET state = ?3, end_time = ?4, exit_status = ?5, cancelled_by = ?6,
-                         user_usec = ?7, sys_usec = ?8, max_rss_kb = ?9
+                         user_usec = ?7, sys_usec = ?8, max_rss_kb = ?9,
+                         gpu_mem_max = ?10, gpu_mem_ave = ?11, gpu_util_max = ?12, gpu_util_ave = ?13
                      WHERE job_id = ?1 AND step_id = ?2 AND state = 'RUNNING'",
                 )?
                 .execute(params![
@@ -303,6 +305,10 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                     usage.map(|u| u.0),
                     usage.map(|u| u.1),
                     usage.map(|u| u.2),
+                    gpu.map(|g| g.0),
+                    gpu.map(|g| g.1),
+                    gpu.map(|g| g.2),
+                    gpu.map(|g| g.3),
                 ])?;
             }
             Change::EndSteps { job, end } => {
@@ -317,13 +323,21 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
     tx.commit()
 }
 
+/// A step's GPU use as the `steps` table's columns (`gpu_mem_max`, `gpu_mem_ave`,
+/// `gpu_util_max`, `gpu_util_ave`).
+fn gpu_columns(gpu_use: Option<crate::api::acct::GpuUse>) -> Option<(i64, i64, i64, i64)> {
+    gpu_use.map(|g| (g.mem_max as i64, g.mem_ave as i64, g.util_max as i64, g.util_ave as i64))
+}
+
 /// Inserts (or replaces) a step's record.
 fn write_step(tx: &rusqlite::Transaction, step: &StepRecord) -> rusqlite::Result<usize> {
     let usage = step.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+    let gpu = gpu_columns(step.gpu_use);
     tx.prepare_cached(
         "INSERT OR REPLACE INTO steps (job_id, step_id, name, state, start_time, end_time, exit_status, ntasks,
-             cpus, gpus, mem_mb, time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             cpus, gpus, mem_mb, time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb,
+             gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     )?
     .execute(params![
         step.job,
@@ -342,6 +356,10 @@ fn write_step(tx: &rusqlite::Transaction, step: &StepRecord) -> rusqlite::Result
         usage.map(|u| u.0),
         usage.map(|u| u.1),
         usage.map(|u| u.2),
+        gpu.map(|g| g.0),
+        gpu.map(|g| g.1),
+        gpu.map(|g| g.2),
+        gpu.map(|g| g.3),
     ])
 }
 
@@ -377,7 +395,7 @@ fn purge(tx: &rusqlite::Transaction, before: u64) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::acct::Usage;
+    use crate::api::acct::{GpuUse, Usage};
 
     #[test]
     fn ids_are_monotonic_and_records_round_trip() {
@@ -424,6 +442,7 @@ mod tests {
             time_limit: Some(5),
             cancelled_by: None,
             usage: None,
+            gpu_use: None,
         }
     }
 
@@ -443,6 +462,7 @@ mod tests {
         writer.step_started(step(3, 0));
         writer.step_started(step(3, 1));
         let usage = Usage { user_usec: 1, sys_usec: 2, max_rss_kb: 3 };
+        let gpu_use = GpuUse { mem_max: 5 << 30, mem_ave: 3 << 30, util_max: 180, util_ave: 90 };
         let ended = StepEnding {
             job: 3,
             step: 0,
@@ -451,6 +471,7 @@ mod tests {
             exit_status: 0,
             cancelled_by: None,
             usage: Some(usage),
+            gpu_use: Some(gpu_use),
         };
         writer.step_ended(ended);
         // The job ends: its step still running ends with it; the one that ended stays as it was.
@@ -460,7 +481,14 @@ mod tests {
         let steps = store.steps(3).unwrap();
         assert_eq!(
             steps[0],
-            StepRecord { state: JobState::Completed, end: 200, exit_status: Some(0), usage: Some(usage), ..step(3, 0) }
+            StepRecord {
+                state: JobState::Completed,
+                end: 200,
+                exit_status: Some(0),
+                usage: Some(usage),
+                gpu_use: Some(gpu_use),
+                ..step(3, 0)
+            }
         );
         assert_eq!(
             steps[1],

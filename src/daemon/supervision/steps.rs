@@ -167,6 +167,7 @@ impl Steps {
             time_limit: req.time_limit,
             cancelled_by: None,
             usage: None,
+            gpu_use: None,
         };
         steps.running.insert(
             step_id,
@@ -249,6 +250,14 @@ impl Steps {
     /// The supervisor of step `step` of `job`, if it runs.
     pub fn supervisor(&self, job: u32, step: u32) -> Option<i32> {
         self.by_job.get(&job)?.running.get(&step)?.pid
+    }
+
+    /// `job`'s running steps whose supervisors are known, each with its supervisor.
+    pub fn step_supervisors(&self, job: u32) -> Vec<(u32, i32)> {
+        self.by_job
+            .get(&job)
+            .map(|j| j.running.iter().filter_map(|(&step, s)| Some((step, s.pid?))).collect())
+            .unwrap_or_default()
     }
 
     /// The supervisors of `job`'s running steps.

@@ -12,7 +12,8 @@
 //!       "memory_total": 42949672960, "minor": 0,
 //!       "mig": [ { "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": "MIG-…",
 //!                  "memory_total": 21474836480 } ],
-//!       "processes": [ { "pid": 4242, "used_memory": 12025908428 } ] }
+//!       "memory_used": 12884901888, "utilization": 87,
+//!       "processes": [ { "pid": 4242, "used_memory": 12025908428, "sm_util": 85 } ] }
 //!   ],
 //!   "fail": { "nvmlDeviceGetCount_v2": 999 },
 //!   "log": "/path/to/calls"
@@ -22,7 +23,9 @@
 //! A GPU with a `mig` list is in MIG mode with those instances (in its first slots, or in
 //! the slots a `slot` member gives); one without cannot be (`NVML_ERROR_NOT_SUPPORTED`).
 //! `processes` are the GPU's compute processes (`nvmlDeviceGetComputeRunningProcesses_v3`);
-//! one without `used_memory` reports it as not available.
+//! one without `used_memory` reports it as not available; those with `sm_util` have that
+//! SM utilisation (`nvmlDeviceGetProcessUtilization`). `utilization` is the GPU's own
+//! (`nvmlDeviceGetUtilizationRates`).
 //! `fail` makes the named functions answer the given NVML return code; `log` names a file
 //! that gets one line per call (the function's name). Without the variable, or with a file
 //! that cannot be read, initialisation answers `NVML_ERROR_DRIVER_NOT_LOADED`, as on a
@@ -104,6 +107,24 @@ pub struct nvmlProcessInfo_t {
     usedGpuMemory: c_ulonglong,
     gpuInstanceId: c_uint,
     computeInstanceId: c_uint,
+}
+
+/// `nvmlUtilization_t`.
+#[repr(C)]
+pub struct nvmlUtilization_t {
+    gpu: c_uint,
+    memory: c_uint,
+}
+
+/// `nvmlProcessUtilizationSample_t`.
+#[repr(C)]
+pub struct nvmlProcessUtilizationSample_t {
+    pid: c_uint,
+    timeStamp: c_ulonglong,
+    smUtil: c_uint,
+    memUtil: c_uint,
+    encUtil: c_uint,
+    decUtil: c_uint,
 }
 
 /// `NVML_VALUE_NOT_AVAILABLE` as an unsigned long long.
@@ -375,6 +396,52 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
                 usedGpuMemory: p["used_memory"].as_u64().unwrap_or(NVML_VALUE_NOT_AVAILABLE),
                 gpuInstanceId: c_uint::MAX,
                 computeInstanceId: c_uint::MAX,
+            };
+        }
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
+    device: nvmlDevice_t,
+    utilization: *mut nvmlUtilization_t,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetUtilizationRates", device, |gpu| {
+        *utilization = nvmlUtilization_t { gpu: gpu["utilization"].as_u64().unwrap_or(0) as c_uint, memory: 0 };
+        NVML_SUCCESS
+    })
+}
+
+/// One sample for each process that has an `sm_util`, stamped now (so always newer than the
+/// time stamp asked from); `NVML_ERROR_NOT_FOUND` when there is none, as the driver answers.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
+    device: nvmlDevice_t,
+    samples: *mut nvmlProcessUtilizationSample_t,
+    count: *mut c_uint,
+    _last_seen: c_ulonglong,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetProcessUtilization", device, |gpu| {
+        let processes = gpu["processes"].as_array().map_or(&[][..], Vec::as_slice);
+        let busy: Vec<&Value> = processes.iter().filter(|p| p["sm_util"].is_u64()).collect();
+        if busy.is_empty() {
+            return NVML_ERROR_NOT_FOUND;
+        }
+        let room = *count as usize;
+        *count = busy.len() as c_uint;
+        if samples.is_null() || busy.len() > room {
+            return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64);
+        for (i, p) in busy.iter().enumerate() {
+            *samples.add(i) = nvmlProcessUtilizationSample_t {
+                pid: p["pid"].as_u64().unwrap_or(0) as c_uint,
+                timeStamp: now,
+                smUtil: p["sm_util"].as_u64().unwrap_or(0) as c_uint,
+                memUtil: 0,
+                encUtil: 0,
+                decUtil: 0,
             };
         }
         NVML_SUCCESS

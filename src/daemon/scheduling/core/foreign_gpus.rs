@@ -3,18 +3,28 @@
 
 use super::{Core, Effects};
 use crate::config::ForeignGpuProcesses;
-use crate::daemon::gpu_use::{ForeignProcess, JobProcesses};
+use crate::daemon::gpu_use::{ForeignProcess, JobProcesses, RunningJob};
 use std::collections::BTreeSet;
 
 impl Core {
-    /// The running jobs' supervisors and directories, through which their processes are
-    /// told from others.
+    /// The running jobs' and steps' supervisors and the jobs' directories, through which
+    /// their processes are told from others.
     pub fn job_processes(&self) -> JobProcesses {
-        let ids: Vec<u32> = self.holding.iter().copied().collect();
-        JobProcesses {
-            supervisors: ids.iter().flat_map(|&id| self.running_supervisors(id)).collect(),
-            job_dirs: ids.iter().map(|&id| self.job_dir(id)).collect(),
-        }
+        let jobs = self
+            .holding
+            .iter()
+            .map(|&id| {
+                let job = self.jobs.get(&id);
+                RunningJob {
+                    id,
+                    supervisor: job.and_then(|j| j.stepd_pid),
+                    steps: self.steps.step_supervisors(id),
+                    dir: self.job_dir(id),
+                    has_gpus: job.is_some_and(|j| !j.gpus.is_empty()),
+                }
+            })
+            .collect();
+        JobProcesses { jobs }
     }
 
     /// Records the processes outside the queue the last look found; a scheduling pass is

@@ -8,7 +8,8 @@ use crate::daemon::scheduling::job::JobState;
 use crate::daemon::supervision::launch;
 use crate::daemon::supervision::step_spec;
 use crate::daemon::supervision::steps;
-use step_record::StepEnding;
+use step_record::{StepEnding, ENDED_WITH_JOB};
+use crate::api::acct::StepId;
 
 impl Core {
     /// Gives a new step of job `id` its share of the job and writes its spec; returns the
@@ -74,7 +75,8 @@ impl Core {
         if let Some(cancelled_by) = self.steps.ended(job, step) {
             let dir = step_spec::step_dir(&self.job_dir(job), step);
             let end = crate::stepd::step::end::read(&dir);
-            let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::options::now());
+            let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::options::now())
+                .with_gpu_use(self.take_gpu_use(job, StepId::Number(step)));
             drop(self.writer.step_ended(ending));
         }
     }
@@ -85,9 +87,24 @@ impl Core {
     pub(super) fn record_step_ends(&mut self, id: u32, end: u64) {
         let job_dir = self.job_dir(id);
         for step in self.steps.running(id) {
+            let gpu_use = self.take_gpu_use(id, StepId::Number(step));
             if let Some(ended) = crate::stepd::step::end::read(&step_spec::step_dir(&job_dir, step)) {
                 let cancelled_by = self.steps.ended(id, step).flatten();
-                drop(self.writer.step_ended(StepEnding::from_status(id, step, Some(ended), cancelled_by, end)));
+                let ending = StepEnding::from_status(id, step, Some(ended), cancelled_by, end);
+                drop(self.writer.step_ended(ending.with_gpu_use(gpu_use)));
+            } else if gpu_use.is_some() {
+                // Still running: it ends with the job, as `end_steps` records it, with its GPU use.
+                let ending = StepEnding {
+                    job: id,
+                    step,
+                    state: JobState::Cancelled,
+                    end,
+                    exit_status: ENDED_WITH_JOB,
+                    cancelled_by: None,
+                    usage: None,
+                    gpu_use,
+                };
+                drop(self.writer.step_ended(ending));
             }
         }
         drop(self.writer.end_steps(id, end));

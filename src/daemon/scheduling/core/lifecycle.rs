@@ -2,6 +2,7 @@
 //! admitted once stored, and ended, from its supervisor's status or its exit.
 
 use super::{Core, Effects, Staged};
+use crate::api::acct::StepId;
 use crate::api::types::ApiError;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::scheduling::array;
@@ -86,6 +87,8 @@ impl Core {
         }
         let end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
         self.record_step_ends(id, end_time);
+        let batch_gpu_use = self.take_gpu_use(id, StepId::Batch);
+        self.forget_gpu_use(id);
         let Some(job) = self.jobs.get_mut(&id) else { return };
         let (state, reason) = match &status {
             None => (JobState::NodeFail, "NodeDown"),
@@ -108,6 +111,7 @@ impl Core {
         job.wait_status = status.as_ref().map(|s| s.wait_status);
         job.end_cause = status.as_ref().map(|s| s.cause);
         job.batch_usage = status.as_ref().and_then(|s| s.usage);
+        job.batch_gpu_use = batch_gpu_use;
         job.stepd_pid = None;
         for pid in self.steps.forget(id) {
             let _ = crate::sys::kill_pid(pid, libc::SIGTERM);

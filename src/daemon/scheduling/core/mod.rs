@@ -11,6 +11,7 @@
 
 mod cancel;
 mod foreign_gpus;
+mod gpu_use;
 mod job_steps;
 mod lifecycle;
 mod recovery;
@@ -126,6 +127,10 @@ pub struct Core {
     foreign_gpu_processes: Vec<crate::daemon::gpu_use::ForeignProcess>,
     /// When those last changed.
     foreign_gpu_processes_since: u64,
+    /// Each running job's and step's GPU use so far, while the GPUs are looked at.
+    gpu_tallies: std::collections::HashMap<crate::daemon::gpu_use::Owner, crate::daemon::gpu_use::GpuTally>,
+    /// What the last look at the GPUs saw, and when (UNIX seconds).
+    gpu_sample: Option<(u64, crate::gpu::GpuSample)>,
     used: Resources,
     exe: PathBuf,
     jobs_dir: PathBuf,
@@ -171,6 +176,8 @@ impl Core {
             free_gpus: config.gpus.iter().map(|g| g.index).collect(),
             foreign_gpu_processes: Vec::new(),
             foreign_gpu_processes_since: 0,
+            gpu_tallies: Default::default(),
+            gpu_sample: None,
             config,
             store,
             writer,
