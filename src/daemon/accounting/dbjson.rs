@@ -303,6 +303,7 @@ mod tests {
             alloc,
             time_limit: None,
             usage: status.map(|_| usage),
+            gpu_use: status.map(|_| GpuUse { mem_max: 3 << 30, mem_ave: 1 << 30, util_max: 80, util_ave: 35 }),
             nodes: "node1".into(),
         };
         let done = AcctJob {

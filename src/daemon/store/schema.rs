@@ -212,7 +212,19 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 1);
+        assert_eq!(LATEST, 2);
+    }
+
+    #[test]
+    fn version_2_gives_steps_their_gpu_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut conn) = unversioned_store(dir.path());
+        assert!(!columns(&conn, "steps").contains(&"gpu_mem_max".to_string()));
+        migrate(&mut conn, &path).unwrap();
+        let steps = columns(&conn, "steps");
+        for column in ["gpu_mem_max", "gpu_mem_ave", "gpu_util_max", "gpu_util_ave"] {
+            assert!(steps.contains(&column.to_string()), "{column} in {steps:?}");
+        }
     }
 
     #[test]
