@@ -77,6 +77,22 @@ fn the_gpu_use_of_a_jobs_script_and_of_its_step_are_recorded_apart() {
     // The script holds 1 GiB at 30 %, its step 3 GiB at 80 %, then 2 GiB at 40 %.
     set_processes(&machine, &[(batch, GIB, 30), (step, 3 * GIB, 80)]);
     std::thread::sleep(Duration::from_millis(3500));
+
+    // sstat shows the running step's figures now: its processes and its GPU use so far.
+    let live = c.run("sstat", &["-j", &job.to_string(), "-n", "-P", "-o", "JobID,NTasks,Pids,TRESUsageInMax"]);
+    assert!(live.status.success(), "{}", stderr(&live));
+    let text = stdout(&live);
+    let fields: Vec<&str> = text.trim().split('|').collect();
+    assert_eq!(fields[..2], [format!("{job}.0").as_str(), "1"], "{text}");
+    assert!(fields[2].split(',').any(|p| p == step.to_string()), "the step's pid {step} in {text}");
+    assert_eq!(tres_value(fields[3], "gres/gpumem"), Some("3G"), "{text}");
+    assert_eq!(tres_value(fields[3], "gres/gpuutil"), Some("80"), "{text}");
+    let script = c.run("sstat", &["-j", &format!("{job}.batch"), "-n", "-P", "-o", "JobID,Pids,TRESUsageInMax"]);
+    let text = stdout(&script);
+    assert!(text.starts_with(&format!("{job}.batch|")), "{text}");
+    assert!(text.split('|').nth(1).unwrap().split(',').any(|p| p == batch.to_string()), "{text}");
+    assert!(!text.split('|').nth(1).unwrap().split(',').any(|p| p == step.to_string()), "not the step's: {text}");
+    assert_eq!(tres_value(text.trim().split('|').nth(2).unwrap(), "gres/gpumem"), Some("1G"), "{text}");
     set_processes(&machine, &[(batch, GIB, 30), (step, 2 * GIB, 40)]);
     std::thread::sleep(Duration::from_millis(2500));
     std::fs::write(c.path("release"), "").unwrap();

@@ -418,6 +418,13 @@ impl Client {
         self.get("/slurmlet/v1/steps")
     }
 
+    /// `GET /slurmlet/v1/steps?stats=true`: the steps of the running jobs with what their
+    /// processes use now (`sstat`).
+    pub fn step_stats(&self) -> Result<StepsResponse, ClientError> {
+        self.slurmlet_only("sstat")?;
+        self.get("/slurmlet/v1/steps?stats=true")
+    }
+
     /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),
     /// which slurmrestd has no endpoint for.
     fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {

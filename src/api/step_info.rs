@@ -2,7 +2,7 @@
 //! `scontrol show step`. slurmrestd v0.0.43 has no listing of the steps of running jobs;
 //! the fields carry what Slurm's `job_step_info_t` has that slurmlet knows.
 
-use super::acct::StepId;
+use super::acct::{GpuUse, StepId};
 use super::types::{ApiError, ApiWarning, Meta};
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,30 @@ pub struct StepInfo {
     pub srun_host: String,
     /// Its srun's process id (0: none, or not known).
     pub srun_pid: u32,
+    /// What its processes use now, when asked for (`sstat`) and the caller may see it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StepStats>,
+}
+
+/// What a running step's processes use now, as `sstat` shows it: read from `/proc` when
+/// asked, and the daemon's tally of its GPU use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct StepStats {
+    /// Its processes, in pid order.
+    pub pids: Vec<u32>,
+    /// The CPU time its live processes have used, microseconds.
+    pub cpu_usec: u64,
+    /// The largest resident set of one of its processes, KiB.
+    pub rss_max_kb: u64,
+    /// The resident sets of all of them, KiB.
+    pub rss_total_kb: u64,
+    /// The largest virtual memory of one of them, KiB.
+    pub vsize_max_kb: u64,
+    /// The virtual memory of all of them, KiB.
+    pub vsize_total_kb: u64,
+    /// Its GPU use so far, while the daemon looks at the GPUs.
+    pub gpu_use: Option<GpuUse>,
 }
 
 impl StepInfo {

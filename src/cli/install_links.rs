@@ -11,7 +11,7 @@ use thiserror::Error;
 /// `slurmlet install-links`'s options.
 #[derive(Debug, Parser)]
 #[command(
-    about = "Create sbatch, srun, salloc, squeue, scancel, scontrol, sinfo, sacct and slurmletd symlinks to this binary",
+    about = "Create sbatch, srun, salloc, squeue, scancel, scontrol, sinfo, sacct, sstat and slurmletd symlinks to this binary",
     disable_version_flag = true
 )]
 pub struct InstallLinksArgs {

@@ -18,6 +18,7 @@ pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
+pub mod sstat;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
@@ -25,7 +26,7 @@ use std::ffi::OsString;
 
 /// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
 pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "slurmletd"];
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd"];
 
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
@@ -51,6 +52,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "scontrol" => scontrol::run(args),
         "sinfo" => sinfo::run(args),
         "sacct" => sacct::run(args),
+        "sstat" => sstat::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
     }
@@ -285,6 +287,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         scontrol::ScontrolArgs::command().name("scontrol"),
         sinfo::SinfoArgs::command().name("sinfo"),
         sacct::SacctArgs::command().name("sacct"),
+        sstat::SstatArgs::command().name("sstat"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]
 }

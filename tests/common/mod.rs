@@ -23,7 +23,7 @@ pub struct Cluster {
 }
 
 pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "slurmletd", "slurmlet"];
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd", "slurmlet"];
 
 impl Cluster {
     /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines, with its

@@ -151,6 +151,12 @@ pub struct Column {
 /// it, is every field), or Slurm's error. A width given to a field applies to every use of
 /// it, as in Slurm.
 pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
+    parse_fields(list, FIELDS, true)
+}
+
+/// The fields of `table` a `--format` list picks (sacct's and sstat's grammar); with
+/// `all`, `ALL` (or any start of it) picks every field.
+pub fn parse_fields(list: &str, table: &[(&'static str, i32)], all: bool) -> Result<Vec<Column>, String> {
     let mut picked: Vec<(usize, Option<i32>)> = Vec::new();
     for item in list.split(',') {
         let item = item.trim_start();
@@ -161,11 +167,11 @@ pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
             Some((name, w)) => (name, Some(leading_int(w))),
             None => (item, None),
         };
-        if name.len() <= 3 && "ALL"[..name.len()].eq_ignore_ascii_case(name) {
-            picked.extend((0..FIELDS.len()).map(|i| (i, width)));
+        if all && name.len() <= 3 && "ALL"[..name.len()].eq_ignore_ascii_case(name) {
+            picked.extend((0..table.len()).map(|i| (i, width)));
             continue;
         }
-        let found = FIELDS
+        let found = table
             .iter()
             .position(|(field, _)| field.len() >= name.len() && field[..name.len()].eq_ignore_ascii_case(name));
         match found {
@@ -180,7 +186,7 @@ pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
         }
     }
     let width_of = |i: usize| picked.iter().rev().find_map(|&(j, w)| if j == i { w } else { None });
-    Ok(picked.iter().map(|&(i, _)| Column { name: FIELDS[i].0, width: width_of(i).unwrap_or(FIELDS[i].1) }).collect())
+    Ok(picked.iter().map(|&(i, _)| Column { name: table[i].0, width: width_of(i).unwrap_or(table[i].1) }).collect())
 }
 
 /// `atoi`: the leading (signed) integer of `s`, 0 if none.

@@ -3,7 +3,7 @@
 //! and time window, and the fields to print.
 
 use super::fields::{self, parse_format, Units};
-use super::print::Layout;
+use super::print::{columns_list, Layout};
 use super::{Plan, CMD};
 use crate::api::acct::{self, HistoryQuery};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
@@ -289,21 +289,6 @@ fn limit(text: &str) -> Result<u32, String> {
         Ok(Some(m)) => Ok(m),
         _ => Err("Invalid time limit specification".into()),
     }
-}
-
-/// Prints names `per_line` to a line, each padded to `width`, as sacct's `--help…` lists do.
-fn columns_list<'a>(names: impl Iterator<Item = &'a str>, per_line: usize, width: usize) {
-    let mut out = String::new();
-    for (i, name) in names.enumerate() {
-        if i % per_line != 0 {
-            out.push(' ');
-        } else if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!("{name:<width$}"));
-    }
-    out.push('\n');
-    crate::cli::format::emit_text(&out);
 }
 
 /// The job states of `--helpstate`: Slurm's base states, which lead squeue's list, in its

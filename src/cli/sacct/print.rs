@@ -117,3 +117,18 @@ pub fn row(columns: &[Column], cells: &[Cell], layout: &Layout) -> String {
     out.push('\n');
     out
 }
+
+/// Prints names `per_line` to a line, each padded to `width`, as sacct's `--help…` lists do.
+pub fn columns_list<'a>(names: impl Iterator<Item = &'a str>, per_line: usize, width: usize) {
+    let mut out = String::new();
+    for (i, name) in names.enumerate() {
+        if i % per_line != 0 {
+            out.push(' ');
+        } else if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{name:<width$}"));
+    }
+    out.push('\n');
+    crate::cli::format::emit_text(&out);
+}

@@ -7,6 +7,7 @@ pub mod fence;
 pub mod fork_client;
 pub mod interactive;
 pub mod launch;
+pub mod process_tree;
 pub mod spawn;
 pub mod step_spec;
 pub mod steps;

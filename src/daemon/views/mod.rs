@@ -7,3 +7,4 @@ pub mod info;
 pub mod jobs_reply;
 pub mod listing;
 pub mod step_list;
+pub mod step_stats;

@@ -14,20 +14,46 @@ use crate::daemon::runtime::{Daemon, Peer};
 use crate::daemon::scheduling::core::Core;
 use crate::daemon::scheduling::job::{Job, JobState};
 use crate::daemon::supervision::steps::Srun;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The reply: the steps `peer` may see (owners' names looked up once the lock is let go).
-pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+/// `?stats=true`: with what each step's processes use now (`sstat`).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+pub struct StepsQuery {
+    /// Fill in [`crate::api::step_info::StepInfo::stats`].
+    #[serde(default)]
+    pub stats: bool,
+}
+
+/// The reply: the steps `peer` may see (owners' names looked up, and their processes read,
+/// once the lock is let go).
+pub async fn handler(
+    State(d): State<Arc<Daemon>>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    Query(query): Query<StepsQuery>,
+) -> Response {
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let (mut steps, meta) = {
+    let (mut steps, meta, sources) = {
         let core = d.core.lock();
-        (running(&core, caller), super::info::meta(&core.config))
+        let steps = running(&core, caller);
+        let sources = if query.stats { super::step_stats::sources(&core, &steps, caller) } else { Vec::new() };
+        (steps, super::info::meta(&core.config), sources)
     };
+    if !sources.is_empty() {
+        // Reading `/proc` blocks: off the runtime's threads.
+        let listed = steps.clone();
+        steps = tokio::task::spawn_blocking(move || {
+            let mut steps = listed;
+            super::step_stats::fill(&mut steps, &sources);
+            steps
+        })
+        .await
+        .unwrap_or(steps);
+    }
     let mut names: HashMap<u32, String> = HashMap::new();
     for s in &mut steps {
         s.user_name = names.entry(s.user_id).or_insert_with(|| crate::paths::user_name(s.user_id)).clone();

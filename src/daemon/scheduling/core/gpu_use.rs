@@ -58,6 +58,11 @@ impl Core {
         self.gpu_tallies.get(&(job, step)).and_then(|t| t.figures())
     }
 
+    /// The supervisor of running job `id` (which runs its batch script).
+    pub fn job_supervisor(&self, id: u32) -> Option<i32> {
+        self.jobs.get(&id).filter(|j| j.state().holds_resources()).and_then(|j| j.stepd_pid)
+    }
+
     /// Takes the GPU use of step `step` of job `job`, which ended.
     pub(super) fn take_gpu_use(&mut self, job: u32, step: StepId) -> Option<GpuUse> {
         self.gpu_tallies.remove(&(job, step)).and_then(|t| t.figures())
