@@ -48,6 +48,7 @@ fn batch(j: &AcctJob, state: &str, status: Option<i32>, end: u64) -> AcctStep {
         alloc: j.alloc.unwrap_or_default(),
         time_limit: None,
         usage: None,
+        gpu_use: None,
         nodes: "vm".into(),
     }
 }

@@ -303,6 +303,7 @@ mod tests {
             alloc,
             time_limit: None,
             usage: status.map(|_| usage),
+            gpu_use: None,
             nodes: "node1".into(),
         };
         let done = AcctJob {

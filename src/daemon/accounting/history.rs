@@ -208,6 +208,7 @@ mod tests {
             time_limit: None,
             cancelled_by: None,
             usage: None,
+            gpu_use: None,
         }
     }
 

@@ -108,6 +108,7 @@ mod tests {
             time_limit: (step == 1).then_some(5),
             cancelled_by: None,
             usage: None,
+            gpu_use: None,
         }
     }
 
