@@ -111,7 +111,12 @@ mod tests {
         assert_eq!(readings.len(), 2);
         assert_eq!(
             readings[0],
-            GpuReading { uuid: "GPU-1".into(), memory_used: Some(1 << 30), memory_total: Some(81559 << 20), utilization: Some(37) }
+            GpuReading {
+                uuid: "GPU-1".into(),
+                memory_used: Some(1 << 30),
+                memory_total: Some(81559 << 20),
+                utilization: Some(37)
+            }
         );
         assert_eq!((readings[1].memory_used, readings[1].utilization), (None, None));
     }

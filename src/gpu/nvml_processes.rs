@@ -98,7 +98,8 @@ impl GpuSampler for NvmlProcesses {
                 Err(NvmlError::NotSupported) => continue,
                 Err(e) => return Err(self.failed("nvmlDeviceGetComputeRunningProcesses")(e)),
             };
-            let utilization = if running.is_empty() { HashMap::new() } else { self.process_utilization(&device, uuid)? };
+            let utilization =
+                if running.is_empty() { HashMap::new() } else { self.process_utilization(&device, uuid)? };
             sample.processes.extend(running.into_iter().map(|p| GpuProcess {
                 gpu_uuid: uuid.clone(),
                 pid: p.pid,

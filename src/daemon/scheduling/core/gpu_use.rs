@@ -31,8 +31,7 @@ impl Core {
                 .chain(job.steps.iter().filter(|(s, _)| running.contains(s)).map(|&(s, _)| StepId::Number(s)))
                 .map(|step| (job.id, step))
                 .collect();
-            let watched = job.has_gpus
-                || keys.iter().any(|k| sums.contains_key(k) || self.gpu_tallies.contains_key(k));
+            let watched = job.has_gpus || keys.iter().any(|k| sums.contains_key(k) || self.gpu_tallies.contains_key(k));
             if !watched {
                 continue;
             }

@@ -2,6 +2,7 @@
 //! records, kept and recovered.
 
 use super::{Core, Effects, Watch};
+use crate::api::acct::StepId;
 use crate::daemon::accounting::step_record;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::scheduling::job::JobState;
@@ -9,7 +10,6 @@ use crate::daemon::supervision::launch;
 use crate::daemon::supervision::step_spec;
 use crate::daemon::supervision::steps;
 use step_record::{StepEnding, ENDED_WITH_JOB};
-use crate::api::acct::StepId;
 
 impl Core {
     /// Gives a new step of job `id` its share of the job and writes its spec; returns the
