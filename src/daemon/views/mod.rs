@@ -3,6 +3,7 @@
 //! batch script, and the node's GPUs with who holds each.
 
 pub mod batch_script;
+pub mod gpu_list;
 pub mod gres;
 pub mod info;
 pub mod jobs_reply;
