@@ -212,7 +212,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 1);
+        assert_eq!(LATEST, 2);
     }
 
     #[test]
