@@ -196,6 +196,14 @@ fn slurmlet_profile_selects_the_profile_for_one_command() {
         assert!(o.status.success(), "{flag:?}: {}", stderr(&o));
         assert_eq!(stdout(&o), format!("{id} JobHeldUser\n"));
     }
+    // slurmlet's own view of the GPUs has no slurmrestd endpoint.
+    let o = slurmlet(&["--profile", "tcp", "gpus"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "slurmlet gpus: error: slurmlet gpus: slurmrestd's data_parser v0.0.43 has no endpoint for it \
+         (profile 'tcp'); it speaks only to a slurmlet daemon\n"
+    );
     // Through the profile: its refused token says so.
     let o = slurmlet(&["--profile", "badtoken", "squeue"]);
     assert_eq!(o.status.code(), Some(1));

@@ -227,7 +227,7 @@ fn show_node_and_partition() {
     c.wait_state(id, &["RUNNING"], T);
     let busy = scontrol(&c, &["show", "node", "-d"]).stdout;
     assert_eq!(line(&busy, "CPUAlloc="), "   CPUAlloc=2 CPUEfctv=8 CPUTot=8 CPULoad=0.00");
-    assert_eq!(line(&busy, "GresUsed="), "   GresUsed=gpu:1");
+    assert_eq!(line(&busy, "GresUsed="), "   GresUsed=gpu:1(IDX:0)");
     assert_eq!(line(&busy, "GresDrain="), "   GresDrain=N/A");
     assert!(line(&busy, "State=").starts_with("   State=MIXED "), "{busy}");
     assert!(line(&busy, "AllocTRES=").starts_with("   AllocTRES=cpu=2"), "{busy}");

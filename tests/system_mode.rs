@@ -407,13 +407,27 @@ fn operators_may_act_and_private_data_hides_other_users_jobs() {
     let bob = User::create(&bob_name, &dir.path().join("f"));
     let oscar = User::create(&oscar_name, &dir.path().join("o"));
     let shared = Shared::start(&format!("operators = [\"{oscar_name}\"]\nprivate_data = [\"jobs\"]\n"));
-    let id = shared.sbatch_as(&alice, &["--wrap", "sleep 300"]);
+    let id = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
     shared.wait_state(id, "RUNNING");
 
     let listing = |user: &User| text(&shared.run_as(user, "squeue", &["-h", "-o", "%i"])).0;
     assert_eq!(listing(&bob), "", "bob sees alice's job");
     assert_eq!(listing(&alice), format!("{id}\n"));
     assert_eq!(listing(&oscar), format!("{id}\n"));
+    // The GPU is held all the same, by a job bob is not told of.
+    let holder = |user: &User| {
+        let out = shared.run_as(user, "slurmlet", &["gpus", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&text(&out).0).expect("slurmlet gpus --json is JSON");
+        v["gpus"][0]["jobs"].clone()
+    };
+    let hidden = serde_json::json!([{ "job": null, "job_id": null, "user_id": null, "user_name": null }]);
+    assert_eq!(holder(&bob), hidden);
+    let shown =
+        serde_json::json!([{ "job": id.to_string(), "job_id": id, "user_id": alice.uid, "user_name": alice_name }]);
+    assert_eq!(holder(&alice), shown);
+    assert_eq!(holder(&oscar), shown);
+    let table = text(&shared.run_as(&bob, "slurmlet", &["gpus"])).0;
+    assert!(table.lines().nth(1).is_some_and(|l| l.ends_with("another user's job")), "{table}");
     let lookup = bob.as_me(|| Client::at(&shared.socket).unwrap().job(&id.to_string())).unwrap();
     assert!(lookup.jobs.is_empty(), "{lookup:?}");
 

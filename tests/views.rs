@@ -59,7 +59,7 @@ fn squeue_and_sinfo_show_the_queue_as_slurm_does() {
     assert_eq!(stdout(&o), "node1 gpu:4 1/7/0/8\n");
     let o = c.run("sinfo", &["-O", "Gres,GresUsed", "-h"]);
     let cols: Vec<String> = stdout(&o).split_whitespace().map(str::to_string).collect();
-    assert_eq!(cols, vec!["gpu:4", "gpu:4"]);
+    assert_eq!(cols, vec!["gpu:4", "gpu:4(IDX:0-3)"]);
     let o = c.run("squeue", &["--bogus"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(

@@ -425,14 +425,24 @@ impl Client {
         self.get("/slurmlet/v1/steps?stats=true")
     }
 
+    /// `GET /slurmlet/v1/gpus`: the node's GPUs and who holds them (`slurmlet gpus`).
+    pub fn gpus(&self) -> Result<crate::api::gpus::GpusResponse, ClientError> {
+        self.slurmlet_only("slurmlet gpus")?;
+        self.get("/slurmlet/v1/gpus")
+    }
+
     /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),
     /// which slurmrestd has no endpoint for.
     fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {
         let command = what.split(' ').next().unwrap_or(what);
+        // slurmlet's own commands have no counterpart on a Slurm cluster.
+        let instead = match command {
+            "slurmlet" => "it speaks only to a slurmlet daemon".to_string(),
+            _ => format!("use the cluster's own {command} on its login node"),
+        };
         match &self.profile {
             Some(profile) => Err(ClientError::Unsupported(format!(
-                "{what}: slurmrestd's data_parser {} has no endpoint for it (profile '{profile}'); \
-                 use the cluster's own {command} on its login node",
+                "{what}: slurmrestd's data_parser {} has no endpoint for it (profile '{profile}'); {instead}",
                 self.data_parser()
             ))),
             None => Ok(()),

@@ -3,6 +3,7 @@
 pub mod acct;
 pub mod client;
 pub mod from_slurmdb;
+pub mod gpus;
 pub mod http;
 pub mod jwt;
 pub mod negotiate;

@@ -5,6 +5,7 @@ pub mod allocate;
 pub mod daemon_cmd;
 pub mod format;
 pub mod generate;
+pub mod gpus;
 pub mod install_links;
 pub mod job_command;
 pub mod job_failure;
@@ -64,6 +65,7 @@ const USAGE: &str = "usage: slurmlet [--profile NAME] <command> [args…]
 commands:
   {commands}
   daemon [start|stop|status|run]
+  gpus [--json]
   profiles
   install-links [DIR]
   generate [DIR]
@@ -102,7 +104,7 @@ fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
 }
 
 /// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
-/// (`daemon`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
+/// (`daemon`, `gpus`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
 fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     if let Err(code) = take_profile_flag(&mut args) {
         return code;
@@ -114,6 +116,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     match sub.as_deref() {
         Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
+        Some("gpus") => gpus::run(rest("slurmlet gpus")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),

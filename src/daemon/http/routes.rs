@@ -8,6 +8,7 @@ use crate::daemon::scheduling::requeue;
 use crate::daemon::scheduling::suspend;
 use crate::daemon::supervision::interactive;
 use crate::daemon::views::batch_script;
+use crate::daemon::views::gpu_list;
 use crate::daemon::views::step_list;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
@@ -65,6 +66,8 @@ pub enum Op {
     Steps,
     /// `GET /slurmlet/v1/job/{job_id}/script`: `scontrol write batch_script`.
     BatchScript,
+    /// `GET /slurmlet/v1/gpus`: the node's GPUs and who holds them (`slurmlet gpus`).
+    Gpus,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -110,6 +113,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/suspend", Op::Suspend),
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
+    ep("GET", "/slurmlet/v1/gpus", Op::Gpus),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -141,6 +145,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Resume => on(method, suspend::resume),
         Op::Steps => on(method, step_list::handler),
         Op::BatchScript => on(method, batch_script::handler),
+        Op::Gpus => on(method, gpu_list::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

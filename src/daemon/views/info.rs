@@ -1,5 +1,6 @@
 //! The daemon's state as slurmrestd v0.0.43 shapes it: `job_info`, `node`, `partition_info`.
 
+use super::gres::{self, idx_list};
 use super::listing::{state_list, JobRow};
 use crate::api::noval::NoVal;
 use crate::api::release;
@@ -183,21 +184,6 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
     }
 }
 
-/// `0-1,3` for GPU indices.
-pub fn idx_list(ids: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j { ids[i].to_string() } else { format!("{}-{}", ids[i], ids[j]) });
-        i = j + 1;
-    }
-    parts.join(",")
-}
-
 /// The node as `node`.
 pub fn node(core: &Core) -> Node {
     let c = &core.config;
@@ -209,11 +195,7 @@ pub fn node(core: &Core) -> Node {
     } else {
         "MIXED"
     };
-    let gres_used = match (&c.gpu_type, c.gpus.is_empty()) {
-        (_, true) => String::new(),
-        (Some(t), false) => format!("gpu:{t}:{}", used.gpus),
-        (None, false) => format!("gpu:{}", used.gpus),
-    };
+    let gres_used = gres::gres_used(!c.gpus.is_empty(), c.gpu_type.as_deref(), &core.allocated_gpus());
     let tres = tres(c.cpus, c.memory, false, c.gpus.len());
     Node {
         tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus),

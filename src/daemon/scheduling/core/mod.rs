@@ -353,4 +353,9 @@ impl Core {
     pub fn used(&self) -> Resources {
         self.used
     }
+
+    /// The indices of the node's GPUs given to jobs now (those not free).
+    pub fn allocated_gpus(&self) -> BTreeSet<u32> {
+        self.config.gpus.iter().map(|g| g.index).filter(|i| !self.free_gpus.contains(i)).collect()
+    }
 }

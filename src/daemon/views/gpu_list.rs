@@ -1,0 +1,154 @@
+//! `GET /slurmlet/v1/gpus`: the node's GPUs and who holds each now, for `slurmlet gpus`:
+//! the jobs given it (another user's job only as the caller's view of the queue shows it),
+//! the processes outside the queue the last look found on it, and that look's figures.
+
+use crate::api::gpus::{GpuJob, GpuOutsider, GpuStatus, GpusResponse};
+use crate::daemon::gpu_use::ForeignProcess;
+use crate::daemon::http::caller::Caller;
+use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::scheduling::core::Core;
+use crate::daemon::scheduling::job::Job;
+use crate::gpu::{Gpu, GpuReading};
+use axum::extract::{ConnectInfo, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The reply for `peer` (owners' names looked up once the lock is let go).
+pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let mut reply = {
+        let core = d.core.lock();
+        GpusResponse { meta: super::info::meta(&core.config), ..listing(&core, caller) }
+    };
+    let mut names: HashMap<u32, String> = HashMap::new();
+    for job in reply.gpus.iter_mut().flat_map(|g| g.jobs.iter_mut()) {
+        if let Some(uid) = job.user_id {
+            job.user_name = Some(names.entry(uid).or_insert_with(|| crate::paths::user_name(uid)).clone());
+        }
+    }
+    (StatusCode::OK, Json(reply)).into_response()
+}
+
+/// Every GPU of the node as `caller` may see it, without the job owners' names.
+pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
+    let config = &core.config;
+    let looked_at = config.gpu_sample_interval > 0
+        && crate::gpu::sampler_for(config.gpu_source.as_deref(), &config.nvml_library, &config.gpus).is_some();
+    let sample = core.gpu_sample().filter(|_| looked_at);
+    let holders: Vec<&Job> = core.holding().collect();
+    let gpus = config
+        .gpus
+        .iter()
+        .map(|gpu| {
+            let reading = sample.and_then(|(_, s)| reading_of(gpu, &s.gpus));
+            status(gpu, reading, &holders, core.foreign_gpu_processes(), |job| caller.may_see(job, config))
+        })
+        .collect();
+    GpusResponse {
+        gpus,
+        sampled_at: sample.map(|(at, _)| *at),
+        sample_interval: if looked_at { config.gpu_sample_interval } else { 0 },
+        ..Default::default()
+    }
+}
+
+/// What the last look read of `gpu`: its own figures, or for a MIG instance none (the
+/// driver reports whole GPUs).
+fn reading_of<'a>(gpu: &Gpu, readings: &'a [GpuReading]) -> Option<&'a GpuReading> {
+    let uuid = gpu.uuid.as_deref().filter(|_| gpu.mig_parent.is_none())?;
+    readings.iter().find(|r| r.uuid == uuid)
+}
+
+/// `gpu` with `reading`, the jobs of `holders` given it (shown in full where `visible`) and
+/// the processes of `outsiders` on it.
+fn status(
+    gpu: &Gpu,
+    reading: Option<&GpuReading>,
+    holders: &[&Job],
+    outsiders: &[ForeignProcess],
+    visible: impl Fn(&Job) -> bool,
+) -> GpuStatus {
+    let jobs = holders
+        .iter()
+        .filter(|job| job.gpus.iter().any(|g| g.index == gpu.index))
+        .map(|job| match visible(job) {
+            true => {
+                GpuJob { job: Some(job.display_id()), job_id: Some(job.id), user_id: Some(job.uid), user_name: None }
+            }
+            false => GpuJob::default(),
+        })
+        .collect();
+    let outside_queue = outsiders
+        .iter()
+        .filter(|p| p.gpu == gpu.index)
+        .map(|p| GpuOutsider {
+            pid: p.pid,
+            user_name: p.user.clone(),
+            command: p.command.clone(),
+            used_memory: p.used_memory,
+        })
+        .collect();
+    GpuStatus {
+        index: gpu.index,
+        uuid: gpu.uuid.clone(),
+        name: gpu.model.clone(),
+        gres_type: gpu.gres_type.clone(),
+        memory_used: reading.and_then(|r| r.memory_used),
+        memory_total: reading.and_then(|r| r.memory_total).or(gpu.memory_mb.map(|mb| mb << 20)),
+        utilization: reading.and_then(|r| r.utilization),
+        jobs,
+        outside_queue,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a100(index: u32) -> Gpu {
+        Gpu {
+            uuid: Some(format!("GPU-{index}")),
+            model: Some("NVIDIA A100-SXM4-40GB".into()),
+            memory_mb: Some(40960),
+            ..Gpu::nvidia(index)
+        }
+    }
+
+    #[test]
+    fn a_gpu_shows_what_was_read_of_it_and_who_holds_it() {
+        let job = Job { id: 7, uid: 1000, gpus: vec![a100(0)], ..Default::default() };
+        let outsider = ForeignProcess {
+            gpu: 0,
+            pid: 4242,
+            user: Some("bob".into()),
+            command: Some("python train.py".into()),
+            used_memory: Some(1 << 30),
+        };
+        let reading = GpuReading {
+            uuid: "GPU-0".into(),
+            memory_used: Some(3 << 30),
+            memory_total: Some(40 << 30),
+            utilization: Some(87),
+        };
+        let seen = status(&a100(0), Some(&reading), &[&job], std::slice::from_ref(&outsider), |_| true);
+        assert_eq!((seen.memory_used, seen.memory_total, seen.utilization), (Some(3 << 30), Some(40 << 30), Some(87)));
+        assert_eq!(
+            seen.jobs,
+            [GpuJob { job: Some("7".into()), job_id: Some(7), user_id: Some(1000), user_name: None }]
+        );
+        assert_eq!(seen.outside_queue[0].pid, 4242);
+
+        // Not read: its size as found, nothing made up; another GPU's holders are not its.
+        let other = status(&a100(1), None, &[&job], &[outsider], |_| true);
+        assert_eq!((other.memory_used, other.memory_total, other.utilization), (None, Some(40 << 30), None));
+        assert!(other.jobs.is_empty() && other.outside_queue.is_empty());
+
+        // A job the caller may not see is there, without its id or owner.
+        let hidden = status(&a100(0), None, &[&job], &[], |_| false);
+        assert_eq!(hidden.jobs.len(), 1);
+        assert!(hidden.jobs[0].hidden() && hidden.jobs[0].user_id.is_none());
+    }
+}
