@@ -63,6 +63,23 @@ static NEXT_CLUSTER: AtomicUsize = AtomicUsize::new(0);
 /// Whether cluster directories are left behind (`--keep`), for looking at daemon logs.
 pub static KEEP: AtomicBool = AtomicBool::new(false);
 
+/// Lines added to every daemon's configuration (`--daemon-config`).
+pub static EXTRA_CONFIG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The configuration's `gpus` line: none when the added lines name an NVML library (the
+/// daemon then finds its GPUs through it) or their own `gpus`.
+fn gpus_line(gpus: usize, extra: &str) -> String {
+    let named = extra.lines().any(|l| {
+        let key = l.split('=').next().unwrap_or("").trim();
+        key == "gpus" || key == "nvml_library"
+    });
+    if named {
+        String::new()
+    } else {
+        format!("gpus = {gpus}\n")
+    }
+}
+
 impl Cluster {
     /// Creates a directory under `parent` with the symlinks and a configuration of `gpus`
     /// GPUs, and starts the daemon.
@@ -88,13 +105,15 @@ impl Cluster {
             return Err(failed(format!("socket path {} is too long for a Unix socket; use --dir", socket.display())));
         }
         let config = root.join("slurmlet.toml");
+        let extra = EXTRA_CONFIG.get().map_or("", String::as_str);
         let text = format!(
-            "cluster_name = \"bench\"\nnode_name = \"bench\"\ncpus = 64\nmemory = 1048576\ngpus = {gpus}\n\
-             kill_wait = 1\nmin_job_age = {min_job_age}\nstate_dir = \"{}\"\nsocket = \"{}\"\n\n\
+            "cluster_name = \"bench\"\nnode_name = \"bench\"\ncpus = 64\nmemory = 1048576\n{gpus_line}\
+             kill_wait = 1\nmin_job_age = {min_job_age}\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n\n\
              [[partitions]]\nname = \"gpu\"\ndefault = true\n\n\
              [limits]\nmax_submitted_jobs_per_user = {QUEUE_LIMIT}\n",
             root.join("state").display(),
-            socket.display()
+            socket.display(),
+            gpus_line = gpus_line(gpus, extra),
         );
         std::fs::write(&config, text).map_err(io(format!("cannot write {}", config.display())))?;
         let mut cluster = Cluster {

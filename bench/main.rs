@@ -58,6 +58,10 @@ struct Args {
     /// Leave the temporary cluster directories (daemon logs, job stores) behind
     #[arg(long)]
     keep: bool,
+    /// Add this file's lines to every daemon's configuration (e.g. `gpu_sample_interval = 1`
+    /// and an `nvml_library`: the GPUs are then found through it instead of configured)
+    #[arg(long, value_name = "FILE")]
+    daemon_config: Option<PathBuf>,
 }
 
 fn main() {
@@ -97,6 +101,17 @@ fn run(args: Args) -> i32 {
         return 1;
     }
     cluster::KEEP.store(args.keep, std::sync::atomic::Ordering::Relaxed);
+    if let Some(path) = &args.daemon_config {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let _ = cluster::EXTRA_CONFIG.set(text);
+            }
+            Err(e) => {
+                eprintln!("slurmlet-bench: cannot read --daemon-config {}: {e}", path.display());
+                return 1;
+            }
+        }
+    }
     let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let counts = if args.smoke { counts::Counts::smoke() } else { counts::Counts::full(args.scale) };
     let real = if args.no_real {
@@ -108,6 +123,12 @@ fn run(args: Args) -> i32 {
     println!("slurmlet-bench{}", if args.smoke { " (smoke: tiny sizes, timings mean nothing)" } else { "" });
     println!("date:      {}", now_utc());
     println!("machine:   {}", machine());
+    if let Some(extra) = cluster::EXTRA_CONFIG.get() {
+        println!(
+            "daemons:   configured with {}",
+            extra.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("; ")
+        );
+    }
     println!("slurmlet:  {}{}", slurmlet.display(), stale_warning(&slurmlet, &bench_exe));
     println!("temp dir:  {} ({})", parent.display(), filesystem(&parent));
     match &real {

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const NAMES: &[&str] = &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd"];
+const NAMES: &[&str] =
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd"];
 
 fn exe() -> PathBuf {
     std::fs::canonicalize(env!("CARGO_BIN_EXE_slurmlet")).unwrap()
