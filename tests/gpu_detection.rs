@@ -85,3 +85,43 @@ fn stand_in_gpus_when_none_is_found() {
     c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
     assert_eq!(show_node_gres(&c), "Gres=(null)");
 }
+
+#[test]
+fn amd_gpus_are_found_through_rocm_smi_and_shown_through_rocr_visible_devices() {
+    if std::path::Path::new("/proc/driver/nvidia/gpus").exists() {
+        skip(
+            "amd_gpus_are_found_through_rocm_smi_and_shown_through_rocr_visible_devices",
+            "this machine has NVIDIA's driver, whose GPUs are found before rocm-smi is asked",
+        );
+        return;
+    }
+    let mut c = detecting_cluster();
+    // No NVIDIA tool finds anything; AMD's lists two MI210s as `rocm-smi --json` does.
+    let nvidia = c.bin.join("nvidia-smi");
+    std::fs::write(&nvidia, "#!/bin/sh\necho 'No devices were found'\nexit 6\n").unwrap();
+    let rocm = c.bin.join("rocm-smi");
+    std::fs::write(
+        &rocm,
+        "#!/bin/sh\n\
+         [ \"$*\" = '--showproductname --showbus --showuniqueid --json' ] || exit 2\n\
+         echo '{\"card0\": {\"PCI Bus\": \"0000:C1:00.0\", \"Unique ID\": \"0x18f68e602b8a790f\", \"Card series\": \"AMD Instinct MI210\"}, \
+         \"card1\": {\"PCI Bus\": \"0000:C2:00.0\", \"Unique ID\": \"0x28f68e602b8a7910\", \"Card series\": \"AMD Instinct MI210\"}}'\n",
+    )
+    .unwrap();
+    for script in [&nvidia, &rocm] {
+        std::fs::set_permissions(script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
+    assert_eq!(show_node_gres(&c), "Gres=gpu:amd_instinct_mi210:2");
+    let out = c.run("scontrol", &["show", "config"]);
+    assert!(stdout(&out).lines().any(|l| l == "SLURMLET_GPU_SOURCE     = rocm-smi"), "{}", stdout(&out));
+    let id = c.sbatch(&[
+        "--gres=gpu:amd_instinct_mi210:1",
+        "-o",
+        "amd.out",
+        "--wrap",
+        "echo \"ROCR=$ROCR_VISIBLE_DEVICES CUDA=${CUDA_VISIBLE_DEVICES-unset} JOB=$SLURM_JOB_GPUS\"",
+    ]);
+    c.wait_state(id, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("amd.out", T), "ROCR=0 CUDA=unset JOB=0\n");
+}

@@ -11,6 +11,7 @@ mod nvidia_smi_processes;
 mod nvml;
 mod nvml_processes;
 mod proc_driver;
+mod rocm_smi;
 mod sampler;
 mod stand_in;
 
@@ -20,6 +21,7 @@ pub use nvidia_smi_processes::{parse_compute_apps, parse_gpu_readings, NvidiaSmi
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
+pub use rocm_smi::{parse_rocm_smi, RocmSmi};
 pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler};
 pub use stand_in::StandIn;
 
@@ -267,9 +269,9 @@ pub enum GpuSetting {
 }
 
 /// The sources to ask, in order, for `setting`: the configured list alone, or NVML (loaded
-/// from `nvml_library`), then `nvidia-smi -L`, then `/proc/driver/nvidia/gpus`, then
-/// `SLURMLET_GPUS=N` stand-ins (for trying things out on a machine without GPUs). The first
-/// that finds any GPU wins.
+/// from `nvml_library`), then `nvidia-smi -L`, then `/proc/driver/nvidia/gpus`, then AMD's
+/// `rocm-smi`, then `SLURMLET_GPUS=N` stand-ins (for trying things out on a machine without
+/// GPUs). The first that finds any GPU wins.
 pub fn sources(setting: &GpuSetting, nvml_library: &Path) -> Vec<Box<dyn GpuSource>> {
     match setting {
         GpuSetting::Configured(indices) => vec![Box::new(Configured::new(indices.clone()))],
@@ -277,6 +279,7 @@ pub fn sources(setting: &GpuSetting, nvml_library: &Path) -> Vec<Box<dyn GpuSour
             Box::new(Nvml::new(nvml_library.to_path_buf())),
             Box::new(NvidiaSmi::default()),
             Box::new(ProcDriver::default()),
+            Box::new(RocmSmi::default()),
             Box::new(StandIn::from_env()),
         ],
     }
