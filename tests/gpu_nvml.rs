@@ -86,6 +86,8 @@ fn nvml_finds_and_types_the_gpus() {
     assert_eq!(stdout(&out).trim(), format!("gpu:{A100}:2"), "{}", stderr(&out));
     assert_eq!(gpu_source(&c), "nvml");
     assert!(c.log().contains(&format!("GPUs found by nvml: gpu:{A100}:2")), "the log names the source:\n{}", c.log());
+    let status = c.run("slurmlet", &["daemon", "status"]);
+    assert!(stdout(&status).lines().any(|l| l == "GPUs: found by nvml"), "{}", stdout(&status));
     assert!(!probes.exists(), "NVML answered: nvidia-smi was not run");
 
     let id = c.sbatch(&[&format!("--gres=gpu:{A100}:1"), "-o", "job.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);

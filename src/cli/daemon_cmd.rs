@@ -83,6 +83,15 @@ fn foreground(args: &DaemonArgs) -> i32 {
     }
 }
 
+/// The status line that says where the daemon's GPUs came from.
+fn gpu_source_line(source: &str) -> String {
+    if source.is_empty() {
+        "GPUs: none found".to_string()
+    } else {
+        format!("GPUs: found by {source}")
+    }
+}
+
 /// `slurmlet daemon …`.
 pub fn run(args: Vec<OsString>) -> i32 {
     let args = match super::parse_args::<DaemonArgs>("slurmlet daemon", args, 1) {
@@ -103,10 +112,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
         },
         Action::Status => {
-            let ok = crate::api::client::Client::at(&socket).ok().and_then(|c| c.ping().ok());
+            let client = crate::api::client::Client::at(&socket).ok();
+            let ok = client.as_ref().and_then(|c| c.ping().ok());
             match ok {
                 Some(p) => {
                     println!("slurmletd is running on {} (cluster {})", socket.display(), p.meta.slurm.cluster);
+                    if let Some(config) = client.and_then(|c| c.config().ok()) {
+                        println!("{}", gpu_source_line(&config.config.gpu_source));
+                    }
                     0
                 }
                 None => {
