@@ -1,1 +1,0 @@
-/work/main/tests/fake_nvml/target/debug/libfake_nvml.so: /work/main/tests/fake_nvml/src/lib.rs
