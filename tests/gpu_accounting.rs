@@ -5,42 +5,29 @@
 //! `gres/gpuutil`, and the slurmdb records carry them.
 
 mod common;
-use common::fake_nvml::{self, MACHINE_VARIABLE};
+use common::fake_nvml::{self, A100_MODEL, MACHINE_VARIABLE, UUID0, UUID1};
 use common::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
-const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
-const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
 const GIB: u64 = 1 << 30;
 
 /// A daemon on a fake machine of two A100s that looks at them every second, and the file
 /// that describes the machine.
 fn start() -> (Cluster, PathBuf) {
-    let mut c = Cluster::configure("0", "");
-    let text = read(&c.config);
-    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
-    lines.push(format!("nvml_library = \"{}\"", fake_nvml::library().display()));
-    lines.push("gpu_sample_interval = 1".into());
-    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
-    let machine = c.dir.path().join("nvml.json");
-    set_processes(&machine, &[]);
-    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
-    (c, machine)
+    fake_nvml::start_watching("")
 }
 
 /// Describes the machine with `on0`, `(pid, bytes, SM %)`, as GPU 0's compute processes.
 fn set_processes(machine: &Path, on0: &[(u32, u64, u32)]) {
-    let mut gpu0 = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    let mut gpu0 = fake_nvml::gpu(0, A100_MODEL, UUID0);
     gpu0["processes"] = on0
         .iter()
         .map(|(pid, bytes, util)| serde_json::json!({ "pid": pid, "used_memory": bytes, "sm_util": util }))
         .collect();
-    let gpu1 = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
-    let next = machine.with_extension("next");
-    std::fs::write(&next, serde_json::json!({ "gpus": [gpu0, gpu1] }).to_string()).unwrap();
-    std::fs::rename(&next, machine).unwrap();
+    let gpu1 = fake_nvml::gpu(1, A100_MODEL, UUID1);
+    fake_nvml::write_machine(machine, serde_json::json!({ "gpus": [gpu0, gpu1] }));
 }
 
 /// The value of `name=` in a TRES text (`cpu=…,gres/gpumem=3G,…`).

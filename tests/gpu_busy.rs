@@ -4,31 +4,19 @@
 //! shows the process in `scontrol show node` and `sinfo -R`.
 
 mod common;
-use common::fake_nvml::{self, MACHINE_VARIABLE};
+use common::fake_nvml::{self, me, write_machine, Outsider, A100_MODEL, UUID0, UUID1};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
-const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
-const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
 const GIB: u64 = 1 << 30;
 
 /// A daemon on a fake machine of two A100s that looks at their processes every second,
 /// with `extra` configuration lines; and the file that describes the machine.
 fn start(extra: &str) -> (Cluster, PathBuf) {
-    let mut c = Cluster::configure("0", "");
-    let text = read(&c.config);
-    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
-    lines.push(format!("nvml_library = \"{}\"", fake_nvml::library().display()));
-    lines.push("gpu_sample_interval = 1".into());
-    lines.push(extra.into());
-    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
-    let machine = c.dir.path().join("nvml.json");
-    set_processes(&machine, &[], &[]);
-    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
-    (c, machine)
+    fake_nvml::start_watching(extra)
 }
 
 /// Describes the machine with `on0` and `on1`, `(pid, bytes)`, as the compute processes of
@@ -42,44 +30,11 @@ fn described(on0: &[(u32, u64)], on1: &[(u32, u64)]) -> serde_json::Value {
     let processes = |list: &[(u32, u64)]| -> serde_json::Value {
         list.iter().map(|(pid, bytes)| serde_json::json!({ "pid": pid, "used_memory": bytes })).collect()
     };
-    let mut gpu0 = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    let mut gpu0 = fake_nvml::gpu(0, A100_MODEL, UUID0);
     gpu0["processes"] = processes(on0);
-    let mut gpu1 = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
+    let mut gpu1 = fake_nvml::gpu(1, A100_MODEL, UUID1);
     gpu1["processes"] = processes(on1);
     serde_json::json!({ "gpus": [gpu0, gpu1] })
-}
-
-/// Writes the machine whole and renames it into place: the fake reads it on every call.
-fn write_machine(machine: &Path, description: serde_json::Value) {
-    let next = machine.with_extension("next");
-    std::fs::write(&next, description.to_string()).unwrap();
-    std::fs::rename(&next, machine).unwrap();
-}
-
-/// A process of no job: `sleep SECONDS`, killed when dropped.
-struct Outsider(Child);
-
-impl Outsider {
-    fn start(seconds: &str) -> Outsider {
-        Outsider(Command::new("sleep").arg(seconds).spawn().expect("start sleep"))
-    }
-
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-}
-
-impl Drop for Outsider {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The user running the tests, by name.
-fn me() -> String {
-    let out = Command::new("id").arg("-un").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// The node's `Reason=` in `scontrol show node`, or empty.

@@ -4,32 +4,19 @@
 //! queue that use one.
 
 mod common;
-use common::fake_nvml::{self, MACHINE_VARIABLE};
+use common::fake_nvml::{self, me, Outsider, A100_MODEL as MODEL, UUID0, UUID1};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
-const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
-const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
-const MODEL: &str = "NVIDIA A100-SXM4-40GB";
 const A100: &str = "nvidia_a100-sxm4-40gb";
 const GIB: u64 = 1 << 30;
 
 /// A daemon on a fake machine of two A100s that looks at them every second; and the file
 /// that describes the machine (both GPUs idle at first).
 fn start() -> (Cluster, PathBuf) {
-    let mut c = Cluster::configure("0", "");
-    let text = read(&c.config);
-    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
-    lines.push(format!("nvml_library = \"{}\"", fake_nvml::library().display()));
-    lines.push("gpu_sample_interval = 1".into());
-    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
-    let machine = c.dir.path().join("nvml.json");
-    write_machine(&machine, &[Reading::idle(), Reading::idle()]);
-    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
-    (c, machine)
+    fake_nvml::start_watching("")
 }
 
 /// What the fake machine says of one GPU.
@@ -64,35 +51,7 @@ fn write_machine(machine: &Path, readings: &[Reading; 2]) {
             gpu
         })
         .collect();
-    let next = machine.with_extension("next");
-    std::fs::write(&next, serde_json::json!({ "gpus": gpus }).to_string()).unwrap();
-    std::fs::rename(&next, machine).unwrap();
-}
-
-/// A process of no job: `sleep SECONDS`, killed when dropped.
-struct Outsider(Child);
-
-impl Outsider {
-    fn start(seconds: &str) -> Outsider {
-        Outsider(Command::new("sleep").arg(seconds).spawn().expect("start sleep"))
-    }
-
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-}
-
-impl Drop for Outsider {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The user running the tests, by name.
-fn me() -> String {
-    let out = Command::new("id").arg("-un").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    fake_nvml::write_machine(machine, serde_json::json!({ "gpus": gpus }));
 }
 
 /// The lines of `scontrol [ARGS] show node` that start with `Gres`, trimmed.

@@ -433,7 +433,8 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
         if samples.is_null() || busy.len() > room {
             return NVML_ERROR_INSUFFICIENT_SIZE;
         }
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64);
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64);
         for (i, p) in busy.iter().enumerate() {
             *samples.add(i) = nvmlProcessUtilizationSample_t {
                 pid: p["pid"].as_u64().unwrap_or(0) as c_uint,
