@@ -14,6 +14,7 @@ mod proc_driver;
 mod rocm_smi;
 mod sampler;
 mod stand_in;
+mod tool;
 
 pub use configured::Configured;
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
@@ -388,7 +389,7 @@ mod tests {
             sources(&GpuSetting::Configured(vec![0]), library).iter().map(|s| s.name().to_string()).collect();
         assert_eq!(names, ["configured"]);
         let names: Vec<String> = sources(&GpuSetting::Detect, library).iter().map(|s| s.name().to_string()).collect();
-        assert_eq!(names, ["nvml", "nvidia-smi", "/proc/driver/nvidia/gpus", "SLURMLET_GPUS"]);
+        assert_eq!(names, ["nvml", "nvidia-smi", "/proc/driver/nvidia/gpus", "rocm-smi", "SLURMLET_GPUS"]);
     }
 
     #[test]

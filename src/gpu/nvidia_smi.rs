@@ -20,14 +20,7 @@ impl GpuSource for NvidiaSmi {
     }
 
     fn discover(&self) -> Result<Vec<Gpu>, GpuError> {
-        let out = std::process::Command::new(&self.program)
-            .arg("-L")
-            .output()
-            .map_err(|source| GpuError::Run { program: self.program.clone(), source })?;
-        if !out.status.success() {
-            return Err(GpuError::Failed { program: self.program.clone(), status: out.status });
-        }
-        Ok(parse_nvidia_smi_list(&String::from_utf8_lossy(&out.stdout)))
+        Ok(parse_nvidia_smi_list(&super::tool::output_of(&self.program, &["-L"])?))
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`GpuSampler`].
 
 use super::sampler::{GpuProcess, GpuReading, GpuSample, GpuSampler};
+use super::tool::output_of;
 use super::GpuError;
 
 /// The arguments that make `nvidia-smi` list each compute process as `UUID, PID, MiB`.
@@ -31,24 +32,9 @@ impl GpuSampler for NvidiaSmiProcesses {
 
     fn sample(&self) -> Result<GpuSample, GpuError> {
         Ok(GpuSample {
-            gpus: parse_gpu_readings(&self.query(&GPU_QUERY)?),
-            processes: parse_compute_apps(&self.query(&QUERY)?),
+            gpus: parse_gpu_readings(&output_of(&self.program, &GPU_QUERY)?),
+            processes: parse_compute_apps(&output_of(&self.program, &QUERY)?),
         })
-    }
-}
-
-impl NvidiaSmiProcesses {
-    /// What `nvidia-smi ARGS` prints.
-    fn query(&self, args: &[&str]) -> Result<String, GpuError> {
-        let out = std::process::Command::new(&self.program)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|source| GpuError::Run { program: self.program.clone(), source })?;
-        if !out.status.success() {
-            return Err(GpuError::Failed { program: self.program.clone(), status: out.status });
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 }
 

@@ -25,15 +25,7 @@ impl GpuSource for RocmSmi {
     }
 
     fn discover(&self) -> Result<Vec<Gpu>, GpuError> {
-        let out = std::process::Command::new(&self.program)
-            .args(QUERY)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|source| GpuError::Run { program: self.program.clone(), source })?;
-        if !out.status.success() {
-            return Err(GpuError::Failed { program: self.program.clone(), status: out.status });
-        }
-        Ok(parse_rocm_smi(&String::from_utf8_lossy(&out.stdout)))
+        Ok(parse_rocm_smi(&super::tool::output_of(&self.program, &QUERY)?))
     }
 }
 
