@@ -8,6 +8,7 @@
 //! group of its own (or a session, on a pseudo-terminal), and a process that leaves its
 //! group is still found in the supervisor's session.
 
+pub mod cgroup;
 pub mod process_group;
 
 use crate::api::acct::Usage;

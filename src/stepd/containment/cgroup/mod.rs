@@ -1,0 +1,4 @@
+//! Containment in cgroups: what the machine offers ([`hierarchy`]), and, on top of it, the
+//! job and step groups that confine a job to its CPUs, memory and GPUs.
+
+pub mod hierarchy;
