@@ -2,3 +2,4 @@
 //! job and step groups that confine a job to its CPUs, memory and GPUs.
 
 pub mod hierarchy;
+pub mod settings;
