@@ -42,6 +42,11 @@ impl Group {
         Ok(Group { version: place.version, path })
     }
 
+    /// The group at `relative` in the hierarchy at `place`, as it is (made or not).
+    pub fn at(place: &Place, relative: &Path) -> Group {
+        Group { version: place.version, path: place.mount.join(relative) }
+    }
+
     /// The group's directory.
     pub fn path(&self) -> &Path {
         &self.path
@@ -112,72 +117,4 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
         }
     }
     std::fs::remove_dir(dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::hierarchy::{Controller, Hierarchies};
-    use super::*;
-    use std::process::Command;
-
-    /// The hierarchy of `controller` where this process may make groups in it, or why not.
-    fn writable(controller: Controller) -> Result<Place, String> {
-        let place = Hierarchies::of_this_machine()
-            .choose(controller)
-            .ok_or_else(|| format!("no {} controller is mounted", controller.name()))?;
-        let probe = place.mount.join(format!("slurmlet-probe-{}", std::process::id()));
-        std::fs::create_dir(&probe).map_err(|e| format!("cannot make a group in {}: {e}", place.mount.display()))?;
-        let _ = std::fs::remove_dir(&probe);
-        Ok(place)
-    }
-
-    #[test]
-    fn a_process_over_its_memory_limit_is_killed_and_counted() {
-        let place = match writable(Controller::Memory) {
-            Ok(p) => p,
-            Err(why) => {
-                eprintln!("\n*** a_process_over_its_memory_limit_is_killed_and_counted SKIPPED: {why} ***\n");
-                return;
-            }
-        };
-        let group = Group::create(&place, Path::new(&format!("slurmlet-test-{}/job_1", std::process::id()))).unwrap();
-        group.limit_memory(64 << 20).unwrap();
-        // It waits to be moved, then holds 200 MB (tail keeps its whole input, which has no line end).
-        let mut child = Command::new("sh")
-            .args(["-c", "sleep 0.3; head -c 200000000 /dev/zero | tail > /dev/null"])
-            .spawn()
-            .unwrap();
-        group.add(child.id() as i32).unwrap();
-        assert!(group.members().contains(&(child.id() as i32)));
-        let status = child.wait().unwrap();
-        assert!(!status.success(), "the shell sees its pipeline killed: {status:?}");
-        assert!(group.oom_kills() >= 1, "oom_kill counted");
-        assert!(group.memory_peak().is_some_and(|p| p <= 64 << 20 && p > 1 << 20), "{:?}", group.memory_peak());
-        let top = place.mount.join(format!("slurmlet-test-{}", std::process::id()));
-        Group { version: place.version, path: top.clone() }.remove().unwrap();
-        assert!(!top.exists());
-    }
-
-    #[test]
-    fn a_new_cpuset_group_gets_its_parents_cpus_and_can_be_pinned() {
-        let place = match writable(Controller::Cpuset) {
-            Ok(p) => p,
-            Err(why) => {
-                eprintln!("\n*** a_new_cpuset_group_gets_its_parents_cpus_and_can_be_pinned SKIPPED: {why} ***\n");
-                return;
-            }
-        };
-        let relative = format!("slurmlet-cpus-{}/job_2", std::process::id());
-        let group = Group::create(&place, Path::new(&relative)).unwrap();
-        let mut child = Command::new("sleep").arg("5").spawn().unwrap();
-        group.pin_cpus("0").unwrap();
-        group.add(child.id() as i32).unwrap();
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-        let allowed = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_string();
-        assert_eq!(allowed, "0");
-        let _ = child.kill();
-        let _ = child.wait();
-        let top = place.mount.join(format!("slurmlet-cpus-{}", std::process::id()));
-        Group { version: place.version, path: top }.remove().unwrap();
-    }
 }
