@@ -70,9 +70,14 @@ pub fn process_start_ticks(pid: i32) -> Option<u64> {
 /// Field `n` (1-based, as in proc(5)) of `/proc/PID/stat`, for fields after the command name.
 fn stat_field(pid: i32, n: usize) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may contain spaces; field 3 starts after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split_whitespace().nth(n.checked_sub(3)?).map(str::to_string)
+    stat_fields(&stat)?.get(n.checked_sub(3)?).map(|f| f.to_string())
+}
+
+/// The fields of a `/proc/PID/stat` text from field 3 (the state) on: the command name
+/// (field 2) is in parentheses and may hold anything, spaces and `)` included, so the
+/// fields start after its last `)`. `None` for a text without one.
+pub fn stat_fields(stat: &str) -> Option<Vec<&str>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace().collect())
 }
 
 /// The process group of `pid` (field 5 of `/proc/PID/stat`).
@@ -115,10 +120,10 @@ pub fn session_members(sids: &[i32]) -> Vec<(i32, i32)> {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // Fields 5 and 6 (process group, session) follow the command name's last ')'.
-            let mut rest = stat[stat.rfind(')')? + 2..].split_whitespace().skip(2);
-            let pgid = rest.next()?.parse().ok()?;
-            let sid: i32 = rest.next()?.parse().ok()?;
+            // Fields 5 and 6: process group, session.
+            let fields = stat_fields(&stat)?;
+            let pgid = fields.get(2)?.parse().ok()?;
+            let sid: i32 = fields.get(3)?.parse().ok()?;
             sids.contains(&sid).then_some((pid, pgid))
         })
         .collect()

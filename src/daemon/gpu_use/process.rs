@@ -20,13 +20,11 @@ pub fn kin(pid: i32) -> Option<Kin> {
     parse_stat(&stat)
 }
 
-/// Parent, group and session from the text of `/proc/PID/stat`: the fields after the
-/// command, which is in parentheses and may hold anything, spaces and `)` included.
+/// Parent, group and session (fields 4 to 6) from the text of `/proc/PID/stat`.
 pub fn parse_stat(stat: &str) -> Option<Kin> {
-    let after_command = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_command.split_whitespace().skip(1);
-    let mut next = || fields.next()?.parse().ok();
-    Some(Kin { parent: next()?, group: next()?, session: next()? })
+    let fields = crate::sys::stat_fields(stat)?;
+    let field = |n: usize| fields.get(n - 3)?.parse().ok();
+    Some(Kin { parent: field(4)?, group: field(5)?, session: field(6)? })
 }
 
 /// The pids above `pid` up to the first process (excluded), nearest first; empty when

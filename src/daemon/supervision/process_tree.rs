@@ -66,13 +66,10 @@ impl ProcessTree {
     }
 }
 
-/// Parent, CPU time and memory from the text of `/proc/PID/stat` (fields after the command,
-/// which is in parentheses and may hold anything).
+/// Parent, CPU time and memory from the text of `/proc/PID/stat`: the parent is field 4,
+/// utime and stime 14 and 15, vsize (bytes) 23 and rss (pages) 24.
 fn parse_stat(stat: &str, ticks: u64, page_kb: u64) -> Option<ProcessUse> {
-    let after_command = &stat[stat.rfind(')')? + 1..];
-    // Field 3 (state) is the first after the command; utime and stime are 14 and 15,
-    // vsize (bytes) 23 and rss (pages) 24.
-    let fields: Vec<&str> = after_command.split_whitespace().collect();
+    let fields = crate::sys::stat_fields(stat)?;
     let number = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
     Some(ProcessUse {
         parent: fields.get(1)?.parse().ok()?,
