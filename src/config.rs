@@ -128,6 +128,10 @@ pub struct ConfigFile {
     /// The accounts each listed user may charge, their default first; a user not listed
     /// charges `default_account` only. Absent: any account is accepted.
     pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
+    /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
+    /// `allowed_swap_space`, `constrain_devices`).
+    pub cgroup: Option<crate::stepd::containment::cgroup::settings::CgroupTable>,
 }
 
 /// Seconds between two looks at the GPUs' processes when the configuration gives none.
@@ -262,6 +266,8 @@ pub struct Config {
     pub limits: UserLimits,
     /// How the daemon is shared.
     pub mode: Mode,
+    /// How jobs are to be confined (what the machine lets them be is worked out at start).
+    pub cgroup: crate::stepd::containment::cgroup::settings::Settings,
     /// The uids of the operators.
     pub operators: Vec<u32>,
     /// Whether other users' jobs are hidden from non-operators.
@@ -417,6 +423,7 @@ impl Config {
                 limits.max_submitted_jobs_per_user.get_or_insert(DEFAULT_MAX_SUBMITTED_JOBS_PER_USER);
                 limits
             },
+            cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),
             mode,
             operators,
             private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),

@@ -680,6 +680,9 @@ pub struct ConfigInfo {
     pub slurm_user_id: u32,
     /// `SlurmUser`: that uid's name.
     pub slurm_user_name: String,
+    /// The `Cgroup Support Configuration` keys and their effective values, in Slurm's order
+    /// (empty from a server that has none to tell).
+    pub cgroup: Vec<(String, String)>,
 }
 
 /// Reply of `GET /slurmlet/v1/config`.

@@ -155,6 +155,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         // peer credentials, never by what the caller says.
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
         tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
+        warn_of_lost_constraints(&daemon.core.lock().config.cgroup);
 
         let app = http::routes::router(daemon.clone());
         let stop = daemon.clone();
@@ -190,4 +191,15 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         tracing::info!("slurmletd stopped");
         Ok(())
     })
+}
+
+/// Says in one warning line which of the configured cgroup constraints this machine cannot
+/// enforce (none said: all of them can be).
+fn warn_of_lost_constraints(settings: &crate::stepd::containment::cgroup::settings::Settings) {
+    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, settings::warning};
+    let machine = Hierarchies::of_this_machine();
+    let (_, lost) = settings.effective(&machine);
+    if let Some(line) = warning(&lost, &machine) {
+        tracing::warn!("{line}");
+    }
 }

@@ -71,6 +71,12 @@ pub fn render(c: &ConfigInfo, version: &str, release: &str, ping: &str) -> Strin
     for (key, value) in pairs(c, version, release.strip_prefix("slurmlet ")) {
         out.push_str(&format!("{key:<23} = {value}\n"));
     }
+    if !c.cgroup.is_empty() {
+        out.push_str("\nCgroup Support Configuration:\n");
+        for (key, value) in &c.cgroup {
+            out.push_str(&format!("{key:<23} = {value}\n"));
+        }
+    }
     out.push('\n');
     out.push_str(ping);
     out.push('\n');
@@ -122,6 +128,7 @@ mod tests {
             state_save_location: "/var/lib/slurmlet".into(),
             slurm_user_id: 1000,
             slurm_user_name: "alice".into(),
+            cgroup: Vec::new(),
         }
     }
 
@@ -162,5 +169,19 @@ mod tests {
         let at = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("{k} missing: {keys:?}"));
         assert!(at("SlurmUser") < at("SlurmctldHost[0]") && at("SlurmctldHost[0]") < at("SLURM_VERSION"));
         assert!(at("SLURM_VERSION") < at("StateSaveLocation") && at("ClusterName") < at("KillWait"));
+    }
+
+    #[test]
+    fn the_cgroup_section_follows_the_settings() {
+        let cgroup =
+            vec![("CgroupPlugin".to_string(), "cgroup/v1".to_string()), ("ConstrainCores".into(), "yes".into())];
+        let text = render(&ConfigInfo { cgroup, ..config() }, "26.05.0", "slurmlet 0.1.0", "ping");
+        assert!(
+            text.ends_with(
+                "TaskPlugin              = task/none\n\nCgroup Support Configuration:\n\
+                 CgroupPlugin            = cgroup/v1\nConstrainCores          = yes\n\nping\n"
+            ),
+            "{text}"
+        );
     }
 }

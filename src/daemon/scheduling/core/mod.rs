@@ -292,6 +292,9 @@ impl Core {
         if new.gpu_sample_interval != old.gpu_sample_interval {
             kept.push("gpu_sample_interval");
         }
+        if new.cgroup != old.cgroup {
+            kept.push("cgroup");
+        }
         self.config.operators = new.operators;
         self.config.private_jobs = new.private_jobs;
         // Jobs queued in a partition that is gone stay pending until it comes back.

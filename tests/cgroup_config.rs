@@ -1,0 +1,51 @@
+//! The `[cgroup]` settings: `scontrol show config` prints Slurm's `Cgroup Support
+//! Configuration` with what this machine lets them be, and a constraint that cannot be had
+//! is one warning line in the daemon's log.
+
+mod common;
+use common::*;
+use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies};
+
+/// The `Key = Value` lines of `scontrol show config`'s cgroup section.
+fn cgroup_section(c: &Cluster) -> Vec<String> {
+    let out = c.run("scontrol", &["show", "config"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .skip_while(|l| *l != "Cgroup Support Configuration:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_settings_asked_for_are_shown_as_this_machine_can_have_them() {
+    let c = Cluster::start("0", "[cgroup]\nconstrain_cores = true\nconstrain_ram_space = true\nallowed_ram_space = 90.0");
+    let machine = Hierarchies::of_this_machine();
+    let section = cgroup_section(&c);
+    let value = |key: &str| {
+        section
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("{key:<23} = ")))
+            .unwrap_or_else(|| panic!("{key} in {section:?}"))
+            .to_string()
+    };
+    assert_eq!(value("AllowedRAMSpace"), "90.0%");
+    assert_eq!(value("ConstrainSwapSpace"), "no");
+    assert_eq!(value("ConstrainDevices"), "no", "a user's daemon does not filter devices unless asked");
+    let cores = machine.choose(Controller::Cpuset).is_some();
+    assert_eq!(value("ConstrainCores"), if cores { "yes" } else { "no" });
+    let plugin = machine.plugin().map_or("disabled", |v| v.plugin());
+    assert_eq!(value("CgroupPlugin"), plugin);
+    let warned = c.log().lines().any(|l| l.contains("asked for but not enforced"));
+    assert_eq!(warned, !cores || machine.choose(Controller::Memory).is_none(), "{}", c.log());
+}
+
+#[test]
+fn an_unknown_cgroup_key_is_refused_by_name() {
+    let c = Cluster::configure("0", "[cgroup]\nconstrain_ram = true");
+    let out = c.run("sbatch", &["--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unknown field `constrain_ram`"), "{}", stderr(&out));
+}
