@@ -95,6 +95,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
     }
     // The one place GPUs are looked for: client commands only read the configuration.
     config.discover_gpus();
+    contain_in_cgroups(&config);
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
     let listen = config.listen;
@@ -155,7 +156,6 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         // peer credentials, never by what the caller says.
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
         tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
-        warn_of_lost_constraints(&daemon.core.lock().config.cgroup);
 
         let app = http::routes::router(daemon.clone());
         let stop = daemon.clone();
@@ -188,18 +188,32 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let _ = std::fs::remove_file(&socket);
         let core = daemon.core.lock();
         tokio::task::block_in_place(|| core.flush());
+        if let Some(setup) = crate::stepd::containment::cgroup::setup::Setup::installed() {
+            setup.remove_base();
+        }
         tracing::info!("slurmletd stopped");
         Ok(())
     })
 }
 
-/// Says in one warning line which of the configured cgroup constraints this machine cannot
-/// enforce (none said: all of them can be).
-fn warn_of_lost_constraints(settings: &crate::stepd::containment::cgroup::settings::Settings) {
-    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, settings::warning};
+/// Works out whether and how jobs are contained in cgroups, for the rest of the daemon's
+/// life, and says in one warning line which of the constraints asked for are not enforced
+/// (none said: all of them are).
+fn contain_in_cgroups(config: &Config) {
+    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::Setup};
     let machine = Hierarchies::of_this_machine();
-    let (_, lost) = settings.effective(&machine);
-    if let Some(line) = warning(&lost, &machine) {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let system = config.mode == crate::config::Mode::System;
+    // SAFETY: getuid has no preconditions.
+    let base = crate::stepd::containment::cgroup::setup::base_for(system, unsafe { libc::getuid() }, &config.state_dir);
+    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base);
+    if let Some(line) = Setup::warning(&config.cgroup, &setup, &machine) {
         tracing::warn!("{line}");
     }
+    match &setup {
+        Ok(_) => tracing::info!("jobs are contained in cgroups"),
+        Err(why) => tracing::debug!(?why, "jobs are held by their process groups"),
+    }
+    Setup::install(setup.ok());
 }

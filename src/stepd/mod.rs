@@ -47,6 +47,20 @@ pub enum EndCause {
     Cancelled,
     /// The job could not be started (output file, working directory, exec).
     LaunchFailed,
+    /// The kernel killed some of its processes for want of memory within its limit.
+    OutOfMemory,
+}
+
+/// The raw status slurmstepd gives a step some of whose tasks the kernel killed for want of
+/// memory (Slurm's `SIG_OOM`): sacct shows it as `0:125` and the step as `OUT_OF_MEMORY`.
+pub const SIG_OOM: i32 = 253;
+
+/// slurmstepd's line for a step some of whose processes were killed for want of memory:
+/// `Detected N oom_kill event(s) in StepId=J.S. Some of the step tasks have been OOM
+/// Killed.`
+pub fn oom_line(kills: u64, step: &str) -> String {
+    let s = if kills == 1 { "" } else { "s" };
+    format!("Detected {kills} oom_kill event{s} in StepId={step}. Some of the step tasks have been OOM Killed.")
 }
 
 /// What the daemon tells the supervisor, written to `JOBDIR/spec.json`.
@@ -354,6 +368,18 @@ fn watch(
                 // Whatever the script left behind goes with it.
                 let _ = jail.signal_all(libc::SIGKILL);
                 let usage = Some(jail.usage());
+                let oom_kills = jail.oom_kills();
+                let (ws, cause) = if oom_kills > 0 {
+                    let step = format!("{}.batch", spec.job_id);
+                    child.note(&error_line(&spec.node_name, &oom_line(oom_kills, &step)));
+                    if cause == EndCause::Exited {
+                        (SIG_OOM, EndCause::OutOfMemory)
+                    } else {
+                        (ws, cause)
+                    }
+                } else {
+                    (ws, cause)
+                };
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
             }
             events::Event::Terminate => {

@@ -89,9 +89,12 @@ impl StepEnding {
 }
 
 /// The state Slurm's accounting gives a step (or a batch script) that ended with raw status
-/// `status`: killed by a signal is `CANCELLED`, a non-zero exit `FAILED`, else `COMPLETED`.
+/// `status`: slurmstepd's `SIG_OOM` is `OUT_OF_MEMORY`, killed by a signal `CANCELLED`, a
+/// non-zero exit `FAILED`, else `COMPLETED`.
 pub fn state_of(status: i32) -> JobState {
-    if libc::WIFSIGNALED(status) {
+    if status & 0xff == crate::stepd::SIG_OOM {
+        JobState::OutOfMemory
+    } else if libc::WIFSIGNALED(status) {
         JobState::Cancelled
     } else if status != 0 {
         JobState::Failed

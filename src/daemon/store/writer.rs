@@ -182,6 +182,7 @@ fn remove(rx: mpsc::Receiver<Removal>) {
     for r in rx {
         match r {
             Removal::Dir(dir) => {
+                crate::stepd::containment::remove_job_groups(&dir);
                 let _ = std::fs::remove_dir_all(dir);
             }
             Removal::Done(done) => {

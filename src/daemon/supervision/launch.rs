@@ -186,9 +186,33 @@ pub fn prepare(
         umask,
         interactive: job.interactive,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
-        share: Share { cpus: job.req.cpus, cpu_ids: Vec::new(), mem_mb: job.req.mem_mb, gpus: job.gpus.clone() },
+        share: Share {
+            cpus: job.req.cpus,
+            cpu_ids: Vec::new(),
+            mem_mb: job.req.mem_mb,
+            gpus: job.gpus.clone(),
+            cgroup: cgroup_plan(job, config, if job.interactive { "interactive" } else { "batch" }, &[], job.req.mem_mb),
+        },
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
+}
+
+/// The cgroups of step `step` (`batch`, `interactive`, `0`…) of `job`, given `cpu_ids` and
+/// `mem_mb` MB of it, when the daemon contains its jobs in cgroups: the job's own limits on
+/// the job's group, the step's on the step's, and the node's GPU device files the job was
+/// not given denied to it.
+pub fn cgroup_plan(
+    job: &Job,
+    config: &Config,
+    step: &str,
+    cpu_ids: &[u32],
+    mem_mb: u64,
+) -> Option<crate::stepd::containment::cgroup::plan::CgroupPlan> {
+    let setup = crate::stepd::containment::cgroup::setup::Setup::installed()?;
+    let given: Vec<&PathBuf> = job.gpus.iter().flat_map(|g| &g.devices).collect();
+    let denied = config.gpus.iter().flat_map(|g| &g.devices).filter(|d| !given.contains(d)).cloned().collect();
+    let job_limits = setup.limits(&[], job.req.mem_mb);
+    Some(setup.plan(job.id, step, job_limits, setup.limits(cpu_ids, mem_mb), denied))
 }
 
 /// Held while a job's script is written and while a supervisor is started. A process started
@@ -210,6 +234,11 @@ impl Prepared {
             // through the directory to it; everything else in it stays root's.
             std::os::unix::fs::chown(&self.spec.script, Some(owner.uid), Some(owner.gid))?;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
+        }
+        if let Some(plan) = &self.spec.share.cgroup {
+            // Where the daemon finds the job's processes again, after a restart too.
+            let text = crate::stepd::containment::cgroup::plan::job_groups_text(plan);
+            std::fs::write(dir.join(crate::stepd::containment::JOB_CGROUPS), text)?;
         }
         std::fs::write(dir.join(files::SPEC), serde_json::to_vec(&self.spec).expect("spec serializes"))
     }

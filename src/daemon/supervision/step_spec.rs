@@ -114,6 +114,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
             cpu_ids: Vec::new(),
             mem_mb: step.record.mem_mb,
             gpus: step.gpus.clone(),
+            cgroup: super::launch::cgroup_plan(job, config, &step.step_id.to_string(), &[], step.record.mem_mb),
         },
     }
 }

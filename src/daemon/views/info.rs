@@ -260,15 +260,14 @@ pub fn config(core: &Core) -> ConfigInfo {
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
         slurm_user_name: crate::paths::user_name(uid),
-        cgroup: cgroup_keys(&c.cgroup),
+        cgroup: cgroup_keys(),
     }
 }
 
-/// The `Cgroup Support Configuration` keys: the settings this machine lets be had.
-fn cgroup_keys(settings: &crate::stepd::containment::cgroup::settings::Settings) -> Vec<(String, String)> {
-    let machine = crate::stepd::containment::cgroup::hierarchy::Hierarchies::of_this_machine();
-    let (effective, _) = settings.effective(&machine);
-    effective.slurm_keys(&machine).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+/// The `Cgroup Support Configuration` keys: what the daemon enforces.
+fn cgroup_keys() -> Vec<(String, String)> {
+    use crate::stepd::containment::cgroup::setup::Setup;
+    Setup::slurm_keys(Setup::installed()).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The partitions as `partition_info`.

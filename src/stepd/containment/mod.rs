@@ -29,6 +29,10 @@ pub struct Share {
     pub mem_mb: u64,
     /// The GPUs, with their device files (the environment already names them).
     pub gpus: Vec<crate::gpu::Gpu>,
+    /// The cgroups to hold the processes in and the limits to set on them, when the daemon
+    /// contains its jobs in cgroups (`None`: process groups alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<cgroup::plan::CgroupPlan>,
 }
 
 /// The processes of one job or step, held together.
@@ -67,6 +71,19 @@ pub trait Containment {
 
     /// What the container's processes used, once they are gone and reaped.
     fn usage(&self) -> Usage;
+
+    /// How many of the container's processes the kernel killed for want of memory within
+    /// its limit (0 where it cannot be told).
+    fn oom_kills(&self) -> u64 {
+        0
+    }
+
+    /// Whether the container holds the processes of the job's steps too, so that signalling
+    /// it reaches them (a job's cgroup): they are then not to be signalled again one step at
+    /// a time.
+    fn covers_steps(&self) -> bool {
+        false
+    }
 }
 
 /// A way of containing processes: it makes the containment of the processes a supervisor
@@ -107,14 +124,44 @@ pub fn chosen() -> &'static dyn Mechanism {
     })
 }
 
-/// The containment a supervisor starts its processes into (see [`Mechanism::for_supervisor`]).
+/// The containment a supervisor starts its processes into (see [`Mechanism::for_supervisor`]):
+/// the cgroups of `share`'s plan when it has one and they can be made (said on the
+/// supervisor's error output when they cannot), else the chosen mechanism's.
 pub fn for_supervisor(share: &Share, sweep_session: bool) -> Box<dyn Containment> {
+    if let Some(plan) = &share.cgroup {
+        let inner = process_group::ProcessGroups::started(sweep_session);
+        let whole_job = !sweep_session;
+        match cgroup::contain::Cgroups::make(plan, inner, whole_job) {
+            Ok(groups) => return Box::new(groups),
+            Err(e) => eprintln!("slurmstepd: error: {e}; the job is held by its process groups alone"),
+        }
+    }
     chosen().for_supervisor(share, sweep_session)
 }
 
-/// The containment of a running job, reopened by the daemon (see [`Mechanism::of_job`]).
+/// The containment of a running job, reopened by the daemon (see [`Mechanism::of_job`]): its
+/// cgroups where its directory lists them, else the chosen mechanism's.
 pub fn of_job(job_dir: &Path, dead_supervisor: Option<i32>) -> Box<dyn Containment> {
+    let groups = cgroup::plan::read_job_groups(&job_dir.join(JOB_CGROUPS));
+    if !groups.is_empty() {
+        let inner = process_group::ProcessGroups::of_job(crate::stepd::read_pgid(job_dir), dead_supervisor);
+        if let Some(contained) = cgroup::contain::Cgroups::of_job(groups, inner) {
+            return Box::new(contained);
+        }
+    }
     chosen().of_job(job_dir, dead_supervisor)
+}
+
+/// The file of a job's directory that lists the job's cgroups
+/// ([`cgroup::plan::job_groups_text`]).
+pub const JOB_CGROUPS: &str = "cgroup";
+
+/// Removes the cgroups of the job of directory `job_dir`, once its end is stored (those
+/// still holding a process stay).
+pub fn remove_job_groups(job_dir: &Path) {
+    for group in cgroup::plan::read_job_groups(&job_dir.join(JOB_CGROUPS)) {
+        let _ = group.remove();
+    }
 }
 
 /// The containment of a running step's tasks, reopened by the daemon (see

@@ -75,6 +75,23 @@ impl ProcessGroups {
         }
     }
 
+    /// The process groups of the processes started (each leads its own).
+    pub fn groups(&self) -> &[i32] {
+        &self.groups
+    }
+
+    /// Sends `signal` to the process groups of the processes started, not to the processes
+    /// that left them.
+    pub fn signal_groups(&self, signal: i32) -> std::io::Result<()> {
+        let mut result = Ok(());
+        for &pgid in &self.groups {
+            if let (Err(e), Ok(())) = (crate::sys::kill_group(pgid, signal), &result) {
+                result = Err(e);
+            }
+        }
+        result
+    }
+
     /// The sessions to sweep, and the caller's pid (never the container's).
     fn sweep(&self) -> (Vec<i32>, i32) {
         // SAFETY: getpid and getsid have no preconditions.
@@ -123,12 +140,7 @@ impl Containment for ProcessGroups {
     }
 
     fn signal_all(&self, signal: i32) -> std::io::Result<()> {
-        let mut result = Ok(());
-        for &pgid in &self.groups {
-            if let (Err(e), Ok(())) = (crate::sys::kill_group(pgid, signal), &result) {
-                result = Err(e);
-            }
-        }
+        let result = self.signal_groups(signal);
         // No process can join a session from outside: those left in it are the container's.
         for pid in self.strays() {
             let _ = crate::sys::kill_pid(pid, signal);

@@ -163,8 +163,16 @@ impl Relay<'_> {
         clock.kill_at = None;
         self.signal_all(libc::SIGKILL);
         let statuses: Vec<i32> = self.tasks.iter().map(|t| t.status.unwrap_or(0)).collect();
+        let mut wait_status = super::end::step_status(&statuses);
+        let oom_kills = self.jail.oom_kills();
+        if oom_kills > 0 {
+            let step = format!("{}.{}", self.spec.job_id, self.spec.step_id);
+            let line = crate::stepd::error_line(&self.spec.node_name, &crate::stepd::oom_line(oom_kills, &step));
+            self.sink.frame(&Frame::Message(line));
+            wait_status = crate::stepd::SIG_OOM;
+        }
         let end = super::end::StepEnd {
-            wait_status: super::end::step_status(&statuses),
+            wait_status,
             end_time: crate::options::now(),
             usage: self.jail.usage(),
         };

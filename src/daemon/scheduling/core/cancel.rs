@@ -85,13 +85,18 @@ impl Core {
                     return Err(cancel_error(errno::ERROR, "Job step not running yet"));
                 };
                 // The batch shell leads the job's process group.
+                let mut steps_reached = false;
                 let res = match scope {
                     SignalScope::Batch => crate::sys::kill_pid(pgid, sig),
-                    SignalScope::Full => containment::of_job(&dir, None).signal_all(sig),
+                    SignalScope::Full => {
+                        let jail = containment::of_job(&dir, None);
+                        steps_reached = jail.covers_steps();
+                        jail.signal_all(sig)
+                    }
                     SignalScope::Steps => Ok(()),
                 };
                 res.map_err(|e| cancel_error(errno::ERROR, &e.to_string()))?;
-                if scope != SignalScope::Batch {
+                if scope != SignalScope::Batch && !steps_reached {
                     for pid in self.steps.supervisors(id) {
                         let _ = containment::of_step(pid).signal_all(sig);
                     }

@@ -96,6 +96,7 @@ impl Core {
                 EndCause::LaunchFailed => (JobState::Failed, "JobLaunchFailure"),
                 EndCause::Cancelled => (JobState::Cancelled, "None"),
                 EndCause::TimeLimit => (JobState::Timeout, "TimeLimit"),
+                EndCause::OutOfMemory => (JobState::OutOfMemory, "OutOfMemory"),
                 // Cancelled while its script was ending by itself (the cancel waits for the
                 // steps first): a cancelled job, as Slurm records it.
                 EndCause::Exited if job.cancelled_by.is_some() => (JobState::Cancelled, "None"),

@@ -47,9 +47,118 @@ impl Group {
         Group { version: place.version, path: place.mount.join(relative) }
     }
 
+    /// The group of directory `path`, in a hierarchy of `version`.
+    pub fn of_dir(version: Version, path: PathBuf) -> Group {
+        Group { version, path }
+    }
+
     /// The group's directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The version of its hierarchy.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The group `name` below this one (made or not).
+    pub fn child(&self, name: &str) -> Group {
+        Group { version: self.version, path: self.path.join(name) }
+    }
+
+    /// On v2, lets this group's children use those of `controllers` (`memory`, `pids`…)
+    /// that the group itself has: each is asked for on its own, so that one the group
+    /// lacks does not keep the others off. Nothing to do on v1.
+    pub fn delegate_controllers(&self, controllers: &[&str]) {
+        if self.version == Version::V1 {
+            return;
+        }
+        let offered = std::fs::read_to_string(self.path.join("cgroup.controllers")).unwrap_or_default();
+        let enabled = std::fs::read_to_string(self.path.join("cgroup.subtree_control")).unwrap_or_default();
+        for c in controllers {
+            let has = |text: &str| text.split_whitespace().any(|o| o == *c);
+            if has(&offered) && !has(&enabled) {
+                let _ = std::fs::write(self.path.join("cgroup.subtree_control"), format!("+{c}"));
+            }
+        }
+    }
+
+    /// The processes of the group and of the groups below it.
+    pub fn all_members(&self) -> Vec<i32> {
+        let mut pids = self.members();
+        for entry in std::fs::read_dir(&self.path).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pids.extend(Group { version: self.version, path: entry.path() }.all_members());
+            }
+        }
+        pids
+    }
+
+    /// Kills every process of the group and of the groups below it at once (`cgroup.kill`,
+    /// v2 only); `false` where the kernel has no such file (v1, or a kernel before 5.14).
+    pub fn kill_all(&self) -> bool {
+        self.version == Version::V2 && std::fs::write(self.path.join("cgroup.kill"), "1").is_ok()
+    }
+
+    /// Freezes (`true`) or thaws the group and the groups below it (`freezer.state` on v1,
+    /// `cgroup.freeze` on v2).
+    pub fn set_frozen(&self, frozen: bool) -> io::Result<()> {
+        match self.version {
+            Version::V1 => std::fs::write(self.path.join("freezer.state"), if frozen { "FROZEN" } else { "THAWED" }),
+            Version::V2 => std::fs::write(self.path.join("cgroup.freeze"), if frozen { "1" } else { "0" }),
+        }
+    }
+
+    /// Whether the group is frozen through and through (v1 `freezer.state` reads `FROZEN`,
+    /// v2 `cgroup.events` has `frozen 1`).
+    pub fn is_frozen(&self) -> bool {
+        match self.version {
+            Version::V1 => std::fs::read_to_string(self.path.join("freezer.state")).is_ok_and(|s| s.trim() == "FROZEN"),
+            Version::V2 => std::fs::read_to_string(self.path.join("cgroup.events"))
+                .is_ok_and(|s| s.lines().any(|l| l.trim() == "frozen 1")),
+        }
+    }
+
+    /// Limits the group's memory and swap together to `bytes` (v1
+    /// `memory.memsw.limit_in_bytes`, only where the kernel accounts swap) or its swap alone
+    /// to `bytes` (v2 `memory.swap.max`).
+    pub fn limit_swap(&self, bytes: u64) -> io::Result<()> {
+        let file = match self.version {
+            Version::V1 => "memory.memsw.limit_in_bytes",
+            Version::V2 => "memory.swap.max",
+        };
+        std::fs::write(self.path.join(file), bytes.to_string())
+    }
+
+    /// The memory the group holds now (`memory.usage_in_bytes` on v1, `memory.current` on
+    /// v2), bytes.
+    pub fn memory_now(&self) -> Option<u64> {
+        let file = match self.version {
+            Version::V1 => "memory.usage_in_bytes",
+            Version::V2 => "memory.current",
+        };
+        std::fs::read_to_string(self.path.join(file)).ok()?.trim().parse().ok()
+    }
+
+    /// The CPU time the group's processes used, user and system, microseconds (v1
+    /// `cpuacct.usage_user`/`cpuacct.usage_sys` in nanoseconds, v2 `cpu.stat`'s `user_usec`
+    /// and `system_usec`).
+    pub fn cpu_times(&self) -> Option<(u64, u64)> {
+        let read = |file: &str| std::fs::read_to_string(self.path.join(file)).ok();
+        match self.version {
+            Version::V1 => {
+                let ns = |file: &str| read(file)?.trim().parse::<u64>().ok();
+                Some((ns("cpuacct.usage_user")? / 1000, ns("cpuacct.usage_sys")? / 1000))
+            }
+            Version::V2 => {
+                let text = read("cpu.stat")?;
+                let field = |name: &str| {
+                    text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse::<u64>().ok())
+                };
+                Some((field("user_usec")?, field("system_usec")?))
+            }
+        }
     }
 
     /// Moves process `pid` (and, on v2, its threads) into the group.

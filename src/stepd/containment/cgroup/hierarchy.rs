@@ -4,11 +4,12 @@
 //! controller slurmlet uses it picks v2 where the unified hierarchy has it and v1 where a v1
 //! hierarchy has it, as [`Hierarchies::choose`] says.
 
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The controllers a job's containment uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Controller {
     /// CPU pinning (`cpuset.cpus`).
     Cpuset,
@@ -56,9 +57,10 @@ impl Controller {
     }
 
     /// Whether the unified hierarchy has it whatever `cgroup.controllers` lists: freezing
-    /// (`cgroup.freeze`) and device filtering (a BPF program) are in its core.
+    /// (`cgroup.freeze`), device filtering (a BPF program) and CPU time (`cpu.stat`'s
+    /// `user_usec` and `system_usec`) are in its core.
     fn in_v2_core(self) -> bool {
-        matches!(self, Controller::Devices | Controller::Freezer)
+        matches!(self, Controller::Devices | Controller::Freezer | Controller::CpuAccounting)
     }
 
     /// The name `cgroup.controllers` lists it by on v2.
@@ -68,7 +70,7 @@ impl Controller {
 }
 
 /// A cgroup version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Version {
     /// The legacy hierarchies, one per controller.
     V1,
@@ -87,7 +89,7 @@ impl Version {
 }
 
 /// Where one controller is: its version and the mount of its hierarchy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
     /// v1 or v2.
     pub version: Version,
@@ -156,6 +158,16 @@ impl Hierarchies {
             }
         }
         legacy.map(|mount| Place { version: Version::V1, mount: mount.clone() })
+    }
+
+    /// These hierarchies with only those of `version` kept (`None`: all of them), as
+    /// `CgroupPlugin=cgroup/v1` or `cgroup/v2` asks.
+    pub fn restricted_to(&self, version: Option<Version>) -> Hierarchies {
+        match version {
+            None => self.clone(),
+            Some(Version::V1) => Hierarchies { unified: None, legacy: self.legacy.clone() },
+            Some(Version::V2) => Hierarchies { unified: self.unified.clone(), legacy: BTreeMap::new() },
+        }
     }
 
     /// Slurm's `CgroupPlugin` for this machine, as its autodetection picks it: `cgroup/v2`
@@ -240,6 +252,18 @@ mod tests {
         let bare = Hierarchies::from_mountinfo(UNIFIED, |_| Some("cpu pids\n".into()));
         assert_eq!(bare.choose(Controller::Memory), None);
         assert_eq!(bare.choose(Controller::Freezer).map(|p| p.version), Some(Version::V2));
+        assert_eq!(bare.choose(Controller::CpuAccounting).map(|p| p.version), Some(Version::V2), "cpu.stat is core");
+    }
+
+    #[test]
+    fn a_hybrid_machine_restricted_to_v2_uses_the_unified_core() {
+        let h = Hierarchies::from_mountinfo(HYBRID, |_| Some("hugetlb\n".into())).restricted_to(Some(Version::V2));
+        assert_eq!(h.choose(Controller::Devices).map(|p| p.version), Some(Version::V2));
+        assert_eq!(h.choose(Controller::Freezer).map(|p| p.mount), Some(PathBuf::from("/sys/fs/cgroup/unified")));
+        assert_eq!(h.choose(Controller::Memory), None, "the unified mount offers no memory controller here");
+        assert_eq!(h.plugin(), Some(Version::V2));
+        let v1 = Hierarchies::from_mountinfo(HYBRID, |_| None).restricted_to(Some(Version::V1));
+        assert_eq!((v1.unified, v1.legacy.len()), (None, 6));
     }
 
     #[test]

@@ -6,10 +6,42 @@
 use super::hierarchy::{Controller, Hierarchies, Version};
 use serde::Deserialize;
 
+/// `CgroupPlugin`: which cgroup hierarchies to use.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+pub enum PluginChoice {
+    /// Whatever the machine offers, per controller (the default).
+    #[default]
+    #[serde(rename = "autodetect")]
+    Autodetect,
+    /// The legacy v1 hierarchies only.
+    #[serde(rename = "cgroup/v1")]
+    V1,
+    /// The unified v2 hierarchy only.
+    #[serde(rename = "cgroup/v2")]
+    V2,
+    /// No cgroups: jobs are held by process groups alone.
+    #[serde(rename = "disabled")]
+    Disabled,
+}
+
+impl PluginChoice {
+    /// What of `machine` this choice lets be used.
+    pub fn hierarchies(self, machine: &Hierarchies) -> Hierarchies {
+        match self {
+            PluginChoice::Autodetect => machine.clone(),
+            PluginChoice::V1 => machine.restricted_to(Some(Version::V1)),
+            PluginChoice::V2 => machine.restricted_to(Some(Version::V2)),
+            PluginChoice::Disabled => Hierarchies::default(),
+        }
+    }
+}
+
 /// The `[cgroup]` table as written; absent keys take [`Settings::defaults`].
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CgroupTable {
+    /// `CgroupPlugin`: `autodetect` (default), `cgroup/v1`, `cgroup/v2` or `disabled`.
+    pub cgroup_plugin: Option<PluginChoice>,
     /// `ConstrainCores`: pin each job to the CPUs it was given.
     pub constrain_cores: Option<bool>,
     /// `ConstrainRAMSpace`: limit each job's memory to what it was given.
@@ -27,6 +59,11 @@ pub struct CgroupTable {
 /// What the configuration asks of containment, its defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
+    /// Whether the configuration has a `[cgroup]` table: a user's own daemon contains its
+    /// jobs in cgroups only when asked to.
+    pub configured: bool,
+    /// `CgroupPlugin`.
+    pub plugin: PluginChoice,
     /// `ConstrainCores`.
     pub constrain_cores: bool,
     /// `ConstrainRAMSpace`.
@@ -47,6 +84,8 @@ impl Settings {
     /// it may where the user chooses to). Swap is not constrained, as in Slurm.
     pub fn defaults(system_mode: bool) -> Settings {
         Settings {
+            configured: false,
+            plugin: PluginChoice::Autodetect,
             constrain_cores: system_mode,
             constrain_ram_space: system_mode,
             allowed_ram_space: 100.0,
@@ -61,6 +100,8 @@ impl Settings {
         let d = Settings::defaults(system_mode);
         let t = table.unwrap_or_default();
         Settings {
+            configured: table.is_some(),
+            plugin: t.cgroup_plugin.unwrap_or(d.plugin),
             constrain_cores: t.constrain_cores.unwrap_or(d.constrain_cores),
             constrain_ram_space: t.constrain_ram_space.unwrap_or(d.constrain_ram_space),
             allowed_ram_space: t.allowed_ram_space.unwrap_or(d.allowed_ram_space),
@@ -73,6 +114,7 @@ impl Settings {
     /// What of these settings `machine` can have: each constraint stays on only where the
     /// controller it needs is there; and the constraints asked for that cannot be had.
     pub fn effective(&self, machine: &Hierarchies) -> (Settings, Vec<&'static str>) {
+        let machine = &self.plugin.hierarchies(machine);
         let mut on = *self;
         let mut lost = Vec::new();
         let mut need = |asked: &mut bool, controller: Controller, name: &'static str| {
@@ -91,6 +133,7 @@ impl Settings {
     /// The keys `scontrol show config` prints under `Cgroup Support Configuration`, in
     /// Slurm's order (sorted by name), with these values on `machine`.
     pub fn slurm_keys(&self, machine: &Hierarchies) -> Vec<(&'static str, String)> {
+        let machine = &self.plugin.hierarchies(machine);
         let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
         let percent = |p: f64| format!("{p:.1}%");
         let plugin = machine.plugin().map_or("disabled", Version::plugin).to_string();
@@ -113,7 +156,8 @@ impl Settings {
     }
 }
 
-/// The one line that says which constraints asked for cannot be had here, if any.
+/// The one line that says which constraints asked for cannot be had here, if any
+/// (`machine` as the settings' `CgroupPlugin` lets it be used).
 pub fn warning(lost: &[&str], machine: &Hierarchies) -> Option<String> {
     if lost.is_empty() {
         return None;

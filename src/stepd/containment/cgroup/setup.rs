@@ -1,0 +1,252 @@
+//! Whether and how the daemon contains its jobs in cgroups, worked out once at its start
+//! from the `[cgroup]` settings, its mode, its rights and the machine's hierarchies; and
+//! the [`CgroupPlan`] of each job's and step's supervisor, made from it.
+
+use super::hierarchy::{Controller, Hierarchies};
+use super::plan::{CgroupPlan, Limits};
+use super::settings::Settings;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The group below each hierarchy's root that holds the jobs' groups of the machine's
+/// shared daemon.
+pub const BASE: &str = "slurmlet";
+
+/// The group that holds the jobs' groups of a daemon: [`BASE`] for the machine's shared
+/// daemon, and for a user's own one `slurmlet-UID-HASH`, `HASH` naming its state directory
+/// `state_dir` (a user may run several, each with its own job ids).
+pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> PathBuf {
+    if system_mode {
+        return PathBuf::from(BASE);
+    }
+    // FNV-1a: stable across builds and machines, unlike the standard library's hasher.
+    let hash = state_dir
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    PathBuf::from(format!("{BASE}-{uid}-{:08x}", hash as u32))
+}
+
+/// How the daemon contains its jobs in cgroups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    /// The hierarchies it may use (as `CgroupPlugin` lets).
+    machine: Hierarchies,
+    /// What it enforces: the settings asked for, less what the machine cannot have.
+    settings: Settings,
+    /// The group below each hierarchy's root that holds the jobs' groups ([`base_for`]).
+    base: PathBuf,
+}
+
+/// Why the daemon does not contain its jobs in cgroups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoCgroups {
+    /// `CgroupPlugin=disabled`.
+    Disabled,
+    /// A user's own daemon without a `[cgroup]` table: it keeps to process groups.
+    NotAsked,
+    /// The daemon does not run as root, and no cgroup was delegated to it.
+    NotDelegated,
+    /// No cgroup hierarchy it could use is mounted.
+    NoHierarchy,
+}
+
+impl Setup {
+    /// The setup of a daemon asked for `asked`, in system mode or not, running as `root` or
+    /// not, on `machine`, its jobs' groups below `base`.
+    pub fn work_out(
+        asked: &Settings,
+        system_mode: bool,
+        root: bool,
+        machine: &Hierarchies,
+        base: PathBuf,
+    ) -> Result<Setup, NoCgroups> {
+        let machine = asked.plugin.hierarchies(machine);
+        if asked.plugin == super::settings::PluginChoice::Disabled {
+            return Err(NoCgroups::Disabled);
+        }
+        if !system_mode && !asked.configured {
+            return Err(NoCgroups::NotAsked);
+        }
+        if !root {
+            return Err(NoCgroups::NotDelegated);
+        }
+        let tracking = [Controller::Freezer, Controller::Pids, Controller::Memory, Controller::CpuAccounting];
+        if !tracking.iter().any(|&c| machine.choose(c).is_some()) {
+            return Err(NoCgroups::NoHierarchy);
+        }
+        let (settings, _) = asked.effective(&machine);
+        Ok(Setup { machine, settings, base })
+    }
+
+    /// The one warning line of a daemon asked for `asked` whose setup came out as `setup`
+    /// on `machine`: the constraints asked for that are not enforced, and why.
+    pub fn warning(asked: &Settings, setup: &Result<Setup, NoCgroups>, machine: &Hierarchies) -> Option<String> {
+        let asked_for: Vec<&'static str> = [
+            (asked.constrain_cores, "ConstrainCores"),
+            (asked.constrain_ram_space, "ConstrainRAMSpace"),
+            (asked.constrain_swap_space, "ConstrainSwapSpace"),
+            (asked.constrain_devices, "ConstrainDevices"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        let why = match setup {
+            Ok(_) => {
+                let (_, lost) = asked.effective(machine);
+                return super::settings::warning(&lost, &asked.plugin.hierarchies(machine));
+            }
+            Err(NoCgroups::NotAsked) => return None,
+            Err(NoCgroups::Disabled) => "CgroupPlugin=disabled".to_string(),
+            Err(NoCgroups::NotDelegated) => {
+                "the daemon does not run as root and no cgroup was delegated to it".to_string()
+            }
+            Err(NoCgroups::NoHierarchy) => "no cgroup hierarchy is mounted".to_string(),
+        };
+        (!asked_for.is_empty()).then(|| format!("{} asked for but not enforced: {why}", asked_for.join(", ")))
+    }
+
+    /// Makes this process's setup the one [`Setup::installed`] answers (once; later calls
+    /// change nothing).
+    pub fn install(setup: Option<Setup>) {
+        let _ = INSTALLED.set(setup);
+    }
+
+    /// The setup installed in this process, if its jobs are contained in cgroups.
+    pub fn installed() -> Option<&'static Setup> {
+        INSTALLED.get().and_then(Option::as_ref)
+    }
+
+    /// Removes the group that holds the jobs' groups, in each hierarchy, where it is empty
+    /// (the daemon stops with no job running).
+    pub fn remove_base(&self) {
+        let mounts: std::collections::BTreeSet<PathBuf> =
+            Controller::ALL.iter().filter_map(|&c| self.machine.choose(c)).map(|p| p.mount).collect();
+        for mount in mounts {
+            let _ = std::fs::remove_dir(mount.join(&self.base));
+        }
+    }
+
+    /// What is enforced.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The keys `scontrol show config` prints under `Cgroup Support Configuration` for the
+    /// daemon whose setup is `setup`: what it enforces, or `CgroupPlugin=disabled` and no
+    /// constraint when it keeps to process groups.
+    pub fn slurm_keys(setup: Option<&Setup>) -> Vec<(&'static str, String)> {
+        match setup {
+            Some(s) => s.settings.slurm_keys(&s.machine),
+            None => Settings::defaults(false).slurm_keys(&Hierarchies::default()),
+        }
+    }
+
+    /// The limits of a share of `cpu_ids` and `mem_mb` MB, as the settings enforce them.
+    pub fn limits(&self, cpu_ids: &[u32], mem_mb: u64) -> Limits {
+        let s = &self.settings;
+        let memory = (s.constrain_ram_space && mem_mb > 0)
+            .then(|| (mem_mb as f64 * 1024.0 * 1024.0 * s.allowed_ram_space / 100.0) as u64);
+        let swap = memory.filter(|_| s.constrain_swap_space).map(|m| m + (m as f64 * s.allowed_swap_space / 100.0) as u64);
+        Limits {
+            cpus: if s.constrain_cores { cpu_ids.to_vec() } else { Vec::new() },
+            memory_bytes: memory,
+            swap_bytes: swap,
+        }
+    }
+
+    /// The plan of step `step` (`batch`, `interactive`, `0`…) of job `job_id`: the job's
+    /// limits `job`, the step's `step_limits`, and the device files `denied` to the job
+    /// (applied only where devices are constrained).
+    pub fn plan(&self, job_id: u32, step: &str, job: Limits, step_limits: Limits, denied: Vec<PathBuf>) -> CgroupPlan {
+        let s = &self.settings;
+        let wanted = [
+            (Controller::Freezer, true),
+            (Controller::Pids, true),
+            (Controller::Memory, true),
+            (Controller::CpuAccounting, true),
+            (Controller::Cpuset, s.constrain_cores),
+            (Controller::Devices, s.constrain_devices),
+        ];
+        let places = wanted
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .filter_map(|(c, _)| self.machine.choose(c).map(|p| (c, p)))
+            .collect();
+        CgroupPlan {
+            places,
+            job_group: self.base.join(format!("job_{job_id}")),
+            step: step.to_string(),
+            job_limits: job,
+            step_limits,
+            denied_devices: if s.constrain_devices { denied } else { Vec::new() },
+        }
+    }
+}
+
+/// The setup of this process ([`Setup::install`]).
+static INSTALLED: OnceLock<Option<Setup>> = OnceLock::new();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> PathBuf {
+        PathBuf::from(BASE)
+    }
+
+    #[test]
+    fn each_users_daemon_has_a_base_of_its_own() {
+        assert_eq!(base_for(true, 0, "/var/lib/slurmlet".as_ref()), PathBuf::from("slurmlet"));
+        let a = base_for(false, 1000, "/home/a/.local/state/slurmlet".as_ref());
+        let b = base_for(false, 1000, "/tmp/other".as_ref());
+        assert!(a.to_string_lossy().starts_with("slurmlet-1000-") && a != b, "{a:?} {b:?}");
+        assert_eq!(a, base_for(false, 1000, "/home/a/.local/state/slurmlet".as_ref()));
+    }
+
+    fn hybrid() -> Hierarchies {
+        let mountinfo = "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n\
+                         35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n\
+                         37 31 0:34 / /sys/fs/cgroup/freezer rw - cgroup cgroup rw,freezer\n\
+                         41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
+        Hierarchies::from_mountinfo(mountinfo, |_| Some("hugetlb".into()))
+    }
+
+    #[test]
+    fn a_users_daemon_keeps_to_process_groups_unless_asked() {
+        let machine = hybrid();
+        let user = Settings::resolve(None, false);
+        assert_eq!(Setup::work_out(&user, false, true, &machine, base()), Err(NoCgroups::NotAsked));
+        assert_eq!(Setup::warning(&user, &Err(NoCgroups::NotAsked), &machine), None);
+        let table = toml::from_str("constrain_ram_space = true").unwrap();
+        let asked = Settings::resolve(Some(table), false);
+        assert!(Setup::work_out(&asked, false, true, &machine, base()).is_ok(), "root may use the hierarchies");
+        let refused = Setup::work_out(&asked, false, false, &machine, base());
+        assert_eq!(refused, Err(NoCgroups::NotDelegated));
+        assert_eq!(
+            Setup::warning(&asked, &refused, &machine).unwrap(),
+            "ConstrainRAMSpace asked for but not enforced: the daemon does not run as root and no cgroup was delegated to it"
+        );
+    }
+
+    #[test]
+    fn a_plan_uses_what_is_enforced() {
+        let machine = hybrid();
+        let system = Settings::resolve(None, true);
+        let setup = Setup::work_out(&system, true, true, &machine, base()).unwrap();
+        let limits = setup.limits(&[1], 64);
+        assert_eq!(limits, Limits { cpus: vec![1], memory_bytes: Some(64 << 20), swap_bytes: None });
+        let plan = setup.plan(7, "batch", limits.clone(), limits, vec![PathBuf::from("/dev/nvidia1")]);
+        assert_eq!(plan.job_group, PathBuf::from("slurmlet/job_7"));
+        let controllers: Vec<Controller> = plan.places.iter().map(|(c, _)| *c).collect();
+        assert_eq!(controllers, [Controller::Freezer, Controller::Memory, Controller::CpuAccounting, Controller::Cpuset]);
+        assert_eq!(plan.denied_devices.len(), 0, "no devices hierarchy here: nothing to deny with");
+        // On the v2 mount alone, freezing, CPU time and devices are its core's.
+        let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
+        let setup = Setup::work_out(&v2, true, true, &machine, base()).unwrap();
+        assert!(!setup.settings().constrain_ram_space, "the unified mount offers no memory controller here");
+        let warning = Setup::warning(&v2, &Ok(setup), &machine).unwrap();
+        assert!(warning.starts_with("ConstrainCores, ConstrainRAMSpace asked for but not enforced"), "{warning}");
+    }
+}

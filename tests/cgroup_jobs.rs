@@ -1,0 +1,203 @@
+//! Jobs contained in cgroups, through the real binary and daemon, on this machine's own
+//! hierarchies (as root): a job over its memory ends `OUT_OF_MEMORY` while its neighbour
+//! lives, processes that left the job's session end with it, what a job used is read from
+//! its groups, and a daemon killed with `kill -9` finds its contained jobs again. Skipped,
+//! loudly, where this process may not make groups or a controller is missing.
+
+mod common;
+use common::*;
+use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies};
+use slurmlet::stepd::containment::cgroup::setup::base_for;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A daemon that contains its jobs in cgroups (memory and cores constrained), or why none
+/// can be had here.
+struct Contained {
+    /// The cluster; dropped first.
+    cluster: Option<Cluster>,
+    /// The daemon's base group in each hierarchy, removed once the cluster is gone.
+    bases: Vec<PathBuf>,
+}
+
+impl Contained {
+    fn start(extra: &str) -> Result<Contained, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root: this process may not make cgroups".into());
+        }
+        let machine = Hierarchies::of_this_machine();
+        for c in [Controller::Memory, Controller::Freezer, Controller::CpuAccounting] {
+            if machine.choose(c).is_none() {
+                return Err(format!("no {} controller is mounted", c.name()));
+            }
+        }
+        let c = Cluster::start("0", &format!("cpus = 2\n[cgroup]\nconstrain_ram_space = true\n{extra}"));
+        let base = base_for(false, 0, &c.dir.path().join("state"));
+        let bases = Controller::ALL.iter().filter_map(|&k| machine.choose(k)).map(|p| p.mount.join(&base)).collect();
+        Ok(Contained { cluster: Some(c), bases })
+    }
+
+    fn c(&self) -> &Cluster {
+        self.cluster.as_ref().expect("the cluster")
+    }
+}
+
+impl Drop for Contained {
+    fn drop(&mut self) {
+        drop(self.cluster.take());
+        for base in &self.bases {
+            let _ = std::fs::remove_dir(base);
+        }
+    }
+}
+
+/// `sacct -P -n -j ID -o FIELDS` for the job's rows.
+fn sacct(c: &Cluster, id: u32, fields: &str) -> Vec<String> {
+    let out = c.run("sacct", &["-P", "-n", "-j", &id.to_string(), "-o", fields]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).lines().map(String::from).collect()
+}
+
+/// Whether a process whose command line is exactly `cmdline` (with spaces for NULs) runs.
+fn running_cmdline(cmdline: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .is_ok_and(|b| String::from_utf8_lossy(&b).replace('\0', " ").trim_end() == cmdline)
+    })
+}
+
+#[test]
+fn a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes", &why),
+    };
+    let c = t.c();
+    let beside = c.sbatch(&["--mem=64M", "-o", "beside.out", "--wrap", "sleep 3; echo lived"]);
+    c.wait_state(beside, &["RUNNING"], Duration::from_secs(20));
+    // tail holds its whole input, which has no line end: 200 MB.
+    let oom = c.sbatch(&["--mem=64M", "-o", "oom.out", "--wrap", "head -c 200000000 /dev/zero | tail >/dev/null; echo after"]);
+    let j = c.wait_state(oom, &["OUT_OF_MEMORY", "COMPLETED", "FAILED"], Duration::from_secs(30));
+    assert_eq!(j.job_state, ["OUT_OF_MEMORY"], "reason {}", j.state_reason);
+    assert_eq!(j.state_reason, "OutOfMemory");
+    assert_eq!(c.state(beside), "RUNNING", "the job beside it keeps running");
+    let out = c.wait_file("oom.out", Duration::from_secs(5));
+    let line = format!(
+        "slurmstepd-node1: error: Detected 1 oom_kill event in StepId={oom}.batch. Some of the step tasks have been OOM Killed."
+    );
+    assert!(out.lines().any(|l| l == line), "{out}");
+    assert_eq!(sacct(c, oom, "JobID,State,ExitCode"), [
+        format!("{oom}|OUT_OF_MEMORY|0:125"),
+        format!("{oom}.batch|OUT_OF_MEMORY|0:125")
+    ]);
+    let show = stdout(&c.run("scontrol", &["show", "job", &oom.to_string()]));
+    assert!(show.contains("JobState=OUT_OF_MEMORY Reason=OutOfMemory") && show.contains("ExitCode=0:125"), "{show}");
+    c.wait_state(beside, &["COMPLETED"], Duration::from_secs(20));
+    assert_eq!(c.wait_file("beside.out", Duration::from_secs(5)), "lived\n");
+}
+
+#[test]
+fn processes_that_left_the_jobs_session_end_with_it() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("processes_that_left_the_jobs_session_end_with_it", &why),
+    };
+    let c = t.c();
+    // Each job double-forks a `sleep` into a session of its own, out of its process group
+    // and session, as a daemonising program does. (The time limit has a test of its own.)
+    // Each is told by its duration, unique to this test and run.
+    let cmd = |tag: &str| format!("sleep 1000.{}{}", std::process::id(), tag.len());
+    let escapee = |tag: &str| format!("setsid sh -c '{} &'; sleep 1000", cmd(tag));
+    let gone = |tag: &str| {
+        let cmdline = cmd(tag);
+        wait_for(&format!("{cmdline} to end"), Duration::from_secs(15), || until(!running_cmdline(&cmdline), || "it runs".into()))
+    };
+
+    // scancel.
+    let id = c.sbatch(&["--wrap", &escapee("cancel")]);
+    wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&cmd("cancel")), || "not yet".into()));
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(20));
+    gone("cancel");
+
+    // A requeue: the first run's escapee ends before the job runs again.
+    let id = c.sbatch(&["--requeue", "--wrap", &escapee("requeue")]);
+    wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&cmd("requeue")), || "not yet".into()));
+    assert!(c.run("scontrol", &["requeue", &id.to_string()]).status.success());
+    gone("requeue");
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+}
+
+#[test]
+fn processes_that_left_the_jobs_session_end_at_its_time_limit() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("processes_that_left_the_jobs_session_end_at_its_time_limit", &why),
+    };
+    let c = t.c();
+    let escapee = format!("sleep 1000.{}8", std::process::id());
+    // A minute is the shortest limit Slurm's words can give.
+    let id = c.sbatch(&["-t", "1", "--wrap", &format!("setsid sh -c '{escapee} &'; sleep 1000")]);
+    wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&escapee), || "not yet".into()));
+    c.wait_state(id, &["TIMEOUT"], Duration::from_secs(100));
+    wait_for("the escapee to end", Duration::from_secs(15), || until(!running_cmdline(&escapee), || "it runs".into()));
+}
+
+#[test]
+fn what_a_job_used_is_read_from_its_groups() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("what_a_job_used_is_read_from_its_groups", &why),
+    };
+    let c = t.c();
+    // dd holds a 100 MiB buffer it fills; the subshell spins one CPU until the kernel stops
+    // it at 2 s of CPU time.
+    let script = "dd if=/dev/zero of=/dev/null bs=100M count=1 2>/dev/null; (ulimit -t 2; while :; do :; done); true";
+    let id = c.sbatch(&["--wrap", script]);
+    c.wait_state(id, &["COMPLETED"], Duration::from_secs(60));
+    let rows = sacct(c, id, "JobID,MaxRSS,TotalCPU,State");
+    let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
+    let fields: Vec<&str> = batch.split('|').collect();
+    let rss_kb: f64 = fields[1].trim_end_matches('K').parse().unwrap_or_else(|_| panic!("MaxRSS {batch}"));
+    assert!((rss_kb - 102_400.0).abs() <= 10_240.0, "MaxRSS within 10% of 100 MiB: {batch}");
+    // TotalCPU is `MM:SS.mmm`.
+    let (min, sec) = fields[2].split_once(':').unwrap_or_else(|| panic!("TotalCPU {batch}"));
+    let cpu = min.parse::<f64>().unwrap() * 60.0 + sec.parse::<f64>().unwrap();
+    assert!((1.6..=2.4).contains(&cpu), "TotalCPU within 20% of 2 s: {batch}");
+    assert_eq!(fields[3], "COMPLETED");
+}
+
+#[test]
+fn a_daemon_killed_finds_its_contained_jobs_again() {
+    let mut t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("a_daemon_killed_finds_its_contained_jobs_again", &why),
+    };
+    let escapee = format!("sleep 1000.{}9", std::process::id());
+    let script = format!("dd if=/dev/zero of=/dev/null bs=50M count=1 2>/dev/null; setsid sh -c '{escapee} &'; sleep 1000");
+    let id = t.c().sbatch(&["--mem=64M", "--wrap", &script]);
+    wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&escapee), || "not yet".into()));
+    let c = t.cluster.as_mut().unwrap();
+    c.kill_daemon();
+    // Its groups, with its limit, outlive the daemon.
+    let memory = Hierarchies::of_this_machine().choose(Controller::Memory).unwrap();
+    let base = base_for(false, 0, &c.dir.path().join("state"));
+    let job_group = memory.mount.join(&base).join(format!("job_{id}"));
+    let limit = std::fs::read_to_string(job_group.join("memory.limit_in_bytes"))
+        .or_else(|_| std::fs::read_to_string(job_group.join("memory.max")))
+        .unwrap_or_else(|e| panic!("{}: {e}", job_group.display()));
+    assert_eq!(limit.trim(), (64u64 << 20).to_string());
+    c.start_daemon();
+    assert_eq!(c.state(id), "RUNNING", "re-adopted");
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(20));
+    wait_for("the escapee to end", Duration::from_secs(15), || until(!running_cmdline(&escapee), || "it runs".into()));
+    let rows = sacct(c, id, "JobID,MaxRSS");
+    let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
+    let rss_kb: f64 = batch.split('|').nth(1).unwrap().trim_end_matches('K').parse().unwrap_or(0.0);
+    assert!(rss_kb >= 45_000.0, "the peak from before the restart is kept: {batch}");
+    wait_for("the job's groups to be removed", Duration::from_secs(10), || {
+        until(!job_group.exists(), || format!("{} remains", job_group.display()))
+    });
+}
