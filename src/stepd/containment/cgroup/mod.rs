@@ -1,6 +1,7 @@
 //! Containment in cgroups: what the machine offers ([`hierarchy`]), and, on top of it, the
 //! job and step groups that confine a job to its CPUs, memory and GPUs.
 
+pub mod devices;
 pub mod group;
 pub mod hierarchy;
 pub mod settings;
