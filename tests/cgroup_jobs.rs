@@ -6,7 +6,8 @@
 
 mod common;
 use common::*;
-use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies};
+use slurmlet::stepd::containment::cgroup::group::Group;
+use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies, Version};
 use slurmlet::stepd::containment::cgroup::setup::base_for;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -46,8 +47,9 @@ impl Contained {
 impl Drop for Contained {
     fn drop(&mut self) {
         drop(self.cluster.take());
+        // With the groups of jobs whose end a killed daemon did not store.
         for base in &self.bases {
-            let _ = std::fs::remove_dir(base);
+            let _ = Group::of_dir(Version::V1, base.clone()).remove();
         }
     }
 }
