@@ -47,6 +47,10 @@ pub enum GpuConfig {
         kind: Option<String>,
         /// Device indices.
         ids: Vec<u32>,
+        /// The device file of each, in the same order (gres.conf's `File=`): what a job
+        /// given that GPU may open where devices are constrained.
+        #[serde(default)]
+        files: Option<Vec<PathBuf>>,
     },
 }
 
@@ -321,16 +325,28 @@ impl Config {
     /// Fills in defaults and checks values.
     pub fn resolve(file: ConfigFile, path: &Path) -> Result<Config, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
-        let (gpu_setting, gpu_type) = match file.gpus {
-            Some(GpuConfig::Count(n)) => (GpuSetting::Configured((0..n).collect()), None),
-            Some(GpuConfig::List { kind, ids }) => (GpuSetting::Configured(ids), kind),
-            None => (GpuSetting::Detect, None),
+        let (gpu_setting, gpu_type, gpu_files) = match file.gpus {
+            Some(GpuConfig::Count(n)) => (GpuSetting::Configured((0..n).collect()), None, None),
+            Some(GpuConfig::List { kind, ids, files }) => {
+                if files.as_ref().is_some_and(|f| f.len() != ids.len()) {
+                    return Err(invalid(format!(
+                        "gpus: {} files for {} ids: give one device file per GPU, in the order of ids",
+                        files.as_ref().map_or(0, Vec::len),
+                        ids.len()
+                    )));
+                }
+                (GpuSetting::Configured(ids), kind, files)
+            }
+            None => (GpuSetting::Detect, None, None),
         };
         let nvml_library = file.nvml_library.unwrap_or_else(|| crate::gpu::DEFAULT_NVML_LIBRARY.into());
-        let found = match &gpu_setting {
+        let mut found = match &gpu_setting {
             GpuSetting::Configured(_) => crate::gpu::discover(&gpu_setting, &nvml_library),
             GpuSetting::Detect => crate::gpu::Found::default(),
         };
+        for (gpu, file) in found.gpus.iter_mut().zip(gpu_files.into_iter().flatten()) {
+            gpu.devices = vec![file];
+        }
         let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {
             match v {
                 None => Ok(None),

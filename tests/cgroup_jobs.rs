@@ -5,6 +5,7 @@
 //! loudly, where this process may not make groups or a controller is missing.
 
 mod common;
+use common::device_nodes::Nodes;
 use common::*;
 use slurmlet::stepd::containment::cgroup::group::Group;
 use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies, Version};
@@ -23,17 +24,27 @@ struct Contained {
 
 impl Contained {
     fn start(extra: &str) -> Result<Contained, String> {
+        Contained::start_with(
+            "0",
+            &format!("[cgroup]\nconstrain_ram_space = true\n{extra}"),
+            &[Controller::Memory, Controller::Freezer, Controller::CpuAccounting],
+        )
+    }
+
+    /// A daemon with `gpus` and the `[cgroup]` table `table`, on a machine that has
+    /// `needed`.
+    fn start_with(gpus: &str, table: &str, needed: &[Controller]) -> Result<Contained, String> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             return Err("not root: this process may not make cgroups".into());
         }
         let machine = Hierarchies::of_this_machine();
-        for c in [Controller::Memory, Controller::Freezer, Controller::CpuAccounting] {
-            if machine.choose(c).is_none() {
+        for c in needed {
+            if machine.choose(*c).is_none() {
                 return Err(format!("no {} controller is mounted", c.name()));
             }
         }
-        let c = Cluster::start("0", &format!("cpus = 2\n[cgroup]\nconstrain_ram_space = true\n{extra}"));
+        let c = Cluster::start(gpus, &format!("cpus = 2\n{table}"));
         let base = base_for(false, 0, &c.dir.path().join("state"));
         let bases = Controller::ALL.iter().filter_map(|&k| machine.choose(k)).map(|p| p.mount.join(&base)).collect();
         Ok(Contained { cluster: Some(c), bases })
@@ -79,7 +90,13 @@ fn a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes() {
     let beside = c.sbatch(&["--mem=64M", "-o", "beside.out", "--wrap", "sleep 3; echo lived"]);
     c.wait_state(beside, &["RUNNING"], Duration::from_secs(20));
     // tail holds its whole input, which has no line end: 200 MB.
-    let oom = c.sbatch(&["--mem=64M", "-o", "oom.out", "--wrap", "head -c 200000000 /dev/zero | tail >/dev/null; echo after"]);
+    let oom = c.sbatch(&[
+        "--mem=64M",
+        "-o",
+        "oom.out",
+        "--wrap",
+        "head -c 200000000 /dev/zero | tail >/dev/null; echo after",
+    ]);
     let j = c.wait_state(oom, &["OUT_OF_MEMORY", "COMPLETED", "FAILED"], Duration::from_secs(30));
     assert_eq!(j.job_state, ["OUT_OF_MEMORY"], "reason {}", j.state_reason);
     assert_eq!(j.state_reason, "OutOfMemory");
@@ -89,10 +106,10 @@ fn a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes() {
         "slurmstepd-node1: error: Detected 1 oom_kill event in StepId={oom}.batch. Some of the step tasks have been OOM Killed."
     );
     assert!(out.lines().any(|l| l == line), "{out}");
-    assert_eq!(sacct(c, oom, "JobID,State,ExitCode"), [
-        format!("{oom}|OUT_OF_MEMORY|0:125"),
-        format!("{oom}.batch|OUT_OF_MEMORY|0:125")
-    ]);
+    assert_eq!(
+        sacct(c, oom, "JobID,State,ExitCode"),
+        [format!("{oom}|OUT_OF_MEMORY|0:125"), format!("{oom}.batch|OUT_OF_MEMORY|0:125")]
+    );
     let show = stdout(&c.run("scontrol", &["show", "job", &oom.to_string()]));
     assert!(show.contains("JobState=OUT_OF_MEMORY Reason=OutOfMemory") && show.contains("ExitCode=0:125"), "{show}");
     c.wait_state(beside, &["COMPLETED"], Duration::from_secs(20));
@@ -113,7 +130,9 @@ fn processes_that_left_the_jobs_session_end_with_it() {
     let escapee = |tag: &str| format!("setsid sh -c '{} &'; sleep 1000", cmd(tag));
     let gone = |tag: &str| {
         let cmdline = cmd(tag);
-        wait_for(&format!("{cmdline} to end"), Duration::from_secs(15), || until(!running_cmdline(&cmdline), || "it runs".into()))
+        wait_for(&format!("{cmdline} to end"), Duration::from_secs(15), || {
+            until(!running_cmdline(&cmdline), || "it runs".into())
+        })
     };
 
     // scancel.
@@ -177,7 +196,8 @@ fn a_daemon_killed_finds_its_contained_jobs_again() {
         Err(why) => return skip("a_daemon_killed_finds_its_contained_jobs_again", &why),
     };
     let escapee = format!("sleep 1000.{}9", std::process::id());
-    let script = format!("dd if=/dev/zero of=/dev/null bs=50M count=1 2>/dev/null; setsid sh -c '{escapee} &'; sleep 1000");
+    let script =
+        format!("dd if=/dev/zero of=/dev/null bs=50M count=1 2>/dev/null; setsid sh -c '{escapee} &'; sleep 1000");
     let id = t.c().sbatch(&["--mem=64M", "--wrap", &script]);
     wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&escapee), || "not yet".into()));
     let c = t.cluster.as_mut().unwrap();
@@ -202,4 +222,45 @@ fn a_daemon_killed_finds_its_contained_jobs_again() {
     wait_for("the job's groups to be removed", Duration::from_secs(10), || {
         until(!job_group.exists(), || format!("{} remains", job_group.display()))
     });
+}
+
+/// A job given GPU 0 of two whose device files are stand-in nodes opens its own and is
+/// refused the other's, with `CUDA_VISIBLE_DEVICES` unset, through `plugin`'s hierarchy.
+fn a_job_opens_only_its_own_gpu(test: &str, plugin: &str, mount: Option<PathBuf>) {
+    let nodes = match (mount, Nodes::make(test)) {
+        (None, _) => return skip(test, &format!("no hierarchy for {plugin} filters devices here")),
+        (_, Err(why)) => return skip(test, &why),
+        (Some(_), Ok(nodes)) => nodes,
+    };
+    let gpus = format!("{{ ids = [0, 1], files = [\"{}\", \"{}\"] }}", nodes.allowed.display(), nodes.denied.display());
+    let table = format!("[cgroup]\ncgroup_plugin = \"{plugin}\"\nconstrain_devices = true");
+    let t = match Contained::start_with(&gpus, &table, &[Controller::Devices]) {
+        Ok(t) => t,
+        Err(why) => return skip(test, &why),
+    };
+    let c = t.c();
+    let script = format!(
+        "unset CUDA_VISIBLE_DEVICES; for f in {} {}; do head -c 1 $f >/dev/null && echo \"$f opened\" || echo \"$f refused\"; done",
+        nodes.allowed.display(),
+        nodes.denied.display()
+    );
+    let id = c.sbatch(&["--gres=gpu:1", "-o", "devices.out", "--wrap", &script]);
+    c.wait_state(id, &["COMPLETED", "FAILED"], Duration::from_secs(30));
+    let out = c.wait_file("devices.out", Duration::from_secs(5));
+    assert!(out.contains(&format!("{} opened", nodes.allowed.display())), "its own GPU: {out}");
+    assert!(out.contains(&format!("{} refused", nodes.denied.display())), "the other GPU: {out}");
+    assert!(out.contains("Operation not permitted"), "{out}");
+    assert!(!c.log().contains("held by its process groups alone"), "{}", c.log());
+}
+
+#[test]
+fn a_job_opens_only_its_own_gpu_through_v1_devices() {
+    let mount = Hierarchies::of_this_machine().legacy.get("devices").cloned();
+    a_job_opens_only_its_own_gpu("a_job_opens_only_its_own_gpu_through_v1_devices", "cgroup/v1", mount);
+}
+
+#[test]
+fn a_job_opens_only_its_own_gpu_through_a_bpf_program_on_v2() {
+    let mount = Hierarchies::of_this_machine().unified.map(|(m, _)| m);
+    a_job_opens_only_its_own_gpu("a_job_opens_only_its_own_gpu_through_a_bpf_program_on_v2", "cgroup/v2", mount);
 }

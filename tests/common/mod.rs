@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod device_nodes;
 pub mod fake_nvml;
 pub mod gpus;
 pub mod http;

@@ -191,7 +191,13 @@ pub fn prepare(
             cpu_ids: Vec::new(),
             mem_mb: job.req.mem_mb,
             gpus: job.gpus.clone(),
-            cgroup: cgroup_plan(job, config, if job.interactive { "interactive" } else { "batch" }, &[], job.req.mem_mb),
+            cgroup: cgroup_plan(
+                job,
+                config,
+                if job.interactive { "interactive" } else { "batch" },
+                &[],
+                job.req.mem_mb,
+            ),
         },
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }

@@ -260,14 +260,14 @@ pub fn config(core: &Core) -> ConfigInfo {
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
         slurm_user_name: crate::paths::user_name(uid),
-        cgroup: cgroup_keys(),
+        cgroup: cgroup_keys(&c.cgroup),
     }
 }
 
-/// The `Cgroup Support Configuration` keys: what the daemon enforces.
-fn cgroup_keys() -> Vec<(String, String)> {
+/// The `Cgroup Support Configuration` keys: what the daemon asked for `asked` enforces.
+fn cgroup_keys(asked: &crate::stepd::containment::cgroup::settings::Settings) -> Vec<(String, String)> {
     use crate::stepd::containment::cgroup::setup::Setup;
-    Setup::slurm_keys(Setup::installed()).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    Setup::slurm_keys(Setup::installed(), asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The partitions as `partition_info`.

@@ -171,11 +171,7 @@ impl Relay<'_> {
             self.sink.frame(&Frame::Message(line));
             wait_status = crate::stepd::SIG_OOM;
         }
-        let end = super::end::StepEnd {
-            wait_status,
-            end_time: crate::options::now(),
-            usage: self.jail.usage(),
-        };
+        let end = super::end::StepEnd { wait_status, end_time: crate::options::now(), usage: self.jail.usage() };
         if let Err(e) = super::end::write(self.dir, &end) {
             // Without it the step is recorded as ended with its job.
             self.sink.frame(&Frame::Message(crate::stepd::error_line(

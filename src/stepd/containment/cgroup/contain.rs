@@ -26,6 +26,9 @@ pub enum CgroupError {
         /// Why.
         source: std::io::Error,
     },
+    /// The device filter could not be set.
+    #[error("cannot deny the job's other GPUs: {0}")]
+    Devices(#[from] super::devices::DeviceError),
     /// A limit could not be set.
     #[error("cannot set {what} of cgroup {path}: {source}")]
     Limit {
@@ -72,6 +75,9 @@ impl Cgroups {
             set_limits(plan, place, &job, &plan.job_limits)?;
             let step = make_group(place, &plan.job_group.join(plan.step_dir()))?;
             set_limits(plan, place, &step, &plan.step_limits)?;
+            if plan.place(Controller::Devices) == Some(place) {
+                deny_devices(&plan.denied_devices, &step)?;
+            }
             let file = step.path().join("cgroup.procs");
             let fd = std::fs::OpenOptions::new()
                 .write(true)
@@ -82,11 +88,8 @@ impl Cgroups {
         }
         let step_in = |c: Controller| plan.place(c).map(|p| plan.job_group_in(p).child(&plan.step_dir()));
         let tracking = plan.tracking_place().expect("a plan names at least one hierarchy");
-        let tracked = if whole_job {
-            plan.job_group_in(tracking)
-        } else {
-            plan.job_group_in(tracking).child(&plan.step_dir())
-        };
+        let tracked =
+            if whole_job { plan.job_group_in(tracking) } else { plan.job_group_in(tracking).child(&plan.step_dir()) };
         let freezer = plan.place(Controller::Freezer).map(|p| {
             let job = plan.job_group_in(p);
             if whole_job {
@@ -197,6 +200,25 @@ fn set_limits(plan: &CgroupPlan, place: &Place, group: &Group, limits: &Limits) 
     }
     if here(Controller::Cpuset) && !limits.cpus.is_empty() {
         group.pin_cpus(&machine_cpus(place, &limits.cpus)).map_err(failed("cpus"))?;
+    }
+    Ok(())
+}
+
+/// Keeps the processes of `group` from opening the device files `denied` (`devices.deny` on
+/// v1, a BPF program on v2), before any process joins it. Files missing from the machine
+/// are said once, on the supervisor's error output.
+fn deny_devices(denied: &[PathBuf], group: &Group) -> Result<(), CgroupError> {
+    if denied.is_empty() {
+        return Ok(());
+    }
+    let filter = super::devices::DeviceFilter::denying(denied)?;
+    if !filter.missing().is_empty() {
+        let missing: Vec<String> = filter.missing().iter().map(|p| p.display().to_string()).collect();
+        eprintln!("slurmstepd: warning: no such GPU device files to deny: {}", missing.join(", "));
+    }
+    match group.version() {
+        Version::V1 => filter.apply_v1(group.path())?,
+        Version::V2 => filter.attach_v2(group.path())?,
     }
     Ok(())
 }

@@ -134,12 +134,19 @@ impl Setup {
     }
 
     /// The keys `scontrol show config` prints under `Cgroup Support Configuration` for the
-    /// daemon whose setup is `setup`: what it enforces, or `CgroupPlugin=disabled` and no
-    /// constraint when it keeps to process groups.
-    pub fn slurm_keys(setup: Option<&Setup>) -> Vec<(&'static str, String)> {
+    /// daemon asked for `asked` whose setup is `setup`: what it enforces, or
+    /// `CgroupPlugin=disabled` and no constraint when it keeps to process groups.
+    pub fn slurm_keys(setup: Option<&Setup>, asked: &Settings) -> Vec<(&'static str, String)> {
         match setup {
             Some(s) => s.settings.slurm_keys(&s.machine),
-            None => Settings::defaults(false).slurm_keys(&Hierarchies::default()),
+            None => Settings {
+                constrain_cores: false,
+                constrain_ram_space: false,
+                constrain_swap_space: false,
+                constrain_devices: false,
+                ..*asked
+            }
+            .slurm_keys(&Hierarchies::default()),
         }
     }
 
@@ -148,7 +155,8 @@ impl Setup {
         let s = &self.settings;
         let memory = (s.constrain_ram_space && mem_mb > 0)
             .then(|| (mem_mb as f64 * 1024.0 * 1024.0 * s.allowed_ram_space / 100.0) as u64);
-        let swap = memory.filter(|_| s.constrain_swap_space).map(|m| m + (m as f64 * s.allowed_swap_space / 100.0) as u64);
+        let swap =
+            memory.filter(|_| s.constrain_swap_space).map(|m| m + (m as f64 * s.allowed_swap_space / 100.0) as u64);
         Limits {
             cpus: if s.constrain_cores { cpu_ids.to_vec() } else { Vec::new() },
             memory_bytes: memory,
@@ -240,7 +248,10 @@ mod tests {
         let plan = setup.plan(7, "batch", limits.clone(), limits, vec![PathBuf::from("/dev/nvidia1")]);
         assert_eq!(plan.job_group, PathBuf::from("slurmlet/job_7"));
         let controllers: Vec<Controller> = plan.places.iter().map(|(c, _)| *c).collect();
-        assert_eq!(controllers, [Controller::Freezer, Controller::Memory, Controller::CpuAccounting, Controller::Cpuset]);
+        assert_eq!(
+            controllers,
+            [Controller::Freezer, Controller::Memory, Controller::CpuAccounting, Controller::Cpuset]
+        );
         assert_eq!(plan.denied_devices.len(), 0, "no devices hierarchy here: nothing to deny with");
         // On the v2 mount alone, freezing, CPU time and devices are its core's.
         let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
