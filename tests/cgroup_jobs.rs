@@ -264,3 +264,21 @@ fn a_job_opens_only_its_own_gpu_through_a_bpf_program_on_v2() {
     let mount = Hierarchies::of_this_machine().unified.map(|(m, _)| m);
     a_job_opens_only_its_own_gpu("a_job_opens_only_its_own_gpu_through_a_bpf_program_on_v2", "cgroup/v2", mount);
 }
+
+#[test]
+fn a_jobs_steps_have_groups_of_their_own_below_the_jobs() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("a_jobs_steps_have_groups_of_their_own_below_the_jobs", &why),
+    };
+    let c = t.c();
+    let id =
+        c.sbatch(&["-o", "groups.out", "--wrap", "grep memory /proc/self/cgroup; srun grep memory /proc/self/cgroup"]);
+    c.wait_state(id, &["COMPLETED", "FAILED"], Duration::from_secs(30));
+    let out = c.wait_file("groups.out", Duration::from_secs(5));
+    let base = base_for(false, 0, &c.dir.path().join("state"));
+    for step in ["batch", "0"] {
+        let group = format!("/{}/job_{id}/step_{step}", base.display());
+        assert!(out.lines().any(|l| l.ends_with(&group)), "{group} in {out}");
+    }
+}

@@ -250,9 +250,17 @@ mod tests {
         let controllers: Vec<Controller> = plan.places.iter().map(|(c, _)| *c).collect();
         assert_eq!(
             controllers,
-            [Controller::Freezer, Controller::Memory, Controller::CpuAccounting, Controller::Cpuset]
+            [
+                Controller::Freezer,
+                Controller::Memory,
+                Controller::CpuAccounting,
+                Controller::Cpuset,
+                Controller::Devices
+            ]
         );
-        assert_eq!(plan.denied_devices.len(), 0, "no devices hierarchy here: nothing to deny with");
+        // No v1 devices hierarchy here: the unified mount's BPF program filters them.
+        let devices = plan.place(Controller::Devices).unwrap();
+        assert_eq!((devices.version, plan.denied_devices.len()), (super::super::hierarchy::Version::V2, 1));
         // On the v2 mount alone, freezing, CPU time and devices are its core's.
         let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
         let setup = Setup::work_out(&v2, true, true, &machine, base()).unwrap();
