@@ -40,16 +40,20 @@ pub struct Setup {
 }
 
 /// Why the daemon does not contain its jobs in cgroups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoCgroups {
     /// `CgroupPlugin=disabled`.
     Disabled,
-    /// A user's own daemon without a `[cgroup]` table: it keeps to process groups.
+    /// A user's own daemon run by root without a `[cgroup]` table: it keeps to process
+    /// groups.
     NotAsked,
     /// The daemon does not run as root, and no cgroup was delegated to it.
     NotDelegated,
     /// No cgroup hierarchy it could use is mounted.
     NoHierarchy,
+    /// Its groups could not be made (a read-only `/sys/fs/cgroup`, as in most containers):
+    /// the text says where and why.
+    NotWritable(String),
 }
 
 impl Setup {
@@ -66,11 +70,11 @@ impl Setup {
         if asked.plugin == super::settings::PluginChoice::Disabled {
             return Err(NoCgroups::Disabled);
         }
-        if !system_mode && !asked.configured {
-            return Err(NoCgroups::NotAsked);
-        }
         if !root {
             return Err(NoCgroups::NotDelegated);
+        }
+        if !system_mode && !asked.configured {
+            return Err(NoCgroups::NotAsked);
         }
         let tracking = [Controller::Freezer, Controller::Pids, Controller::Memory, Controller::CpuAccounting];
         if !tracking.iter().any(|&c| machine.choose(c).is_some()) {
@@ -103,8 +107,29 @@ impl Setup {
                 "the daemon does not run as root and no cgroup was delegated to it".to_string()
             }
             Err(NoCgroups::NoHierarchy) => "no cgroup hierarchy is mounted".to_string(),
+            Err(NoCgroups::NotWritable(why)) => why.clone(),
         };
-        (!asked_for.is_empty()).then(|| format!("{} asked for but not enforced: {why}", asked_for.join(", ")))
+        Some(if asked_for.is_empty() {
+            // Nothing asked of the [cgroup] table, but jobs' --mem and GPUs are still limits.
+            format!("jobs' memory limits and GPU device files are not enforced: {why}")
+        } else {
+            format!("{} asked for but not enforced: {why}", asked_for.join(", "))
+        })
+    }
+
+    /// Makes the group that holds the jobs' groups in each hierarchy used (and, on v2, lets
+    /// it hand its children the controllers), so that a machine where groups cannot be made
+    /// is known at the daemon's start rather than at each job's.
+    pub fn prepare(&self) -> Result<(), NoCgroups> {
+        let mounts: std::collections::BTreeSet<(PathBuf, super::hierarchy::Version)> =
+            Controller::ALL.iter().filter_map(|&c| self.machine.choose(c)).map(|p| (p.mount, p.version)).collect();
+        for (mount, version) in mounts {
+            let place = super::hierarchy::Place { version, mount };
+            super::group::Group::create(&place, &self.base).map_err(|e| {
+                NoCgroups::NotWritable(format!("cannot make cgroup {}: {e}", place.mount.join(&self.base).display()))
+            })?;
+        }
+        Ok(())
     }
 
     /// Makes this process's setup the one [`Setup::installed`] answers (once; later calls
@@ -227,6 +252,10 @@ mod tests {
         let user = Settings::resolve(None, false);
         assert_eq!(Setup::work_out(&user, false, true, &machine, base()), Err(NoCgroups::NotAsked));
         assert_eq!(Setup::warning(&user, &Err(NoCgroups::NotAsked), &machine), None);
+        assert_eq!(
+            Setup::warning(&user, &Err(NoCgroups::NotDelegated), &machine).unwrap(),
+            "jobs' memory limits and GPU device files are not enforced: the daemon does not run as root and no cgroup was delegated to it"
+        );
         let table = toml::from_str("constrain_ram_space = true").unwrap();
         let asked = Settings::resolve(Some(table), false);
         assert!(Setup::work_out(&asked, false, true, &machine, base()).is_ok(), "root may use the hierarchies");
