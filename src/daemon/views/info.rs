@@ -1,6 +1,6 @@
 //! The daemon's state as slurmrestd v0.0.43 shapes it: `job_info`, `node`, `partition_info`.
 
-use super::gres::{self, idx_list};
+use super::gres;
 use super::listing::{state_list, JobRow};
 use crate::api::noval::NoVal;
 use crate::api::release;
@@ -158,7 +158,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
             vec![format!(
                 "gpu:{}(IDX:{})",
                 job.gpus.len(),
-                idx_list(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
+                crate::id_set::ranges(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
             )]
         },
         group_id: job.gid,
