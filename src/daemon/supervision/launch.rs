@@ -186,7 +186,12 @@ pub fn prepare(
         umask,
         interactive: job.interactive,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
-        share: Share { cpus: job.req.cpus, cpu_ids: Vec::new(), mem_mb: job.req.mem_mb, gpus: job.gpus.clone() },
+        share: Share {
+            cpus: job.req.cpus,
+            cpu_ids: job.cpu_ids.clone(),
+            mem_mb: job.req.mem_mb,
+            gpus: job.gpus.clone(),
+        },
     };
     Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
