@@ -2,6 +2,7 @@
 
 use super::gres;
 use super::listing::{state_list, JobRow};
+use crate::api::job_resources::JobRes;
 use crate::api::noval::NoVal;
 use crate::api::release;
 use crate::api::types::*;
@@ -161,6 +162,8 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
                 crate::id_set::ranges(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
             )]
         },
+        job_resources: (started && !job.cpu_ids.is_empty())
+            .then(|| JobRes::on_one_node(&config.node_name, config.cpus, &job.cpu_ids, job.req.mem_mb)),
         group_id: job.gid,
         group_name: row.group_name().into_owned(),
         last_sched_evaluation: time(job.submit_time),
