@@ -6,6 +6,7 @@ pub mod config;
 pub mod daemon;
 pub mod format;
 pub mod gpu;
+pub mod id_set;
 pub mod identity;
 pub mod lock;
 pub mod options;

@@ -282,3 +282,33 @@ fn a_jobs_steps_have_groups_of_their_own_below_the_jobs() {
         assert!(out.lines().any(|l| l.ends_with(&group)), "{group} in {out}");
     }
 }
+
+#[test]
+fn one_cpu_jobs_are_pinned_each_to_a_cpu_of_its_own() {
+    let t = match Contained::start_with("0", "[cgroup]\nconstrain_cores = true", &[Controller::Cpuset]) {
+        Ok(t) => t,
+        Err(why) => return skip("one_cpu_jobs_are_pinned_each_to_a_cpu_of_its_own", &why),
+    };
+    let c = t.c();
+    let script = "grep Cpus_allowed_list /proc/self/status; sleep 2";
+    let ids: Vec<u32> =
+        ["a.out", "b.out"].iter().map(|out| c.sbatch(&["-c", "1", "-o", out, "--wrap", script])).collect();
+    for &id in &ids {
+        c.wait_state(id, &["RUNNING", "COMPLETED"], Duration::from_secs(20));
+    }
+    let cpus: Vec<String> = ["a.out", "b.out"]
+        .iter()
+        .map(|out| {
+            let text = c.wait_file(out, Duration::from_secs(10));
+            text.trim().strip_prefix("Cpus_allowed_list:").unwrap_or_else(|| panic!("{text}")).trim().to_string()
+        })
+        .collect();
+    for list in &cpus {
+        assert!(list.parse::<u32>().is_ok(), "exactly one CPU: {list:?}");
+    }
+    assert_ne!(cpus[0], cpus[1], "two jobs running at once get different CPUs");
+    for (id, list) in ids.iter().zip(&cpus) {
+        let show = stdout(&c.run("scontrol", &["-d", "show", "job", &id.to_string()]));
+        assert!(show.contains(&format!("CPU_IDs={list} ")), "scontrol agrees on {list}: {show}");
+    }
+}

@@ -238,6 +238,9 @@ const SALLOC_26_05: &str = "SLURM_CLUSTER_NAME SLURM_CONF SLURM_JOBID SLURM_JOB_
 /// Ours beyond 24.11's: the account and QOS every job has here (26.05 with accounting sets
 /// them too), and `CUDA_DEVICE_ORDER=PCI_BUS_ID` so that CUDA numbers GPUs as nvidia-smi does.
 const OURS_TOO: &str = "SLURM_JOB_ACCOUNT SLURM_JOB_QOS CUDA_DEVICE_ORDER";
+/// Ours beyond 24.11's in a step: the CPU binding its tasks are told of, as Slurm's
+/// task/affinity sets it (the reference ran with `TaskPlugin=task/none`, which sets none).
+const CPU_BIND: &str = "SLURM_CPU_BIND SLURM_CPU_BIND_LIST SLURM_CPU_BIND_TYPE SLURM_CPU_BIND_VERBOSE";
 
 /// `NAME=value` lines (a `N: ` label stripped) whose name is Slurm's or CUDA's, not ours.
 fn env_of(lines: &str) -> std::collections::BTreeMap<String, String> {
@@ -281,7 +284,7 @@ fn job_environments_are_slurms_name_by_name() {
     let step0: String = step_text.lines().filter(|l| l.starts_with("0: ")).map(|l| format!("{l}\n")).collect();
     let step = env_of(&step0);
     let got: std::collections::BTreeSet<String> = step.keys().cloned().collect();
-    assert_eq!(got, names(&[BATCH_24_11, STEP_24_11, OURS_TOO]), "a step's variables");
+    assert_eq!(got, names(&[BATCH_24_11, STEP_24_11, OURS_TOO, CPU_BIND]), "a step's variables");
     assert_eq!(step["SLURMD_DEBUG"], "2");
     assert_eq!(step["SLURM_JOB_GPUS"], "0,1", "a step of a batch job has the job's GPUs");
 

@@ -5,6 +5,7 @@ pub mod client;
 pub mod from_slurmdb;
 pub mod gpus;
 pub mod http;
+pub mod job_resources;
 pub mod jwt;
 pub mod negotiate;
 pub mod noval;

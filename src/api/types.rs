@@ -298,6 +298,8 @@ pub struct JobInfo {
     pub group_id: u32,
     pub group_name: String,
     pub job_id: u32,
+    /// What the job holds on its node: its CPUs by id (`null` until it is given them).
+    pub job_resources: Option<super::job_resources::JobRes>,
     pub job_state: Vec<String>,
     pub last_sched_evaluation: NoVal<u64>,
     pub mail_user: String,

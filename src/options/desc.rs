@@ -114,6 +114,9 @@ impl JobOptions {
             // A `0|1` option given 0 (`SLURM_OOM_KILL_STEP=0` in every job) asks for nothing.
             let off = matches!(spec.value, table::Value::Optional("0|1") | table::Value::Required("0|1"))
                 && value == Some("0");
+            // Nor does the binding every task of a step is told of, read by an srun it runs.
+            let inherited = long == "cpu-bind" && value.is_some_and(|v| v.starts_with(table::TASK_CPU_BIND));
+            let off = off || inherited;
             match spec.support {
                 Support::Implemented => {}
                 Support::Recorded(_) | Support::NoEffect(_) if off => {}
@@ -296,6 +299,25 @@ pub fn parse_node_range(text: &str) -> Result<(u32, Option<u32>), OptionError> {
 #[cfg(test)]
 mod tests {
     use super::get_user_env_ok;
+    use crate::options::table::{Tool, TASK_CPU_BIND};
+    use crate::options::JobOptions;
+
+    /// srun's warnings for `args`.
+    fn srun_warnings(args: &[&str]) -> Vec<String> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let options = JobOptions::parse(Tool::Srun, &args).unwrap();
+        options.validate(Tool::Srun).unwrap().into_iter().map(|w| w.0).collect()
+    }
+
+    #[test]
+    fn the_binding_a_task_is_told_of_is_no_request_of_a_nested_srun() {
+        let inherited = format!("--cpu-bind={TASK_CPU_BIND}0x18,0x18");
+        assert_eq!(srun_warnings(&[&inherited, "true"]), Vec::<String>::new());
+        assert_eq!(
+            srun_warnings(&["--cpu-bind=cores", "true"]),
+            vec!["--cpu-bind has no effect here: tasks are not bound to CPUs, sockets or memory here"]
+        );
+    }
 
     #[test]
     fn get_user_env_values_as_slurm_reads_them() {

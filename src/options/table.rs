@@ -208,6 +208,11 @@ const NO_ACCOUNTING: &str = "this cluster keeps no accounts or limits";
 const ONE_NODE: &str = "this cluster is one node";
 const NO_FEATURES: &str = "no node features are configured";
 const NO_BINDING: &str = "tasks are not bound to CPUs, sockets or memory here";
+
+/// How `SLURM_CPU_BIND` begins in the environment of a step's tasks (the tasks' CPU masks
+/// follow), as Slurm's task/affinity sets it. An srun that a task runs reads it as its
+/// `--cpu-bind`, which then asks for nothing beyond the CPUs the job holds.
+pub const TASK_CPU_BIND: &str = "quiet,mask_cpu:";
 const NO_TOPOLOGY: &str = "no network topology is configured";
 const NO_CONTAINERS: &str = "no container runtime is configured; run the container from the script";
 const STEP_ONLY: &str = "only srun launches steps";

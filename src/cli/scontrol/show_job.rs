@@ -2,12 +2,13 @@
 //! later: `ReqTRES`/`AllocTRES` lines, no `Power=`), or with `--json` the v0.0.43 jobs reply
 //! that `GET /slurm/v0.0.43/job/{id}` gives.
 //!
-//! The daemon runs no job on more than one node and binds no CPU, so `-d` prints one
-//! `Nodes=` line whose `CPU_IDs` are the job's CPU count as a range from 0.
+//! The daemon runs no job on more than one node, so `-d` prints one `Nodes=` line, whose
+//! `CPU_IDs` are the CPUs the daemon gave the job (its `job_resources`).
 
 use super::record::{megabytes, or_null, time, Record};
 use super::Flags;
 use crate::api::types::{ExitCode, JobInfo, JobsResponse};
+use crate::id_set::ranges;
 use crate::options::time::{format_hms, format_limit_long};
 use crate::queue::QueueJob;
 use std::fmt::Write;
@@ -86,6 +87,16 @@ fn node_memory(job: &JobInfo) -> u64 {
     }
 }
 
+/// The `-d` line's `CPU_IDs=`: the CPUs the job holds, in Slurm's range form (`0-1,4`). A job
+/// given its CPUs before they were given by id (its `job_resources` is `null`) shows its
+/// count as a range from 0.
+fn cpu_ids(job: &JobInfo) -> String {
+    match &job.job_resources {
+        Some(res) => ranges(&res.cpu_ids()),
+        None => ranges(&(0..job.cpus().max(1)).collect::<Vec<u32>>()),
+    }
+}
+
 /// The `-d` lines: `JOB_GRES=` and `Nodes=… CPU_IDs=… Mem=… GRES=…`, for a job that holds or
 /// held an allocation.
 fn write_details(r: &mut Record, job: &JobInfo) {
@@ -93,9 +104,7 @@ fn write_details(r: &mut Record, job: &JobInfo) {
     let total = gres.split('(').next().unwrap_or("");
     let _ = write!(r, "JOB_GRES={}", or_null(total));
     r.end_line();
-    let cpus = job.cpus().max(1);
-    let cpu_ids = if cpus == 1 { "0".to_string() } else { format!("0-{}", cpus - 1) };
-    let _ = write!(r, "  Nodes={} CPU_IDs={cpu_ids} Mem={} GRES={gres}", job.nodes, node_memory(job));
+    let _ = write!(r, "  Nodes={} CPU_IDs={} Mem={} GRES={gres}", job.nodes, cpu_ids(job), node_memory(job));
     r.end_line();
 }
 
@@ -331,6 +340,7 @@ fn print_json(mut reply: JobsResponse, argv: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::job_resources::JobRes;
     use crate::api::noval::NoVal;
 
     #[test]
@@ -523,5 +533,26 @@ mod tests {
         assert!(text.contains("RunTime=00:01:02 "), "{text}");
         assert!(text.contains("\n   WorkDir=/home/alice/ref-transcript\n   Comment=note \n   StdErr="), "{text}");
         assert!(text.contains("CPU_IDs=0-3 Mem=4000 "), "{text}");
+    }
+
+    /// The CPUs the daemon gave a job, by id, as slurmrestd reports them in `job_resources`.
+    #[test]
+    fn details_print_the_cpus_given_by_id() {
+        let held = |ids: &[u32]| JobInfo {
+            cpus: NoVal::of(ids.len() as u32),
+            job_resources: Some(JobRes::on_one_node("vm", 8, ids, 3000)),
+            ..running()
+        };
+        let text = render(&held(&[0, 1, 4]), Flags { details: true, ..Flags::default() }, 1009);
+        assert!(
+            text.contains(
+                "
+     Nodes=vm CPU_IDs=0-1,4 Mem=3000 GRES=
+"
+            ),
+            "{text}"
+        );
+        let text = render(&held(&[5]), Flags { details: true, ..Flags::default() }, 1009);
+        assert!(text.contains(" CPU_IDs=5 "), "{text}");
     }
 }

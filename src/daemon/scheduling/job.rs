@@ -111,10 +111,10 @@ impl Resources {
 
 /// Everything the daemon knows about one job.
 ///
-/// The store keeps it as JSON (the `record` column of `jobs` and `runs`). Every field has a
-/// default, here and in the structs it holds, so that a record written before a field
-/// existed still reads, with the field's default; fields a newer record has and this one
-/// does not know are skipped.
+/// The store keeps it as JSON (the `record` column of `jobs` and `runs`), but for its CPU
+/// ids (see [`Job::cpu_ids`]). Every field has a default, here and in the structs it holds,
+/// so that a record written before a field existed still reads, with the field's default;
+/// fields a newer record has and this one does not know are skipped.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Job {
@@ -165,6 +165,11 @@ pub struct Job {
     /// job back takes the records from its node's list.
     #[serde(rename = "gpu_ids", with = "crate::gpu::as_indices")]
     pub gpus: Vec<crate::gpu::Gpu>,
+    /// The node's CPUs given to the job (ids from 0, ascending), kept after it ends; empty
+    /// while it waits. The store keeps them in a column of their own (`jobs.cpu_ids`), not in
+    /// the record.
+    #[serde(skip)]
+    pub cpu_ids: Vec<u32>,
     /// stdout pattern (`slurm-%j.out`), relative to `cwd` unless absolute.
     pub stdout: Text,
     /// stderr pattern; empty means stdout.

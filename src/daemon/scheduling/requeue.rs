@@ -77,6 +77,7 @@ impl Core {
         job.batch_usage = None;
         job.batch_gpu_use = None;
         job.gpus.clear();
+        job.cpu_ids.clear();
         job.suspend_time = 0;
         job.suspended_secs = 0;
         job.pre_sus_secs = 0;

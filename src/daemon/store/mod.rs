@@ -100,6 +100,29 @@ pub enum StoreError {
         /// Why.
         source: serde_json::Error,
     },
+    /// A job's stored CPU ids (`jobs.cpu_ids`) no longer parse.
+    #[error("job store: the CPU ids of job {id} are unreadable: {source}")]
+    CpuIds {
+        /// Job id.
+        id: u32,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
+
+/// A job's CPU ids as the `cpu_ids` column of `jobs` keeps them: a JSON list (`[0,1,4]`),
+/// NULL when it holds none.
+pub(super) fn cpu_ids_text(ids: &[u32]) -> Option<String> {
+    (!ids.is_empty()).then(|| serde_json::to_string(ids).expect("ids serialize"))
+}
+
+/// Job `id` from its stored record and CPU ids (the `record` and `cpu_ids` columns).
+fn stored_job(id: u32, record: &str, cpu_ids: Option<&str>) -> Result<Job, StoreError> {
+    let mut job: Job = serde_json::from_str(record).map_err(|source| StoreError::Record { id, source })?;
+    if let Some(text) = cpu_ids {
+        job.cpu_ids = serde_json::from_str(text).map_err(|source| StoreError::CpuIds { id, source })?;
+    }
+    Ok(job)
 }
 
 impl StoreError {
@@ -269,11 +292,13 @@ impl Store {
     /// The jobs whose ids are `ids` (those in the store).
     pub fn jobs_by_id(&self, ids: &[u32]) -> Result<Vec<Job>, StoreError> {
         let mut jobs = Vec::new();
-        let mut stmt = self.conn.prepare_cached("SELECT record FROM jobs WHERE id = ?1").map_err(|e| self.sql(e))?;
+        let mut stmt =
+            self.conn.prepare_cached("SELECT record, cpu_ids FROM jobs WHERE id = ?1").map_err(|e| self.sql(e))?;
         for &id in ids {
-            let record: Option<String> = stmt.query_row([id], |r| r.get(0)).optional().map_err(|e| self.sql(e))?;
-            if let Some(record) = record {
-                jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
+            let row: Option<(String, Option<String>)> =
+                stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional().map_err(|e| self.sql(e))?;
+            if let Some((record, cpu_ids)) = row {
+                jobs.push(stored_job(id, &record, cpu_ids.as_deref())?);
             }
         }
         Ok(jobs)
@@ -289,7 +314,7 @@ impl Store {
     ) -> Result<Vec<Job>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(&format!("SELECT id, record FROM jobs WHERE {cond} ORDER BY id"))
+            .prepare_cached(&format!("SELECT id, record, cpu_ids FROM jobs WHERE {cond} ORDER BY id"))
             .map_err(|e| self.sql(e))?;
         let mut rows = stmt.query(arg).map_err(|e| self.sql(e))?;
         let mut jobs = Vec::new();
@@ -299,7 +324,8 @@ impl Store {
                 continue;
             }
             let record: String = row.get(1).map_err(|e| self.sql(e))?;
-            jobs.push(serde_json::from_str(&record).map_err(|source| StoreError::Record { id, source })?);
+            let cpu_ids: Option<String> = row.get(2).map_err(|e| self.sql(e))?;
+            jobs.push(stored_job(id, &record, cpu_ids.as_deref())?);
         }
         Ok(jobs)
     }
@@ -406,6 +432,57 @@ mod tests {
         // And a field of a newer version, which this one does not know.
         o.insert("gpu_usage".into(), serde_json::json!({"gpu_util": 93}));
         serde_json::to_string(&v).unwrap()
+    }
+
+    #[test]
+    fn cpu_ids_are_kept_in_a_version_2_store_once_migrated_and_survive_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmlet.db");
+        // A version 2 store holding a running job.
+        let mut conn = Connection::open(&path).unwrap();
+        schema::migrate_with(&mut conn, &path, &schema::MIGRATIONS[..2]).unwrap();
+        let record = V1_RECORD.replace("\"COMPLETED\"", "\"RUNNING\"");
+        conn.execute("INSERT INTO jobs (id, state, end_time, record) VALUES (3, 'RUNNING', 0, ?1)", [&record]).unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        let jobs = store.load_recent(0).unwrap();
+        assert_eq!((jobs.len(), jobs[0].cpu_ids.len()), (1, 0), "stored before CPUs had ids");
+        let writer = writer::Writer::start(&path).unwrap();
+        let mut job = jobs[0].clone();
+        job.cpu_ids = vec![0, 2, 3];
+        writer.update(&job).blocking_recv().unwrap().unwrap();
+        let mut new = Job { id: 4, state: Some(JobState::Running), cpu_ids: vec![1], ..Default::default() };
+        writer.insert_all(std::slice::from_ref(&new), Payload::default()).blocking_recv().unwrap().unwrap();
+        new.cpu_ids.clear();
+        new.state = Some(JobState::Pending);
+        writer.update(&new).blocking_recv().unwrap().unwrap();
+        drop((store, writer));
+        let store = Store::open(&path).unwrap();
+        let recent: Vec<(u32, Vec<u32>)> =
+            store.load_recent(0).unwrap().into_iter().map(|j| (j.id, j.cpu_ids)).collect();
+        assert_eq!(recent, vec![(3, vec![0, 2, 3]), (4, vec![])]);
+        assert_eq!(store.jobs_by_id(&[3]).unwrap()[0].cpu_ids, vec![0, 2, 3]);
+        let text: String = store.conn.query_row("SELECT cpu_ids FROM jobs WHERE id = 3", [], |r| r.get(0)).unwrap();
+        assert_eq!(text, "[0,2,3]");
+        assert!(!store
+            .conn
+            .query_row("SELECT record FROM jobs WHERE id = 3", [], |r| r.get::<_, String>(0))
+            .unwrap()
+            .contains("cpu_ids"));
+    }
+
+    #[test]
+    fn unreadable_cpu_ids_are_refused_with_their_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmlet.db");
+        let conn = Store::connect(&path).unwrap();
+        conn.execute(
+            "INSERT INTO jobs (id, state, end_time, record, cpu_ids) VALUES (3, 'RUNNING', 0, ?1, 'x')",
+            [V1_RECORD],
+        )
+        .unwrap();
+        let e = Store::open(&path).unwrap().jobs_by_id(&[3]).unwrap_err();
+        assert!(e.to_string().starts_with("job store: the CPU ids of job 3 are unreadable: "), "{e}");
     }
 
     #[test]

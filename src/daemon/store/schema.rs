@@ -29,6 +29,7 @@ pub struct Migration {
 pub const MIGRATIONS: &[Migration] = &[
     Migration { to: 1, what: "jobs, payloads, steps, earlier runs and the id mark", apply: create_v1 },
     Migration { to: 2, what: "the GPU use of steps", apply: add_step_gpu_use },
+    Migration { to: 3, what: "the CPU ids of jobs", apply: add_job_cpu_ids },
 ];
 
 /// The version of the layout this build writes and reads.
@@ -91,6 +92,12 @@ fn add_step_gpu_use(tx: &Transaction) -> rusqlite::Result<()> {
          ALTER TABLE steps ADD COLUMN gpu_util_max INTEGER;
          ALTER TABLE steps ADD COLUMN gpu_util_ave INTEGER;",
     )
+}
+
+/// Version 3: the ids of the node's CPUs each job was given, a JSON list (NULL: none, as
+/// for every job stored before).
+fn add_job_cpu_ids(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE jobs ADD COLUMN cpu_ids TEXT;")
 }
 
 /// Where the copy of a store at version `version` is kept before it is migrated:
@@ -212,7 +219,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 2);
+        assert_eq!(LATEST, 3);
     }
 
     #[test]
@@ -225,6 +232,24 @@ mod tests {
         for column in ["gpu_mem_max", "gpu_mem_ave", "gpu_util_max", "gpu_util_ave"] {
             assert!(steps.contains(&column.to_string()), "{column} in {steps:?}");
         }
+    }
+
+    #[test]
+    fn version_3_gives_jobs_their_cpu_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut conn) = unversioned_store(dir.path());
+        migrate_with(&mut conn, &path, &MIGRATIONS[..2]).unwrap();
+        assert_eq!(stamp(&conn), 2);
+        assert!(!columns(&conn, "jobs").contains(&"cpu_ids".to_string()));
+        migrate(&mut conn, &path).unwrap();
+        assert_eq!(stamp(&conn), 3);
+        assert!(columns(&conn, "jobs").contains(&"cpu_ids".to_string()));
+        let ids: Option<String> = conn.query_row("SELECT cpu_ids FROM jobs WHERE id = 7", [], |r| r.get(0)).unwrap();
+        assert_eq!(ids, None, "a job stored before holds none");
+        // The store as it was is kept: version 2, without the column.
+        let copy = Connection::open(pre_migration_copy(&path, 2)).unwrap();
+        assert_eq!(stamp(&copy), 2);
+        assert!(!columns(&copy, "jobs").contains(&"cpu_ids".to_string()));
     }
 
     #[test]

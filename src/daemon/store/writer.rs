@@ -247,14 +247,15 @@ fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>, removals
     }
 }
 
-/// Runs `sql` (an insert or update of the jobs table) with a job's id, state, end time and
-/// record.
+/// Runs `sql` (an insert or update of the jobs table) with a job's id, state, end time,
+/// record and CPU ids.
 fn write_record(tx: &rusqlite::Transaction, sql: &str, job: &Job) -> rusqlite::Result<usize> {
     tx.prepare_cached(sql)?.execute(params![
         job.id,
         job.state().name(),
         job.end_time as i64,
-        serde_json::to_string(job).expect("jobs serialize")
+        serde_json::to_string(job).expect("jobs serialize"),
+        super::cpu_ids_text(&job.cpu_ids),
     ])
 }
 
@@ -264,7 +265,11 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
         match &q.change {
             Change::Insert(jobs, payload) => {
                 for job in jobs {
-                    write_record(&tx, "INSERT INTO jobs (id, state, end_time, record) VALUES (?1, ?2, ?3, ?4)", job)?;
+                    write_record(
+                        &tx,
+                        "INSERT INTO jobs (id, state, end_time, record, cpu_ids) VALUES (?1, ?2, ?3, ?4, ?5)",
+                        job,
+                    )?;
                 }
                 let Some(first) = jobs.first() else { continue };
                 tx.prepare_cached("INSERT INTO payloads (id, script, environment, argv) VALUES (?1, ?2, ?3, ?4)")?
@@ -277,7 +282,11 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
             }
             Change::Barrier => {}
             Change::Update(job) => {
-                write_record(&tx, "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1", job)?;
+                write_record(
+                    &tx,
+                    "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4, cpu_ids = ?5 WHERE id = ?1",
+                    job,
+                )?;
             }
             Change::Requeued(job) => {
                 tx.prepare_cached("INSERT OR REPLACE INTO runs (job_id, restart, record) VALUES (?1, ?2, ?3)")?

@@ -188,14 +188,14 @@ pub fn prepare(
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
         share: Share {
             cpus: job.req.cpus,
-            cpu_ids: Vec::new(),
+            cpu_ids: job.cpu_ids.clone(),
             mem_mb: job.req.mem_mb,
             gpus: job.gpus.clone(),
             cgroup: cgroup_plan(
                 job,
                 config,
                 if job.interactive { "interactive" } else { "batch" },
-                &[],
+                &job.cpu_ids,
                 job.req.mem_mb,
             ),
         },
@@ -217,7 +217,7 @@ pub fn cgroup_plan(
     let setup = crate::stepd::containment::cgroup::setup::Setup::installed()?;
     let given: Vec<&PathBuf> = job.gpus.iter().flat_map(|g| &g.devices).collect();
     let denied = config.gpus.iter().flat_map(|g| &g.devices).filter(|d| !given.contains(d)).cloned().collect();
-    let job_limits = setup.limits(&[], job.req.mem_mb);
+    let job_limits = setup.limits(&job.cpu_ids, job.req.mem_mb);
     Some(setup.plan(job.id, step, job_limits, setup.limits(cpu_ids, mem_mb), denied))
 }
 

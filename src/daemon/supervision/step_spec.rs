@@ -64,6 +64,7 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
     if req.label {
         vars.push(("SLURM_LABELIO", "1".into()));
     }
+    vars.extend(cpu_bind_vars(&step_cpu_ids(job, step), step.ntasks));
     if !job.gpus.is_empty() {
         vars.push(("SLURM_STEP_GPUS", gpus.clone()));
         vars.extend(crate::gpu::visible_devices(&step.gpus, &job.gpus));
@@ -80,6 +81,29 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
         batch_env(job, config, &req.environment).into_iter().filter(|e| !replaced(e) && !batch_only(e)).collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
     env
+}
+
+/// The CPU ids of a step of `job`: the job's, or the first of them when the step asks for
+/// fewer CPUs than the job holds.
+fn step_cpu_ids(job: &Job, step: &Granted) -> Vec<u32> {
+    job.cpu_ids.iter().copied().take(step.record.cpus as usize).collect()
+}
+
+/// The CPU binding each of a step's `ntasks` tasks is told of, as Slurm's task/affinity
+/// sets it (quietly) for a task bound to the CPUs `ids`: every task is bound to the step's
+/// CPUs. None when the step holds no CPU ids.
+fn cpu_bind_vars(ids: &[u32], ntasks: u32) -> Vec<(&'static str, String)> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let mask = crate::id_set::hex_mask(ids);
+    let masks = vec![mask; ntasks.max(1) as usize].join(",");
+    vec![
+        ("SLURM_CPU_BIND_VERBOSE", "quiet".into()),
+        ("SLURM_CPU_BIND_TYPE", "mask_cpu:".into()),
+        ("SLURM_CPU_BIND_LIST", masks.clone()),
+        ("SLURM_CPU_BIND", format!("{}{masks}", crate::options::table::TASK_CPU_BIND)),
+    ]
 }
 
 /// The spec of a step given its share of `job`.
@@ -111,10 +135,16 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
         share: Share {
             cpus: step.record.cpus,
-            cpu_ids: Vec::new(),
+            cpu_ids: step_cpu_ids(job, step),
             mem_mb: step.record.mem_mb,
             gpus: step.gpus.clone(),
-            cgroup: super::launch::cgroup_plan(job, config, &step.step_id.to_string(), &[], step.record.mem_mb),
+            cgroup: super::launch::cgroup_plan(
+                job,
+                config,
+                &step.step_id.to_string(),
+                &step_cpu_ids(job, step),
+                step.record.mem_mb,
+            ),
         },
     }
 }

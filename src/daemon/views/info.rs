@@ -1,7 +1,8 @@
 //! The daemon's state as slurmrestd v0.0.43 shapes it: `job_info`, `node`, `partition_info`.
 
-use super::gres::{self, idx_list};
+use super::gres;
 use super::listing::{state_list, JobRow};
+use crate::api::job_resources::JobRes;
 use crate::api::noval::NoVal;
 use crate::api::release;
 use crate::api::types::*;
@@ -158,9 +159,11 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
             vec![format!(
                 "gpu:{}(IDX:{})",
                 job.gpus.len(),
-                idx_list(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
+                crate::id_set::ranges(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
             )]
         },
+        job_resources: (started && !job.cpu_ids.is_empty())
+            .then(|| JobRes::on_one_node(&config.node_name, config.cpus, &job.cpu_ids, job.req.mem_mb)),
         group_id: job.gid,
         group_name: row.group_name().into_owned(),
         last_sched_evaluation: time(job.submit_time),

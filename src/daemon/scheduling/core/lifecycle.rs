@@ -124,7 +124,10 @@ impl Core {
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
         drop(self.writer.update_then_remove(job, dir));
         self.free_gpus.extend(gpus);
-        if job.requeue_on_end {
+        // The job keeps its CPU ids, as it keeps its GPUs, for the views of its end.
+        let (cpu_ids, requeue) = (job.cpu_ids.clone(), job.requeue_on_end);
+        self.release_cpu_ids(&cpu_ids);
+        if requeue {
             // Its callers schedule next.
             let _ = self.back_to_queue(id);
         }

@@ -6,10 +6,11 @@
 //! each part adds its methods in a file of its own: `recovery` (re-adoption when the
 //! daemon starts), `schedule` (the allocation and start of pending jobs), `lifecycle`
 //! (a job's staging, admission and end), `cancel` (cancels and signals),
-//! `job_steps` (the steps of running jobs) and `foreign_gpus` (GPUs in use outside the
-//! queue).
+//! `job_steps` (the steps of running jobs), `cpu_ids` (which of the node's CPUs each job
+//! holds) and `foreign_gpus` (GPUs in use outside the queue).
 
 mod cancel;
+mod cpu_ids;
 mod foreign_gpus;
 mod gpu_use;
 mod job_steps;
@@ -123,6 +124,8 @@ pub struct Core {
     dependent: BTreeSet<u32>,
     next_id: u32,
     free_gpus: BTreeSet<u32>,
+    /// The ids of the node's CPUs no job holds (see `cpu_ids`).
+    free_cpus: BTreeSet<u32>,
     /// The processes outside the queue that the last look at the GPUs found.
     foreign_gpu_processes: Vec<crate::daemon::gpu_use::ForeignProcess>,
     /// When those last changed.
@@ -174,6 +177,7 @@ impl Core {
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             free_gpus: config.gpus.iter().map(|g| g.index).collect(),
+            free_cpus: (0..config.cpus).collect(),
             foreign_gpu_processes: Vec::new(),
             foreign_gpu_processes_since: 0,
             gpu_tallies: Default::default(),

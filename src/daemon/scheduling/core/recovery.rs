@@ -11,7 +11,8 @@ use std::cmp::Reverse;
 
 impl Core {
     /// Re-adopts the jobs that were running when the daemon stopped. Their resources are
-    /// fenced (held) until their processes are known to be gone, so no GPU is given twice.
+    /// fenced (held) until their processes are known to be gone, so no GPU or CPU id is
+    /// given twice.
     /// A job whose supervisor died without recording an end is killed and ends NODE_FAIL;
     /// one that no supervisor ever took up (the daemon stopped right after giving it
     /// resources) waits again.
@@ -27,7 +28,10 @@ impl Core {
                 self.free_gpus.remove(&g.index);
             }
             job.gpus = gpus;
+            let cpu_ids = job.cpu_ids.clone();
+            self.hold_cpu_ids(&cpu_ids);
         }
+        self.give_missing_cpu_ids(&active);
         for id in active {
             let dir = self.job_dir(id);
             self.recover_step_records(id);
@@ -99,6 +103,7 @@ impl Core {
         }
         self.used = self.used.minus(&job.req);
         self.free_gpus.extend(job.gpus.drain(..).map(|g| g.index));
+        let cpu_ids = std::mem::take(&mut job.cpu_ids);
         self.holding.remove(&id);
         job.state = Some(JobState::Pending);
         job.start_time = 0;
@@ -108,6 +113,24 @@ impl Core {
         drop(self.writer.update(job));
         if Self::queued(job) {
             self.queue.insert((Reverse(job.priority), id));
+        }
+        self.release_cpu_ids(&cpu_ids);
+    }
+
+    /// Gives the jobs of `active` that hold no CPU ids (given their CPUs by a daemon that
+    /// counted them only) the lowest free ones, and stores them: once every job's own ids
+    /// are held again, so that no id is given twice.
+    fn give_missing_cpu_ids(&mut self, active: &[u32]) {
+        for id in active {
+            let job = &self.jobs[id];
+            if !job.cpu_ids.is_empty() || job.req.cpus == 0 {
+                continue;
+            }
+            let count = job.req.cpus.min(self.free_cpus.len() as u32);
+            let cpu_ids = self.take_cpu_ids(count);
+            let job = self.jobs.get_mut(id).expect("a holding job is known");
+            job.cpu_ids = cpu_ids;
+            drop(self.writer.update(job));
         }
     }
 

@@ -166,8 +166,8 @@ impl Core {
         }
     }
 
-    /// Gives a pending job its resources and records it as running. Its supervisor starts
-    /// once that record is durable ([`Core::start_supervisor`]).
+    /// Gives a pending job its resources (its GPUs and CPUs by id) and records it as
+    /// running. Its supervisor starts once that record is durable ([`Core::start_supervisor`]).
     fn allocate(&mut self, id: u32, now: u64) -> Durable {
         tracing::debug!(job = id, "allocating");
         let avoided = self.avoided_gpus();
@@ -177,10 +177,12 @@ impl Core {
             self.free_gpus.remove(i);
         }
         let gpus = indices.into_iter().map(|i| self.node_gpu(i)).collect();
+        let cpu_ids = self.take_cpu_ids(self.jobs[&id].req.cpus);
         let job = self.jobs.get_mut(&id).expect("launching a known job");
         self.queue.remove(&(Reverse(job.priority), id));
         self.holding.insert(id);
         job.gpus = gpus;
+        job.cpu_ids = cpu_ids;
         job.state = Some(JobState::Running);
         job.start_time = now;
         job.reason_prev = job.reason.clone();
