@@ -89,6 +89,9 @@ pub struct ConfigFile {
     /// Seconds between two looks at the processes on the GPUs (default
     /// [`DEFAULT_GPU_SAMPLE_INTERVAL`]; 0 turns the look off).
     pub gpu_sample_interval: Option<u64>,
+    /// Seconds between two looks at a running job's memory in its cgroup, for its average
+    /// (Slurm's `JobAcctGatherFrequency`; default 30, 0: none).
+    pub job_acct_gather_frequency: Option<u64>,
     /// GPU memory in MiB above which a process outside the queue counts as using its GPU
     /// (default [`DEFAULT_FOREIGN_GPU_MEMORY_MIB`]).
     pub foreign_gpu_memory: Option<u64>,
@@ -244,6 +247,9 @@ pub struct Config {
     pub nvml_library: PathBuf,
     /// Seconds between two looks at the GPUs' processes; 0: never.
     pub gpu_sample_interval: u64,
+    /// Seconds between two looks at a running job's memory ([`ConfigFile`]'s
+    /// `job_acct_gather_frequency`).
+    pub job_acct_gather_frequency: u64,
     /// GPU memory in MiB above which a process outside the queue counts.
     pub foreign_gpu_memory_mib: u64,
     /// What a GPU in use outside the queue means to the scheduler.
@@ -420,6 +426,9 @@ impl Config {
             gpu_source: found.source,
             nvml_library,
             gpu_sample_interval: file.gpu_sample_interval.unwrap_or(DEFAULT_GPU_SAMPLE_INTERVAL),
+            job_acct_gather_frequency: file
+                .job_acct_gather_frequency
+                .unwrap_or(crate::stepd::containment::cgroup::setup::DEFAULT_SAMPLE_SECS),
             foreign_gpu_memory_mib: file.foreign_gpu_memory.unwrap_or(DEFAULT_FOREIGN_GPU_MEMORY_MIB),
             foreign_gpu_processes: file.foreign_gpu_processes.unwrap_or_default(),
             def_mem_per_cpu: file.def_mem_per_cpu,

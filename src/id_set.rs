@@ -30,6 +30,23 @@ pub fn hex_mask(ids: &[u32]) -> String {
     format!("0x{}", hex.to_ascii_uppercase())
 }
 
+/// The ids of a range list (`0-3,8,10-11`, as idset files write them); what cannot be read
+/// is left out.
+pub fn parse_ranges(text: &str) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                    ids.extend(a..=b);
+                }
+            }
+            None => ids.extend(part.trim().parse::<u32>().ok()),
+        }
+    }
+    ids
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +69,12 @@ mod tests {
         assert_eq!(hex_mask(&[0, 1, 2, 3]), "0xF");
         assert_eq!(hex_mask(&[63]), "0x8000000000000000");
         assert_eq!(hex_mask(&[100]), format!("0x1{}", "0".repeat(25)));
+    }
+
+    #[test]
+    fn range_lists_are_read() {
+        assert_eq!(parse_ranges("0-3,8,10-11\n"), [0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(parse_ranges(""), Vec::<u32>::new());
+        assert_eq!(parse_ranges("1"), [1]);
     }
 }

@@ -312,3 +312,79 @@ fn one_cpu_jobs_are_pinned_each_to_a_cpu_of_its_own() {
         assert!(show.contains(&format!("CPU_IDs={list} ")), "scontrol agrees on {list}: {show}");
     }
 }
+
+#[test]
+fn a_steps_average_memory_is_measured_while_it_runs() {
+    // Looks every second: a job that holds 60 MB for 2 s, then little for 3 s.
+    let t = match Contained::start_with(
+        "0",
+        "job_acct_gather_frequency = 1\n[cgroup]\nconstrain_ram_space = true",
+        &[Controller::Memory],
+    ) {
+        Ok(t) => t,
+        Err(why) => return skip("a_steps_average_memory_is_measured_while_it_runs", &why),
+    };
+    let c = t.c();
+    let script = "sh -c 'x=$(head -c 60000000 /dev/zero | tr \"\\0\" a); sleep 2'; sleep 3";
+    let id = c.sbatch(&["--wrap", script]);
+    c.wait_state(id, &["COMPLETED"], Duration::from_secs(60));
+    let rows = sacct(c, id, "JobID,MaxRSS,AveRSS,TRESUsageInAve");
+    let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
+    let fields: Vec<&str> = batch.split('|').collect();
+    let kb = |f: &str| f.trim_end_matches('K').parse::<f64>().unwrap_or_else(|_| panic!("{f} in {batch}"));
+    let (max, ave) = (kb(fields[1]), kb(fields[2]));
+    assert!(max > 50_000.0, "the peak: {batch}");
+    assert!(ave > 0.0 && ave < max / 2.0, "the average of the looks, not the peak: {batch}");
+    assert!(fields[3].ends_with(&format!("mem={}", fields[2])), "TRESUsageInAve's mem is the average: {batch}");
+}
+
+#[test]
+fn on_the_unified_hierarchy_cgroup_kill_ends_what_left_the_session() {
+    let test = "on_the_unified_hierarchy_cgroup_kill_ends_what_left_the_session";
+    if Hierarchies::of_this_machine().unified.is_none() {
+        return skip(test, "no cgroup2 mount");
+    }
+    let t = match Contained::start_with("0", "[cgroup]\ncgroup_plugin = \"cgroup/v2\"", &[Controller::Freezer]) {
+        Ok(t) => t,
+        Err(why) => return skip(test, &why),
+    };
+    let c = t.c();
+    let escapee = format!("sleep 1000.{}7", std::process::id());
+    let id = c.sbatch(&[
+        "-o",
+        "v2.out",
+        "--wrap",
+        &format!("cat /proc/self/cgroup; setsid sh -c '{escapee} &'; sleep 1000"),
+    ]);
+    wait_for("the escapee", Duration::from_secs(15), || until(running_cmdline(&escapee), || "not yet".into()));
+    let out = c.wait_file("v2.out", Duration::from_secs(5));
+    assert!(out.lines().any(|l| l.starts_with("0::/") && l.ends_with(&format!("/job_{id}/step_batch"))), "{out}");
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(20));
+    wait_for("the escapee to end", Duration::from_secs(15), || until(!running_cmdline(&escapee), || "it runs".into()));
+}
+
+#[test]
+fn sstat_reads_a_running_steps_group() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("sstat_reads_a_running_steps_group", &why),
+    };
+    let c = t.c();
+    // dd held 40 MiB and is gone by the time sstat looks: the processes alive then hold
+    // little, but the step group's peak keeps it.
+    let id = c.sbatch(&["--wrap", "srun sh -c 'dd if=/dev/zero of=/dev/null bs=40M count=1 2>/dev/null; sleep 60'"]);
+    let row = wait_for("sstat's row", Duration::from_secs(30), || {
+        let out = c.run("sstat", &["-n", "-P", "-j", &id.to_string(), "-o", "JobID,MaxRSS"]);
+        let text = stdout(&out);
+        let row = text.lines().find(|l| l.starts_with(&format!("{id}.0|"))).map(String::from);
+        match row {
+            Some(r) if r.split('|').nth(1).and_then(|m| m.trim_end_matches('K').parse::<u64>().ok()) > Some(40_000) => {
+                Ok(r)
+            }
+            _ => Err(format!("{text}{}", stderr(&out))),
+        }
+    });
+    assert!(row.starts_with(&format!("{id}.0|")), "{row}");
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+}

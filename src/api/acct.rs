@@ -21,8 +21,12 @@ pub struct Usage {
     pub user_usec: u64,
     /// System CPU time, microseconds.
     pub sys_usec: u64,
-    /// The largest resident set of any of the processes, KiB.
+    /// The largest resident set of any of the processes (of all of them together, where
+    /// their cgroup was read), KiB.
     pub max_rss_kb: u64,
+    /// Their resident memory on average over the looks taken while they ran (Slurm's
+    /// `AveRSS`), KiB; 0 where none was taken.
+    pub ave_rss_kb: u64,
 }
 
 impl Usage {
@@ -35,15 +39,31 @@ impl Usage {
             ru
         };
         let usec = |t: libc::timeval| t.tv_sec.max(0) as u64 * 1_000_000 + t.tv_usec.max(0) as u64;
-        Usage { user_usec: usec(ru.ru_utime), sys_usec: usec(ru.ru_stime), max_rss_kb: ru.ru_maxrss.max(0) as u64 }
+        Usage {
+            user_usec: usec(ru.ru_utime),
+            sys_usec: usec(ru.ru_stime),
+            max_rss_kb: ru.ru_maxrss.max(0) as u64,
+            ave_rss_kb: 0,
+        }
     }
 
-    /// `self + other`, the largest resident set of the two.
+    /// Its average resident memory, KiB: the one measured, else its peak (no look was
+    /// taken while it ran: it was short).
+    pub fn average_rss_kb(&self) -> u64 {
+        if self.ave_rss_kb > 0 {
+            self.ave_rss_kb
+        } else {
+            self.max_rss_kb
+        }
+    }
+
+    /// `self + other`, the largest resident set (and average) of the two.
     pub fn plus(&self, other: &Usage) -> Usage {
         Usage {
             user_usec: self.user_usec + other.user_usec,
             sys_usec: self.sys_usec + other.sys_usec,
             max_rss_kb: self.max_rss_kb.max(other.max_rss_kb),
+            ave_rss_kb: self.ave_rss_kb.max(other.ave_rss_kb),
         }
     }
 }

@@ -81,6 +81,7 @@ fn step(s: &DbStep, uids: &ClusterUids) -> AcctStep {
     let state = s.state.first().cloned().unwrap_or_default();
     let ended = !active(&state);
     let max_rss = s.tres.requested.max.iter().find(|t| t.kind == "mem").map_or(0, |t| t.count.max(0) as u64 / 1024);
+    let ave_rss = s.tres.requested.average.iter().find(|t| t.kind == "mem").map_or(0, |t| t.count.max(0) as u64 / 1024);
     AcctStep {
         id: step_id(&s.step.id),
         name: s.step.name.clone(),
@@ -95,6 +96,7 @@ fn step(s: &DbStep, uids: &ClusterUids) -> AcctStep {
             user_usec: usec(&s.time.user),
             sys_usec: usec(&s.time.system),
             max_rss_kb: max_rss,
+            ave_rss_kb: ave_rss,
         }),
         gpu_use: gpu_use(&s.tres.requested),
         nodes: s.nodes.range.clone(),

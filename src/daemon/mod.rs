@@ -207,7 +207,9 @@ fn contain_in_cgroups(config: &Config) {
     let system = config.mode == crate::config::Mode::System;
     // SAFETY: getuid has no preconditions.
     let base = crate::stepd::containment::cgroup::setup::base_for(system, unsafe { libc::getuid() }, &config.state_dir);
-    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base).and_then(|s| s.prepare().map(|()| s));
+    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base)
+        .and_then(|s| s.prepare().map(|()| s))
+        .map(|s| s.sampling_every(config.job_acct_gather_frequency));
     if let Some(line) = Setup::warning(&config.cgroup, &setup, &machine) {
         tracing::warn!("{line}");
     }

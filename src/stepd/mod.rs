@@ -342,11 +342,12 @@ fn watch(
         pause.apply(jail);
     }
     let mut kill_at: Option<Instant> = None;
+    let mut sample_at = jail.sample_every().map(|every| Instant::now() + every);
     let mut cause = EndCause::Exited;
     let kill_wait = Duration::from_secs(spec.kill_wait as u64);
 
     loop {
-        let deadline = [warn_at, limit_at, kill_at].into_iter().flatten().min();
+        let deadline = [warn_at, limit_at, kill_at, sample_at].into_iter().flatten().min();
         match events.next(deadline)? {
             events::Event::Exited => {
                 let ws = child.wait().unwrap_or(0);
@@ -421,6 +422,10 @@ fn watch(
                 if due(kill_at) {
                     kill_at = None;
                     let _ = jail.signal_all(libc::SIGKILL);
+                }
+                if due(sample_at) {
+                    jail.sample();
+                    sample_at = jail.sample_every().map(|every| now + every);
                 }
             }
         }

@@ -339,7 +339,8 @@ pub fn usage_tres_text(usage: Option<&Usage>, gpu_use: Option<&GpuUse>, peak: bo
         parts.push(format!("gres/gpuutil={util}"));
     }
     if let Some(u) = usage {
-        parts.push(format!("mem={}", size_text(u.max_rss_kb * 1024, 0, units)));
+        let memory = if peak { u.max_rss_kb } else { u.average_rss_kb() };
+        parts.push(format!("mem={}", size_text(memory * 1024, 0, units)));
     }
     parts.join(",")
 }
@@ -489,6 +490,7 @@ fn step_value(name: &str, j: &AcctJob, s: &AcctStep, now: u64, units: &Units) ->
         "JobName" => text(&s.name),
         "Layout" => text(if s.id == StepId::Batch { "Unknown" } else { "Block" }),
         "MaxRSS" => measured(&|u| text(size_text(u.max_rss_kb * 1024, 0, units))),
+        "AveRSS" => measured(&|u| text(size_text(u.average_rss_kb() * 1024, 0, units))),
         "MaxRSSNode" => measured(&|_| text(&s.nodes)),
         "MaxRSSTask" => measured(&|_| Cell::Number(Some(0))),
         "TRESUsageInAve" => text(usage_tres_text(s.usage.as_ref(), s.gpu_use.as_ref(), false, units)),
@@ -553,7 +555,7 @@ mod tests {
     #[test]
     fn usage_tres_in_slurms_order() {
         let u = Units::default();
-        let usage = Usage { user_usec: 61_500_000, sys_usec: 0, max_rss_kb: 2140 };
+        let usage = Usage { user_usec: 61_500_000, sys_usec: 0, max_rss_kb: 2140, ave_rss_kb: 0 };
         let gpu = GpuUse { mem_max: 520 << 20, mem_ave: 260 << 20, util_max: 85, util_ave: 40 };
         assert_eq!(
             usage_tres_text(Some(&usage), Some(&gpu), true, &u),

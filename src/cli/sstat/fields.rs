@@ -81,8 +81,9 @@ pub fn value(name: &str, s: &StepInfo, st: &StepStats, units: &Units) -> Cell {
     let size = |kb: u64| text(size_text(kb * 1024, 0, units));
     // Whole seconds, as Slurm's sstat prints CPU times.
     let cpu = |usec: u64| text(cpu_text(usec / 1_000_000 * 1_000_000));
-    let peak = Usage { user_usec: st.cpu_usec, sys_usec: 0, max_rss_kb: st.rss_max_kb };
-    let average = Usage { user_usec: st.cpu_usec / tasks, sys_usec: 0, max_rss_kb: st.rss_total_kb / tasks };
+    let peak = Usage { user_usec: st.cpu_usec, sys_usec: 0, max_rss_kb: st.rss_max_kb, ave_rss_kb: 0 };
+    let average =
+        Usage { user_usec: st.cpu_usec / tasks, sys_usec: 0, max_rss_kb: st.rss_total_kb / tasks, ave_rss_kb: 0 };
     match name {
         "AllocTRES" => text(&s.tres),
         "AveCPU" | "MinCPU" => cpu(st.cpu_usec / tasks),

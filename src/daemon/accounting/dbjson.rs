@@ -69,7 +69,8 @@ fn usage_tres(usage: Option<Usage>, gpu_use: Option<GpuUse>, node: &str) -> DbTr
     if let Some(u) = usage {
         let cpu_ms = ((u.user_usec + u.sys_usec) / 1000) as i64;
         let mem = (u.max_rss_kb * 1024) as i64;
-        counts.extend([("cpu", "", 1, cpu_ms, cpu_ms), ("mem", "", 2, mem, mem)]);
+        let mem_ave = (u.average_rss_kb() * 1024) as i64;
+        counts.extend([("cpu", "", 1, cpu_ms, cpu_ms), ("mem", "", 2, mem, mem_ave)]);
     }
     counts.push(("energy", "", 3, 0, 0));
     if let Some(g) = gpu_use {
@@ -290,7 +291,7 @@ mod tests {
     #[test]
     fn a_job_written_reads_back_the_same() {
         let alloc = Tres { cpus: 2, mem_mb: 500, gpus: 1, nodes: 1 };
-        let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048 };
+        let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048, ave_rss_kb: 0 };
         let step = |id, state: &str, status: Option<i32>| AcctStep {
             id,
             name: if id == StepId::Batch { "batch".into() } else { "python".into() },

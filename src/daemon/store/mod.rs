@@ -359,7 +359,7 @@ impl Store {
             .prepare_cached(
                 "SELECT step_id, name, state, start_time, end_time, exit_status, ntasks, cpus, gpus, mem_mb,
                         time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb,
-                        gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave
+                        gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave, ave_rss_kb
                  FROM steps WHERE job_id = ?1 ORDER BY step_id",
             )
             .map_err(|e| self.sql(e))?;
@@ -367,9 +367,12 @@ impl Store {
             .query_map([job], |r| {
                 let usage =
                     match (r.get::<_, Option<i64>>(12)?, r.get::<_, Option<i64>>(13)?, r.get::<_, Option<i64>>(14)?) {
-                        (Some(u), Some(s), Some(m)) => {
-                            Some(Usage { user_usec: u as u64, sys_usec: s as u64, max_rss_kb: m as u64 })
-                        }
+                        (Some(u), Some(s), Some(m)) => Some(Usage {
+                            user_usec: u as u64,
+                            sys_usec: s as u64,
+                            max_rss_kb: m as u64,
+                            ave_rss_kb: r.get::<_, Option<i64>>(19)?.unwrap_or(0) as u64,
+                        }),
                         _ => None,
                     };
                 let gpu_use = match (

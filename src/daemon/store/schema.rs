@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { to: 1, what: "jobs, payloads, steps, earlier runs and the id mark", apply: create_v1 },
     Migration { to: 2, what: "the GPU use of steps", apply: add_step_gpu_use },
     Migration { to: 3, what: "the CPU ids of jobs", apply: add_job_cpu_ids },
+    Migration { to: 4, what: "the average memory of steps", apply: add_step_ave_rss },
 ];
 
 /// The version of the layout this build writes and reads.
@@ -98,6 +99,12 @@ fn add_step_gpu_use(tx: &Transaction) -> rusqlite::Result<()> {
 /// for every job stored before).
 fn add_job_cpu_ids(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch("ALTER TABLE jobs ADD COLUMN cpu_ids TEXT;")
+}
+
+/// Version 4: each step's average resident memory, KiB (NULL: not measured, as for every
+/// step stored before).
+fn add_step_ave_rss(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE steps ADD COLUMN ave_rss_kb INTEGER;")
 }
 
 /// Where the copy of a store at version `version` is kept before it is migrated:

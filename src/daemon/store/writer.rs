@@ -297,12 +297,13 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                 write_step(&tx, step)?;
             }
             Change::StepEnd(end) => {
-                let usage = end.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+                let usage = usage_columns(end.usage);
                 let gpu = gpu_columns(end.gpu_use);
                 tx.prepare_cached(
                     "UPDATE steps SET state = ?3, end_time = ?4, exit_status = ?5, cancelled_by = ?6,
                          user_usec = ?7, sys_usec = ?8, max_rss_kb = ?9,
-                         gpu_mem_max = ?10, gpu_mem_ave = ?11, gpu_util_max = ?12, gpu_util_ave = ?13
+                         gpu_mem_max = ?10, gpu_mem_ave = ?11, gpu_util_max = ?12, gpu_util_ave = ?13,
+                         ave_rss_kb = ?14
                      WHERE job_id = ?1 AND step_id = ?2 AND state = 'RUNNING'",
                 )?
                 .execute(params![
@@ -319,6 +320,7 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                     gpu.map(|g| g.1),
                     gpu.map(|g| g.2),
                     gpu.map(|g| g.3),
+                    usage.map(|u| u.3),
                 ])?;
             }
             Change::EndSteps { job, end } => {
@@ -333,6 +335,12 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
     tx.commit()
 }
 
+/// A step's usage as the `steps` table's columns (`user_usec`, `sys_usec`, `max_rss_kb`,
+/// `ave_rss_kb`).
+fn usage_columns(usage: Option<crate::api::acct::Usage>) -> Option<(i64, i64, i64, i64)> {
+    usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64, u.ave_rss_kb as i64))
+}
+
 /// A step's GPU use as the `steps` table's columns (`gpu_mem_max`, `gpu_mem_ave`,
 /// `gpu_util_max`, `gpu_util_ave`).
 fn gpu_columns(gpu_use: Option<crate::api::acct::GpuUse>) -> Option<(i64, i64, i64, i64)> {
@@ -341,13 +349,13 @@ fn gpu_columns(gpu_use: Option<crate::api::acct::GpuUse>) -> Option<(i64, i64, i
 
 /// Inserts (or replaces) a step's record.
 fn write_step(tx: &rusqlite::Transaction, step: &StepRecord) -> rusqlite::Result<usize> {
-    let usage = step.usage.map(|u| (u.user_usec as i64, u.sys_usec as i64, u.max_rss_kb as i64));
+    let usage = usage_columns(step.usage);
     let gpu = gpu_columns(step.gpu_use);
     tx.prepare_cached(
         "INSERT OR REPLACE INTO steps (job_id, step_id, name, state, start_time, end_time, exit_status, ntasks,
              cpus, gpus, mem_mb, time_limit, cancelled_by, user_usec, sys_usec, max_rss_kb,
-             gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+             gpu_mem_max, gpu_mem_ave, gpu_util_max, gpu_util_ave, ave_rss_kb)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     )?
     .execute(params![
         step.job,
@@ -370,6 +378,7 @@ fn write_step(tx: &rusqlite::Transaction, step: &StepRecord) -> rusqlite::Result
         gpu.map(|g| g.1),
         gpu.map(|g| g.2),
         gpu.map(|g| g.3),
+        usage.map(|u| u.3),
     ])
 }
 
@@ -471,7 +480,7 @@ mod tests {
         writer.step_started(step(1, 0));
         writer.step_started(step(3, 0));
         writer.step_started(step(3, 1));
-        let usage = Usage { user_usec: 1, sys_usec: 2, max_rss_kb: 3 };
+        let usage = Usage { user_usec: 1, sys_usec: 2, max_rss_kb: 3, ave_rss_kb: 2 };
         let gpu_use = GpuUse { mem_max: 5 << 30, mem_ave: 3 << 30, util_max: 180, util_ave: 90 };
         let ended = StepEnding {
             job: 3,

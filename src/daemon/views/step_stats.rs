@@ -1,6 +1,8 @@
 //! What the processes of running steps use now, for `sstat` (`GET /slurmlet/v1/steps?stats=true`):
 //! the processes below each step's supervisor, read from `/proc` once the scheduler's lock is
-//! let go, and the daemon's tally of each step's GPU use.
+//! let go, and the daemon's tally of each step's GPU use. Where the job is contained in
+//! cgroups, its step's group gives its memory peak and CPU time, those of processes gone
+//! already included.
 
 use crate::api::acct::{GpuUse, StepId};
 use crate::api::step_info::{StepInfo, StepStats};
@@ -20,6 +22,10 @@ pub struct StatsSource {
     pub except: Vec<i32>,
     /// Its GPU use so far.
     pub gpu_use: Option<GpuUse>,
+    /// Its job's directory, whose `cgroup` file lists the job's groups.
+    pub job_dir: std::path::PathBuf,
+    /// Its group's name below the job's (`step_batch`, `step_0`).
+    pub group: String,
 }
 
 /// For each of `steps` that `caller` may look into (its own, or any for a privileged caller),
@@ -37,7 +43,14 @@ pub fn sources(core: &Core, steps: &[StepInfo], caller: Caller) -> Vec<StatsSour
             _ => (None, Vec::new()),
         };
         if let Some(supervisor) = supervisor {
-            found.push(StatsSource { index, supervisor, except, gpu_use: core.gpu_use(s.job_id, s.step) });
+            found.push(StatsSource {
+                index,
+                supervisor,
+                except,
+                gpu_use: core.gpu_use(s.job_id, s.step),
+                job_dir: core.job_dir(s.job_id),
+                group: format!("step_{}", s.step),
+            });
         }
     }
     found
@@ -60,6 +73,21 @@ pub fn fill(steps: &mut [StepInfo], sources: &[StatsSource]) {
             stats.vsize_max_kb = stats.vsize_max_kb.max(u.vsize_kb);
             stats.vsize_total_kb += u.vsize_kb;
         }
+        contained_figures(source, &mut stats);
         steps[source.index].stats = Some(stats);
+    }
+}
+
+/// Where the step's job is contained in cgroups, its step group's memory peak (all its
+/// processes together) and CPU time in place of the sums over the processes alive now.
+fn contained_figures(source: &StatsSource, stats: &mut StepStats) {
+    use crate::stepd::containment::{cgroup::plan::read_job_groups, JOB_CGROUPS};
+    let groups: Vec<_> =
+        read_job_groups(&source.job_dir.join(JOB_CGROUPS)).iter().map(|g| g.child(&source.group)).collect();
+    if let Some(peak) = groups.iter().find_map(|g| g.memory_peak()) {
+        stats.rss_max_kb = peak / 1024;
+    }
+    if let Some((user, system)) = groups.iter().find_map(|g| g.cpu_times()) {
+        stats.cpu_usec = user + system;
     }
 }

@@ -72,6 +72,15 @@ pub trait Containment {
     /// What the container's processes used, once they are gone and reaped.
     fn usage(&self) -> Usage;
 
+    /// Looks at what the container's processes hold now, for their average (Slurm's
+    /// `AveRSS`); nothing where it cannot be told.
+    fn sample(&self) {}
+
+    /// How often [`Containment::sample`] is to be called (`None`: never).
+    fn sample_every(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// How many of the container's processes the kernel killed for want of memory within
     /// its limit (0 where it cannot be told).
     fn oom_kills(&self) -> u64 {

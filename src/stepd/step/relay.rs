@@ -82,6 +82,8 @@ struct Clock {
     finished_at: Option<Instant>,
     /// How many times the client asked for the end of the step.
     client_cancels: u32,
+    /// The next look at what the tasks hold.
+    sample_at: Option<Instant>,
 }
 
 impl<'a> Relay<'a> {
@@ -108,6 +110,7 @@ impl Relay<'_> {
         let mut clock = Clock::default();
         let mut timing = crate::stepd::timing::Follower::start(self.job_dir(), self.spec.job_start, self.spec.end_time);
         clock.limit_at = timing.step_deadline(self.spec.own_end).map(crate::sys::instant_at);
+        clock.sample_at = self.jail.sample_every().map(|every| Instant::now() + every);
         if let Some(pause) = timing.pause_due() {
             pause.apply(self.jail.as_ref());
         }
@@ -142,6 +145,10 @@ impl Relay<'_> {
                 clock.kill_at = None;
                 self.signal_all(libc::SIGKILL);
             }
+            if clock.sample_at.is_some_and(|t| t <= now) {
+                self.jail.sample();
+                clock.sample_at = self.jail.sample_every().map(|every| now + every);
+            }
             if let Some(at) = clock.finished_at {
                 if (now >= at + LINGER && !self.sink.backlogged()) || now >= at + LINGER_MAX {
                     // Take what the outputs hold now, and no more.
@@ -161,6 +168,7 @@ impl Relay<'_> {
         clock.finished_at = Some(Instant::now());
         clock.limit_at = None;
         clock.kill_at = None;
+        clock.sample_at = None;
         self.signal_all(libc::SIGKILL);
         let statuses: Vec<i32> = self.tasks.iter().map(|t| t.status.unwrap_or(0)).collect();
         let mut wait_status = super::end::step_status(&statuses);
@@ -207,7 +215,7 @@ impl Relay<'_> {
         if !backlogged {
             fds.extend(self.sources.iter().map(|s| pollin(s.fd.as_raw_fd())));
         }
-        let mut deadline = [clock.limit_at, clock.kill_at].into_iter().flatten().min();
+        let mut deadline = [clock.limit_at, clock.kill_at, clock.sample_at].into_iter().flatten().min();
         if let Some(at) = clock.finished_at {
             let linger = if backlogged { at + LINGER_MAX } else { at + LINGER };
             deadline = Some(deadline.map_or(linger, |d| d.min(linger)));

@@ -299,6 +299,9 @@ impl Core {
         if new.cgroup != old.cgroup {
             kept.push("cgroup");
         }
+        if new.job_acct_gather_frequency != old.job_acct_gather_frequency {
+            kept.push("job_acct_gather_frequency");
+        }
         self.config.operators = new.operators;
         self.config.private_jobs = new.private_jobs;
         // Jobs queued in a partition that is gone stay pending until it comes back.

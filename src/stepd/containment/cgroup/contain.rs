@@ -8,7 +8,7 @@
 
 use super::group::Group;
 use super::hierarchy::{Controller, Place, Version};
-use super::plan::{parse_cpu_list, CgroupPlan, Limits};
+use super::plan::{CgroupPlan, Limits};
 use crate::api::acct::Usage;
 use crate::stepd::containment::process_group::ProcessGroups;
 use crate::stepd::containment::Containment;
@@ -60,6 +60,10 @@ pub struct Cgroups {
     memory: Option<Group>,
     /// The step's CPU time group.
     cpu: Option<Group>,
+    /// The step's memory at the looks taken while it ran: their sum (KiB) and count.
+    samples: std::cell::Cell<(u64, u64)>,
+    /// How often to look.
+    sample_every: Option<std::time::Duration>,
 }
 
 impl Cgroups {
@@ -87,7 +91,10 @@ impl Cgroups {
             step_groups.push(step);
         }
         let step_in = |c: Controller| plan.place(c).map(|p| plan.job_group_in(p).child(&plan.step_dir()));
-        let tracking = plan.tracking_place().expect("a plan names at least one hierarchy");
+        let tracking = plan.tracking_place().ok_or_else(|| CgroupError::Create {
+            path: plan.job_group.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no hierarchy to make it in"),
+        })?;
         let tracked =
             if whole_job { plan.job_group_in(tracking) } else { plan.job_group_in(tracking).child(&plan.step_dir()) };
         let freezer = plan.place(Controller::Freezer).map(|p| {
@@ -106,6 +113,8 @@ impl Cgroups {
             freezer,
             memory: step_in(Controller::Memory),
             cpu: step_in(Controller::CpuAccounting),
+            samples: Default::default(),
+            sample_every: (plan.sample_secs > 0).then(|| std::time::Duration::from_secs(plan.sample_secs)),
         })
     }
 
@@ -115,14 +124,25 @@ impl Cgroups {
     pub fn of_job(groups: Vec<Group>, inner: ProcessGroups) -> Option<Cgroups> {
         let tracked = groups.first()?.clone();
         let freezer = groups.iter().find(|g| is_freezer(g)).cloned();
-        Some(Cgroups { inner, procs: Vec::new(), step_groups: Vec::new(), tracked, freezer, memory: None, cpu: None })
+        Some(Cgroups {
+            inner,
+            procs: Vec::new(),
+            step_groups: Vec::new(),
+            tracked,
+            freezer,
+            memory: None,
+            cpu: None,
+            samples: Default::default(),
+            sample_every: None,
+        })
     }
 
     /// Kills every process at once: `cgroup.kill` on v2; on v1 the group is frozen first,
     /// so that no process forks while the others are killed, then thawed for the kills to
     /// land.
     fn kill_all(&self) {
-        if self.tracked.kill_all() {
+        // Most jobs end with nothing left: nothing to freeze then.
+        if self.tracked.all_members().is_empty() || self.tracked.kill_all() {
             return;
         }
         let frozen = self.freezer.as_ref().filter(|f| f.set_frozen(true).is_ok());
@@ -230,12 +250,12 @@ fn machine_cpus(place: &Place, ids: &[u32]) -> String {
         Version::V1 => "cpuset.cpus",
         Version::V2 => "cpuset.cpus.effective",
     };
-    let online = parse_cpu_list(&std::fs::read_to_string(place.mount.join(file)).unwrap_or_default());
+    let online = crate::id_set::parse_ranges(&std::fs::read_to_string(place.mount.join(file)).unwrap_or_default());
     let mut cpus: Vec<u32> =
         if online.is_empty() { ids.to_vec() } else { ids.iter().map(|&i| online[i as usize % online.len()]).collect() };
     cpus.sort_unstable();
     cpus.dedup();
-    cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    crate::id_set::ranges(&cpus)
 }
 
 impl Containment for Cgroups {
@@ -302,7 +322,20 @@ impl Containment for Cgroups {
         if let Some(peak) = self.memory.as_ref().and_then(Group::memory_peak) {
             usage.max_rss_kb = peak / 1024;
         }
+        let (sum, count) = self.samples.get();
+        usage.ave_rss_kb = if count > 0 { sum / count } else { 0 };
         usage
+    }
+
+    fn sample(&self) {
+        if let Some(now) = self.memory.as_ref().and_then(Group::memory_now) {
+            let (sum, count) = self.samples.get();
+            self.samples.set((sum + now / 1024, count + 1));
+        }
+    }
+
+    fn sample_every(&self) -> Option<std::time::Duration> {
+        self.sample_every
     }
 
     fn oom_kills(&self) -> u64 {

@@ -39,6 +39,10 @@ pub struct CgroupPlan {
     /// The device files the job may not open (the node's GPUs it was not given).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub denied_devices: Vec<PathBuf>,
+    /// Seconds between two looks at the step's memory while it runs (Slurm's
+    /// `JobAcctGatherFrequency`); 0: none.
+    #[serde(default)]
+    pub sample_secs: u64,
 }
 
 impl CgroupPlan {
@@ -112,22 +116,6 @@ fn version_word(place: &Place) -> &'static str {
     }
 }
 
-/// The CPUs of a cpuset list (`0-3,8,10-11`); what cannot be read is left out.
-pub fn parse_cpu_list(text: &str) -> Vec<u32> {
-    let mut cpus = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
-                    cpus.extend(a..=b);
-                }
-            }
-            None => cpus.extend(part.trim().parse::<u32>().ok()),
-        }
-    }
-    cpus
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::hierarchy::Version;
@@ -147,6 +135,7 @@ mod tests {
             job_limits: Limits::default(),
             step_limits: Limits::default(),
             denied_devices: Vec::new(),
+            sample_secs: 30,
         }
     }
 
@@ -163,12 +152,5 @@ mod tests {
         assert_eq!(paths[0], Path::new("/sys/fs/cgroup/freezer/slurmlet/job_7"), "the tracking group comes first");
         assert_eq!(paths.len(), 4);
         assert!(groups.iter().all(|g| g.version() == Version::V1));
-    }
-
-    #[test]
-    fn cpu_lists_are_read() {
-        assert_eq!(parse_cpu_list("0-3,8,10-11\n"), [0, 1, 2, 3, 8, 10, 11]);
-        assert_eq!(parse_cpu_list(""), Vec::<u32>::new());
-        assert_eq!(parse_cpu_list("1"), [1]);
     }
 }

@@ -28,6 +28,10 @@ pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> Pat
     PathBuf::from(format!("{BASE}-{uid}-{:08x}", hash as u32))
 }
 
+/// Seconds between two looks at a running step's memory: Slurm's default
+/// `JobAcctGatherFrequency`.
+pub const DEFAULT_SAMPLE_SECS: u64 = 30;
+
 /// How the daemon contains its jobs in cgroups.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setup {
@@ -37,6 +41,8 @@ pub struct Setup {
     settings: Settings,
     /// The group below each hierarchy's root that holds the jobs' groups ([`base_for`]).
     base: PathBuf,
+    /// Seconds between two looks at a running step's memory ([`CgroupPlan::sample_secs`]).
+    sample_secs: u64,
 }
 
 /// Why the daemon does not contain its jobs in cgroups.
@@ -81,7 +87,7 @@ impl Setup {
             return Err(NoCgroups::NoHierarchy);
         }
         let (settings, _) = asked.effective(&machine);
-        Ok(Setup { machine, settings, base })
+        Ok(Setup { machine, settings, base, sample_secs: DEFAULT_SAMPLE_SECS })
     }
 
     /// The one warning line of a daemon asked for `asked` whose setup came out as `setup`
@@ -130,6 +136,11 @@ impl Setup {
             })?;
         }
         Ok(())
+    }
+
+    /// This setup with `secs` between two looks at a running step's memory (0: none).
+    pub fn sampling_every(self, secs: u64) -> Setup {
+        Setup { sample_secs: secs, ..self }
     }
 
     /// Makes this process's setup the one [`Setup::installed`] answers (once; later calls
@@ -194,13 +205,15 @@ impl Setup {
     /// (applied only where devices are constrained).
     pub fn plan(&self, job_id: u32, step: &str, job: Limits, step_limits: Limits, denied: Vec<PathBuf>) -> CgroupPlan {
         let s = &self.settings;
+        // Each hierarchy costs every job a group in it: only those that serve are used (the
+        // freezer lists and ends the processes; pids only stands in for a missing freezer).
         let wanted = [
             (Controller::Freezer, true),
-            (Controller::Pids, true),
+            (Controller::Pids, self.machine.choose(Controller::Freezer).is_none()),
             (Controller::Memory, true),
             (Controller::CpuAccounting, true),
-            (Controller::Cpuset, s.constrain_cores),
-            (Controller::Devices, s.constrain_devices),
+            (Controller::Cpuset, s.constrain_cores && !step_limits.cpus.is_empty()),
+            (Controller::Devices, s.constrain_devices && !denied.is_empty()),
         ];
         let places = wanted
             .into_iter()
@@ -214,6 +227,7 @@ impl Setup {
             job_limits: job,
             step_limits,
             denied_devices: if s.constrain_devices { denied } else { Vec::new() },
+            sample_secs: self.sample_secs,
         }
     }
 }
