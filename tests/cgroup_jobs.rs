@@ -46,7 +46,9 @@ impl Contained {
         }
         let c = Cluster::start(gpus, &format!("cpus = 2\n{table}"));
         let base = base_for(false, 0, &c.dir.path().join("state"));
-        let bases = Controller::ALL.iter().filter_map(|&k| machine.choose(k)).map(|p| p.mount.join(&base)).collect();
+        // Every hierarchy, the unified one too (a test may ask for it alone).
+        let mounts = machine.legacy.values().cloned().chain(machine.unified.iter().map(|(m, _)| m.clone()));
+        let bases = mounts.map(|m| m.join(&base)).collect();
         Ok(Contained { cluster: Some(c), bases })
     }
 

@@ -2,9 +2,11 @@
 //! all of them are signalled, frozen, thawed, counted and accounted for at once.
 //!
 //! Every supervisor and the daemon reach a job's processes only through [`Containment`].
-//! Each way of containing them is a [`Mechanism`] in a file of its own, and [`MECHANISMS`]
-//! is the one place that lists them; the first usable one is chosen. Today's only one is
-//! [`process_group`]: each process the supervisor starts leads a process
+//! Where the daemon contains its jobs in cgroups it says so in each supervisor's [`Share`]
+//! (its [`cgroup::plan::CgroupPlan`]), and the supervisor holds the processes in the groups of
+//! [`cgroup::contain`]. Otherwise each way of containing them is a [`Mechanism`] in a file of
+//! its own, and [`MECHANISMS`] is the one place that lists them; the first usable one is
+//! chosen. Today's is [`process_group`]: each process the supervisor starts leads a process
 //! group of its own (or a session, on a pseudo-terminal), and a process that leaves its
 //! group is still found in the supervisor's session.
 

@@ -55,8 +55,11 @@ mod tests {
     fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(read(dir.path()), None);
-        let end =
-            StepEnd { wait_status: 2 << 8, end_time: 7, usage: Usage { user_usec: 5, sys_usec: 6, max_rss_kb: 9 } };
+        let end = StepEnd {
+            wait_status: 2 << 8,
+            end_time: 7,
+            usage: Usage { user_usec: 5, sys_usec: 6, max_rss_kb: 9, ave_rss_kb: 8 },
+        };
         write(dir.path(), &end).unwrap();
         assert_eq!(read(dir.path()), Some(end));
     }

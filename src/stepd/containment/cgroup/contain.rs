@@ -323,7 +323,7 @@ impl Containment for Cgroups {
             usage.max_rss_kb = peak / 1024;
         }
         let (sum, count) = self.samples.get();
-        usage.ave_rss_kb = if count > 0 { sum / count } else { 0 };
+        usage.ave_rss_kb = sum.checked_div(count).unwrap_or(0);
         usage
     }
 

@@ -206,12 +206,21 @@ fn unescape(text: &str) -> String {
     out
 }
 
+/// Machines for the tests of this folder.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    /// This kind of machine: v1 controllers beside a v2 mount that offers only hugetlb.
+    pub fn hybrid() -> super::Hierarchies {
+        super::Hierarchies::from_mountinfo(super::tests::HYBRID, |_| Some("hugetlb\n".into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// This kind of machine: v1 controllers beside a v2 mount that offers only hugetlb.
-    const HYBRID: &str = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+    pub(super) const HYBRID: &str = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
 32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
 33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
 34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset

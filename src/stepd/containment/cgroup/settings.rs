@@ -173,13 +173,7 @@ pub fn warning(lost: &[&str], machine: &Hierarchies) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn hybrid() -> Hierarchies {
-        let mountinfo = "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n\
-                         35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n\
-                         36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n\
-                         41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
-        Hierarchies::from_mountinfo(mountinfo, |_| Some("hugetlb".into()))
-    }
+    use super::super::hierarchy::fixtures::hybrid;
 
     #[test]
     fn defaults_follow_the_mode_and_the_table_wins() {

@@ -252,13 +252,7 @@ mod tests {
         assert_eq!(a, base_for(false, 1000, "/home/a/.local/state/slurmlet".as_ref()));
     }
 
-    fn hybrid() -> Hierarchies {
-        let mountinfo = "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n\
-                         35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n\
-                         37 31 0:34 / /sys/fs/cgroup/freezer rw - cgroup cgroup rw,freezer\n\
-                         41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
-        Hierarchies::from_mountinfo(mountinfo, |_| Some("hugetlb".into()))
-    }
+    use super::super::hierarchy::fixtures::hybrid;
 
     #[test]
     fn a_users_daemon_keeps_to_process_groups_unless_asked() {
@@ -301,9 +295,9 @@ mod tests {
                 Controller::Devices
             ]
         );
-        // No v1 devices hierarchy here: the unified mount's BPF program filters them.
+        // A hybrid machine filters them through its v1 devices hierarchy.
         let devices = plan.place(Controller::Devices).unwrap();
-        assert_eq!((devices.version, plan.denied_devices.len()), (super::super::hierarchy::Version::V2, 1));
+        assert_eq!((devices.version, plan.denied_devices.len()), (super::super::hierarchy::Version::V1, 1));
         // On the v2 mount alone, freezing, CPU time and devices are its core's.
         let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
         let setup = Setup::work_out(&v2, true, true, &machine, base()).unwrap();
