@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn a_job_written_reads_back_the_same() {
         let alloc = Tres { cpus: 2, mem_mb: 500, gpus: 1, nodes: 1 };
-        let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048, ave_rss_kb: 0 };
+        let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048, ave_rss_kb: 1024 };
         let step = |id, state: &str, status: Option<i32>| AcctStep {
             id,
             name: if id == StepId::Batch { "batch".into() } else { "python".into() },

@@ -226,7 +226,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 3);
+        assert_eq!(LATEST, 4);
     }
 
     #[test]
@@ -242,13 +242,26 @@ mod tests {
     }
 
     #[test]
+    fn version_4_gives_steps_their_average_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut conn) = unversioned_store(dir.path());
+        migrate_with(&mut conn, &path, &MIGRATIONS[..3]).unwrap();
+        assert!(!columns(&conn, "steps").contains(&"ave_rss_kb".to_string()));
+        migrate(&mut conn, &path).unwrap();
+        assert_eq!(stamp(&conn), 4);
+        assert!(columns(&conn, "steps").contains(&"ave_rss_kb".to_string()));
+        let copy = Connection::open(pre_migration_copy(&path, 3)).unwrap();
+        assert_eq!(stamp(&copy), 3, "the store as it was is kept");
+    }
+
+    #[test]
     fn version_3_gives_jobs_their_cpu_ids() {
         let dir = tempfile::tempdir().unwrap();
         let (path, mut conn) = unversioned_store(dir.path());
         migrate_with(&mut conn, &path, &MIGRATIONS[..2]).unwrap();
         assert_eq!(stamp(&conn), 2);
         assert!(!columns(&conn, "jobs").contains(&"cpu_ids".to_string()));
-        migrate(&mut conn, &path).unwrap();
+        migrate_with(&mut conn, &path, &MIGRATIONS[..3]).unwrap();
         assert_eq!(stamp(&conn), 3);
         assert!(columns(&conn, "jobs").contains(&"cpu_ids".to_string()));
         let ids: Option<String> = conn.query_row("SELECT cpu_ids FROM jobs WHERE id = 7", [], |r| r.get(0)).unwrap();
