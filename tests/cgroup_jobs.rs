@@ -7,19 +7,16 @@
 mod common;
 use common::device_nodes::Nodes;
 use common::*;
-use slurmlet::stepd::containment::cgroup::group::Group;
-use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies, Version};
+use slurmlet::stepd::containment::cgroup::hierarchy::{Controller, Hierarchies};
 use slurmlet::stepd::containment::cgroup::setup::base_for;
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// A daemon that contains its jobs in cgroups (memory and cores constrained), or why none
-/// can be had here.
+/// can be had here. (Its cluster removes the daemon's groups when dropped.)
 struct Contained {
-    /// The cluster; dropped first.
+    /// The cluster.
     cluster: Option<Cluster>,
-    /// The daemon's base group in each hierarchy, removed once the cluster is gone.
-    bases: Vec<PathBuf>,
 }
 
 impl Contained {
@@ -45,25 +42,11 @@ impl Contained {
             }
         }
         let c = Cluster::start(gpus, &format!("cpus = 2\n{table}"));
-        let base = base_for(false, 0, &c.dir.path().join("state"));
-        // Every hierarchy, the unified one too (a test may ask for it alone).
-        let mounts = machine.legacy.values().cloned().chain(machine.unified.iter().map(|(m, _)| m.clone()));
-        let bases = mounts.map(|m| m.join(&base)).collect();
-        Ok(Contained { cluster: Some(c), bases })
+        Ok(Contained { cluster: Some(c) })
     }
 
     fn c(&self) -> &Cluster {
         self.cluster.as_ref().expect("the cluster")
-    }
-}
-
-impl Drop for Contained {
-    fn drop(&mut self) {
-        drop(self.cluster.take());
-        // With the groups of jobs whose end a killed daemon did not store.
-        for base in &self.bases {
-            let _ = Group::of_dir(Version::V1, base.clone()).remove();
-        }
     }
 }
 

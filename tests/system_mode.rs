@@ -217,6 +217,7 @@ impl Drop for Shared {
             }
         }
         self.stop_daemon();
+        common::remove_daemon_cgroups(true, &self.dir.path().join("state"));
     }
 }
 

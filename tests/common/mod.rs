@@ -243,6 +243,23 @@ impl Drop for Cluster {
                 let _ = self.run("slurmlet", &["daemon", "stop", "--socket", self.socket.to_str().unwrap_or_default()]);
             }
         }
+        remove_daemon_cgroups(false, &self.dir.path().join("state"));
+    }
+}
+
+/// Removes the cgroups that the daemon of state directory `state` (in system mode or not)
+/// made, in every hierarchy: a daemon killed leaves them, with the groups of the jobs whose
+/// end it did not store.
+pub fn remove_daemon_cgroups(system: bool, state: &Path) {
+    use slurmlet::stepd::containment::cgroup::{group::Group, hierarchy::Hierarchies, hierarchy::Version};
+    // SAFETY: getuid has no preconditions.
+    let base = slurmlet::stepd::containment::cgroup::setup::base_for(system, unsafe { libc::getuid() }, state);
+    let machine = Hierarchies::of_this_machine();
+    for mount in machine.legacy.values().chain(machine.unified.iter().map(|(m, _)| m)) {
+        let group = mount.join(&base);
+        if group.exists() {
+            let _ = Group::of_dir(Version::V1, group).remove();
+        }
     }
 }
 

@@ -13,10 +13,11 @@ use std::sync::OnceLock;
 pub const BASE: &str = "slurmlet";
 
 /// The group that holds the jobs' groups of a daemon: [`BASE`] for the machine's shared
-/// daemon, and for a user's own one `slurmlet-UID-HASH`, `HASH` naming its state directory
-/// `state_dir` (a user may run several, each with its own job ids).
+/// daemon in its usual state directory, and otherwise `slurmlet-UID-HASH`, `HASH` naming its
+/// state directory `state_dir` (a user may run several daemons, each with its own job ids,
+/// whose `job_N` groups must not meet).
 pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> PathBuf {
-    if system_mode {
+    if system_mode && state_dir == crate::paths::default_state_dir(crate::config::Mode::System) {
         return PathBuf::from(BASE);
     }
     // FNV-1a: stable across builds and machines, unlike the standard library's hasher.
@@ -246,6 +247,7 @@ mod tests {
     #[test]
     fn each_users_daemon_has_a_base_of_its_own() {
         assert_eq!(base_for(true, 0, "/var/lib/slurmlet".as_ref()), PathBuf::from("slurmlet"));
+        assert_ne!(base_for(true, 0, "/srv/other".as_ref()), PathBuf::from("slurmlet"), "a second system daemon");
         let a = base_for(false, 1000, "/home/a/.local/state/slurmlet".as_ref());
         let b = base_for(false, 1000, "/tmp/other".as_ref());
         assert!(a.to_string_lossy().starts_with("slurmlet-1000-") && a != b, "{a:?} {b:?}");
