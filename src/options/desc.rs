@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(srun_warnings(&[&inherited, "true"]), Vec::<String>::new());
         assert_eq!(
             srun_warnings(&["--cpu-bind=cores", "true"]),
-            vec!["--cpu-bind has no effect here: tasks are not bound to CPUs, sockets or memory here"]
+            vec!["--cpu-bind has no effect here: tasks are not bound to CPUs, sockets or memory one by one here"]
         );
     }
 

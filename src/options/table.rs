@@ -207,7 +207,7 @@ const fn opt(
 const NO_ACCOUNTING: &str = "this cluster keeps no accounts or limits";
 const ONE_NODE: &str = "this cluster is one node";
 const NO_FEATURES: &str = "no node features are configured";
-const NO_BINDING: &str = "tasks are not bound to CPUs, sockets or memory here";
+const NO_BINDING: &str = "tasks are not bound to CPUs, sockets or memory one by one here";
 
 /// How `SLURM_CPU_BIND` begins in the environment of a step's tasks (the tasks' CPU masks
 /// follow), as Slurm's task/affinity sets it. An srun that a task runs reads it as its
@@ -724,7 +724,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Optional("0|1"),
         BRA,
         Parallel,
-        NoEffect("memory is scheduled but not enforced, so no step is killed for it"),
+        NoEffect("a process the kernel kills for memory ends alone: its step is not ended for it"),
         "set the OOMKillStep behaviour",
     ),
     opt(
