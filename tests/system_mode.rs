@@ -464,3 +464,80 @@ fn commands_use_the_system_daemon_and_never_start_their_own() {
     assert!(!own.exists(), "a per-user daemon was started");
     assert!(!common::process_running(&format!("slurmletd --socket {}", own.display())));
 }
+
+#[test]
+fn a_users_daemon_contains_its_jobs_in_the_subtree_delegated_to_it() {
+    use slurmlet::stepd::containment::cgroup::{group::Group, hierarchy::Hierarchies, hierarchy::Version};
+    use std::io::Write;
+    let test = "a_users_daemon_contains_its_jobs_in_the_subtree_delegated_to_it";
+    if !is_root(test) {
+        return;
+    }
+    let Some((mount, _)) = Hierarchies::of_this_machine().unified else {
+        return common::skip(test, "no cgroup2 mount");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let user = User::create(&format!("sd{}", std::process::id() % 100_000), &dir.path().join("home"));
+    // The subtree as systemd's Delegate=yes hands it over: the group, its cgroup.procs and its
+    // cgroup.subtree_control are the user's.
+    let top = Group::of_dir(Version::V2, mount.join(format!("slurmlet-test-delegated-{}", std::process::id())));
+    let own = top.path().join("svc");
+    std::fs::create_dir_all(&own).unwrap();
+    for path in [own.clone(), own.join("cgroup.procs"), own.join("cgroup.subtree_control")] {
+        std::os::unix::fs::chown(&path, Some(user.uid), Some(user.gid)).unwrap();
+    }
+    let config = user.home.join("slurmlet.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "cluster_name = \"c\"\nnode_name = \"node1\"\ncpus = 2\nmemory = 4000\ngpus = 0\nstate_dir = \"{}\"\nsocket = \"{}\"\n",
+            user.home.join("state").display(),
+            user.home.join("run/s.sock").display()
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(user.home.join("daemon.log")).unwrap();
+    // The daemon starts as the user once root has put it in the subtree.
+    let mut daemon = Command::new("sh")
+        .args(["-c", "read go; exec \"$0\" daemon run --config \"$1\""])
+        .arg(shared_bin().join("slurmlet"))
+        .arg(&config)
+        .env_clear()
+        .env("HOME", &user.home)
+        .env("PATH", "/usr/bin:/bin")
+        .uid(user.uid)
+        .gid(user.gid)
+        .stdin(Stdio::piped())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    std::fs::write(own.join("cgroup.procs"), daemon.id().to_string()).unwrap();
+    daemon.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let socket = user.home.join("run/s.sock");
+    wait_for("the user's daemon", LONG, || common::until(socket.exists(), || read(&user.home.join("daemon.log"))));
+    let sbatch = Command::new(shared_bin().join("sbatch"))
+        .args(["--wait", "-o", "groups.out", "--wrap", "cat /proc/self/cgroup"])
+        .current_dir(&user.home)
+        .env_clear()
+        .env("HOME", &user.home)
+        .env("PATH", format!("{}:/usr/bin:/bin", shared_bin().display()))
+        .env("SLURMLET_CONF", &config)
+        .uid(user.uid)
+        .gid(user.gid)
+        .output()
+        .unwrap();
+    let log_text = read(&user.home.join("daemon.log"));
+    assert!(sbatch.status.success(), "{}{log_text}", String::from_utf8_lossy(&sbatch.stderr));
+    let out = read(&user.home.join("groups.out"));
+    let top_name = top.path().file_name().unwrap().to_string_lossy().into_owned();
+    let expected = format!("0::/{top_name}/svc/jobs/job_1/step_batch");
+    // The daemon moved itself into a leaf of its subtree.
+    let daemon_leaf = std::fs::read_to_string(own.join("daemon/cgroup.procs")).unwrap_or_default();
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    let _ = top.remove();
+    assert!(out.lines().any(|l| l == expected), "{expected} in {out}; log: {log_text}");
+    assert!(daemon_leaf.lines().any(|p| p == daemon.id().to_string()), "{daemon_leaf}");
+}

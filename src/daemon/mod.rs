@@ -200,14 +200,29 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
 /// life, and says in one warning line which of the constraints asked for are not enforced
 /// (none said: all of them are).
 fn contain_in_cgroups(config: &Config) {
-    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::Setup};
+    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::NoCgroups, setup::Setup};
     let machine = Hierarchies::of_this_machine();
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let system = config.mode == crate::config::Mode::System;
     // SAFETY: getuid has no preconditions.
     let base = crate::stepd::containment::cgroup::setup::base_for(system, unsafe { libc::getuid() }, &config.state_dir);
-    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base)
+    // A daemon that is not root may have been given a subtree of its own (systemd's
+    // Delegate=yes): it takes it over before it makes any group.
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let delegated = machine.unified.as_ref().filter(|_| !root).and_then(|(mount, _)| {
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        crate::stepd::containment::cgroup::delegation::Delegated::find(mount, &own, uid)
+    });
+    let take_over = delegated.clone();
+    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base, delegated)
+        .and_then(|s| match &take_over {
+            Some(subtree) => subtree.take_over(&["memory", "pids", "cpu", "cpuset"]).map(|()| s).map_err(|e| {
+                NoCgroups::NotWritable(format!("cannot take over the delegated cgroup {}: {e}", subtree.own.display()))
+            }),
+            None => Ok(s),
+        })
         .and_then(|s| s.prepare().map(|()| s))
         .map(|s| s.sampling_every(config.job_acct_gather_frequency));
     if let Some(line) = Setup::warning(&config.cgroup, &setup, &machine) {

@@ -2,6 +2,7 @@
 //! job and step groups that confine a job to its CPUs, memory and GPUs.
 
 pub mod contain;
+pub mod delegation;
 pub mod devices;
 pub mod group;
 pub mod hierarchy;

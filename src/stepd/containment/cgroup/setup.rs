@@ -44,6 +44,8 @@ pub struct Setup {
     base: PathBuf,
     /// Seconds between two looks at a running step's memory ([`CgroupPlan::sample_secs`]).
     sample_secs: u64,
+    /// Whether the groups are in a subtree delegated to a daemon that is not root.
+    delegated: bool,
 }
 
 /// Why the daemon does not contain its jobs in cgroups.
@@ -72,13 +74,15 @@ impl Setup {
         root: bool,
         machine: &Hierarchies,
         base: PathBuf,
+        delegated: Option<super::delegation::Delegated>,
     ) -> Result<Setup, NoCgroups> {
         let machine = asked.plugin.hierarchies(machine);
         if asked.plugin == super::settings::PluginChoice::Disabled {
             return Err(NoCgroups::Disabled);
         }
         if !root {
-            return Err(NoCgroups::NotDelegated);
+            let subtree = delegated.filter(|_| machine.unified.is_some()).ok_or(NoCgroups::NotDelegated)?;
+            return Ok(Setup::in_delegated(asked, subtree));
         }
         if !system_mode && !asked.configured {
             return Err(NoCgroups::NotAsked);
@@ -88,7 +92,22 @@ impl Setup {
             return Err(NoCgroups::NoHierarchy);
         }
         let (settings, _) = asked.effective(&machine);
-        Ok(Setup { machine, settings, base, sample_secs: DEFAULT_SAMPLE_SECS })
+        Ok(Setup { machine, settings, base, sample_secs: DEFAULT_SAMPLE_SECS, delegated: false })
+    }
+
+    /// The setup of a daemon that is not root, in the subtree `subtree` delegated to it on
+    /// the unified hierarchy: the controllers its own group has, its jobs' groups
+    /// below its `jobs` group, and no device filter (loading one needs root).
+    fn in_delegated(asked: &Settings, subtree: super::delegation::Delegated) -> Setup {
+        let own = subtree.mount.join(&subtree.own);
+        let offered = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
+        let machine = Hierarchies {
+            unified: Some((subtree.mount.clone(), offered.split_whitespace().map(String::from).collect())),
+            legacy: Default::default(),
+        };
+        let (mut settings, _) = asked.effective(&machine);
+        settings.constrain_devices = false;
+        Setup { machine, settings, base: subtree.jobs_base(), sample_secs: DEFAULT_SAMPLE_SECS, delegated: true }
     }
 
     /// The one warning line of a daemon asked for `asked` whose setup came out as `setup`
@@ -104,6 +123,17 @@ impl Setup {
         .filter_map(|(on, name)| on.then_some(name))
         .collect();
         let why = match setup {
+            Ok(s) if s.delegated => {
+                let (_, mut lost) = asked.effective(&s.machine);
+                lost.retain(|&name| name != "ConstrainDevices");
+                let missing = super::settings::warning(&lost, &s.machine);
+                let devices = asked.constrain_devices.then(|| {
+                    "ConstrainDevices asked for but not enforced: filtering device files needs root (CAP_BPF)"
+                        .to_string()
+                });
+                let lines: Vec<String> = missing.into_iter().chain(devices).collect();
+                return (!lines.is_empty()).then(|| lines.join("; "));
+            }
             Ok(_) => {
                 let (_, lost) = asked.effective(machine);
                 return super::settings::warning(&lost, &asked.plugin.hierarchies(machine));
@@ -260,7 +290,7 @@ mod tests {
     fn a_users_daemon_keeps_to_process_groups_unless_asked() {
         let machine = hybrid();
         let user = Settings::resolve(None, false);
-        assert_eq!(Setup::work_out(&user, false, true, &machine, base()), Err(NoCgroups::NotAsked));
+        assert_eq!(Setup::work_out(&user, false, true, &machine, base(), None), Err(NoCgroups::NotAsked));
         assert_eq!(Setup::warning(&user, &Err(NoCgroups::NotAsked), &machine), None);
         assert_eq!(
             Setup::warning(&user, &Err(NoCgroups::NotDelegated), &machine).unwrap(),
@@ -268,8 +298,8 @@ mod tests {
         );
         let table = toml::from_str("constrain_ram_space = true").unwrap();
         let asked = Settings::resolve(Some(table), false);
-        assert!(Setup::work_out(&asked, false, true, &machine, base()).is_ok(), "root may use the hierarchies");
-        let refused = Setup::work_out(&asked, false, false, &machine, base());
+        assert!(Setup::work_out(&asked, false, true, &machine, base(), None).is_ok(), "root may use the hierarchies");
+        let refused = Setup::work_out(&asked, false, false, &machine, base(), None);
         assert_eq!(refused, Err(NoCgroups::NotDelegated));
         assert_eq!(
             Setup::warning(&asked, &refused, &machine).unwrap(),
@@ -281,7 +311,7 @@ mod tests {
     fn a_plan_uses_what_is_enforced() {
         let machine = hybrid();
         let system = Settings::resolve(None, true);
-        let setup = Setup::work_out(&system, true, true, &machine, base()).unwrap();
+        let setup = Setup::work_out(&system, true, true, &machine, base(), None).unwrap();
         let limits = setup.limits(&[1], 64);
         assert_eq!(limits, Limits { cpus: vec![1], memory_bytes: Some(64 << 20), swap_bytes: None });
         let plan = setup.plan(7, "batch", limits.clone(), limits, vec![PathBuf::from("/dev/nvidia1")]);
@@ -302,9 +332,37 @@ mod tests {
         assert_eq!((devices.version, plan.denied_devices.len()), (super::super::hierarchy::Version::V1, 1));
         // On the v2 mount alone, freezing, CPU time and devices are its core's.
         let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
-        let setup = Setup::work_out(&v2, true, true, &machine, base()).unwrap();
+        let setup = Setup::work_out(&v2, true, true, &machine, base(), None).unwrap();
         assert!(!setup.settings().constrain_ram_space, "the unified mount offers no memory controller here");
         let warning = Setup::warning(&v2, &Ok(setup), &machine).unwrap();
         assert!(warning.starts_with("ConstrainCores, ConstrainRAMSpace asked for but not enforced"), "{warning}");
+    }
+
+    #[test]
+    fn a_daemon_that_is_not_root_uses_the_subtree_delegated_to_it() {
+        use super::super::delegation::Delegated;
+        let mount = tempfile::tempdir().unwrap();
+        let own = mount.path().join("app.slice/slurmlet.service");
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::write(own.join("cgroup.controllers"), "cpu memory pids\n").unwrap();
+        let machine =
+            Hierarchies { unified: Some((mount.path().to_path_buf(), Default::default())), ..Default::default() };
+        let subtree = Delegated { mount: mount.path().to_path_buf(), own: PathBuf::from("app.slice/slurmlet.service") };
+        let asked = Settings::resolve(
+            Some(toml::from_str("constrain_ram_space = true\nconstrain_devices = true").unwrap()),
+            false,
+        );
+        let setup = Setup::work_out(&asked, false, false, &machine, base(), Some(subtree.clone()));
+        let s = setup.as_ref().expect("contained in the delegated subtree");
+        assert!(s.settings().constrain_ram_space, "its own group has memory");
+        assert!(!s.settings().constrain_devices, "device filters need root");
+        let plan = s.plan(3, "batch", Limits::default(), Limits::default(), Vec::new());
+        assert_eq!(plan.job_group, PathBuf::from("app.slice/slurmlet.service/jobs/job_3"));
+        assert_eq!(
+            Setup::warning(&asked, &setup, &machine).unwrap(),
+            "ConstrainDevices asked for but not enforced: filtering device files needs root (CAP_BPF)"
+        );
+        // Without a subtree, it says so.
+        assert_eq!(Setup::work_out(&asked, false, false, &machine, base(), None), Err(NoCgroups::NotDelegated));
     }
 }
