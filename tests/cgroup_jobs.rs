@@ -57,6 +57,18 @@ fn sacct(c: &Cluster, id: u32, fields: &str) -> Vec<String> {
     stdout(&out).lines().map(String::from).collect()
 }
 
+/// A size as sacct and sstat print it (`103152K`, `50.50M`, `1.20G`), in KiB.
+fn kib(text: &str) -> Option<f64> {
+    let (number, unit) = text.split_at(text.len().checked_sub(1)?);
+    let scale = match unit {
+        "K" => 1.0,
+        "M" => 1024.0,
+        "G" => 1024.0 * 1024.0,
+        _ => return None,
+    };
+    number.parse::<f64>().ok().map(|n| n * scale)
+}
+
 /// Whether a process whose command line is exactly `cmdline` (with spaces for NULs) runs.
 fn running_cmdline(cmdline: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
@@ -165,7 +177,7 @@ fn what_a_job_used_is_read_from_its_groups() {
     let rows = sacct(c, id, "JobID,MaxRSS,TotalCPU,State");
     let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
     let fields: Vec<&str> = batch.split('|').collect();
-    let rss_kb: f64 = fields[1].trim_end_matches('K').parse().unwrap_or_else(|_| panic!("MaxRSS {batch}"));
+    let rss_kb = kib(fields[1]).unwrap_or_else(|| panic!("MaxRSS {batch}"));
     assert!((rss_kb - 102_400.0).abs() <= 10_240.0, "MaxRSS within 10% of 100 MiB: {batch}");
     // TotalCPU is `MM:SS.mmm`.
     let (min, sec) = fields[2].split_once(':').unwrap_or_else(|| panic!("TotalCPU {batch}"));
@@ -202,7 +214,7 @@ fn a_daemon_killed_finds_its_contained_jobs_again() {
     wait_for("the escapee to end", Duration::from_secs(15), || until(!running_cmdline(&escapee), || "it runs".into()));
     let rows = sacct(c, id, "JobID,MaxRSS");
     let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
-    let rss_kb: f64 = batch.split('|').nth(1).unwrap().trim_end_matches('K').parse().unwrap_or(0.0);
+    let rss_kb = kib(batch.split('|').nth(1).unwrap()).unwrap_or(0.0);
     assert!(rss_kb >= 45_000.0, "the peak from before the restart is kept: {batch}");
     wait_for("the job's groups to be removed", Duration::from_secs(10), || {
         until(!job_group.exists(), || format!("{} remains", job_group.display()))
@@ -269,6 +281,34 @@ fn a_jobs_steps_have_groups_of_their_own_below_the_jobs() {
 }
 
 #[test]
+fn a_process_adopted_into_the_extern_step_ends_with_the_job() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("a_process_adopted_into_the_extern_step_ends_with_the_job", &why),
+    };
+    let c = t.c();
+    let id = c.sbatch(&["--wrap", "sleep 1000"]);
+    c.wait_state(id, &["RUNNING"], Duration::from_secs(20));
+    // As pam_slurm_adopt does with an ssh session: a process from outside is put in the job's
+    // extern step.
+    let freezer = Hierarchies::of_this_machine().choose(Controller::Freezer).unwrap();
+    let base = base_for(false, 0, &c.dir.path().join("state"));
+    let external = freezer.mount.join(&base).join(format!("job_{id}/step_extern"));
+    // Made by the job's supervisor as it starts the script.
+    wait_for("the extern step's group", Duration::from_secs(10), || {
+        until(external.join("cgroup.procs").exists(), || format!("no {}", external.display()))
+    });
+    let mut adopted = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+    std::fs::write(external.join("cgroup.procs"), adopted.id().to_string())
+        .unwrap_or_else(|e| panic!("{}: {e}", external.display()));
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+    c.wait_state(id, &["CANCELLED"], Duration::from_secs(20));
+    let status = adopted.wait().unwrap();
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    assert!(matches!(signal, Some(libc::SIGTERM | libc::SIGKILL)), "ended with the job: {status:?}");
+}
+
+#[test]
 fn one_cpu_jobs_are_pinned_each_to_a_cpu_of_its_own() {
     let t = match Contained::start_with("0", "[cgroup]\nconstrain_cores = true", &[Controller::Cpuset]) {
         Ok(t) => t,
@@ -316,7 +356,7 @@ fn a_steps_average_memory_is_measured_while_it_runs() {
     let rows = sacct(c, id, "JobID,MaxRSS,AveRSS,TRESUsageInAve");
     let batch = rows.iter().find(|r| r.starts_with(&format!("{id}.batch|"))).unwrap_or_else(|| panic!("{rows:?}"));
     let fields: Vec<&str> = batch.split('|').collect();
-    let kb = |f: &str| f.trim_end_matches('K').parse::<f64>().unwrap_or_else(|_| panic!("{f} in {batch}"));
+    let kb = |f: &str| kib(f).unwrap_or_else(|| panic!("{f} in {batch}"));
     let (max, ave) = (kb(fields[1]), kb(fields[2]));
     assert!(max > 50_000.0, "the peak: {batch}");
     assert!(ave > 0.0 && ave < max / 2.0, "the average of the looks, not the peak: {batch}");
@@ -364,9 +404,7 @@ fn sstat_reads_a_running_steps_group() {
         let text = stdout(&out);
         let row = text.lines().find(|l| l.starts_with(&format!("{id}.0|"))).map(String::from);
         match row {
-            Some(r) if r.split('|').nth(1).and_then(|m| m.trim_end_matches('K').parse::<u64>().ok()) > Some(40_000) => {
-                Ok(r)
-            }
+            Some(r) if r.split('|').nth(1).and_then(kib) > Some(40_000.0) => Ok(r),
             _ => Err(format!("{text}{}", stderr(&out))),
         }
     });

@@ -15,6 +15,9 @@ use crate::stepd::containment::Containment;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 
+/// The group of the job's extern step, for processes adopted into it from outside.
+pub const EXTERN_STEP: &str = "step_extern";
+
 /// What went wrong making a job's groups.
 #[derive(Debug, thiserror::Error)]
 pub enum CgroupError {
@@ -77,6 +80,15 @@ impl Cgroups {
             let job = make_group(place, &plan.job_group)?;
             delegate_along(place, plan);
             set_limits(plan, place, &job, &plan.job_limits)?;
+            if whole_job {
+                // Slurm's extern step: processes adopted into the job from outside (as
+                // pam_slurm_adopt puts an ssh session there) are the job's, within its limits,
+                // and end with it.
+                let external = make_group(place, &plan.job_group.join(EXTERN_STEP))?;
+                if plan.place(Controller::Devices) == Some(place) {
+                    deny_devices(&plan.denied_devices, &external)?;
+                }
+            }
             let step = make_group(place, &plan.job_group.join(plan.step_dir()))?;
             set_limits(plan, place, &step, &plan.step_limits)?;
             if plan.place(Controller::Devices) == Some(place) {
