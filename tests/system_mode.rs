@@ -537,7 +537,7 @@ fn a_users_daemon_contains_its_jobs_in_the_subtree_delegated_to_it() {
     let daemon_leaf = std::fs::read_to_string(own.join("daemon/cgroup.procs")).unwrap_or_default();
     let _ = daemon.kill();
     let _ = daemon.wait();
-    let _ = top.remove();
+    common::remove_cgroup_tree(top.path());
     assert!(out.lines().any(|l| l == expected), "{expected} in {out}; log: {log_text}");
     assert!(daemon_leaf.lines().any(|p| p == daemon.id().to_string()), "{daemon_leaf}");
 }

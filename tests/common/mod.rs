@@ -251,15 +251,22 @@ impl Drop for Cluster {
 /// made, in every hierarchy: a daemon killed leaves them, with the groups of the jobs whose
 /// end it did not store.
 pub fn remove_daemon_cgroups(system: bool, state: &Path) {
-    use slurmlet::stepd::containment::cgroup::{group::Group, hierarchy::Hierarchies, hierarchy::Version};
+    use slurmlet::stepd::containment::cgroup::hierarchy::Hierarchies;
     // SAFETY: getuid has no preconditions.
     let base = slurmlet::stepd::containment::cgroup::setup::base_for(system, unsafe { libc::getuid() }, state);
     let machine = Hierarchies::of_this_machine();
     for mount in machine.legacy.values().chain(machine.unified.iter().map(|(m, _)| m)) {
-        let group = mount.join(&base);
-        if group.exists() {
-            let _ = Group::of_dir(Version::V1, group).remove();
-        }
+        remove_cgroup_tree(&mount.join(&base));
+    }
+}
+
+/// Removes cgroup `dir` and the groups below it, if it is there, waiting up to 5 s for the
+/// processes still ending in it (a killed daemon's supervisors and stepd server) to be gone.
+pub fn remove_cgroup_tree(dir: &Path) {
+    use slurmlet::stepd::containment::cgroup::{group::Group, hierarchy::Version};
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while dir.exists() && Group::of_dir(Version::V1, dir.to_path_buf()).remove().is_err() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
