@@ -92,17 +92,7 @@ pub fn ranges(tasks: &[u32]) -> String {
     let mut sorted = tasks.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
-        i = j + 1;
-    }
-    parts.join(",")
+    crate::id_set::ranges(&sorted)
 }
 
 /// `task 3` or `tasks 0-1`: Slurm's words for a set of tasks.
