@@ -135,6 +135,15 @@ pub struct ConfigFile {
     /// The accounts each listed user may charge, their default first; a user not listed
     /// charges `default_account` only. Absent: any account is accepted.
     pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// Shards each GPU is split into for jobs that ask for `--gres=shard:N` (gres.conf's
+    /// `Name=shard`, spread evenly over the GPUs; default 0: GPUs are given whole only).
+    pub shards_per_gpu: Option<u32>,
+    /// What happens to a shard job that uses more of its GPU's memory than its share
+    /// (default `warn`).
+    pub shard_memory: Option<ShardMemory>,
+    /// Whether shard jobs run under an MPS server per GPU and owner, started by the daemon
+    /// when `nvidia-cuda-mps-control` is on the machine (default false).
+    pub mps: Option<bool>,
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
     /// `allowed_swap_space`, `constrain_devices`).
@@ -158,6 +167,31 @@ pub enum ForeignGpuProcesses {
     /// It is given out as if it were free (the process is still reported).
     Ignore,
 }
+
+/// What the daemon does when a shard job uses more GPU memory than its share.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardMemory {
+    /// One line in the job's error output; the job goes on.
+    #[default]
+    Warn,
+    /// The line, then the job ends `OUT_OF_MEMORY`, so that the jobs sharing its GPU go on.
+    Enforce,
+}
+
+impl ShardMemory {
+    /// The configuration's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShardMemory::Warn => "warn",
+            ShardMemory::Enforce => "enforce",
+        }
+    }
+}
+
+/// The most shards a GPU may be split into (a GPU's memory in MiB is counted in shards, so
+/// more would give shares of less than a few MiB).
+pub const MAX_SHARDS_PER_GPU: u32 = 1024;
 
 /// The account of jobs that name none when the configuration names no `default_account`.
 pub const DEFAULT_ACCOUNT: &str = "default";
@@ -276,6 +310,12 @@ pub struct Config {
     pub limits: UserLimits,
     /// How the daemon is shared.
     pub mode: Mode,
+    /// Shards per GPU; 0: GPUs are given whole only.
+    pub shards_per_gpu: u32,
+    /// What happens to a shard job over its share of GPU memory.
+    pub shard_memory: ShardMemory,
+    /// Whether shard jobs run under a per-GPU MPS server.
+    pub mps: bool,
     /// How jobs are to be confined (what the machine lets them be is worked out at start).
     pub cgroup: crate::stepd::containment::cgroup::settings::Settings,
     /// The uids of the operators.
@@ -415,7 +455,16 @@ impl Config {
         if cpus == 0 {
             return Err(invalid("cpus must be at least 1".into()));
         }
+        let shards_per_gpu = file.shards_per_gpu.unwrap_or(0);
+        if shards_per_gpu > MAX_SHARDS_PER_GPU {
+            return Err(invalid(format!(
+                "shards_per_gpu = {shards_per_gpu}: a GPU may be split into at most {MAX_SHARDS_PER_GPU} shards"
+            )));
+        }
         Ok(Config {
+            shards_per_gpu,
+            shard_memory: file.shard_memory.unwrap_or_default(),
+            mps: file.mps.unwrap_or(false),
             cluster_name: file.cluster_name.unwrap_or_else(|| "slurmlet".into()),
             node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
             cpus,
@@ -481,13 +530,30 @@ impl Config {
         }
     }
 
-    /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, or `(null)`).
+    /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, `gpu:4,shard:32`, or `(null)`).
     pub fn gres(&self) -> String {
-        match (self.gpus.len(), &self.gpu_type) {
-            (0, _) => "(null)".into(),
+        let gpus = match (self.gpus.len(), &self.gpu_type) {
+            (0, _) => return "(null)".into(),
             (n, Some(t)) => format!("gpu:{t}:{n}"),
             (n, None) => format!("gpu:{n}"),
+        };
+        // Shards take their GPUs' type, as Slurm's do.
+        match (self.shards(), &self.gpu_type) {
+            (0, _) => gpus,
+            (shards, Some(t)) => format!("{gpus},shard:{t}:{shards}"),
+            (shards, None) => format!("{gpus},shard:{shards}"),
         }
+    }
+
+    /// The node's shards in all (0 when GPUs are not split).
+    pub fn shards(&self) -> u32 {
+        self.shards_per_gpu.saturating_mul(self.gpus.len() as u32)
+    }
+
+    /// How many units of a GPU the scheduler counts: its shards, or 1 when GPUs are not
+    /// split (a GPU given whole holds them all).
+    pub fn gpu_units(&self) -> u32 {
+        self.shards_per_gpu.max(1)
     }
 }
 

@@ -86,26 +86,31 @@ pub struct Resources {
     pub cpus: u32,
     /// Memory in MB.
     pub mem_mb: u64,
-    /// GPUs.
+    /// Whole GPUs.
     pub gpus: u32,
+    /// Shards of one GPU (`--gres=shard:N`); a job asks for whole GPUs or shards, never
+    /// both.
+    pub shards: u32,
 }
 
 impl Resources {
-    /// Whether `self` is at least `need` in every dimension.
-    pub fn covers(&self, need: &Resources) -> bool {
-        self.cpus >= need.cpus && self.mem_mb >= need.mem_mb && self.gpus >= need.gpus
-    }
     /// `self - other` (saturating).
     pub fn minus(&self, other: &Resources) -> Resources {
         Resources {
             cpus: self.cpus.saturating_sub(other.cpus),
             mem_mb: self.mem_mb.saturating_sub(other.mem_mb),
             gpus: self.gpus.saturating_sub(other.gpus),
+            shards: self.shards.saturating_sub(other.shards),
         }
     }
     /// `self + other`.
     pub fn plus(&self, other: &Resources) -> Resources {
-        Resources { cpus: self.cpus + other.cpus, mem_mb: self.mem_mb + other.mem_mb, gpus: self.gpus + other.gpus }
+        Resources {
+            cpus: self.cpus + other.cpus,
+            mem_mb: self.mem_mb + other.mem_mb,
+            gpus: self.gpus + other.gpus,
+            shards: self.shards + other.shards,
+        }
     }
 }
 

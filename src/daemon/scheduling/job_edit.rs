@@ -144,22 +144,22 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
     if mem_mb > config.memory {
         return Err(refused(INVALID_TASK_MEMORY, "Memory required by task is not available"));
     }
-    let gpus = match &fields.tres_per_node {
-        None => job.req.gpus,
+    let super::submit::GpuRequest { gpus, shards } = match &fields.tres_per_node {
+        None => super::submit::GpuRequest { gpus: job.req.gpus, shards: job.req.shards },
         Some(tres) => {
             let asked = JobDescMsg {
                 tres_per_node: Some(tres.clone()),
                 tres_per_job: Some(job.tres_per_job.to_string()),
                 ..Default::default()
             };
-            super::submit::requested_gpus(&asked, config, job.ntasks).map_err(from_api)?
+            super::submit::requested_gres(&asked, config, job.ntasks).map_err(from_api)?
         }
     };
     if gpus as usize > config.gpus.len() {
         return Err(refused(errno::REQUESTED_NODE_CONFIG_UNAVAILABLE, "Requested node configuration is not available"));
     }
     let mut new = job.clone();
-    new.req = super::job::Resources { cpus, mem_mb, gpus };
+    new.req = super::job::Resources { cpus, mem_mb, gpus, shards };
     super::limits::check_submit(&config.limits, &new, 0).map_err(from_api)?;
     job.req = new.req;
     job.mem_per_cpu = mem_per_cpu;
@@ -245,7 +245,7 @@ mod tests {
             time_limit: Some(20),
             ntasks: 1,
             cpus_per_task: 1,
-            req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus: 0 },
+            req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0 },
             ..Default::default()
         }
     }
@@ -292,7 +292,7 @@ mod tests {
         };
         apply(&mut pending, &fields, OWNER, &c).unwrap();
         assert_eq!(&*pending.partition, "long");
-        assert_eq!(pending.req, crate::daemon::scheduling::job::Resources { cpus: 3, mem_mb: 300, gpus: 2 });
+        assert_eq!(pending.req, crate::daemon::scheduling::job::Resources { cpus: 3, mem_mb: 300, gpus: 2, shards: 0 });
         assert_eq!((&*pending.name, &*pending.tres_per_node), ("renamed", "gres/gpu:2"));
 
         let cpt = JobDescMsg { cpus_per_task: Some(2), ..Default::default() };

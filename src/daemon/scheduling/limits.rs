@@ -103,7 +103,11 @@ mod tests {
     use super::*;
 
     fn job(uid: u32, gpus: u32) -> Job {
-        Job { uid, req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus }, ..Default::default() }
+        Job {
+            uid,
+            req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus, shards: 0 },
+            ..Default::default()
+        }
     }
 
     #[test]

@@ -1,10 +1,15 @@
 //! Backfill planning over time: which pending jobs may start now without delaying any job
-//! ahead of them.
+//! ahead of them, and on which GPUs.
 //!
 //! The node's free resources are a step function of time: running jobs give theirs back at
 //! their time limit, and each pending job that cannot start now reserves what it needs from
 //! its earliest possible start for its time limit. A job starts now only if it fits now and
 //! for its whole time limit around every reservation made for jobs ahead of it.
+//!
+//! GPUs are counted one by one, in units: a GPU split into shards has one unit per shard, one
+//! that is not has one unit. A job asking for whole GPUs needs GPUs with every unit free
+//! throughout its time; one asking for shards needs that many units of one GPU. So a GPU is
+//! given whole or in shards, never both at once.
 
 use super::job::Resources;
 use std::collections::BTreeMap;
@@ -12,26 +17,57 @@ use std::collections::BTreeMap;
 /// "Never" on the plan's time axis.
 pub const NEVER: u64 = u64::MAX;
 
-#[derive(Debug, Clone, Copy, Default)]
+/// What a job holds of the node's GPUs: units of each GPU, by its slot (its place in the
+/// node's list of GPUs).
+pub type GpuUnits = Vec<(usize, u32)>;
+
+/// What a running job gives back when it ends.
+#[derive(Debug, Clone, Default)]
+pub struct Hold {
+    /// CPUs and memory (its `gpus` and `shards` are read from `gpus` below).
+    pub resources: Resources,
+    /// Its GPUs' units.
+    pub gpus: GpuUnits,
+}
+
+/// The node's GPUs as the plan starts from them.
+#[derive(Debug, Clone, Default)]
+pub struct GpuStart {
+    /// Units per GPU.
+    pub units: u32,
+    /// Each GPU's free units now.
+    pub free: Vec<u32>,
+    /// GPUs no job may be given in this pass (in use outside the queue).
+    pub blocked: Vec<bool>,
+    /// Where a GPU's shards serve one user at a time (MPS): each GPU's user now, if any.
+    pub owners: Option<Vec<Option<u32>>>,
+}
+
+#[derive(Debug, Clone, Default)]
 struct Delta {
     cpus: i64,
     mem: i64,
-    gpus: i64,
+    gpus: Vec<(usize, i64)>,
 }
 
 /// The availability profile of one scheduling pass.
 #[derive(Debug, Clone)]
 pub struct Plan {
     now: u64,
-    free_now: Resources,
+    cpus_now: i64,
+    mem_now: i64,
+    units: u32,
+    gpus_now: Vec<i64>,
+    blocked: Vec<bool>,
+    owners: Option<Vec<Option<u32>>>,
     deltas: BTreeMap<u64, Delta>,
 }
 
 /// What the plan says about a pending job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Start it now.
-    StartNow,
+    /// Start it now, on these GPUs' units.
+    StartNow(GpuUnits),
     /// It waits; `fits_now` says whether free resources alone would have allowed it
     /// (then it waits for jobs ahead of it: `Priority`; otherwise `Resources`).
     Wait {
@@ -40,88 +76,161 @@ pub enum Verdict {
     },
 }
 
+/// What a placement may disregard, to tell why a job does not fit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Disregard {
+    /// GPUs in use outside the queue.
+    pub blocked: bool,
+    /// Other users' MPS servers.
+    pub owners: bool,
+}
+
 impl Plan {
-    /// A plan at `now` with `free_now` available and the given releases `(time, resources)`
-    /// of running jobs.
-    pub fn new(now: u64, free_now: Resources, releases: impl IntoIterator<Item = (u64, Resources)>) -> Plan {
-        let mut plan = Plan { now, free_now, deltas: BTreeMap::new() };
-        for (t, r) in releases {
+    /// A plan at `now` with `cpus` and `mem_mb` free, the GPUs as `gpus` says, and the given
+    /// releases `(time, hold)` of running jobs.
+    pub fn new(
+        now: u64,
+        cpus: u32,
+        mem_mb: u64,
+        gpus: GpuStart,
+        releases: impl IntoIterator<Item = (u64, Hold)>,
+    ) -> Plan {
+        let slots = gpus.free.len();
+        let mut plan = Plan {
+            now,
+            cpus_now: cpus as i64,
+            mem_now: mem_mb as i64,
+            units: gpus.units.max(1),
+            gpus_now: gpus.free.iter().map(|&f| f as i64).collect(),
+            blocked: if gpus.blocked.len() == slots { gpus.blocked } else { vec![false; slots] },
+            owners: gpus.owners.filter(|o| o.len() == slots),
+            deltas: BTreeMap::new(),
+        };
+        for (t, hold) in releases {
             if t != NEVER {
-                plan.add(t.max(now), &r, 1);
+                plan.add(t.max(now), &hold.resources, &hold.gpus, 1);
             }
         }
         plan
     }
 
-    /// What is free now, less what jobs starting in this pass have booked.
-    pub fn free_now(&self) -> Resources {
-        self.free_now
-    }
-
-    fn add(&mut self, t: u64, r: &Resources, sign: i64) {
+    fn add(&mut self, t: u64, r: &Resources, gpus: &[(usize, u32)], sign: i64) {
         let d = self.deltas.entry(t).or_default();
         d.cpus += sign * r.cpus as i64;
         d.mem += sign * r.mem_mb as i64;
-        d.gpus += sign * r.gpus as i64;
-    }
-
-    /// Whether `need` is available throughout `[start, end)`.
-    fn fits(&self, need: &Resources, start: u64, end: u64) -> bool {
-        let mut cpus = self.free_now.cpus as i64;
-        let mut mem = self.free_now.mem_mb as i64;
-        let mut gpus = self.free_now.gpus as i64;
-        let ok = |c: i64, m: i64, g: i64| c >= need.cpus as i64 && m >= need.mem_mb as i64 && g >= need.gpus as i64;
-        let mut checked_start = false;
-        for (&t, d) in &self.deltas {
-            if t > start && !checked_start {
-                if !ok(cpus, mem, gpus) {
-                    return false;
-                }
-                checked_start = true;
-            }
-            if t >= end {
-                break;
-            }
-            cpus += d.cpus;
-            mem += d.mem;
-            gpus += d.gpus;
-            if t >= start && !ok(cpus, mem, gpus) {
-                return false;
+        for &(slot, units) in gpus {
+            match d.gpus.iter_mut().find(|(s, _)| *s == slot) {
+                Some((_, n)) => *n += sign * units as i64,
+                None => d.gpus.push((slot, sign * units as i64)),
             }
         }
-        checked_start || ok(cpus, mem, gpus)
     }
 
-    /// The earliest time at or after now when `need` fits for `duration` seconds, if ever.
-    pub fn earliest_start(&self, need: &Resources, duration: Option<u64>) -> Option<u64> {
+    /// The GPUs `need` would get from GPUs with `free` units each (throughout its time), or
+    /// `None` when they do not cover it. Whole GPUs: the lowest free ones. Shards: the GPU
+    /// already most used that still has room, so that whole GPUs stay free for jobs that
+    /// need them.
+    fn choose(&self, need: &Resources, uid: u32, free: &[i64], disregard: Disregard) -> Option<GpuUnits> {
+        let usable = |slot: usize| {
+            (disregard.blocked || !self.blocked[slot])
+                && (disregard.owners
+                    || need.shards == 0
+                    || self.owners.as_ref().is_none_or(|o| o[slot].is_none_or(|owner| owner == uid)))
+        };
+        if need.gpus > 0 {
+            let units = self.units as i64;
+            let whole: GpuUnits = (0..free.len())
+                .filter(|&s| free[s] >= units && usable(s))
+                .take(need.gpus as usize)
+                .map(|s| (s, self.units))
+                .collect();
+            return (whole.len() == need.gpus as usize).then_some(whole);
+        }
+        if need.shards > 0 {
+            let slot = (0..free.len())
+                .filter(|&s| free[s] >= need.shards as i64 && usable(s))
+                .min_by_key(|&s| (free[s], s))?;
+            return Some(vec![(slot, need.shards)]);
+        }
+        Some(Vec::new())
+    }
+
+    /// Where `need` fits now, less what jobs starting in this pass have booked.
+    pub fn fits_now(&self, need: &Resources, uid: u32, disregard: Disregard) -> bool {
+        self.cpus_now >= need.cpus as i64
+            && self.mem_now >= need.mem_mb as i64
+            && self.choose(need, uid, &self.gpus_now, disregard).is_some()
+    }
+
+    /// The GPUs `need` gets if it is available throughout `[start, end)`.
+    fn fits(&self, need: &Resources, uid: u32, start: u64, end: u64) -> Option<GpuUnits> {
+        let (mut cpus, mut mem) = (self.cpus_now, self.mem_now);
+        let mut gpus = self.gpus_now.clone();
+        let mut deltas = self.deltas.range(..end).peekable();
+        // The state at `start`.
+        while let Some((_, d)) = deltas.next_if(|(&t, _)| t <= start) {
+            cpus += d.cpus;
+            mem += d.mem;
+            for &(s, n) in &d.gpus {
+                gpus[s] += n;
+            }
+        }
+        // The least of each over the job's time.
+        let (mut min_cpus, mut min_mem, mut min_gpus) = (cpus, mem, gpus.clone());
+        for (_, d) in deltas {
+            cpus += d.cpus;
+            mem += d.mem;
+            min_cpus = min_cpus.min(cpus);
+            min_mem = min_mem.min(mem);
+            for &(s, n) in &d.gpus {
+                gpus[s] += n;
+                min_gpus[s] = min_gpus[s].min(gpus[s]);
+            }
+            if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 {
+                return None;
+            }
+        }
+        if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 {
+            return None;
+        }
+        self.choose(need, uid, &min_gpus, Disregard::default())
+    }
+
+    /// The earliest time at or after now when `need` fits for `duration` seconds, if ever,
+    /// with the GPUs it would get.
+    fn earliest(&self, need: &Resources, uid: u32, duration: Option<u64>) -> Option<(u64, GpuUnits)> {
         let candidates = std::iter::once(self.now).chain(self.deltas.keys().copied().filter(|&t| t > self.now));
         for start in candidates {
             let end = duration.map(|d| start.saturating_add(d.max(1))).unwrap_or(NEVER);
-            if self.fits(need, start, end) {
-                return Some(start);
+            if let Some(gpus) = self.fits(need, uid, start, end) {
+                return Some((start, gpus));
             }
         }
         None
     }
 
-    /// Decides about the next pending job (in priority order) and books it into the plan:
-    /// resources from now if it starts, a reservation at its earliest start otherwise
-    /// (when `reserve` is true).
-    pub fn place(&mut self, need: &Resources, duration: Option<u64>, reserve: bool) -> Verdict {
-        let fits_now = self.free_now.covers(need);
+    /// The earliest time at or after now when `need` fits for `duration` seconds, if ever.
+    pub fn earliest_start(&self, need: &Resources, uid: u32, duration: Option<u64>) -> Option<u64> {
+        self.earliest(need, uid, duration).map(|(t, _)| t)
+    }
+
+    /// Decides about the next pending job (in priority order) of user `uid` and books it
+    /// into the plan: resources from now if it starts, a reservation at its earliest start
+    /// otherwise (when `reserve` is true).
+    pub fn place(&mut self, need: &Resources, uid: u32, duration: Option<u64>, reserve: bool) -> Verdict {
+        let fits_now = self.fits_now(need, uid, Disregard::default());
         if !fits_now && !reserve {
             // It cannot start now, and nothing is to be booked for it: no need to look ahead.
             return Verdict::Wait { fits_now };
         }
-        let start = self.earliest_start(need, duration);
-        match start {
-            Some(s) if s == self.now => {
-                self.book(need, s, duration);
-                Verdict::StartNow
+        match self.earliest(need, uid, duration) {
+            Some((s, gpus)) if s == self.now => {
+                self.book(need, uid, &gpus, s, duration);
+                Verdict::StartNow(gpus)
             }
-            Some(s) => {
+            Some((s, gpus)) => {
                 if reserve {
-                    self.book(need, s, duration);
+                    self.book(need, uid, &gpus, s, duration);
                 }
                 Verdict::Wait { fits_now }
             }
@@ -129,14 +238,23 @@ impl Plan {
         }
     }
 
-    fn book(&mut self, need: &Resources, start: u64, duration: Option<u64>) {
+    fn book(&mut self, need: &Resources, uid: u32, gpus: &[(usize, u32)], start: u64, duration: Option<u64>) {
         if start == self.now {
-            self.free_now = self.free_now.minus(need);
+            self.cpus_now -= need.cpus as i64;
+            self.mem_now -= need.mem_mb as i64;
+            for &(s, n) in gpus {
+                self.gpus_now[s] -= n as i64;
+                if need.shards > 0 {
+                    if let Some(owners) = &mut self.owners {
+                        owners[s] = Some(uid);
+                    }
+                }
+            }
         } else {
-            self.add(start, need, -1);
+            self.add(start, need, gpus, -1);
         }
         if let Some(d) = duration {
-            self.add(start.saturating_add(d.max(1)), need, 1);
+            self.add(start.saturating_add(d.max(1)), need, gpus, 1);
         }
     }
 }
@@ -146,39 +264,94 @@ mod tests {
     use super::*;
 
     fn gpus(n: u32) -> Resources {
-        Resources { cpus: 1, mem_mb: 0, gpus: n }
+        Resources { cpus: 1, gpus: n, ..Default::default() }
+    }
+
+    fn shards(n: u32) -> Resources {
+        Resources { cpus: 1, shards: n, ..Default::default() }
+    }
+
+    /// `n` GPUs of `units` units, with `free` of each free.
+    fn node(units: u32, free: &[u32]) -> GpuStart {
+        GpuStart { units, free: free.to_vec(), blocked: vec![false; free.len()], owners: None }
+    }
+
+    fn whole(slots: &[usize]) -> Hold {
+        Hold { resources: gpus(slots.len() as u32), gpus: slots.iter().map(|&s| (s, 1)).collect() }
     }
 
     #[test]
     fn starts_what_fits_and_reserves_for_the_head() {
-        // 4 GPUs, one job with 2 GPUs running until t=100.
-        let free = Resources { cpus: 7, mem_mb: 0, gpus: 2 };
-        let mut plan = Plan::new(0, free, [(100, gpus(2))]);
+        // 4 GPUs, one job with GPUs 2 and 3 running until t=100.
+        let mut plan = Plan::new(0, 7, 0, node(1, &[1, 1, 0, 0]), [(100, whole(&[2, 3]))]);
         // Head needs 4 GPUs: waits (Resources), reserved at 100.
-        assert_eq!(plan.place(&gpus(4), Some(50), true), Verdict::Wait { fits_now: false });
-        // A 1-GPU job ending by 100 may backfill.
-        assert_eq!(plan.place(&gpus(1), Some(60), true), Verdict::StartNow);
+        assert_eq!(plan.place(&gpus(4), 0, Some(50), true), Verdict::Wait { fits_now: false });
+        // A 1-GPU job ending by 100 may backfill, on the lowest free GPU.
+        assert_eq!(plan.place(&gpus(1), 0, Some(60), true), Verdict::StartNow(vec![(0, 1)]));
         // A 1-GPU job running past 100 would delay the head: it waits (Priority).
-        assert_eq!(plan.place(&gpus(1), Some(200), true), Verdict::Wait { fits_now: true });
+        assert_eq!(plan.place(&gpus(1), 0, Some(200), true), Verdict::Wait { fits_now: true });
         // Unlimited jobs would delay it too.
-        assert_eq!(plan.place(&gpus(1), None, true), Verdict::Wait { fits_now: true });
+        assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::Wait { fits_now: true });
     }
 
     #[test]
     fn unlimited_running_jobs_never_release() {
-        let free = Resources { cpus: 7, mem_mb: 0, gpus: 2 };
-        let mut plan = Plan::new(0, free, [(NEVER, gpus(2))]);
-        assert_eq!(plan.place(&gpus(4), None, true), Verdict::Wait { fits_now: false });
-        assert_eq!(plan.earliest_start(&gpus(4), None), None);
+        let mut plan = Plan::new(0, 7, 0, node(1, &[1, 1, 0, 0]), [(NEVER, whole(&[2, 3]))]);
+        assert_eq!(plan.place(&gpus(4), 0, None, true), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.earliest_start(&gpus(4), 0, None), None);
         // Nothing is reserved for a job that can never start, so smaller ones go ahead.
-        assert_eq!(plan.place(&gpus(2), None, true), Verdict::StartNow);
+        assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(0, 1), (1, 1)]));
     }
 
     #[test]
     fn fifo_when_everything_fits() {
-        let mut plan = Plan::new(0, gpus(4).plus(&Resources { cpus: 3, ..Default::default() }), []);
-        assert_eq!(plan.place(&gpus(2), None, true), Verdict::StartNow);
-        assert_eq!(plan.place(&gpus(2), None, true), Verdict::StartNow);
-        assert_eq!(plan.place(&gpus(1), None, true), Verdict::Wait { fits_now: false });
+        let mut plan = Plan::new(0, 5, 0, node(1, &[1, 1, 1, 1]), []);
+        assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(0, 1), (1, 1)]));
+        assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(2, 1), (3, 1)]));
+        assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::Wait { fits_now: false });
+    }
+
+    #[test]
+    fn shards_fill_one_gpu_before_the_next_and_never_share_a_whole_one() {
+        // 2 GPUs of 8 shards.
+        let mut plan = Plan::new(0, 64, 0, node(8, &[8, 8]), []);
+        for _ in 0..8 {
+            assert_eq!(plan.place(&shards(1), 0, None, true), Verdict::StartNow(vec![(0, 1)]));
+        }
+        // GPU 0 is full: a whole GPU is GPU 1, and then no shard is left.
+        assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::StartNow(vec![(1, 8)]));
+        assert_eq!(plan.place(&shards(1), 0, None, true), Verdict::Wait { fits_now: false });
+    }
+
+    #[test]
+    fn a_whole_gpu_waits_for_every_shard_of_a_gpu_to_end() {
+        // One GPU of 8 shards; shard jobs hold 3 of them until 100 and 1 until 200.
+        let held = |units| Hold { resources: shards(units), gpus: vec![(0, units)] };
+        let mut plan = Plan::new(0, 64, 0, node(8, &[4]), [(100, held(3)), (200, held(1))]);
+        assert_eq!(plan.earliest_start(&gpus(1), 0, Some(10)), Some(200));
+        // Reserved at 200: a shard job may still run now if it ends by then.
+        assert_eq!(plan.place(&gpus(1), 0, Some(10), true), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.place(&shards(3), 0, Some(150), true), Verdict::StartNow(vec![(0, 3)]));
+        assert_eq!(plan.place(&shards(1), 0, Some(500), true), Verdict::Wait { fits_now: true });
+    }
+
+    #[test]
+    fn a_shard_request_fits_on_one_gpu_only() {
+        // Two GPUs with 4 free shards each: 6 shards fit on neither.
+        let mut plan = Plan::new(0, 64, 0, node(8, &[4, 4]), []);
+        assert_eq!(plan.place(&shards(6), 0, None, false), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.place(&shards(4), 0, None, false), Verdict::StartNow(vec![(0, 4)]));
+    }
+
+    #[test]
+    fn blocked_gpus_and_other_users_servers_are_passed_over() {
+        let start =
+            GpuStart { units: 4, free: vec![4, 3], blocked: vec![true, false], owners: Some(vec![None, Some(7)]) };
+        let plan = Plan::new(0, 64, 0, start, []);
+        assert!(!plan.fits_now(&shards(1), 8, Disregard::default()));
+        assert!(plan.fits_now(&shards(1), 7, Disregard::default()));
+        assert!(plan.fits_now(&shards(1), 8, Disregard { owners: true, blocked: false }));
+        assert!(plan.fits_now(&gpus(1), 8, Disregard { owners: false, blocked: true }));
+        assert!(!plan.fits_now(&gpus(1), 8, Disregard { owners: true, blocked: false }));
     }
 }

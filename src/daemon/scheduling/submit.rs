@@ -83,7 +83,7 @@ pub fn build(
     let kill_on_invalid_dep = read_flags(desc)?;
     let begin_time = read_begin_time(desc)?;
     let labels = read_labels(desc, &environment, &cwd)?;
-    let Requested { cpus, mem_mb, gpus, ntasks, cpus_per_task, mem_per_cpu } = resources;
+    let Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu } = resources;
     let job = Job {
         id: 0,
         name: labels.name.into(),
@@ -97,7 +97,7 @@ pub fn build(
         submit_time: now,
         begin_time,
         time_limit,
-        req: Resources { cpus, mem_mb, gpus },
+        req: Resources { cpus, mem_mb, gpus, shards },
         ntasks,
         cpus_per_task,
         cpus_per_task_set: desc.cpus_per_task.is_some(),
@@ -304,6 +304,8 @@ struct Requested {
     mem_mb: u64,
     /// GPUs in all.
     gpus: u32,
+    /// Shards of one GPU.
+    shards: u32,
     /// Tasks.
     ntasks: u32,
     /// CPUs per task.
@@ -318,7 +320,7 @@ fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, ApiEr
     // CPUs and GPUs.
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
-    let gpus = requested_gpus(desc, config, ntasks)?;
+    let GpuRequest { gpus, shards } = requested_gres(desc, config, ntasks)?;
     let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
     let cpus =
         ntasks.saturating_mul(cpus_per_task).max(desc.minimum_cpus.unwrap_or(0)).max(gpus.saturating_mul(cpus_per_gpu));
@@ -362,7 +364,7 @@ fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, ApiEr
         ));
     }
     let mem_per_cpu = if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None };
-    Ok(Requested { cpus, mem_mb, gpus, ntasks, cpus_per_task, mem_per_cpu })
+    Ok(Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu })
 }
 
 /// The signal sent ahead of the time limit (`--signal`), when one is asked for.
@@ -562,48 +564,77 @@ pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The GPUs a job asks for: the largest of its per-node, per-job and per-task (times the
-/// task count) requests, each checked against the node's GPUs.
-pub(in crate::daemon) fn requested_gpus(desc: &JobDescMsg, config: &Config, ntasks: u32) -> Result<u32, ApiError> {
-    let mut gpus = 0;
+/// What a job asks for of the node's GPUs: whole GPUs, or shards of one GPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(in crate::daemon) struct GpuRequest {
+    /// Whole GPUs.
+    pub gpus: u32,
+    /// Shards (`--gres=shard:N`).
+    pub shards: u32,
+}
+
+/// The GPUs and shards a job asks for: of each, the largest of its per-node, per-job and
+/// per-task (times the task count) requests, each checked against the node's GPUs. A job
+/// asks for whole GPUs or for shards, and its shards must fit on one GPU.
+pub(in crate::daemon) fn requested_gres(
+    desc: &JobDescMsg,
+    config: &Config,
+    ntasks: u32,
+) -> Result<GpuRequest, ApiError> {
+    let invalid = |why: String| {
+        explained(
+            errno::INVALID_GRES,
+            "Invalid generic resource (gres) specification",
+            format!("Invalid generic resource (gres) specification: {why}"),
+        )
+    };
+    let mut asked = GpuRequest::default();
     let per_task = desc.tres_per_task.as_deref().map(|t| (t, ntasks));
     let whole = [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten().map(|t| (t, 1));
     for (tres, times) in whole.chain(per_task) {
         if tres.is_empty() {
             continue;
         }
-        let reqs = gres::parse_gres(tres).map_err(|_| {
-            explained(
-                errno::INVALID_GRES,
-                "Invalid generic resource (gres) specification",
-                format!("Invalid generic resource (gres) specification: {tres}"),
-            )
-        })?;
+        let reqs = gres::parse_gres(tres).map_err(|_| invalid(tres.to_string()))?;
         for r in reqs {
-            if r.name != "gpu" {
-                return Err(explained(
-                    errno::INVALID_GRES,
-                    "Invalid generic resource (gres) specification",
-                    format!(
-                        "Invalid generic resource (gres) specification: this node has no '{}' resource (it has {})",
-                        r.name,
+            let count = r.count.saturating_mul(times);
+            match r.name.as_str() {
+                "gpu" => asked.gpus = asked.gpus.max(count),
+                "shard" if config.shards_per_gpu > 0 => asked.shards = asked.shards.max(count),
+                "shard" => {
+                    return Err(invalid(format!(
+                        "this node has no 'shard' resource (it has {}; shards_per_gpu in the configuration splits GPUs into shards)",
                         config.gres()
-                    ),
-                ));
+                    )))
+                }
+                other => {
+                    return Err(invalid(format!("this node has no '{other}' resource (it has {})", config.gres())))
+                }
             }
             if let Some(kind) = &r.kind {
                 if config.gpu_type.as_deref() != Some(kind.as_str()) {
-                    return Err(explained(
-                        errno::INVALID_GRES,
-                        "Invalid generic resource (gres) specification",
-                        format!("Invalid generic resource (gres) specification: no GPU of type '{kind}' here (this node has {})", config.gres()),
-                    ));
+                    return Err(invalid(format!("no GPU of type '{kind}' here (this node has {})", config.gres())));
                 }
             }
-            gpus = gpus.max(r.count.saturating_mul(times));
         }
     }
-    Ok(gpus)
+    if asked.gpus > 0 && asked.shards > 0 {
+        return Err(invalid(format!(
+            "the job asks for {} GPU(s) and {} shard(s): a job is given whole GPUs or shards of one, not both",
+            asked.gpus, asked.shards
+        )));
+    }
+    if asked.shards > config.shards_per_gpu {
+        return Err(explained(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            NODE_CONFIG,
+            format!(
+                "the job asks for {} shards; shards are given on one GPU, and each GPU of node {} has {}",
+                asked.shards, config.node_name, config.shards_per_gpu
+            ),
+        ));
+    }
+    Ok(asked)
 }
 
 /// The number in a per-GPU request (`gres/gpu:N`, as sent for `--cpus-per-gpu` and

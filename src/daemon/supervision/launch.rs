@@ -84,6 +84,9 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         if job.gpus.iter().any(|g| g.vendor == crate::gpu::Vendor::Nvidia) {
             vars.push(("CUDA_DEVICE_ORDER", "PCI_BUS_ID".into()));
         }
+        if job.req.shards > 0 {
+            vars.push(("SLURM_SHARDS_ON_NODE", job.req.shards.to_string()));
+        }
     } else if config.hide_gpus_from_cpu_jobs && !config.gpus.is_empty() {
         // Each vendor's variable, empty: the job sees none of the node's GPUs.
         vars.extend(crate::gpu::visible_devices(&[], &config.gpus));

@@ -118,14 +118,14 @@ impl Core {
             let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
         }
         self.used = self.used.minus(&job.req);
-        let gpus: Vec<u32> = job.gpus.iter().map(|g| g.index).collect();
         // The job's directory (its status file) stays until the end is durable.
         let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
         drop(self.writer.update_then_remove(job, dir));
-        self.free_gpus.extend(gpus);
+        let job = &self.jobs[&id];
         // The job keeps its CPU ids, as it keeps its GPUs, for the views of its end.
         let (cpu_ids, requeue) = (job.cpu_ids.clone(), job.requeue_on_end);
+        self.release_gpus(id);
         self.release_cpu_ids(&cpu_ids);
         if requeue {
             // Its callers schedule next.

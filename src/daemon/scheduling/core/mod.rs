@@ -12,6 +12,7 @@
 mod cancel;
 mod cpu_ids;
 mod foreign_gpus;
+mod gpu_holds;
 mod gpu_use;
 mod job_steps;
 mod lifecycle;
@@ -19,6 +20,7 @@ mod recovery;
 mod schedule;
 
 pub use cancel::CancelError;
+pub use gpu_holds::GpuHeld;
 
 use crate::config::Config;
 use crate::daemon::http::request;
@@ -123,7 +125,8 @@ pub struct Core {
     /// without reading the whole queue.
     dependent: BTreeSet<u32>,
     next_id: u32,
-    free_gpus: BTreeSet<u32>,
+    /// What jobs hold of each of the node's GPUs (see `gpu_holds`).
+    gpu_holds: gpu_holds::GpuHolds,
     /// The ids of the node's CPUs no job holds (see `cpu_ids`).
     free_cpus: BTreeSet<u32>,
     /// The processes outside the queue that the last look at the GPUs found.
@@ -176,7 +179,7 @@ impl Core {
         }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
-            free_gpus: config.gpus.iter().map(|g| g.index).collect(),
+            gpu_holds: gpu_holds::GpuHolds::new(config.gpus.len(), config.gpu_units()),
             free_cpus: (0..config.cpus).collect(),
             foreign_gpu_processes: Vec::new(),
             foreign_gpu_processes_since: 0,
@@ -199,10 +202,6 @@ impl Core {
             active,
             purged_at: 0,
         })
-    }
-
-    fn capacity(&self) -> Resources {
-        Resources { cpus: self.config.cpus, mem_mb: self.config.memory, gpus: self.config.gpus.len() as u32 }
     }
 
     /// The directory of the current run of job `id` (each run of a requeued job has its
@@ -284,7 +283,11 @@ impl Core {
         if new.cpus != old.cpus || new.memory != old.memory {
             kept.push("cpus/memory");
         }
-        if new.gpus != old.gpus || new.gpu_type != old.gpu_type {
+        if new.gpus != old.gpus
+            || new.gpu_type != old.gpu_type
+            || new.shards_per_gpu != old.shards_per_gpu
+            || new.mps != old.mps
+        {
             kept.push("gpus");
         }
         if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
@@ -314,6 +317,7 @@ impl Core {
         self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
         self.config.foreign_gpu_processes = new.foreign_gpu_processes;
         self.config.foreign_gpu_memory_mib = new.foreign_gpu_memory_mib;
+        self.config.shard_memory = new.shard_memory;
         self.config.limits = new.limits;
         self.config.default_account = new.default_account;
         self.config.accounts = new.accounts;
@@ -364,8 +368,8 @@ impl Core {
         self.used
     }
 
-    /// The indices of the node's GPUs given to jobs now (those not free).
+    /// The indices of the node's GPUs given to jobs now, whole or in shards.
     pub fn allocated_gpus(&self) -> BTreeSet<u32> {
-        self.config.gpus.iter().map(|g| g.index).filter(|i| !self.free_gpus.contains(i)).collect()
+        self.config.gpus.iter().map(|g| g.index).filter(|&i| self.gpu_held(i) != GpuHeld::Free).collect()
     }
 }

@@ -24,11 +24,9 @@ impl Core {
             let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
             let job = self.jobs.get_mut(id).expect("a holding job is known");
             self.used = self.used.plus(&job.req);
-            for g in &gpus {
-                self.free_gpus.remove(&g.index);
-            }
             job.gpus = gpus;
             let cpu_ids = job.cpu_ids.clone();
+            self.hold_gpus(*id);
             self.hold_cpu_ids(&cpu_ids);
         }
         self.give_missing_cpu_ids(&active);
@@ -102,7 +100,9 @@ impl Core {
             return;
         }
         self.used = self.used.minus(&job.req);
-        self.free_gpus.extend(job.gpus.drain(..).map(|g| g.index));
+        self.release_gpus(id);
+        let job = self.jobs.get_mut(&id).expect("the job is known");
+        job.gpus.clear();
         let cpu_ids = std::mem::take(&mut job.cpu_ids);
         self.holding.remove(&id);
         job.state = Some(JobState::Pending);

@@ -9,7 +9,7 @@ use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::job::{Job, JobState, Resources};
 use crate::daemon::scheduling::limits;
-use crate::daemon::scheduling::plan::{Plan, Verdict, NEVER};
+use crate::daemon::scheduling::plan::{Disregard, GpuUnits, Hold, Plan, Verdict};
 use crate::daemon::scheduling::submit;
 use crate::daemon::store::writer::Durable;
 use crate::daemon::store::StoreError;
@@ -21,6 +21,15 @@ use std::cmp::Reverse;
 /// the queue use.
 pub const GPUS_BUSY_OUTSIDE_QUEUE: &str = "GpusBusyOutsideQueue";
 
+/// The pending reason of a shard job that would start but for the MPS servers of other
+/// users on the GPUs with room (a GPU's MPS server serves one user at a time).
+pub const MPS_SERVER_OF_OTHER_USER: &str = "GpuMpsServerOfOtherUser";
+
+/// How long the plan counts a running job without a time limit to run, as Slurm's backfill
+/// does (a year): a job waiting for its resources gets a reservation then, so that jobs
+/// behind it that would hold what it waits for as long wait too, and it is not starved.
+const UNLIMITED_RUN_SECS: u64 = 365 * 86_400;
+
 /// How many waiting jobs get a reservation in one pass; later ones may still start now if
 /// they fit around the reservations.
 const MAX_RESERVATIONS: usize = 256;
@@ -30,9 +39,16 @@ impl Core {
     /// time limits.
     /// GPUs in use outside the queue are left out of what is free.
     fn plan(&self, now: u64) -> Plan {
-        let releases = self.holding().map(|j| (j.limit_end(now).unwrap_or(NEVER), j.req));
-        let avoided = Resources { gpus: self.avoided_gpus().len() as u32, ..Default::default() };
-        Plan::new(now, self.capacity().minus(&self.used).minus(&avoided), releases)
+        let releases: Vec<(u64, Hold)> = self
+            .holding()
+            .map(|j| {
+                let end = j.limit_end(now).unwrap_or_else(|| j.start_time.saturating_add(UNLIMITED_RUN_SECS));
+                (end, Hold { resources: j.req, gpus: self.gpu_units_of(j) })
+            })
+            .collect();
+        let free =
+            Resources { cpus: self.config.cpus, mem_mb: self.config.memory, ..Default::default() }.minus(&self.used);
+        Plan::new(now, free.cpus, free.mem_mb, self.gpu_start(), releases)
     }
 
     /// Pending, not held job ids in scheduling order: priority, then submit order.
@@ -53,7 +69,6 @@ impl Core {
         let limits = self.config.limits;
         let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
         let mut array_running = array::running(self.holding());
-        let avoided = Resources { gpus: self.avoided_gpus().len() as u32, ..Default::default() };
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if let Some(r) = waiting_on_deps.get(&id) {
@@ -74,19 +89,25 @@ impl Core {
                 Some(r) => r,
                 None => {
                     let reserve = reservations < MAX_RESERVATIONS;
-                    // Whether the GPUs in use outside the queue are what it waits for.
-                    let kept_off_gpus = avoided.gpus > 0
-                        && !plan.free_now().covers(&job.req)
-                        && plan.free_now().plus(&avoided).covers(&job.req);
-                    match plan.place(&job.req, job.limit_secs(), reserve) {
-                        Verdict::StartNow => {
+                    // What it waits for when it does not fit now: the GPUs in use outside the
+                    // queue, or other users' MPS servers.
+                    let fits_without = |disregard| {
+                        !plan.fits_now(&job.req, job.uid, Disregard::default())
+                            && plan.fits_now(&job.req, job.uid, disregard)
+                    };
+                    let kept_off_gpus = fits_without(Disregard { blocked: true, owners: false });
+                    let kept_off_by_mps = self.config.mps
+                        && job.req.shards > 0
+                        && fits_without(Disregard { blocked: false, owners: true });
+                    match plan.place(&job.req, job.uid, job.limit_secs(), reserve) {
+                        Verdict::StartNow(gpus) => {
                             if limits.limits_starts() {
                                 held.entry(job.uid).or_default().add(job);
                             }
                             if let Some(a) = job.array {
                                 *array_running.entry(a.job_id).or_default() += 1;
                             }
-                            to_start.push(id);
+                            to_start.push((id, gpus));
                             continue;
                         }
                         Verdict::Wait { fits_now } => {
@@ -95,6 +116,8 @@ impl Core {
                                 "Priority"
                             } else if kept_off_gpus {
                                 GPUS_BUSY_OUTSIDE_QUEUE
+                            } else if kept_off_by_mps {
+                                MPS_SERVER_OF_OTHER_USER
                             } else {
                                 "Resources"
                             }
@@ -109,8 +132,8 @@ impl Core {
         }
         // A job that starts now may be what an `after` dependency waits for.
         effects.reschedule |= !to_start.is_empty() && !waiting_on_deps.is_empty();
-        for id in to_start {
-            effects.launch.push((id, self.allocate(id, now)));
+        for (id, gpus) in to_start {
+            effects.launch.push((id, self.allocate(id, &gpus, now)));
         }
         effects
     }
@@ -166,17 +189,12 @@ impl Core {
         }
     }
 
-    /// Gives a pending job its resources (its GPUs and CPUs by id) and records it as
-    /// running. Its supervisor starts once that record is durable ([`Core::start_supervisor`]).
-    fn allocate(&mut self, id: u32, now: u64) -> Durable {
+    /// Gives a pending job its resources (the GPUs the plan chose, whole or in shards, and
+    /// CPUs by id) and records it as running. Its supervisor starts once that record is
+    /// durable ([`Core::start_supervisor`]).
+    fn allocate(&mut self, id: u32, units: &GpuUnits, now: u64) -> Durable {
         tracing::debug!(job = id, "allocating");
-        let avoided = self.avoided_gpus();
-        let wanted = self.jobs[&id].req.gpus as usize;
-        let indices: Vec<u32> = self.free_gpus.iter().copied().filter(|g| !avoided.contains(g)).take(wanted).collect();
-        for i in &indices {
-            self.free_gpus.remove(i);
-        }
-        let gpus = indices.into_iter().map(|i| self.node_gpu(i)).collect();
+        let gpus = units.iter().filter_map(|&(slot, _)| self.config.gpus.get(slot).cloned()).collect();
         let cpu_ids = self.take_cpu_ids(self.jobs[&id].req.cpus);
         let job = self.jobs.get_mut(&id).expect("launching a known job");
         self.queue.remove(&(Reverse(job.priority), id));
@@ -188,7 +206,9 @@ impl Core {
         job.reason_prev = job.reason.clone();
         job.reason = "None".into();
         self.used = self.used.plus(&job.req);
-        self.writer.update(job)
+        let durable = self.writer.update(job);
+        self.hold_gpus(id);
+        durable
     }
 
     /// The id job `id`'s payload (batch script, environment, arguments) is stored under: an
@@ -290,9 +310,9 @@ impl Core {
         let mut plan = self.plan(now);
         let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);
         for p in eligible.take(MAX_RESERVATIONS) {
-            plan.place(&p.req, p.limit_secs(), true);
+            plan.place(&p.req, p.uid, p.limit_secs(), true);
         }
-        job.start_time = plan.earliest_start(&job.req, job.limit_secs()).unwrap_or(0).max(job.begin_time);
+        job.start_time = plan.earliest_start(&job.req, job.uid, job.limit_secs()).unwrap_or(0).max(job.begin_time);
         Ok(job)
     }
 }

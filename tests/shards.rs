@@ -1,0 +1,74 @@
+//! GPUs shared by small jobs: Slurm's shards (`shards_per_gpu`, `--gres=shard:N`). A GPU is
+//! given whole or in shards, never both; shard jobs see their GPU; the views print shards as
+//! Slurm does.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(20);
+
+/// A job script that records its GPU environment in `NAME.env` and runs until `stop` exists.
+fn held_job(name: &str) -> String {
+    format!(
+        "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES SLURM_SHARDS_ON_NODE=$SLURM_SHARDS_ON_NODE SLURM_JOB_GPUS=$SLURM_JOB_GPUS > {name}.env; while [ ! -e stop ]; do sleep 0.05; done"
+    )
+}
+
+#[test]
+fn eight_shard_jobs_share_one_gpu_and_a_whole_gpu_job_waits_for_all_of_them() {
+    let c = Cluster::start("1", "cpus = 16\nshards_per_gpu = 8");
+    let shard_jobs: Vec<u32> = (0..8)
+        .map(|i| c.sbatch(&["--gres=shard:1", "-t", "10", "-o", "/dev/null", "--wrap", &held_job(&format!("s{i}"))]))
+        .collect();
+    for (i, id) in shard_jobs.iter().enumerate() {
+        c.wait_state(*id, &["RUNNING"], T);
+        let env = c.wait_file(&format!("s{i}.env"), T);
+        assert_eq!(env.trim(), "CUDA_VISIBLE_DEVICES=0 SLURM_SHARDS_ON_NODE=1 SLURM_JOB_GPUS=0", "job {id}");
+    }
+    // A ninth waits for a shard; a whole GPU waits for the GPU to have no shard job.
+    let ninth = c.sbatch(&["--gres=shard:1", "-t", "10", "-o", "/dev/null", "--wrap", &held_job("s8")]);
+    let whole = c.sbatch(&["--gres=gpu:1", "-t", "10", "-o", "/dev/null", "--wrap", &held_job("w")]);
+    // (Longer than the others: it could not end before the whole-GPU job's reservation.)
+    let later = c.sbatch(&["--gres=shard:1", "-t", "20", "-o", "/dev/null", "--wrap", &held_job("s9")]);
+    wait_for("pending reasons", T, || {
+        let reasons: Vec<String> = [ninth, whole, later].iter().map(|&id| c.job(id).state_reason).collect();
+        until(reasons == ["Resources", "Resources", "Resources"], || format!("{reasons:?}"))
+    });
+    // One shard job ends: the ninth takes its shard; the whole GPU still waits, and so does
+    // the shard job behind it.
+    c.run("scancel", &[&shard_jobs[0].to_string()]);
+    c.wait_state(ninth, &["RUNNING"], T);
+    assert_eq!(c.state(whole), "PENDING");
+    assert_eq!(c.state(later), "PENDING");
+    // All shard jobs end: the whole-GPU job holds the GPU, and the later shard job waits.
+    for id in shard_jobs[1..].iter().chain([&ninth]) {
+        c.run("scancel", &[&id.to_string()]);
+    }
+    c.wait_state(whole, &["RUNNING"], T);
+    let env = c.wait_file("w.env", T);
+    assert_eq!(env.trim(), "CUDA_VISIBLE_DEVICES=0 SLURM_SHARDS_ON_NODE= SLURM_JOB_GPUS=0");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(later), "PENDING");
+    assert_eq!(c.job(later).state_reason, "Resources");
+    c.run("scancel", &[&whole.to_string()]);
+    c.wait_state(later, &["RUNNING"], T);
+}
+
+#[test]
+fn shard_requests_that_can_never_be_met_are_refused_at_submit() {
+    let c = Cluster::start("2", "shards_per_gpu = 4");
+    let refused = |args: &[&str]| {
+        let out = c.run("sbatch", &[args, &["--wrap", "true"]].concat());
+        assert!(!out.status.success(), "{args:?} was accepted");
+        stderr(&out)
+    };
+    let err = refused(&["--gres=shard:5"]);
+    assert!(err.contains("asks for 5 shards") && err.contains("each GPU of node node1 has 4"), "{err}");
+    let err = refused(&["--gres=gpu:1,shard:1"]);
+    assert!(err.contains("whole GPUs or shards of one, not both"), "{err}");
+    let plain = Cluster::start("2", "");
+    let out = plain.run("sbatch", &["--gres=shard:1", "--wrap", "true"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no 'shard' resource (it has gpu:2; shards_per_gpu"), "{}", stderr(&out));
+}
