@@ -66,6 +66,10 @@ pub static KEEP: AtomicBool = AtomicBool::new(false);
 /// Lines added to every daemon's configuration (`--daemon-config`).
 pub static EXTRA_CONFIG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
+/// The generic resource figure 4's jobs ask for (`--job-gres`), as `tres_per_node`
+/// carries it (`gres/shard:1`); unset: none.
+pub static JOB_GRES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 /// The configuration's `gpus` line: none when the added lines name an NVML library (the
 /// daemon then finds its GPUs through it) or their own `gpus`.
 fn gpus_line(gpus: usize, extra: &str) -> String {

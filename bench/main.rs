@@ -62,6 +62,10 @@ struct Args {
     /// and an `nvml_library`: the GPUs are then found through it instead of configured)
     #[arg(long, value_name = "FILE")]
     daemon_config: Option<PathBuf>,
+    /// Figure 4's jobs ask for this generic resource (e.g. `shard:1`, with `shards_per_gpu`
+    /// in the --daemon-config file): the throughput of many small jobs sharing GPUs
+    #[arg(long, value_name = "GRES")]
+    job_gres: Option<String>,
 }
 
 fn main() {
@@ -112,6 +116,17 @@ fn run(args: Args) -> i32 {
             }
         }
     }
+    if let Some(gres) = &args.job_gres {
+        match slurmlet::options::gres::parse_gres(gres) {
+            Ok(requests) => {
+                let _ = cluster::JOB_GRES.set(slurmlet::options::gres::to_tres(&requests));
+            }
+            Err(e) => {
+                eprintln!("slurmlet-bench: --job-gres {gres}: {e}");
+                return 2;
+            }
+        }
+    }
     let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let counts = if args.smoke { counts::Counts::smoke() } else { counts::Counts::full(args.scale) };
     let real = if args.no_real {
@@ -128,6 +143,9 @@ fn run(args: Args) -> i32 {
             "daemons:   configured with {}",
             extra.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("; ")
         );
+    }
+    if let Some(gres) = cluster::JOB_GRES.get() {
+        println!("figure 4:  each job asks for {gres}");
     }
     println!("slurmlet:  {}{}", slurmlet.display(), stale_warning(&slurmlet, &bench_exe));
     println!("temp dir:  {} ({})", parent.display(), filesystem(&parent));

@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     let c = &ctx.counts;
     let cluster = ctx.stage("figure 4: start a daemon", || ctx.cluster("trivial"))?;
-    let desc = cluster.desc("#!/bin/sh\ntrue\n");
+    let desc = slurmlet::api::types::JobDescMsg {
+        tres_per_node: crate::cluster::JOB_GRES.get().cloned(),
+        ..cluster.desc("#!/bin/sh\ntrue\n")
+    };
     let (elapsed, submit_secs) =
         ctx.stage(format!("figure 4: {} true jobs to COMPLETED", count(c.trivial_jobs)), || {
             let t0 = Instant::now();
