@@ -72,3 +72,16 @@ fn shard_requests_that_can_never_be_met_are_refused_at_submit() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no 'shard' resource (it has gpu:2; shards_per_gpu"), "{}", stderr(&out));
 }
+
+#[test]
+fn steps_of_a_shard_job_share_its_gpu_and_may_not_take_it_whole() {
+    let c = Cluster::start("2", "shards_per_gpu = 4");
+    let script = "srun --gres=shard:1 sh -c 'echo step sees $CUDA_VISIBLE_DEVICES $SLURM_SHARDS_ON_NODE'; \
+                  srun --gres=gpu:1 true; echo whole step exit $?";
+    let id = c.sbatch(&["--gres=shard:2", "-o", "out", "--wrap", script]);
+    c.wait_state(id, &["COMPLETED", "FAILED"], T);
+    let out = c.wait_file("out", T);
+    assert!(out.contains("step sees 0 2\n"), "{out}");
+    assert!(out.contains("Invalid generic resource (gres) specification"), "{out}");
+    assert!(out.contains("whole step exit 1"), "{out}");
+}

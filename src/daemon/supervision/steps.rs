@@ -116,7 +116,8 @@ impl Steps {
             return Err(fatal("More processors requested than permitted"));
         }
         let wanted_gpus = req.gpus.unwrap_or(0) as usize;
-        if wanted_gpus > job.gpus.len() {
+        // A shard job holds shards of its GPU, not the GPU: its steps share them.
+        if wanted_gpus > job.gpus.len() || (wanted_gpus > 0 && job.req.shards > 0) {
             return Err(fatal("Invalid generic resource (gres) specification"));
         }
         let other_node = |list: &str| {
