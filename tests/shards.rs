@@ -85,3 +85,29 @@ fn steps_of_a_shard_job_share_its_gpu_and_may_not_take_it_whole() {
     assert!(out.contains("Invalid generic resource (gres) specification"), "{out}");
     assert!(out.contains("whole step exit 1"), "{out}");
 }
+
+#[test]
+fn a_restarted_daemon_holds_the_shards_of_the_jobs_it_re_adopts() {
+    let mut c = Cluster::start("1", "shards_per_gpu = 8");
+    let held: Vec<u32> = (0..2)
+        .map(|i| c.sbatch(&["--gres=shard:4", "-o", "/dev/null", "--wrap", &held_job(&format!("h{i}"))]))
+        .collect();
+    for id in &held {
+        c.wait_state(*id, &["RUNNING"], T);
+    }
+    c.kill_daemon();
+    c.start_daemon();
+    for id in &held {
+        assert_eq!(c.state(*id), "RUNNING");
+    }
+    // Every shard is still held: neither a shard nor the whole GPU is handed out again.
+    let shard = c.sbatch(&["--gres=shard:1", "-o", "/dev/null", "--wrap", "true"]);
+    let whole = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "true"]);
+    wait_for("both to wait for resources", T, || {
+        let reasons = [c.job(shard).state_reason, c.job(whole).state_reason];
+        until(reasons == ["Resources", "Resources"], || format!("{reasons:?}"))
+    });
+    std::fs::write(c.path("stop"), "").unwrap();
+    c.wait_state(shard, &["COMPLETED"], T);
+    c.wait_state(whole, &["COMPLETED"], T);
+}
