@@ -175,8 +175,15 @@ impl Plan {
                 gpus[s] += n;
             }
         }
-        // The least of each over the job's time.
+        // The least of each over the job's time. The GPUs with enough units left are
+        // counted as they drop out, so that a job whose GPUs are taken stops the walk early.
         let (mut min_cpus, mut min_mem, mut min_gpus) = (cpus, mem, gpus.clone());
+        let (threshold, wanted) = match (need.gpus, need.shards) {
+            (0, 0) => (0, 0),
+            (0, shards) => (shards as i64, 1),
+            (whole, _) => (self.units as i64, whole as usize),
+        };
+        let mut with_room = min_gpus.iter().filter(|&&free| free >= threshold).count();
         for (_, d) in deltas {
             cpus += d.cpus;
             mem += d.mem;
@@ -184,9 +191,14 @@ impl Plan {
             min_mem = min_mem.min(mem);
             for &(s, n) in &d.gpus {
                 gpus[s] += n;
-                min_gpus[s] = min_gpus[s].min(gpus[s]);
+                if gpus[s] < min_gpus[s] {
+                    if min_gpus[s] >= threshold && gpus[s] < threshold {
+                        with_room -= 1;
+                    }
+                    min_gpus[s] = gpus[s];
+                }
             }
-            if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 {
+            if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 || with_room < wanted {
                 return None;
             }
         }
