@@ -352,6 +352,15 @@ mod tests {
     }
 
     #[test]
+    fn gres_types_name_shard_where_gpus_are_split() {
+        let config =
+            |text: &str| Config::resolve(toml::from_str(text).unwrap(), std::path::Path::new("t.toml")).unwrap();
+        assert_eq!(gres_types(&config("gpus = 0")), "");
+        assert_eq!(gres_types(&config("gpus = 2")), "gpu");
+        assert_eq!(gres_types(&config("gpus = 2\nshards_per_gpu = 4")), "gpu,shard");
+    }
+
+    #[test]
     fn step_tres_is_by_name() {
         assert_eq!(step_tres(2, 2000, 1, 0), "cpu=2,gres/gpu=1,mem=2000M,node=1");
         assert_eq!(step_tres(1, 1000, 0, 2), "cpu=1,gres/shard=2,mem=1000M,node=1");
