@@ -386,8 +386,10 @@ pub struct Tres {
     pub cpus: u32,
     /// Memory in MB (0: none reserved).
     pub mem_mb: u64,
-    /// GPUs.
+    /// GPUs (whole).
     pub gpus: u32,
+    /// Shards of a GPU (`gres/shard`; 0 in records written before shards were counted).
+    pub shards: u32,
     /// Nodes.
     pub nodes: u32,
 }

@@ -21,7 +21,7 @@ pub fn wait_status(code: &ExitCode) -> i32 {
     }
 }
 
-/// A TRES list's CPUs, memory (MB), GPUs and nodes.
+/// A TRES list's CPUs, memory (MB), GPUs, shards and nodes.
 fn tres(list: &[DbTres]) -> Tres {
     let mut t = Tres::default();
     for entry in list {
@@ -31,6 +31,7 @@ fn tres(list: &[DbTres]) -> Tres {
             ("mem", _) => t.mem_mb = count,
             ("node", _) => t.nodes = count as u32,
             ("gres", "gpu") => t.gpus = count as u32,
+            ("gres", "shard") => t.shards = count as u32,
             _ => {}
         }
     }

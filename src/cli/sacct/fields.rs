@@ -345,7 +345,8 @@ pub fn usage_tres_text(usage: Option<&Usage>, gpu_use: Option<&GpuUse>, peak: bo
     parts.join(",")
 }
 
-/// A TRES list as sacct prints it, by name: `billing=1,cpu=1,gres/gpu=2,mem=1000M,node=1`.
+/// A TRES list as sacct prints it, by name: `billing=1,cpu=1,gres/gpu=2,mem=1000M,node=1`,
+/// `billing=1,cpu=1,gres/shard=2,mem=1000M,node=1`.
 pub fn tres_text(t: &Tres, billing: bool, units: &Units) -> String {
     let mut parts = Vec::new();
     if billing {
@@ -354,6 +355,9 @@ pub fn tres_text(t: &Tres, billing: bool, units: &Units) -> String {
     parts.push(format!("cpu={}", t.cpus));
     if t.gpus > 0 {
         parts.push(format!("gres/gpu={}", t.gpus));
+    }
+    if t.shards > 0 {
+        parts.push(format!("gres/shard={}", t.shards));
     }
     if t.mem_mb > 0 {
         parts.push(format!("mem={}", size_text(t.mem_mb, 2, units)));
@@ -571,9 +575,12 @@ mod tests {
 
     #[test]
     fn tres_by_name() {
-        let t = Tres { cpus: 2, mem_mb: 2000, gpus: 2, nodes: 1 };
+        let t = Tres { cpus: 2, mem_mb: 2000, gpus: 2, shards: 0, nodes: 1 };
         let u = Units::default();
         assert_eq!(tres_text(&t, true, &u), "billing=2,cpu=2,gres/gpu=2,mem=2000M,node=1");
         assert_eq!(tres_text(&t, false, &u), "cpu=2,gres/gpu=2,mem=2000M,node=1");
+        let shards = Tres { cpus: 1, mem_mb: 1000, gpus: 0, shards: 2, nodes: 1 };
+        assert_eq!(tres_text(&shards, true, &u), "billing=1,cpu=1,gres/shard=2,mem=1000M,node=1");
+        assert_eq!(tres_text(&shards, false, &u), "cpu=1,gres/shard=2,mem=1000M,node=1");
     }
 }

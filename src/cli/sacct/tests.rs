@@ -10,7 +10,7 @@ use crate::api::acct::{AcctJob, AcctStep, HistoryQuery, HistoryReply, StepId, Tr
 const NOW: u64 = 1_795_314_764;
 
 fn tres(cpus: u32, gpus: u32) -> Tres {
-    Tres { cpus, mem_mb: 1000 * cpus as u64, gpus, nodes: 1 }
+    Tres { cpus, mem_mb: 1000 * cpus as u64, gpus, nodes: 1, ..Default::default() }
 }
 
 /// A job that ran from `start` to `end` (0: still runs) and ended with `status`.

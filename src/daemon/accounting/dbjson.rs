@@ -34,7 +34,7 @@ fn tres(kind: &str, name: &str, id: u32, count: i64) -> DbTres {
 }
 
 /// A job's or step's TRES list in Slurm's id order (cpu, mem, [energy,] node, [billing,]
-/// gres/gpu); memory only when some is reserved.
+/// gres/gpu, gres/shard); memory only when some is reserved, gres only when given.
 fn tres_list(t: &Tres, job: bool, energy: bool) -> Vec<DbTres> {
     let mut list = vec![tres("cpu", "", 1, t.cpus as i64)];
     if t.mem_mb > 0 {
@@ -51,13 +51,17 @@ fn tres_list(t: &Tres, job: bool, energy: bool) -> Vec<DbTres> {
     if t.gpus > 0 {
         list.push(tres("gres", "gpu", 1001, t.gpus as i64));
     }
+    if t.shards > 0 {
+        list.push(tres("gres", "shard", SHARD_ID, t.shards as i64));
+    }
     list
 }
 
-/// The TRES ids of `gres/gpumem` and `gres/gpuutil` (after `gres/gpu`'s 1001, as a Slurm
-/// database that tracks them numbers them).
+/// The TRES ids of `gres/gpumem`, `gres/gpuutil` and `gres/shard` (after `gres/gpu`'s 1001,
+/// as a Slurm database that tracks them numbers them).
 const GPUMEM_ID: u32 = 1002;
 const GPUUTIL_ID: u32 = 1003;
+const SHARD_ID: u32 = 1004;
 
 /// A step's usage as TRES counts: CPU time in milliseconds and the largest resident set in
 /// bytes, then its GPU memory (bytes) and SM utilisation (percent) when they were watched,
@@ -290,7 +294,7 @@ mod tests {
     /// same job.
     #[test]
     fn a_job_written_reads_back_the_same() {
-        let alloc = Tres { cpus: 2, mem_mb: 500, gpus: 1, nodes: 1 };
+        let alloc = Tres { cpus: 2, mem_mb: 500, gpus: 1, shards: 0, nodes: 1 };
         let usage = Usage { user_usec: 1_500_000, sys_usec: 250_000, max_rss_kb: 2048, ave_rss_kb: 1024 };
         let step = |id, state: &str, status: Option<i32>| AcctStep {
             id,
@@ -357,9 +361,23 @@ mod tests {
             exit_status: 0,
             derived_status: 0,
             steps: Vec::new(),
-            ..done
+            ..done.clone()
         };
         assert_eq!(job(&never, 2000).to_acct(), never);
+        let shards = Tres { cpus: 1, mem_mb: 1000, gpus: 0, shards: 2, nodes: 1 };
+        let sharded = AcctJob { req: shards, alloc: Some(shards), steps: Vec::new(), ..done };
+        let written = job(&sharded, 2000);
+        let given = &written.tres.allocated;
+        assert!(given.iter().any(|t| (t.kind.as_str(), t.name.as_str(), t.count) == ("gres", "shard", 2)), "{given:?}");
+        assert!(!given.iter().any(|t| t.name == "gpu"), "{given:?}");
+        assert_eq!(written.to_acct(), sharded);
+    }
+
+    /// A record written before shards were counted reads with none.
+    #[test]
+    fn tres_without_shards_reads_as_none() {
+        let t: Tres = serde_json::from_str(r#"{"cpus":1,"mem_mb":1000,"gpus":1,"nodes":1}"#).unwrap();
+        assert_eq!(t, Tres { cpus: 1, mem_mb: 1000, gpus: 1, shards: 0, nodes: 1 });
     }
 
     /// Ours has every field of theirs.

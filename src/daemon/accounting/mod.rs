@@ -90,7 +90,7 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
     };
     let node = |started: bool| if started { config.node_name.clone() } else { "None assigned".to_string() };
     let mut acct_steps: Vec<AcctStep> = batch_step(job, config).into_iter().collect();
-    acct_steps.extend(steps.iter().map(|s| srun_step(s, config)));
+    acct_steps.extend(steps.iter().map(|s| srun_step(s, job, config)));
     let state = state(job);
     AcctJob {
         id: job.id,
@@ -116,13 +116,8 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
         start: start(job),
         end: end(job),
         time_limit: job.time_limit,
-        req: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.req.gpus, nodes: 1 },
-        alloc: started.then_some(Tres {
-            cpus: job.req.cpus,
-            mem_mb: job.req.mem_mb,
-            gpus: job.gpus.len() as u32,
-            nodes: 1,
-        }),
+        req: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.req.gpus, shards: job.req.shards, nodes: 1 },
+        alloc: started.then(|| given(job)),
         nodes: node(started),
         exit_status: exit_status(job),
         derived_status: steps.iter().filter_map(|s| s.exit_status).max().unwrap_or(0),
@@ -164,7 +159,7 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
         end: end(job),
         exit_status: status,
         ntasks: 1,
-        alloc: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.gpus.len() as u32, nodes: 1 },
+        alloc: given(job),
         time_limit: None,
         usage: job.batch_usage,
         gpu_use: job.batch_gpu_use,
@@ -172,8 +167,15 @@ fn batch_step(job: &Job, config: &Config) -> Option<AcctStep> {
     })
 }
 
-/// A recorded srun step.
-fn srun_step(s: &StepRecord, config: &Config) -> AcctStep {
+/// What a started job was given: its CPUs and memory, and its whole GPUs or its shards.
+fn given(job: &Job) -> Tres {
+    let (gpus, shards) = job.given_gres();
+    Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus, shards, nodes: 1 }
+}
+
+/// A recorded srun step of `job`.
+fn srun_step(s: &StepRecord, job: &Job, config: &Config) -> AcctStep {
+    let (gpus, shards) = job.step_gres(s.gpus);
     AcctStep {
         id: StepId::Number(s.step),
         name: s.name.clone(),
@@ -183,7 +185,7 @@ fn srun_step(s: &StepRecord, config: &Config) -> AcctStep {
         end: s.end,
         exit_status: s.exit_status,
         ntasks: s.ntasks,
-        alloc: Tres { cpus: s.cpus, mem_mb: s.mem_mb, gpus: s.gpus, nodes: 1 },
+        alloc: Tres { cpus: s.cpus, mem_mb: s.mem_mb, gpus, shards, nodes: 1 },
         time_limit: s.time_limit,
         usage: s.usage,
         gpu_use: s.gpu_use,

@@ -330,6 +330,22 @@ impl Job {
         let suspended_now = if self.state() == JobState::Suspended { now.saturating_sub(self.suspend_time) } else { 0 };
         self.limit_secs().map(|l| self.start_time.saturating_add(l).saturating_add(self.suspended_secs + suspended_now))
     }
+
+    /// What the job was given as Slurm counts it, `(whole GPUs, shards)`: a shard job
+    /// counts its shards, not the GPU they are on.
+    pub fn given_gres(&self) -> (u32, u32) {
+        self.step_gres(self.gpus.len() as u32)
+    }
+
+    /// What a step of the job that sees `gpus` of its GPUs was given, `(whole GPUs,
+    /// shards)`: those GPUs, or in a shard job the job's shards.
+    pub fn step_gres(&self, gpus: u32) -> (u32, u32) {
+        match self.req.shards {
+            0 => (gpus, 0),
+            shards if gpus > 0 => (0, shards),
+            _ => (0, 0),
+        }
+    }
 }
 
 /// Splits a raw wait status into Slurm's `(exit code, signal)`.

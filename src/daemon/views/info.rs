@@ -7,7 +7,7 @@ use crate::api::noval::NoVal;
 use crate::api::release;
 use crate::api::types::*;
 use crate::config::Config;
-use crate::daemon::scheduling::core::Core;
+use crate::daemon::scheduling::core::{Core, GpuHeld};
 use crate::daemon::scheduling::job::{Job, JobState};
 use crate::queue::QueueJob;
 
@@ -59,28 +59,33 @@ pub fn exit_code(state: JobState, exit: u32, signal: u32) -> ExitCode {
     }
 }
 
-/// A TRES string in Slurm's order (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`); the node
-/// itself reports no `node=` count.
-fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize) -> String {
+/// A TRES string in Slurm's order (`cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2`, then
+/// `gres/shard=N`); the node itself reports no `node=` count.
+fn tres(cpus: u32, mem_mb: u64, with_node: bool, gpus: usize, shards: u32) -> String {
     let node = if with_node { "node=1," } else { "" };
     let mut s = format!("cpu={cpus},mem={mem_mb}M,{node}billing={cpus}");
     if gpus > 0 {
         s.push_str(&format!(",gres/gpu={gpus}"));
     }
+    if shards > 0 {
+        s.push_str(&format!(",gres/shard={shards}"));
+    }
     s
 }
 
-/// What a step was given, as Slurm's step `TRES` (`cpu=2,gres/gpu=1,mem=2000M,node=1`):
-/// by name, without what it has none of.
-pub fn step_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+/// What a step was given, as Slurm's step `TRES` (`cpu=2,gres/gpu=1,mem=2000M,node=1`,
+/// `cpu=1,gres/shard=2,mem=1000M,node=1` in a shard job): by name, without what it has none
+/// of.
+pub fn step_tres(cpus: u32, mem_mb: u64, gpus: u32, shards: u32) -> String {
     let gpus = if gpus > 0 { format!("gres/gpu={gpus},") } else { String::new() };
+    let shards = if shards > 0 { format!("gres/shard={shards},") } else { String::new() };
     let mem = if mem_mb > 0 { format!("mem={mem_mb}M,") } else { String::new() };
-    format!("cpu={cpus},{gpus}{mem}node=1")
+    format!("cpu={cpus},{gpus}{shards}{mem}node=1")
 }
 
-/// What a node has handed out, as Slurm's node `AllocTRES` (`cpu=2,mem=2000M,gres/gpu=4`):
-/// only what is in use, empty when nothing is.
-fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
+/// What a node has handed out, as Slurm's node `AllocTRES`
+/// (`cpu=2,mem=2000M,gres/gpu=1,gres/shard=4`): only what is in use, empty when nothing is.
+fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32, shards: u32) -> String {
     let mut parts = Vec::new();
     if cpus > 0 {
         parts.push(format!("cpu={cpus}"));
@@ -91,12 +96,16 @@ fn alloc_tres(cpus: u32, mem_mb: u64, gpus: u32) -> String {
     if gpus > 0 {
         parts.push(format!("gres/gpu={gpus}"));
     }
+    if shards > 0 {
+        parts.push(format!("gres/shard={shards}"));
+    }
     parts.join(",")
 }
 
-/// The TRES string of a job's request.
+/// The TRES string of a job's request: a shard job counts its shards, not the GPU they are
+/// on.
 pub fn tres_string(job: &Job) -> String {
-    tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize)
+    tres(job.req.cpus, job.req.mem_mb, true, job.req.gpus as usize, job.req.shards)
 }
 
 /// One job as `job_info`. The fields squeue prints are read through [`JobRow`], as the
@@ -153,15 +162,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         derived_exit_code: exit_code(state, 0, 0),
         eligible_time: time(job.begin_time.max(job.submit_time)),
         exit_code: exit_code(state, exit, signal),
-        gres_detail: if job.gpus.is_empty() || !started {
-            Vec::new()
-        } else {
-            vec![format!(
-                "gpu:{}(IDX:{})",
-                job.gpus.len(),
-                crate::id_set::ranges(&job.gpus.iter().map(|g| g.index).collect::<Vec<_>>())
-            )]
-        },
+        gres_detail: if started { job_gres(job, config).into_iter().collect() } else { Vec::new() },
         job_resources: (started && !job.cpu_ids.is_empty())
             .then(|| JobRes::on_one_node(&config.node_name, config.cpus, &job.cpu_ids, job.req.mem_mb)),
         group_id: job.gid,
@@ -187,21 +188,32 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
     }
 }
 
+/// A started job's `gres_detail` (see [`gres::job_gres`]).
+fn job_gres(job: &Job, config: &Config) -> Option<String> {
+    let node_gpus: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
+    let job_gpus: Vec<u32> = job.gpus.iter().map(|g| g.index).collect();
+    gres::job_gres(&node_gpus, &job_gpus, job.req.shards, config.shards_per_gpu)
+}
+
 /// The node as `node`.
 pub fn node(core: &Core) -> Node {
     let c = &core.config;
     let used = core.used();
-    let state = if used.cpus == 0 && used.gpus == 0 && used.mem_mb == 0 {
+    let state = if used.cpus == 0 && used.gpus == 0 && used.shards == 0 && used.mem_mb == 0 {
         "IDLE"
     } else if used.cpus >= c.cpus {
         "ALLOCATED"
     } else {
         "MIXED"
     };
-    let gres_used = gres::gres_used(!c.gpus.is_empty(), c.gpu_type.as_deref(), &core.allocated_gpus());
-    let tres = tres(c.cpus, c.memory, false, c.gpus.len());
+    let held: Vec<(u32, GpuHeld)> = c.gpus.iter().map(|g| (g.index, core.gpu_held(g.index))).collect();
+    let gres_used = gres::gres_used(c.gpu_type.as_deref(), &held, c.shards_per_gpu);
+    // Slurm lists gres/shard in a node's TRES only where AccountingStorageTRES tracks it;
+    // this node's accounting always counts shards (sacct's AllocTRES has them), so it is
+    // listed wherever GPUs are split.
+    let tres = tres(c.cpus, c.memory, false, c.gpus.len(), c.shards());
     Node {
-        tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus),
+        tres_used: alloc_tres(used.cpus, used.mem_mb, used.gpus, used.shards),
         architecture: std::env::consts::ARCH.into(),
         boards: 1,
         boot_time: NoVal::of(core.started_at),
@@ -257,13 +269,22 @@ pub fn config(core: &Core) -> ConfigInfo {
         min_job_age: c.min_job_age,
         max_array_size: c.max_array_size,
         def_mem_per_cpu: c.def_mem_per_cpu,
-        gres_types: if c.gpus.is_empty() { String::new() } else { "gpu".into() },
+        gres_types: gres_types(c).into(),
         gpu_source: c.gpu_source.clone().unwrap_or_default(),
         private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
         slurm_user_name: crate::paths::user_name(uid),
         cgroup: cgroup_keys(&c.cgroup),
+    }
+}
+
+/// `GresTypes`: `gpu`, `gpu,shard` where GPUs are split, empty without GPUs.
+fn gres_types(c: &Config) -> &'static str {
+    match (c.gpus.is_empty(), c.shards() > 0) {
+        (true, _) => "",
+        (false, false) => "gpu",
+        (false, true) => "gpu,shard",
     }
 }
 
@@ -275,7 +296,7 @@ fn cgroup_keys(asked: &crate::stepd::containment::cgroup::settings::Settings) ->
 
 /// The partitions as `partition_info`.
 pub fn partitions(config: &Config) -> Vec<PartitionInfo> {
-    let tres = tres(config.cpus, config.memory, true, config.gpus.len());
+    let tres = tres(config.cpus, config.memory, true, config.gpus.len(), config.shards());
     config
         .partitions
         .iter()
@@ -316,9 +337,33 @@ mod tests {
     /// `AllocTRES` of `scontrol show node` in the slurm-22.05 transcript.
     #[test]
     fn alloc_tres_lists_what_is_in_use() {
-        assert_eq!(alloc_tres(2, 2000, 0), "cpu=2,mem=2000M");
-        assert_eq!(alloc_tres(2, 2000, 4), "cpu=2,mem=2000M,gres/gpu=4");
-        assert_eq!(alloc_tres(1, 0, 1), "cpu=1,gres/gpu=1");
-        assert_eq!(alloc_tres(0, 0, 0), "");
+        assert_eq!(alloc_tres(2, 2000, 0, 0), "cpu=2,mem=2000M");
+        assert_eq!(alloc_tres(2, 2000, 4, 0), "cpu=2,mem=2000M,gres/gpu=4");
+        assert_eq!(alloc_tres(1, 0, 1, 0), "cpu=1,gres/gpu=1");
+        assert_eq!(alloc_tres(0, 0, 0, 0), "");
+        assert_eq!(alloc_tres(3, 3000, 1, 4), "cpu=3,mem=3000M,gres/gpu=1,gres/shard=4");
+    }
+
+    #[test]
+    fn tres_lists_shards_after_gpus() {
+        assert_eq!(tres(1, 1000, true, 0, 2), "cpu=1,mem=1000M,node=1,billing=1,gres/shard=2");
+        assert_eq!(tres(8, 16000, false, 4, 32), "cpu=8,mem=16000M,billing=8,gres/gpu=4,gres/shard=32");
+        assert_eq!(tres(2, 0, true, 1, 0), "cpu=2,mem=0M,node=1,billing=2,gres/gpu=1");
+    }
+
+    #[test]
+    fn gres_types_name_shard_where_gpus_are_split() {
+        let config =
+            |text: &str| Config::resolve(toml::from_str(text).unwrap(), std::path::Path::new("t.toml")).unwrap();
+        assert_eq!(gres_types(&config("gpus = 0")), "");
+        assert_eq!(gres_types(&config("gpus = 2")), "gpu");
+        assert_eq!(gres_types(&config("gpus = 2\nshards_per_gpu = 4")), "gpu,shard");
+    }
+
+    #[test]
+    fn step_tres_is_by_name() {
+        assert_eq!(step_tres(2, 2000, 1, 0), "cpu=2,gres/gpu=1,mem=2000M,node=1");
+        assert_eq!(step_tres(1, 1000, 0, 2), "cpu=1,gres/shard=2,mem=1000M,node=1");
+        assert_eq!(step_tres(1, 0, 0, 0), "cpu=1,node=1");
     }
 }

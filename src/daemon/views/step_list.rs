@@ -96,21 +96,26 @@ fn job_steps<'a>(
         tasks: 1,
         ..base.clone()
     });
-    let sruns = srun_steps.map(|(r, srun)| StepInfo {
-        step: StepId::Number(r.step),
-        name: r.name.clone(),
-        start_time: r.start,
-        time_limit: r.time_limit,
-        cpus: r.cpus,
-        tasks: r.ntasks,
-        tres: super::info::step_tres(r.cpus, r.mem_mb, r.gpus),
-        tres_per_node: if r.gpus > 0 { format!("gres/gpu:{}", r.gpus) } else { String::new() },
-        // One node: one task is laid out cyclically, more in a block (Slurm's default).
-        distribution: if r.ntasks > 1 { "Block" } else { "Cyclic" }.into(),
-        srun_host: srun.host.clone(),
-        srun_pid: srun.pid,
-        ..base.clone()
-    });
+    let sruns =
+        srun_steps.map(|(r, srun)| (r, srun, job.step_gres(r.gpus))).map(|(r, srun, (gpus, shards))| StepInfo {
+            step: StepId::Number(r.step),
+            name: r.name.clone(),
+            start_time: r.start,
+            time_limit: r.time_limit,
+            cpus: r.cpus,
+            tasks: r.ntasks,
+            tres: super::info::step_tres(r.cpus, r.mem_mb, gpus, shards),
+            tres_per_node: match (gpus, shards) {
+                (0, 0) => String::new(),
+                (0, shards) => format!("gres/shard:{shards}"),
+                (gpus, _) => format!("gres/gpu:{gpus}"),
+            },
+            // One node: one task is laid out cyclically, more in a block (Slurm's default).
+            distribution: if r.ntasks > 1 { "Block" } else { "Cyclic" }.into(),
+            srun_host: srun.host.clone(),
+            srun_pid: srun.pid,
+            ..base.clone()
+        });
     batch.into_iter().chain(sruns).collect()
 }
 
@@ -159,5 +164,20 @@ mod tests {
         job.interactive = true;
         let steps = job_steps(&job, [(&a, &srun)].into_iter(), &config);
         assert_eq!(steps.iter().map(StepInfo::display_id).collect::<Vec<_>>(), ["5_2.0"]);
+    }
+
+    #[test]
+    fn a_step_of_a_shard_job_is_given_its_shards_not_its_gpu() {
+        let file =
+            toml::from_str("node_name = \"node1\"\ncpus = 4\nmemory = 8000\ngpus = 2\nshards_per_gpu = 8\n").unwrap();
+        let config = Config::resolve(file, std::path::Path::new("test.toml")).unwrap();
+        let mut job = Job { id: 8, uid: 1000, start_time: 990, interactive: true, ..Default::default() };
+        job.state = Some(JobState::Running);
+        job.req.shards = 3;
+        let step = record(0, "train", 1, 1);
+        let srun = Srun { host: "vm".into(), pid: 42 };
+        let steps = job_steps(&job, [(&step, &srun)].into_iter(), &config);
+        assert_eq!(steps[0].tres, "cpu=1,gres/shard=3,mem=2000M,node=1");
+        assert_eq!(steps[0].tres_per_node, "gres/shard:3");
     }
 }
