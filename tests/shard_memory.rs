@@ -141,3 +141,32 @@ fn under_enforce_a_shard_job_over_its_share_ends_out_of_memory_and_its_neighbour
     c.wait_state(beside, &["COMPLETED"], T);
     assert_eq!(std::fs::read_to_string(c.path("beside.err")).unwrap(), "");
 }
+
+#[test]
+fn under_enforce_an_interactive_allocation_over_its_share_is_told_and_revoked() {
+    let (c, machine) = fake_nvml::start_watching("shards_per_gpu = 4\nshard_memory = \"enforce\"");
+    let salloc = c
+        .cmd("salloc")
+        .args(["--gres=shard:1", "srun", "sh", "-c", "echo $$ > task.pid; exec sleep 300"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid: u32 = c.wait_file("task.pid", T).trim().parse().unwrap();
+    let id = wait_for("the allocation", T, || {
+        let text = stdout(&c.run("squeue", &["-h", "-o", "%i"]));
+        text.trim().parse::<u32>().map_err(|_| text.clone())
+    });
+    set_processes(&machine, &[(pid, 11 * GIB)]);
+    let out = salloc.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let told: Vec<&str> = said.lines().filter(|l| l.contains("warning: Job")).collect();
+    assert_eq!(told, [format!("salloc: {}", warning(id, "11.0"))], "{said}");
+    assert!(
+        said.lines().any(|l| l
+            == format!("salloc: Job {id} has exceeded its share of GPU memory and its allocation has been revoked.")),
+        "{said}"
+    );
+    let j = c.wait_state(id, &["OUT_OF_MEMORY", "COMPLETED", "FAILED", "CANCELLED"], T);
+    assert_eq!(j.job_state, ["OUT_OF_MEMORY"], "reason {}: {said}", j.state_reason);
+    set_processes(&machine, &[]);
+}

@@ -13,7 +13,8 @@
 //! file (opened as the job's owner, where its other `slurmstepd-NODE:` lines go), so the
 //! daemon never opens a file that a user names. Under `shard_memory = "enforce"` the
 //! supervisor then ends the job as it ends one whose processes the kernel killed for want of
-//! memory: it is recorded `OUT_OF_MEMORY`, with slurmstepd's `SIG_OOM` status (sacct's
+//! memory (an interactive allocation's supervisor tells its client the line and revokes the
+//! allocation): it is recorded `OUT_OF_MEMORY`, with slurmstepd's `SIG_OOM` status (sacct's
 //! `0:125`), and the other jobs on the GPU go on. A notice that reaches the supervisor before
 //! it blocked the signal is not lost: the supervisor reads the file when it starts watching
 //! the job.
@@ -79,6 +80,19 @@ impl OverShare {
         let notice: OverShare = serde_json::from_slice(&std::fs::read(job_dir.join(FILE)).ok()?).ok()?;
         (notice.start_time == start_time).then_some(notice)
     }
+}
+
+/// A supervisor's reading of the notice for the job of `spec` (its directory `dir`), unless
+/// it read it already (`told`): the notice's line goes to `say` (the job's error output, or
+/// an interactive allocation's client), once. Returns whether the job is to be ended for it.
+pub(crate) fn follow(spec: &super::LaunchSpec, dir: &Path, told: &mut bool, say: impl FnOnce(&str)) -> bool {
+    if *told {
+        return false;
+    }
+    let Some(notice) = OverShare::read(dir, spec.start_time) else { return false };
+    *told = true;
+    say(&notice.line(&spec.node_name, spec.job_id));
+    notice.end_job
 }
 
 #[cfg(test)]

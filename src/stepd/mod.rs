@@ -351,7 +351,7 @@ fn watch(
     // Told of the job's use of its GPU's memory over its share: once, and ended for it (see
     // `gpu_share`) at the top of the next turn.
     let mut share_told = false;
-    let mut end_for_share = follow_share(spec, dir, &mut share_told, &mut child);
+    let mut end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
 
     loop {
         if std::mem::take(&mut end_for_share) && cause == EndCause::Exited {
@@ -402,7 +402,7 @@ fn watch(
                 }
             }
             events::Event::Notify => {
-                end_for_share = follow_share(spec, dir, &mut share_told, &mut child);
+                end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
                 if cause == EndCause::Exited {
                     if let Some(pause) = timing.reread(dir) {
                         pause.apply(jail);
@@ -441,19 +441,6 @@ fn watch(
             }
         }
     }
-}
-
-/// Reads the daemon's notice that the job uses more than its share of its GPU's memory
-/// ([`gpu_share`]), unless it was read already (`told`): its line goes into the job's error
-/// output, once. Returns whether the job is to be ended for it.
-fn follow_share(spec: &LaunchSpec, dir: &Path, told: &mut bool, child: &mut spawn::Child) -> bool {
-    if *told {
-        return false;
-    }
-    let Some(notice) = gpu_share::OverShare::read(dir, spec.start_time) else { return false };
-    *told = true;
-    child.note(&notice.line(&spec.node_name, spec.job_id));
-    notice.end_job
 }
 
 /// Waits until the job's processes are gone or `until` passes.
