@@ -154,9 +154,19 @@ fn slurmlet_gpus_shows_each_gpus_figures_and_who_holds_it() {
     assert_eq!(gpu0["memory_used"], 12 * GIB);
     assert_eq!(gpu0["memory_total"], 40 * GIB);
     assert_eq!(gpu0["utilization"], 87);
+    assert_eq!(gpu0["shards"], 0, "not split");
     assert_eq!(
         gpu0["jobs"],
-        serde_json::json!([{ "job": job.to_string(), "job_id": job, "user_id": slurmlet::paths::uid(), "user_name": me() }])
+        serde_json::json!([{
+            "job": job.to_string(),
+            "job_id": job,
+            "user_id": slurmlet::paths::uid(),
+            "user_name": me(),
+            // None of its processes was on the GPU; it holds the GPU whole.
+            "used_memory": 0,
+            "shards": null,
+            "share_bytes": null
+        }])
     );
     assert_eq!(gpu0["outside_queue"], serde_json::json!([]));
     assert_eq!(gpu1["index"], 1);

@@ -21,6 +21,14 @@ pub struct GpuJob {
     pub user_id: Option<u32>,
     /// Its owner's name; `None` when hidden.
     pub user_name: Option<String>,
+    /// The GPU memory its processes held on this GPU at the last look, bytes; `None` before
+    /// the first look, when the GPUs are not looked at, or when hidden.
+    pub used_memory: Option<u64>,
+    /// The shards of this GPU it holds; `None` when it holds the GPU whole, or when hidden.
+    pub shards: Option<u32>,
+    /// Its share of this GPU's memory (its shards' part of the GPU's memory), bytes; `None`
+    /// when it holds the GPU whole, when the GPU's size is not known, or when hidden.
+    pub share_bytes: Option<u64>,
 }
 
 impl GpuJob {
@@ -62,7 +70,10 @@ pub struct GpuStatus {
     pub memory_total: Option<u64>,
     /// How busy it was lately, percent, as the last look saw it.
     pub utilization: Option<u32>,
-    /// The jobs it is given to (one, or none when it is free).
+    /// The shards it is split into (`shards_per_gpu`); 0 when GPUs are not split.
+    pub shards: u32,
+    /// The jobs it is given to (one that holds it whole, those that hold its shards, or none
+    /// when it is free).
     pub jobs: Vec<GpuJob>,
     /// The processes outside the queue that use it.
     pub outside_queue: Vec<GpuOutsider>,

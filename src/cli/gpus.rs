@@ -1,6 +1,7 @@
 //! `slurmlet gpus`: one line per GPU of the node, like gpustat but aware of the queue: its
 //! index, model, memory in use and in all, utilisation, and who holds it (the jobs it is given
-//! to, the processes outside the queue that use it), from `GET /slurmlet/v1/gpus`; with
+//! to, each that holds shards of it with its memory against its share, and the processes
+//! outside the queue that use it), from `GET /slurmlet/v1/gpus`; with
 //! `--json`, that reply (see [`crate::api::gpus`] for its shape).
 
 use crate::api::gpus::{GpuJob, GpuOutsider, GpuStatus, GpusResponse};
@@ -31,13 +32,18 @@ fn utilization(percent: Option<u32>) -> String {
     percent.map_or_else(|| "-".to_string(), |p| format!("{p}%"))
 }
 
-/// `job 12 (alice)`, or `another user's job` for one hidden by `private_data`.
-fn job_text(job: &GpuJob) -> String {
-    match (&job.job, &job.user_name) {
+/// `job 12 (alice)`, or `another user's job` for one hidden by `private_data`; a job that
+/// holds shards of the GPU with its use against its share: `job 12 (alice) 3.1/10.0 GiB
+/// (4/32 shards)` (`-` for a figure not known).
+fn job_text(job: &GpuJob, shards_per_gpu: u32) -> String {
+    let who = match (&job.job, &job.user_name) {
         (Some(id), Some(user)) => format!("job {id} ({user})"),
         (Some(id), None) => format!("job {id}"),
         (None, _) => "another user's job".into(),
-    }
+    };
+    let Some(shards) = job.shards else { return who };
+    let gib = |bytes: Option<u64>| bytes.map_or_else(|| "-".to_string(), crate::gpu::gib);
+    format!("{who} {}/{} GiB ({shards}/{shards_per_gpu} shards)", gib(job.used_memory), gib(job.share_bytes))
 }
 
 /// `pid 4242 (bob) python train.py, outside the queue`.
@@ -52,7 +58,8 @@ fn outsider_text(p: &GpuOutsider) -> String {
 
 /// Who holds `gpu`: its jobs, then the processes outside the queue; `-` for nobody.
 fn holders(gpu: &GpuStatus) -> String {
-    let all: Vec<String> = gpu.jobs.iter().map(job_text).chain(gpu.outside_queue.iter().map(outsider_text)).collect();
+    let all: Vec<String> =
+        gpu.jobs.iter().map(|j| job_text(j, gpu.shards)).chain(gpu.outside_queue.iter().map(outsider_text)).collect();
     if all.is_empty() {
         "-".into()
     } else {
@@ -150,6 +157,8 @@ mod tests {
             job_id: Some(12),
             user_id: Some(1000),
             user_name: Some("alice".into()),
+            used_memory: Some(GIB),
+            ..Default::default()
         }];
         let mut busy = gpu(1);
         busy.outside_queue = vec![GpuOutsider {
@@ -177,6 +186,27 @@ mod tests {
         let header_at = lines[0].find("HELD BY").unwrap();
         assert!(lines.iter().skip(1).take(4).all(|l| l.len() > header_at), "the columns line up: {text}");
         assert_eq!(lines[1].find("job 12"), Some(header_at), "{text}");
+    }
+
+    #[test]
+    fn a_shard_job_shows_its_use_against_its_share() {
+        let job = |id: u32, used: Option<u64>| GpuJob {
+            job: Some(id.to_string()),
+            job_id: Some(id),
+            user_id: Some(1000),
+            user_name: Some("alice".into()),
+            used_memory: used,
+            shards: Some(4),
+            share_bytes: Some(5 * GIB),
+        };
+        let shared = GpuStatus { shards: 32, jobs: vec![job(12, Some(3_328_599_654)), job(13, None)], ..gpu(0) };
+        let text = render(&GpusResponse { gpus: vec![shared], ..Default::default() });
+        let row = text.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(
+            row,
+            "0 NVIDIA A100-SXM4-40GB 3072 / 40960 MiB 87% job 12 (alice) 3.1/5.0 GiB (4/32 shards); \
+             job 13 (alice) -/5.0 GiB (4/32 shards)"
+        );
     }
 
     #[test]

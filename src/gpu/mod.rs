@@ -124,6 +124,17 @@ pub fn gres_type_of_mig(model: &str, instance: &str) -> String {
     }
 }
 
+/// GPU memory in GiB with one decimal, as the GPUs' views and notices show it (`21.3`).
+pub fn gib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// A GPU's share of memory held by `shards` of its `shards_per_gpu` shards: that part of
+/// `total` bytes, rounded down (`shards_per_gpu` 0 counts as 1, a GPU not split).
+pub fn share_of(total: u64, shards: u32, shards_per_gpu: u32) -> u64 {
+    (total as u128 * shards as u128 / shards_per_gpu.max(1) as u128) as u64
+}
+
 /// The type all of `gpus` share, if each has one and it is the same (the node's gres has one
 /// type; GPUs of several models leave it untyped).
 pub fn common_gres_type(gpus: &[Gpu]) -> Option<String> {
@@ -346,6 +357,15 @@ pub fn visible_devices_variable(vendor: Vendor) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_of_a_gpus_memory() {
+        assert_eq!(share_of(40 << 30, 4, 32), 5 << 30);
+        assert_eq!(share_of(40 << 30, 1, 3), (40u64 << 30) / 3);
+        assert_eq!(share_of(40 << 30, 1, 0), 40 << 30, "a GPU not split");
+        assert_eq!(gib(22_870_700_000), "21.3");
+        assert_eq!(gib(10 << 30), "10.0");
+    }
 
     #[test]
     fn a_stored_gpu_is_a_bare_index_or_a_record() {

@@ -3,7 +3,8 @@
 //! allocation is granted, and waits for the client to release it. A minute before the time
 //! limit the client is warned. A cancel or the time limit revokes the allocation: the client is told, and gets KillWait seconds to end what it runs
 //! and release it. A client that goes away releases it too, unless it detached first
-//! (`salloc --no-shell`).
+//! (`salloc --no-shell`). So does a shard job over its share of GPU memory under
+//! `shard_memory = "enforce"` (see [`super::gpu_share`]), after the client is told.
 
 use super::events::{Event, Events};
 use super::EndCause;
@@ -35,7 +36,8 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     let mut cause = EndCause::Exited;
     let mut detached = false;
     let ended = |wait_status: i32, cause: EndCause| EndStatus {
-        wait_status,
+        // Ended over its share of GPU memory: slurmstepd's status for a step out of memory.
+        wait_status: if cause == EndCause::OutOfMemory { super::SIG_OOM } else { wait_status },
         cause,
         end_time: crate::options::now(),
         usage: None,
@@ -48,7 +50,22 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
         }
         None
     };
+    // Over its share of GPU memory (see `gpu_share`): the client is told once, and the
+    // allocation revoked for it at the top of the next turn.
+    let mut share_told = false;
+    let tell = |line: &str| drop(Frame::Message(line.to_string()).write_to(&mut &conn));
+    let mut end_for_share = super::gpu_share::follow(spec, dir, &mut share_told, tell);
     loop {
+        if std::mem::take(&mut end_for_share) {
+            let why = format!(
+                "Job {} has exceeded its share of GPU memory and its allocation has been revoked.",
+                spec.job_id
+            );
+            release_by = release_by.or(revoke(EndCause::OutOfMemory, why, &mut cause));
+            if detached {
+                return Ok(ended(0, cause));
+            }
+        }
         let deadline = [warn_at, limit_at, release_by].into_iter().flatten().min();
         match events.next(deadline)? {
             Event::Exited => match Frame::read_from(&mut &conn) {
@@ -73,6 +90,7 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
                 }
             }
             Event::Notify => {
+                end_for_share = super::gpu_share::follow(spec, dir, &mut share_told, tell);
                 if cause == EndCause::Exited {
                     timing.reread(dir);
                     limit_at = timing.deadline().map(crate::sys::instant_at);
@@ -135,9 +153,47 @@ mod tests {
 
     /// Runs `hold` on its own thread (it blocks SIGTERM there) with the client's end returned.
     fn holding(spec: LaunchSpec) -> (UnixStream, std::thread::JoinHandle<EndStatus>) {
+        holding_in(spec, tempfile::tempdir().unwrap())
+    }
+
+    /// The same, for the job directory `dir`.
+    fn holding_in(spec: LaunchSpec, dir: tempfile::TempDir) -> (UnixStream, std::thread::JoinHandle<EndStatus>) {
         let (client, ours) = UnixStream::pair().unwrap();
-        let dir = tempfile::tempdir().unwrap();
         (client, std::thread::spawn(move || hold(&spec, dir.path(), ours).unwrap()))
+    }
+
+    #[test]
+    fn an_allocation_over_its_gpu_share_is_told_and_under_enforce_revoked_out_of_memory() {
+        let s = spec(None, 30);
+        let dir = tempfile::tempdir().unwrap();
+        let notice = crate::stepd::gpu_share::OverShare {
+            start_time: s.start_time,
+            gpu: 1,
+            used: 11 << 30,
+            share: 10 << 30,
+            shards: 1,
+            shards_per_gpu: 4,
+            end_job: true,
+        };
+        assert!(notice.write_once(dir.path()).unwrap());
+        let (mut client, held) = holding_in(s, dir);
+        assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
+        match Frame::read_from(&mut client).unwrap() {
+            Some(Frame::Message(m)) => assert_eq!(
+                m,
+                "slurmstepd-n1: warning: Job 42 uses 11.0 GiB of GPU 1, its share is 10.0 GiB (1 of 4 shards)"
+            ),
+            other => panic!("expected the warning, got {other:?}"),
+        }
+        match Frame::read_from(&mut client).unwrap() {
+            Some(Frame::Revoked(why)) => {
+                assert_eq!(why, "Job 42 has exceeded its share of GPU memory and its allocation has been revoked.")
+            }
+            other => panic!("expected the revocation, got {other:?}"),
+        }
+        Frame::Release(0).write_to(&mut client).unwrap();
+        let end = held.join().unwrap();
+        assert_eq!((end.wait_status, end.cause), (crate::stepd::SIG_OOM, EndCause::OutOfMemory));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! The daemon starts one per running job, in its own session, with SIGTERM blocked. The
 //! supervisor starts the batch script in a new process group, enforces the time limit
 //! (warning signal, SIGTERM, SIGKILL after KillWait), turns its own SIGTERM into a cancel of
-//! the job, and records how the job ended in `JOBDIR/status.json` (durably) before it exits.
+//! the job, writes the daemon's notice of a shard job over its share of GPU memory into the
+//! job's error output (ending the job under `shard_memory = "enforce"`, see [`gpu_share`]),
+//! and records how the job ended in `JOBDIR/status.json` (durably) before it exits.
 //! Because it is not tied to the daemon, a job survives a daemon restart; the restarted daemon
 //! finds the supervisor again through `JOBDIR/stepd.pid` (see [`claim`]).
 
@@ -14,6 +16,7 @@ pub mod errno_text;
 mod events;
 pub mod exec;
 pub mod fork_server;
+pub mod gpu_share;
 mod spawn;
 pub mod step;
 pub mod timing;
@@ -345,8 +348,18 @@ fn watch(
     let mut sample_at = jail.sample_every().map(|every| Instant::now() + every);
     let mut cause = EndCause::Exited;
     let kill_wait = Duration::from_secs(spec.kill_wait as u64);
+    // Told of the job's use of its GPU's memory over its share: once, and ended for it (see
+    // `gpu_share`) at the top of the next turn.
+    let mut share_told = false;
+    let mut end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
 
     loop {
+        if std::mem::take(&mut end_for_share) && cause == EndCause::Exited {
+            cause = EndCause::OutOfMemory;
+            timing.ending();
+            terminate(jail);
+            kill_at = Some(Instant::now() + kill_wait);
+        }
         let deadline = [warn_at, limit_at, kill_at, sample_at].into_iter().flatten().min();
         match events.next(deadline)? {
             events::Event::Exited => {
@@ -370,17 +383,14 @@ fn watch(
                 let _ = jail.signal_all(libc::SIGKILL);
                 let usage = Some(jail.usage());
                 let oom_kills = jail.oom_kills();
-                let (ws, cause) = if oom_kills > 0 {
+                if oom_kills > 0 {
                     let step = format!("{}.batch", spec.job_id);
                     child.note(&error_line(&spec.node_name, &oom_line(oom_kills, &step)));
                     if cause == EndCause::Exited {
-                        (SIG_OOM, EndCause::OutOfMemory)
-                    } else {
-                        (ws, cause)
+                        cause = EndCause::OutOfMemory;
                     }
-                } else {
-                    (ws, cause)
-                };
+                }
+                let ws = if cause == EndCause::OutOfMemory { SIG_OOM } else { ws };
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
             }
             events::Event::Terminate => {
@@ -392,6 +402,7 @@ fn watch(
                 }
             }
             events::Event::Notify => {
+                end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
                 if cause == EndCause::Exited {
                     if let Some(pause) = timing.reread(dir) {
                         pause.apply(jail);

@@ -39,7 +39,7 @@ fn memory_text(bytes: u64) -> String {
     const MIB: u64 = 1 << 20;
     const GIB: u64 = 1 << 30;
     if bytes >= GIB {
-        format!("{:.1} GiB", bytes as f64 / GIB as f64)
+        format!("{} GiB", crate::gpu::gib(bytes))
     } else {
         format!("{} MiB", bytes / MIB)
     }
@@ -74,7 +74,7 @@ pub fn foreign(
 }
 
 /// The node's index of the whole GPU whose UUID is `uuid`.
-fn node_index(gpus: &[Gpu], uuid: &str) -> Option<u32> {
+pub(super) fn node_index(gpus: &[Gpu], uuid: &str) -> Option<u32> {
     gpus.iter().find(|g| g.mig_parent.is_none() && g.uuid.as_deref() == Some(uuid)).map(|g| g.index)
 }
 

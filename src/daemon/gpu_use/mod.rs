@@ -3,14 +3,17 @@
 //! ([`owners`]), sums each step's GPU memory and SM utilisation for its accounting
 //! ([`tally`]), and finds the processes that belong to no job and use more than
 //! `foreign_gpu_memory` ([`foreign`]); the scheduler keeps new jobs off their GPUs while they
-//! run (`foreign_gpu_processes = "avoid"`).
+//! run (`foreign_gpu_processes = "avoid"`), and finds the shard jobs that hold more than
+//! their share of their GPU's memory ([`share`]).
 
 pub mod foreign;
 pub mod owners;
 pub mod process;
+pub mod share;
 pub mod tally;
 pub mod watch;
 
 pub use foreign::ForeignProcess;
 pub use owners::{JobProcesses, Owner, RunningJob};
+pub use share::ShareWatch;
 pub use tally::GpuTally;

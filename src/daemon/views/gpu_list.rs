@@ -3,6 +3,7 @@
 //! the processes outside the queue the last look found on it, and that look's figures.
 
 use crate::api::gpus::{GpuJob, GpuOutsider, GpuStatus, GpusResponse};
+use crate::daemon::gpu_use::share::{reading_of, total_memory};
 use crate::daemon::gpu_use::ForeignProcess;
 use crate::daemon::http::caller::Caller;
 use crate::daemon::runtime::{Daemon, Peer};
@@ -44,7 +45,13 @@ pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
         .iter()
         .map(|gpu| {
             let reading = sample.and_then(|(_, s)| reading_of(gpu, &s.gpus));
-            status(gpu, reading, &holders, core.foreign_gpu_processes(), |job| caller.may_see(job, config))
+            let holds = Holders {
+                jobs: &holders,
+                visible: &|job| caller.may_see(job, config),
+                used: &|job| sample.map(|_| core.gpu_memory_of(job.id, gpu.index)),
+                shards_per_gpu: config.shards_per_gpu,
+            };
+            status(gpu, reading, &holds, core.foreign_gpu_processes())
         })
         .collect();
     GpusResponse {
@@ -55,28 +62,40 @@ pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
     }
 }
 
-/// What the last look read of `gpu`: its own figures, or for a MIG instance none (the
-/// driver reports whole GPUs).
-fn reading_of<'a>(gpu: &Gpu, readings: &'a [GpuReading]) -> Option<&'a GpuReading> {
-    let uuid = gpu.uuid.as_deref().filter(|_| gpu.mig_parent.is_none())?;
-    readings.iter().find(|r| r.uuid == uuid)
+/// The jobs that hold GPUs, as the caller may see them.
+struct Holders<'a> {
+    /// The jobs that hold resources.
+    jobs: &'a [&'a Job],
+    /// Whether the caller may see a job in full.
+    visible: &'a dyn Fn(&Job) -> bool,
+    /// The GPU memory a job held on the GPU at the last look (`None`: not looked at).
+    used: &'a dyn Fn(&Job) -> Option<u64>,
+    /// The shards each GPU is split into.
+    shards_per_gpu: u32,
 }
 
-/// `gpu` with `reading`, the jobs of `holders` given it (shown in full where `visible`) and
-/// the processes of `outsiders` on it.
-fn status(
-    gpu: &Gpu,
-    reading: Option<&GpuReading>,
-    holders: &[&Job],
-    outsiders: &[ForeignProcess],
-    visible: impl Fn(&Job) -> bool,
-) -> GpuStatus {
+/// `gpu` with `reading`, the jobs of `holders` given it (shown in full where visible, a
+/// shard job with its share of the GPU's memory) and the processes of `outsiders` on it.
+fn status(gpu: &Gpu, reading: Option<&GpuReading>, holders: &Holders, outsiders: &[ForeignProcess]) -> GpuStatus {
+    let memory_total = total_memory(gpu, reading);
     let jobs = holders
+        .jobs
         .iter()
         .filter(|job| job.gpus.iter().any(|g| g.index == gpu.index))
-        .map(|job| match visible(job) {
+        .map(|job| match (holders.visible)(job) {
             true => {
-                GpuJob { job: Some(job.display_id()), job_id: Some(job.id), user_id: Some(job.uid), user_name: None }
+                let shards = (job.req.shards > 0).then_some(job.req.shards);
+                GpuJob {
+                    job: Some(job.display_id()),
+                    job_id: Some(job.id),
+                    user_id: Some(job.uid),
+                    user_name: None,
+                    used_memory: (holders.used)(job),
+                    shards,
+                    share_bytes: shards
+                        .zip(memory_total)
+                        .map(|(n, total)| crate::gpu::share_of(total, n, holders.shards_per_gpu)),
+                }
             }
             false => GpuJob::default(),
         })
@@ -97,8 +116,9 @@ fn status(
         name: gpu.model.clone(),
         gres_type: gpu.gres_type.clone(),
         memory_used: reading.and_then(|r| r.memory_used),
-        memory_total: reading.and_then(|r| r.memory_total).or(gpu.memory_mb.map(|mb| mb << 20)),
+        memory_total,
         utilization: reading.and_then(|r| r.utilization),
+        shards: holders.shards_per_gpu,
         jobs,
         outside_queue,
     }
@@ -117,6 +137,12 @@ mod tests {
         }
     }
 
+    /// The holders `jobs`, all visible where `visible`, each having held 2 GiB at the last
+    /// look, on GPUs split into `shards_per_gpu`.
+    fn check<'a>(jobs: &'a [&'a Job], visible: &'a dyn Fn(&Job) -> bool, shards_per_gpu: u32) -> Holders<'a> {
+        Holders { jobs, visible, used: &|_| Some(2 << 30), shards_per_gpu }
+    }
+
     #[test]
     fn a_gpu_shows_what_was_read_of_it_and_who_holds_it() {
         let job = Job { id: 7, uid: 1000, gpus: vec![a100(0)], ..Default::default() };
@@ -133,22 +159,44 @@ mod tests {
             memory_total: Some(40 << 30),
             utilization: Some(87),
         };
-        let seen = status(&a100(0), Some(&reading), &[&job], std::slice::from_ref(&outsider), |_| true);
+        let all = |_: &Job| true;
+        let seen = status(&a100(0), Some(&reading), &check(&[&job], &all, 0), std::slice::from_ref(&outsider));
         assert_eq!((seen.memory_used, seen.memory_total, seen.utilization), (Some(3 << 30), Some(40 << 30), Some(87)));
         assert_eq!(
             seen.jobs,
-            [GpuJob { job: Some("7".into()), job_id: Some(7), user_id: Some(1000), user_name: None }]
+            [GpuJob {
+                job: Some("7".into()),
+                job_id: Some(7),
+                user_id: Some(1000),
+                used_memory: Some(2 << 30),
+                ..Default::default()
+            }]
         );
         assert_eq!(seen.outside_queue[0].pid, 4242);
 
         // Not read: its size as found, nothing made up; another GPU's holders are not its.
-        let other = status(&a100(1), None, &[&job], &[outsider], |_| true);
+        let other = status(&a100(1), None, &check(&[&job], &all, 0), &[outsider]);
         assert_eq!((other.memory_used, other.memory_total, other.utilization), (None, Some(40 << 30), None));
         assert!(other.jobs.is_empty() && other.outside_queue.is_empty());
 
         // A job the caller may not see is there, without its id or owner.
-        let hidden = status(&a100(0), None, &[&job], &[], |_| false);
+        let hidden = status(&a100(0), None, &check(&[&job], &|_| false, 0), &[]);
         assert_eq!(hidden.jobs.len(), 1);
-        assert!(hidden.jobs[0].hidden() && hidden.jobs[0].user_id.is_none());
+        assert!(hidden.jobs[0].hidden() && hidden.jobs[0].user_id.is_none() && hidden.jobs[0].used_memory.is_none());
+    }
+
+    #[test]
+    fn a_shard_job_is_shown_with_its_share() {
+        let req = |shards| crate::daemon::scheduling::job::Resources { shards, ..Default::default() };
+        let one = Job { id: 7, gpus: vec![a100(0)], req: req(1), ..Default::default() };
+        let three = Job { id: 8, gpus: vec![a100(0)], req: req(3), ..Default::default() };
+        let all = |_: &Job| true;
+        let seen = status(&a100(0), None, &check(&[&one, &three], &all, 4), &[]);
+        assert_eq!(seen.shards, 4);
+        let shares: Vec<_> = seen.jobs.iter().map(|j| (j.job_id, j.shards, j.share_bytes, j.used_memory)).collect();
+        assert_eq!(
+            shares,
+            [(Some(7), Some(1), Some(10 << 30), Some(2 << 30)), (Some(8), Some(3), Some(30 << 30), Some(2 << 30))]
+        );
     }
 }

@@ -1,10 +1,14 @@
 //! Each running job's and step's GPU use, as the scheduler keeps it between looks at the
-//! GPUs: tallied at each look, taken into the step's record when it ends.
+//! GPUs: tallied at each look, taken into the step's record when it ends; and each shard
+//! job's memory against its share of its GPU's (see [`crate::stepd::gpu_share`]).
 
 use super::Core;
 use crate::api::acct::{GpuUse, StepId};
+use crate::config::ShardMemory;
+use crate::daemon::gpu_use::share::{self, Share};
 use crate::daemon::gpu_use::{JobProcesses, Owner};
 use crate::gpu::{GpuProcess, GpuSample};
+use crate::stepd::gpu_share::OverShare;
 use std::collections::HashMap;
 
 impl Core {
@@ -42,6 +46,71 @@ impl Core {
         }
     }
 
+    /// Counts one look at the GPUs into each job's GPU memory (`owners` finds the jobs of the
+    /// processes of `sample`), and tells the supervisor of each shard job found over its
+    /// share at two looks in a row, once: the notice goes into the job's directory, and the
+    /// supervisor, sent [`crate::stepd::timing::NOTIFY`], reads it (see
+    /// [`crate::stepd::gpu_share`]).
+    pub fn watch_gpu_shares(&mut self, sample: &GpuSample, owners: &HashMap<u32, Owner>) {
+        let used = share::job_memory(&sample.processes, owners, &self.config.gpus);
+        let shares = self.gpu_shares_now(sample);
+        for (found, now) in self.gpu_shares.look(used, &shares) {
+            self.tell_over_share(found, now);
+        }
+    }
+
+    /// The shares of the running shard jobs whose supervisors run, as `sample` reads the
+    /// GPUs' sizes.
+    fn gpu_shares_now(&self, sample: &GpuSample) -> Vec<Share> {
+        self.holding()
+            .filter(|job| job.req.shards > 0 && job.stepd_pid.is_some())
+            .filter_map(|job| {
+                let gpu = job.gpus.first()?;
+                let total = share::total_memory(gpu, share::reading_of(gpu, &sample.gpus))?;
+                let bytes = crate::gpu::share_of(total, job.req.shards, self.config.shards_per_gpu);
+                Some(Share { job: job.id, gpu: gpu.index, shards: job.req.shards, bytes })
+            })
+            .collect()
+    }
+
+    /// Tells the supervisor of job `found.job` that it holds `now` bytes of its GPU, over its
+    /// share.
+    fn tell_over_share(&self, found: Share, now: u64) {
+        let Some(job) = self.jobs.get(&found.job) else { return };
+        let notice = OverShare {
+            start_time: job.start_time,
+            gpu: found.gpu,
+            used: now,
+            share: found.bytes,
+            shards: found.shards,
+            shards_per_gpu: self.config.shards_per_gpu,
+            end_job: self.config.shard_memory == ShardMemory::Enforce,
+        };
+        tracing::info!(
+            job = found.job,
+            gpu = found.gpu,
+            used = now,
+            share = found.bytes,
+            shard_memory = self.config.shard_memory.name(),
+            "a shard job uses more than its share of its GPU's memory"
+        );
+        match notice.write_once(&self.job_dir(found.job)) {
+            Ok(true) => {
+                if let Some(pid) = job.stepd_pid {
+                    let _ = crate::sys::kill_pid(pid, crate::stepd::timing::NOTIFY);
+                }
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(job = found.job, "cannot tell the job's supervisor of its GPU memory: {e}"),
+        }
+    }
+
+    /// The GPU memory job `job` held on GPU `gpu` at the last look (0: none of its processes
+    /// were seen there).
+    pub fn gpu_memory_of(&self, job: u32, gpu: u32) -> u64 {
+        self.gpu_shares.used_by(job, gpu)
+    }
+
     /// Keeps what the last look at the GPUs saw, for the views of the GPUs.
     pub fn set_gpu_sample(&mut self, sample: GpuSample) {
         self.gpu_sample = Some((crate::options::now(), sample));
@@ -71,5 +140,6 @@ impl Core {
     /// Forgets the tallies of job `job`, which ended.
     pub(super) fn forget_gpu_use(&mut self, job: u32) {
         self.gpu_tallies.retain(|(j, _), _| *j != job);
+        self.gpu_shares.forget(job);
     }
 }

@@ -137,6 +137,8 @@ pub struct Core {
     gpu_tallies: std::collections::HashMap<crate::daemon::gpu_use::Owner, crate::daemon::gpu_use::GpuTally>,
     /// What the last look at the GPUs saw, and when (UNIX seconds).
     gpu_sample: Option<(u64, crate::gpu::GpuSample)>,
+    /// Each job's GPU memory at the last look, and the shard jobs over their share.
+    gpu_shares: crate::daemon::gpu_use::ShareWatch,
     used: Resources,
     exe: PathBuf,
     jobs_dir: PathBuf,
@@ -185,6 +187,7 @@ impl Core {
             foreign_gpu_processes_since: 0,
             gpu_tallies: Default::default(),
             gpu_sample: None,
+            gpu_shares: Default::default(),
             config,
             store,
             writer,
