@@ -157,6 +157,9 @@ fn two_shard_jobs_of_one_user_share_one_server_that_is_quit_after_both_and_befor
         "{calls}"
     );
     assert!(dir.join("pipe").join("control").exists(), "the server's control pipe");
+    let config = stdout(&c.run("scontrol", &["show", "config"]));
+    let program = control.dir.join("nvidia-cuda-mps-control");
+    assert!(config.contains(&format!("SLURMLET_MPS            = {}\n", program.display())), "{config}");
     assert_eq!(control.count("stdin quit"), 0, "no quit while its jobs run:\n{calls}");
     // A whole-GPU job waits for the shards.
     let whole = c.sbatch(&["--gres=gpu:1", "-o", "whole.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
@@ -248,6 +251,13 @@ fn without_the_control_program_shard_jobs_run_without_mps_and_the_log_says_so() 
         "{log}"
     );
     assert!(!c.dir.path().join("state/mps").exists());
+    let config = stdout(&c.run("scontrol", &["show", "config"]));
+    assert!(
+        config.contains(
+            "SLURMLET_MPS            = none: nvidia-cuda-mps-control is not on the daemon's PATH; shard jobs run without MPS\n"
+        ),
+        "{config}"
+    );
 }
 
 #[test]

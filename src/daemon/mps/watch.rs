@@ -34,6 +34,18 @@ pub fn find(config: &mut Config) {
     }
 }
 
+/// What `scontrol show config` says of MPS (`SLURMLET_MPS`): the control program servers
+/// are started with, or why shard jobs run without MPS; nothing when MPS is not asked for.
+pub fn describe(config: &Config) -> String {
+    match (&config.mps_control, config.mps) {
+        (_, false) => String::new(),
+        (Some(program), true) => program.display().to_string(),
+        (None, true) => {
+            format!("none: {} is not on the daemon's PATH; shard jobs run without MPS", super::CONTROL_PROGRAM)
+        }
+    }
+}
+
 /// The daemon's servers, when it runs them, with those of an earlier daemon taken up
 /// against the re-adopted jobs of `core`.
 pub fn servers(core: &Core) -> Option<Servers> {
