@@ -142,7 +142,8 @@ pub struct ConfigFile {
     /// (default `warn`).
     pub shard_memory: Option<ShardMemory>,
     /// Whether shard jobs run under an MPS server per GPU and owner, started by the daemon
-    /// when `nvidia-cuda-mps-control` is on the machine (default false).
+    /// when `nvidia-cuda-mps-control` is on its `PATH` at its start (default false; without
+    /// the program, shard jobs run without MPS and the daemon's log says so).
     pub mps: Option<bool>,
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,

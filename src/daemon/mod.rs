@@ -141,13 +141,14 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             history,
             mps,
         });
+        // Listening for job ends before any is recorded.
+        tokio::spawn(mps::watch::quit_idle(daemon.clone()));
         tokio::spawn(daemon.clone().run_scheduler());
         tokio::spawn(accounting::slurmdb::purge_periodically(daemon.clone()));
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
         tokio::spawn(gpu_use::watch::watch(daemon.clone()));
-        tokio::spawn(mps::watch::quit_idle(daemon.clone()));
 
         let tcp = match listen {
             Some(addr) => {

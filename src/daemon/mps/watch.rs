@@ -65,19 +65,24 @@ pub fn tenant(core: &Core, id: u32) -> Option<Tenant> {
     })
 }
 
-/// Quits the servers left idle each time jobs end, for the daemon's life.
-pub async fn quit_idle(daemon: Arc<Daemon>) {
-    if daemon.mps.is_none() {
-        return;
-    }
+/// Quits the servers left idle each time jobs end, for the daemon's life: once at first
+/// (jobs may have ended since the servers were taken up), then after each end. The ends are
+/// listened for from the call on, not from the first poll.
+pub fn quit_idle(daemon: Arc<Daemon>) -> impl std::future::Future<Output = ()> {
     let mut ended = daemon.core.lock().ended.subscribe();
-    while ended.changed().await.is_ok() {
-        let d = daemon.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            if let Some(servers) = d.mps.as_ref().filter(|s| s.any_running()) {
-                servers.quit_idle(|gpu, uid| d.core.lock().shard_user(gpu) == Some(uid));
-            }
-        })
-        .await;
+    ended.mark_changed();
+    async move {
+        if daemon.mps.is_none() {
+            return;
+        }
+        while ended.changed().await.is_ok() {
+            let d = daemon.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                if let Some(servers) = d.mps.as_ref().filter(|s| s.any_running()) {
+                    servers.quit_idle(|gpu, uid| d.core.lock().shard_user(gpu) == Some(uid));
+                }
+            })
+            .await;
+        }
     }
 }
