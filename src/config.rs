@@ -142,7 +142,8 @@ pub struct ConfigFile {
     /// (default `warn`).
     pub shard_memory: Option<ShardMemory>,
     /// Whether shard jobs run under an MPS server per GPU and owner, started by the daemon
-    /// when `nvidia-cuda-mps-control` is on the machine (default false).
+    /// when `nvidia-cuda-mps-control` is on its `PATH` at its start (default false; without
+    /// the program, shard jobs run without MPS and the daemon's log says so).
     pub mps: Option<bool>,
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
@@ -316,6 +317,10 @@ pub struct Config {
     pub shard_memory: ShardMemory,
     /// Whether shard jobs run under a per-GPU MPS server.
     pub mps: bool,
+    /// The MPS control program (`nvidia-cuda-mps-control`) the daemon found on its `PATH`
+    /// at its start when `mps` is on; `None`: shard jobs run without MPS (reading the
+    /// configuration looks for none).
+    pub mps_control: Option<PathBuf>,
     /// How jobs are to be confined (what the machine lets them be is worked out at start).
     pub cgroup: crate::stepd::containment::cgroup::settings::Settings,
     /// The uids of the operators.
@@ -465,6 +470,7 @@ impl Config {
             shards_per_gpu,
             shard_memory: file.shard_memory.unwrap_or_default(),
             mps: file.mps.unwrap_or(false),
+            mps_control: None,
             cluster_name: file.cluster_name.unwrap_or_else(|| "slurmlet".into()),
             node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
             cpus,

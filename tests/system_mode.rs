@@ -112,11 +112,18 @@ struct Shared {
     config: PathBuf,
     socket: PathBuf,
     daemon: Option<Child>,
+    /// Added to the daemon's environment.
+    env: Vec<(String, String)>,
 }
 
 impl Shared {
     /// A system daemon with 2 fake GPUs and `extra` configuration.
     fn start(extra: &str) -> Shared {
+        Shared::start_with(extra, Vec::new())
+    }
+
+    /// The same, with `env` added to the daemon's environment.
+    fn start_with(extra: &str, env: Vec<(String, String)>) -> Shared {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let bin = shared_bin().to_path_buf();
@@ -132,7 +139,7 @@ impl Shared {
         )
         .unwrap();
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let mut shared = Shared { dir, bin, config, socket, daemon: None };
+        let mut shared = Shared { dir, bin, config, socket, daemon: None, env };
         shared.start_daemon();
         shared
     }
@@ -143,6 +150,7 @@ impl Shared {
         cmd.arg("--system")
             .arg("--config")
             .arg(&self.config)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log);
@@ -540,4 +548,87 @@ fn a_users_daemon_contains_its_jobs_in_the_subtree_delegated_to_it() {
     common::remove_cgroup_tree(top.path());
     assert!(out.lines().any(|l| l == expected), "{expected} in {out}; log: {log_text}");
     assert!(daemon_leaf.lines().any(|p| p == daemon.id().to_string()), "{daemon_leaf}");
+}
+
+#[test]
+fn a_gpus_shards_serve_one_owner_at_a_time_under_an_mps_server_run_as_that_owner() {
+    let test = "a_gpus_shards_serve_one_owner_at_a_time_under_an_mps_server_run_as_that_owner";
+    if !is_root(test) {
+        return;
+    }
+    // A stand-in control program the users may run, logging who runs it and what it is told.
+    let fake = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(fake.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let calls = fake.path().join("calls");
+    std::fs::write(&calls, "").unwrap();
+    std::fs::set_permissions(&calls, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let program = fake.path().join("nvidia-cuda-mps-control");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = -d ]; then echo \"start $CUDA_VISIBLE_DEVICES uid=$(id -u)\" >> {log}; : > \"$CUDA_MPS_PIPE_DIRECTORY/control\" || exit 1; exit 0; fi\nwhile read -r line; do echo \"$line $CUDA_VISIBLE_DEVICES uid=$(id -u)\" >> {log}; rm -f \"$CUDA_MPS_PIPE_DIRECTORY/control\"; done\n",
+            log = calls.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", fake.path().display(), std::env::var("PATH").unwrap_or_default());
+    let shared = Shared::start_with("shards_per_gpu = 4\nmps = true", vec![("PATH".into(), path)]);
+    let alice = shared.user("a");
+    let bob = shared.user("b");
+    // Alice's shards on both GPUs, one shard free on each.
+    let hold = "env | grep ^CUDA_MPS_PIPE; while [ ! -e release ]; do sleep 0.1; done";
+    let a0 = shared.sbatch_as(&alice, &["--gres=shard:3", "-o", "a0.out", "--wrap", hold]);
+    shared.wait_state(a0, "RUNNING");
+    let a1 = shared.sbatch_as(&alice, &["--gres=shard:3", "-o", "a1.out", "--wrap", hold]);
+    shared.wait_state(a1, "RUNNING");
+    let b = shared.sbatch_as(&bob, &["--gres=shard:1", "-o", "b.out", "--wrap", "env | grep ^CUDA_MPS_PIPE"]);
+    let reason = || {
+        let r = Client::at(&shared.socket).unwrap().job(&b.to_string()).unwrap();
+        r.jobs.first().map(|j| j.state_reason.clone()).unwrap_or_default()
+    };
+    wait_for("bob's job to wait for alice's servers", LONG, || {
+        let r = reason();
+        common::until(r == "GpuMpsServerOfOtherUser", || format!("{r}; log:\n{}", shared.log()))
+    });
+    assert_eq!(shared.state(b), "PENDING");
+    let seen = read(&calls);
+    let mut starts: Vec<&str> = seen.lines().filter(|l| l.starts_with("start")).collect();
+    starts.sort();
+    assert_eq!(starts, vec![format!("start 0 uid={}", alice.uid), format!("start 1 uid={}", alice.uid)], "{seen}");
+    // Her server's directories are hers, and her job is told its own.
+    let state = shared.dir.path().join("state");
+    let pipe = |gpu: u32, uid: u32| state.join(format!("mps/gpu{gpu}-uid{uid}/pipe"));
+    let meta = std::fs::metadata(pipe(0, alice.uid)).unwrap();
+    assert_eq!((meta.uid(), meta.mode() & 0o777), (alice.uid, 0o700));
+    let a0_out = alice.home.join("a0.out");
+    let told = wait_for("a0's variables", LONG, || {
+        let text = std::fs::read_to_string(&a0_out).unwrap_or_default();
+        common::until(text.ends_with('\n'), String::new).map(|()| text)
+    });
+    assert!(
+        told == format!("CUDA_MPS_PIPE_DIRECTORY={}\n", pipe(0, alice.uid).display())
+            || told == format!("CUDA_MPS_PIPE_DIRECTORY={}\n", pipe(1, alice.uid).display()),
+        "{told}"
+    );
+    // Her jobs end: her servers are quit as her, and Bob's job runs under his own.
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    shared.wait_state(a0, "COMPLETED");
+    shared.wait_state(a1, "COMPLETED");
+    shared.wait_state(b, "COMPLETED");
+    let seen = read(&calls);
+    let quits =
+        seen.lines().filter(|l| *l == format!("quit 0 uid={}", alice.uid) || *l == format!("quit 1 uid={}", alice.uid));
+    assert_eq!(quits.count(), 2, "{seen}");
+    // On the GPU Bob's job is given, his server starts once hers there is gone.
+    let lines: Vec<&str> = seen.lines().collect();
+    let bob_start = lines.iter().position(|l| l.starts_with("start") && l.ends_with(&format!("uid={}", bob.uid)));
+    let gpu = bob_start.map(|at| lines[at].split(' ').nth(1).unwrap_or_default()).unwrap_or_default();
+    let her_quit = lines.iter().position(|l| *l == format!("quit {gpu} uid={}", alice.uid));
+    assert!(bob_start.is_some() && bob_start > her_quit, "bob's server starts once alice's is gone:\n{seen}");
+    let b_out = read(&bob.home.join("b.out"));
+    assert!(
+        b_out.starts_with("CUDA_MPS_PIPE_DIRECTORY=") && b_out.contains(&format!("-uid{}/pipe", bob.uid)),
+        "{b_out}"
+    );
 }

@@ -674,6 +674,10 @@ pub struct ConfigInfo {
     /// Where the daemon's GPUs came from (`configured`, `nvml`, `nvidia-smi`, …), empty
     /// when it has none; slurmlet's own, shown as `SLURMLET_GPU_SOURCE`.
     pub gpu_source: String,
+    /// Whether shard jobs run under MPS servers, when the configuration asks for them
+    /// (`mps = true`): the control program the daemon starts them with, or why none runs;
+    /// empty when MPS is not asked for. slurmlet's own, shown as `SLURMLET_MPS`.
+    pub mps: String,
     /// `PrivateData` (`jobs`), empty for none.
     pub private_data: Vec<String>,
     /// `StateSaveLocation`.

@@ -5,6 +5,7 @@ pub mod accounting;
 pub mod fault;
 pub mod gpu_use;
 pub mod http;
+pub mod mps;
 pub mod runtime;
 pub mod scheduling;
 pub mod store;
@@ -95,6 +96,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
     }
     // The one place GPUs are looked for: client commands only read the configuration.
     config.discover_gpus();
+    mps::watch::find(&mut config);
     contain_in_cgroups(&config);
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
@@ -124,6 +126,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             }
         });
         let effects = core.recover();
+        let mps = mps::watch::servers(&core);
         let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let daemon = Arc::new(runtime::Daemon {
@@ -136,7 +139,10 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             jwt_key,
             listings: tokio::sync::Semaphore::new(1),
             history,
+            mps,
         });
+        // Listening for job ends before any is recorded.
+        tokio::spawn(mps::watch::quit_idle(daemon.clone()));
         tokio::spawn(daemon.clone().run_scheduler());
         tokio::spawn(accounting::slurmdb::purge_periodically(daemon.clone()));
         daemon.apply(effects);

@@ -35,6 +35,8 @@ pub struct Daemon {
     pub listings: tokio::sync::Semaphore,
     /// The accounting history's read connections.
     pub history: history::History,
+    /// The MPS servers of shard jobs, when the daemon runs them.
+    pub mps: Option<crate::daemon::mps::Servers>,
 }
 
 /// Peer credentials of a connection.
@@ -85,7 +87,8 @@ impl Daemon {
     }
 
     /// Starts the supervisor of job `id` (on a blocking thread): writes its directory, waits
-    /// until its allocation is durable, checks that it may still start, starts it.
+    /// until its allocation is durable, checks that it may still start, readies its GPUs'
+    /// MPS servers, starts it.
     fn launch(&self, id: u32, durable: writer::Durable) -> Effects {
         // The payload is read on a connection of its own, without the lock.
         let payload_id = self.core.lock().payload_id(id);
@@ -114,6 +117,12 @@ impl Daemon {
         }
         if let Err(effects) = self.core.lock().confirm_launch(id) {
             return effects;
+        }
+        if let Some(servers) = &self.mps {
+            let tenant = crate::daemon::mps::watch::tenant(&self.core.lock(), id);
+            if let Err(e) = tenant.map_or(Ok(()), |t| servers.serve(&t)) {
+                return self.core.lock().launch_failed(id, &e.to_string());
+            }
         }
         let conn = if prepared.interactive() {
             match self.take_client(id) {

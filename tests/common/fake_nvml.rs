@@ -63,7 +63,16 @@ pub const A100_MODEL: &str = "NVIDIA A100-SXM4-40GB";
 /// configuration lines `extra`; and the file that describes the machine, for the test to
 /// rewrite ([`write_machine`]).
 pub fn start_watching(extra: &str) -> (super::Cluster, PathBuf) {
-    let mut c = super::Cluster::configure("0", "");
+    let (mut c, machine) = configure(extra, vec![gpu(0, A100_MODEL, UUID0), gpu(1, A100_MODEL, UUID1)]);
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    (c, machine)
+}
+
+/// A cluster on a fake machine of `gpus` ([`gpu`]) that looks at them every second, with the
+/// configuration lines `extra`, its daemon not started (start it with [`MACHINE_VARIABLE`]
+/// naming the machine's file); and that file.
+pub fn configure(extra: &str, gpus: Vec<serde_json::Value>) -> (super::Cluster, PathBuf) {
+    let c = super::Cluster::configure("0", "");
     let text = super::read(&c.config);
     let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
     lines.push(format!("nvml_library = \"{}\"", library().display()));
@@ -71,8 +80,7 @@ pub fn start_watching(extra: &str) -> (super::Cluster, PathBuf) {
     lines.push(extra.into());
     std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
     let machine = c.dir.path().join("nvml.json");
-    write_machine(&machine, serde_json::json!({ "gpus": [gpu(0, A100_MODEL, UUID0), gpu(1, A100_MODEL, UUID1)] }));
-    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    write_machine(&machine, serde_json::json!({ "gpus": gpus }));
     (c, machine)
 }
 

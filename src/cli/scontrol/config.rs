@@ -6,7 +6,8 @@
 //! as Slurm ends it. Only settings that mean something here are listed; the ones that name
 //! Slurm plugins name the behaviour slurmlet has (backfill scheduling, consumable TRES
 //! selection, process-group tracking). slurmlet's daemon adds its own version and where its
-//! GPUs came from (`SLURMLET_VERSION`, `SLURMLET_GPU_SOURCE`).
+//! GPUs came from (`SLURMLET_VERSION`, `SLURMLET_GPU_SOURCE`), and, when MPS is asked for,
+//! what runs shard jobs' MPS servers (`SLURMLET_MPS`).
 
 use crate::api::types::{ConfigInfo, Version};
 
@@ -59,6 +60,9 @@ fn pairs(c: &ConfigInfo, version: &str, own: Option<&str>) -> Vec<(&'static str,
         let at = pairs.iter().position(|(k, _)| *k == "SLURM_VERSION").map_or(pairs.len(), |i| i + 1);
         pairs.insert(at, ("SLURMLET_VERSION", own.to_string()));
         pairs.insert(at + 1, ("SLURMLET_GPU_SOURCE", or_null(&c.gpu_source)));
+        if !c.mps.is_empty() {
+            pairs.insert(at + 2, ("SLURMLET_MPS", c.mps.clone()));
+        }
     }
     pairs
 }
@@ -124,6 +128,7 @@ mod tests {
             def_mem_per_cpu: Some(1000),
             gres_types: "gpu".into(),
             gpu_source: "nvml".into(),
+            mps: String::new(),
             private_data: Vec::new(),
             state_save_location: "/var/lib/slurmlet".into(),
             slurm_user_id: 1000,
@@ -154,8 +159,21 @@ mod tests {
         assert_eq!(line("SLURMLET_VERSION").as_deref(), Some("SLURMLET_VERSION        = 0.1.0"));
         assert_eq!(line("SLURMLET_GPU_SOURCE").as_deref(), Some("SLURMLET_GPU_SOURCE     = nvml"));
         assert_eq!(line("SlurmctldHost[0]").as_deref(), Some("SlurmctldHost[0]        = vm"));
+        assert_eq!(line("SLURMLET_MPS"), None, "no line when MPS is not asked for");
         assert!(text.starts_with("Configuration data as of 20"), "{text}");
         assert!(text.ends_with("TaskPlugin              = task/none\n\nSlurmctld(primary) at vm is UP\n"), "{text}");
+    }
+
+    #[test]
+    fn mps_is_named_after_the_gpu_source_when_asked_for() {
+        let c = ConfigInfo { mps: "/usr/bin/nvidia-cuda-mps-control".into(), ..config() };
+        let text = render(&c, "26.05.0", "slurmlet 0.1.0", "Slurmctld(primary) at vm is UP");
+        assert!(
+            text.contains(
+                "SLURMLET_GPU_SOURCE     = nvml\nSLURMLET_MPS            = /usr/bin/nvidia-cuda-mps-control\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

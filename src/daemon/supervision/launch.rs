@@ -87,6 +87,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         if job.req.shards > 0 {
             vars.push(("SLURM_SHARDS_ON_NODE", job.req.shards.to_string()));
         }
+        vars.extend(crate::daemon::mps::job_vars(job, config));
     } else if config.hide_gpus_from_cpu_jobs && !config.gpus.is_empty() {
         // Each vendor's variable, empty: the job sees none of the node's GPUs.
         vars.extend(crate::gpu::visible_devices(&[], &config.gpus));
@@ -229,11 +230,19 @@ pub fn cgroup_plan(
 /// execs, and the script's own exec would then fail with "Text file busy".
 static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Holds off every other process start of the daemon (a supervisor's, a helper program's)
+/// and every job script's writing while the caller starts one: a process forked while a
+/// script is open for writing would keep it open until it execs, and the script's own exec
+/// would then fail with "Text file busy".
+pub fn one_spawn_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Prepared {
     /// Writes the job directory (script and spec). This needs no durable allocation: until
     /// the supervisor runs, recovery ignores the directory, and a later launch rewrites it.
     pub fn write_files(&self) -> std::io::Result<()> {
-        let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _one_at_a_time = one_spawn_at_a_time();
         let dir = &self.dir;
         std::fs::create_dir_all(dir)?;
         std::fs::write(&self.spec.script, &self.script)?;

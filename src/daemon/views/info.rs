@@ -271,6 +271,7 @@ pub fn config(core: &Core) -> ConfigInfo {
         def_mem_per_cpu: c.def_mem_per_cpu,
         gres_types: gres_types(c).into(),
         gpu_source: c.gpu_source.clone().unwrap_or_default(),
+        mps: crate::daemon::mps::watch::describe(c),
         private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,

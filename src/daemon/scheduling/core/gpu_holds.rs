@@ -128,6 +128,12 @@ impl Core {
         }
     }
 
+    /// The user whose shard jobs hold shards of the node's GPU with device index `index`,
+    /// if any.
+    pub fn shard_user(&self, index: u32) -> Option<u32> {
+        self.gpu_slot(index).and_then(|s| self.gpu_holds.shard_user(s))
+    }
+
     /// What jobs hold of the node's GPU with device index `index`.
     pub fn gpu_held(&self, index: u32) -> GpuHeld {
         self.gpu_slot(index).map_or(GpuHeld::Free, |s| self.gpu_holds.held(s))
