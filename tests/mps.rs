@@ -34,11 +34,15 @@ echo "call $* visible=$CUDA_VISIBLE_DEVICES pipe=$CUDA_MPS_PIPE_DIRECTORY logdir
 if [ "$1" = "-d" ]; then
   [ -d "$CUDA_MPS_PIPE_DIRECTORY" ] && [ -d "$CUDA_MPS_LOG_DIRECTORY" ] || {{ echo "no directories" >> "$log"; exit 1; }}
   : > "$CUDA_MPS_PIPE_DIRECTORY/control"
+  # As NVIDIA's: a control daemon that outlives this call, its pid in the pipe directory.
+  sleep 120 < /dev/null > /dev/null 2>&1 &
+  echo $! > "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
   exit 0
 fi
 while read -r line; do
   echo "stdin $line" >> "$log"
-  [ "$line" = quit ] && rm -f "$CUDA_MPS_PIPE_DIRECTORY/control"
+  # As NVIDIA's, it ends and leaves its control socket behind.
+  [ "$line" = quit ] && kill "$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid")"
 done
 exit 0
 "#,

@@ -16,7 +16,7 @@ pub const CONTROL_PROGRAM: &str = "nvidia-cuda-mps-control";
 /// How long a new control daemon has to make its control pipe.
 const START_WAIT: Duration = Duration::from_secs(15);
 
-/// How long a control daemon told to quit has to remove its control pipe.
+/// How long a control daemon told to quit has to end.
 const QUIT_WAIT: Duration = Duration::from_secs(5);
 
 /// The control program on `path` (a `PATH` value), if one is there and executable.
@@ -82,8 +82,11 @@ impl Control {
     }
 
     /// Tells the control daemon of `server` to quit (`echo quit | nvidia-cuda-mps-control`)
-    /// and waits a little for its control pipe to go.
+    /// and waits a little for it to end: for its process to be gone, where it wrote its pid
+    /// (NVIDIA's does, and leaves its control socket behind), else for its control pipe to
+    /// go.
     pub fn quit(&self, server: &Server) -> std::io::Result<()> {
+        let pid = server.place.control_pid();
         let mut cmd = self.command(server)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
         let mut child = {
@@ -100,9 +103,14 @@ impl Control {
                 format!("{CONTROL_PROGRAM} exited: {}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
             return Err(self.failed("quit", server, std::io::Error::other(why)));
         }
+        let running = || match pid {
+            // Its parent may be slow to reap it: a zombie has ended.
+            Some(pid) => crate::sys::kill_pid(pid, 0).is_ok() && !crate::sys::is_zombie(pid),
+            None => server.place.control_exists(),
+        };
         let deadline = Instant::now() + QUIT_WAIT;
-        while server.place.control_exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
+        while running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
         }
         Ok(())
     }

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 /// The name of the pipe the control daemon makes in its pipe directory once it runs.
 pub const CONTROL_PIPE: &str = "control";
 
+/// The file in which the control daemon writes its pid.
+const CONTROL_PID_FILE: &str = "nvidia-cuda-mps-control.pid";
+
 /// The directory of the daemon's MPS servers under its state directory `state_dir`.
 pub fn base(state_dir: &Path) -> PathBuf {
     state_dir.join("mps")
@@ -61,6 +64,13 @@ impl Place {
     /// Whether the control daemon's pipe is there (it runs, or has not cleaned up).
     pub fn control_exists(&self) -> bool {
         self.pipe_dir.join(CONTROL_PIPE).exists()
+    }
+
+    /// The pid of the control daemon, from the file it writes in its pipe directory
+    /// (`nvidia-cuda-mps-control.pid`), when it wrote one.
+    pub fn control_pid(&self) -> Option<i32> {
+        let text = std::fs::read_to_string(self.pipe_dir.join(CONTROL_PID_FILE)).ok()?;
+        text.trim().parse().ok().filter(|&pid| pid > 0)
     }
 
     /// Removes the directories, if they are there.
