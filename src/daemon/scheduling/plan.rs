@@ -50,6 +50,25 @@ struct Delta {
     gpus: Vec<(usize, i64)>,
 }
 
+/// What is free at one time of the profile.
+#[derive(Debug, Clone)]
+struct State {
+    cpus: i64,
+    mem: i64,
+    gpus: Vec<i64>,
+}
+
+impl State {
+    /// The state once `d` has happened.
+    fn apply(&mut self, d: &Delta) {
+        self.cpus += d.cpus;
+        self.mem += d.mem;
+        for &(s, n) in &d.gpus {
+            self.gpus[s] += n;
+        }
+    }
+}
+
 /// The availability profile of one scheduling pass.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -162,29 +181,40 @@ impl Plan {
             && self.choose(need, uid, &self.gpus_now, disregard).is_some()
     }
 
-    /// The GPUs `need` gets if it is available throughout `[start, end)`.
-    fn fits(&self, need: &Resources, uid: u32, start: u64, end: u64) -> Option<GpuUnits> {
-        let (mut cpus, mut mem) = (self.cpus_now, self.mem_now);
-        let mut gpus = self.gpus_now.clone();
-        let mut deltas = self.deltas.range(..end).peekable();
-        // The state at `start`.
-        while let Some((_, d)) = deltas.next_if(|(&t, _)| t <= start) {
-            cpus += d.cpus;
-            mem += d.mem;
-            for &(s, n) in &d.gpus {
-                gpus[s] += n;
-            }
-        }
-        // The least of each over the job's time. The GPUs with enough units left are
-        // counted as they drop out, so that a job whose GPUs are taken stops the walk early.
-        let (mut min_cpus, mut min_mem, mut min_gpus) = (cpus, mem, gpus.clone());
-        let (threshold, wanted) = match (need.gpus, need.shards) {
+    /// What `need` asks of the GPUs: the free units a GPU must keep, and how many such GPUs.
+    fn gpu_threshold(&self, need: &Resources) -> (i64, usize) {
+        match (need.gpus, need.shards) {
             (0, 0) => (0, 0),
             (0, shards) => (shards as i64, 1),
             (whole, _) => (self.units as i64, whole as usize),
-        };
+        }
+    }
+
+    /// Whether `state` has room for `need` at that instant, GPUs in use outside the queue and
+    /// other users' servers aside: a start without it can be passed over unread.
+    fn room_at(&self, need: &Resources, state: &State) -> bool {
+        let (threshold, wanted) = self.gpu_threshold(need);
+        state.cpus >= need.cpus as i64
+            && state.mem >= need.mem_mb as i64
+            && state.gpus.iter().filter(|&&free| free >= threshold).count() >= wanted
+    }
+
+    /// The GPUs `need` gets if it is available throughout `[start, end)`, `state` being what
+    /// is free at `start`.
+    fn fits_from(&self, need: &Resources, uid: u32, state: &State, start: u64, end: u64) -> Option<GpuUnits> {
+        if start >= end {
+            return None;
+        }
+        // The least of each over the job's time. The GPUs with enough units left are
+        // counted as they drop out, so that a job whose GPUs are taken stops the walk early.
+        let (mut cpus, mut mem, mut gpus) = (state.cpus, state.mem, state.gpus.clone());
+        let (mut min_cpus, mut min_mem, mut min_gpus) = (cpus, mem, gpus.clone());
+        let (threshold, wanted) = self.gpu_threshold(need);
         let mut with_room = min_gpus.iter().filter(|&&free| free >= threshold).count();
-        for (_, d) in deltas {
+        if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 || with_room < wanted {
+            return None;
+        }
+        for (_, d) in self.deltas.range(start + 1..end) {
             cpus += d.cpus;
             mem += d.mem;
             min_cpus = min_cpus.min(cpus);
@@ -202,20 +232,32 @@ impl Plan {
                 return None;
             }
         }
-        if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 {
-            return None;
-        }
         self.choose(need, uid, &min_gpus, Disregard::default())
     }
 
     /// The earliest time at or after now when `need` fits for `duration` seconds, if ever,
-    /// with the GPUs it would get.
+    /// with the GPUs it would get. The candidate starts are now and each time the profile
+    /// changes; the state is carried from one to the next, and only a start with room at
+    /// that instant has its whole time read.
     fn earliest(&self, need: &Resources, uid: u32, duration: Option<u64>) -> Option<(u64, GpuUnits)> {
-        let candidates = std::iter::once(self.now).chain(self.deltas.keys().copied().filter(|&t| t > self.now));
-        for start in candidates {
-            let end = duration.map(|d| start.saturating_add(d.max(1))).unwrap_or(NEVER);
-            if let Some(gpus) = self.fits(need, uid, start, end) {
-                return Some((start, gpus));
+        let end_of = |start: u64| duration.map(|d| start.saturating_add(d.max(1))).unwrap_or(NEVER);
+        let mut state = State { cpus: self.cpus_now, mem: self.mem_now, gpus: self.gpus_now.clone() };
+        let mut deltas = self.deltas.iter().peekable();
+        // The state now: the changes due at this very second are in it.
+        while let Some((_, d)) = deltas.next_if(|(&t, _)| t <= self.now) {
+            state.apply(d);
+        }
+        if self.room_at(need, &state) {
+            if let Some(gpus) = self.fits_from(need, uid, &state, self.now, end_of(self.now)) {
+                return Some((self.now, gpus));
+            }
+        }
+        for (&start, d) in deltas {
+            state.apply(d);
+            if self.room_at(need, &state) {
+                if let Some(gpus) = self.fits_from(need, uid, &state, start, end_of(start)) {
+                    return Some((start, gpus));
+                }
             }
         }
         None
@@ -365,5 +407,71 @@ mod tests {
         assert!(plan.fits_now(&shards(1), 8, Disregard { owners: true, blocked: false }));
         assert!(plan.fits_now(&gpus(1), 8, Disregard { owners: false, blocked: true }));
         assert!(!plan.fits_now(&gpus(1), 8, Disregard { owners: true, blocked: false }));
+    }
+
+    /// The earliest start read the slow way: for every candidate, the state at its start
+    /// from scratch and the least of each over its time.
+    fn earliest_by_hand(plan: &Plan, need: &Resources, uid: u32, duration: Option<u64>) -> Option<(u64, GpuUnits)> {
+        let starts = std::iter::once(plan.now).chain(plan.deltas.keys().copied().filter(|&t| t > plan.now));
+        for start in starts {
+            let end = duration.map(|d| start.saturating_add(d.max(1))).unwrap_or(NEVER);
+            let mut state = State { cpus: plan.cpus_now, mem: plan.mem_now, gpus: plan.gpus_now.clone() };
+            for (_, d) in plan.deltas.range(..=start) {
+                state.apply(d);
+            }
+            let mut least = state.clone();
+            for (_, d) in plan.deltas.range(start + 1..end) {
+                state.apply(d);
+                least.cpus = least.cpus.min(state.cpus);
+                least.mem = least.mem.min(state.mem);
+                for (l, g) in least.gpus.iter_mut().zip(&state.gpus) {
+                    *l = (*l).min(*g);
+                }
+            }
+            if least.cpus >= need.cpus as i64 && least.mem >= need.mem_mb as i64 {
+                if let Some(gpus) = plan.choose(need, uid, &least.gpus, Disregard::default()) {
+                    return Some((start, gpus));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_quick_search_finds_what_reading_every_start_finds() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let units = [1, 4, 8][next(3) as usize] as u32;
+            let slots = 1 + next(4) as usize;
+            let free: Vec<u32> = (0..slots).map(|_| next(units as u64 + 1) as u32).collect();
+            let releases: Vec<(u64, Hold)> = (0..next(6))
+                .map(|_| {
+                    let slot = next(slots as u64) as usize;
+                    let n = 1 + next(units as u64) as u32;
+                    let hold = Hold {
+                        resources: Resources { cpus: next(3) as u32, ..Default::default() },
+                        gpus: vec![(slot, n)],
+                    };
+                    (1 + next(50), hold)
+                })
+                .collect();
+            let mut plan = Plan::new(0, next(8) as u32, 0, node(units, &free), releases);
+            for _ in 0..12 {
+                let need = match next(3) {
+                    0 => Resources { cpus: next(3) as u32, gpus: 1 + next(slots as u64) as u32, ..Default::default() },
+                    1 => {
+                        Resources { cpus: next(3) as u32, shards: 1 + next(units as u64) as u32, ..Default::default() }
+                    }
+                    _ => Resources { cpus: 1 + next(4) as u32, ..Default::default() },
+                };
+                let duration = [None, Some(1 + next(40))][next(2) as usize];
+                assert_eq!(plan.earliest(&need, 0, duration), earliest_by_hand(&plan, &need, 0, duration), "{need:?}");
+                plan.place(&need, 0, duration, true);
+            }
+        }
     }
 }
