@@ -229,6 +229,20 @@ impl Steps {
         self.by_job.get_mut(&job)?.running.remove(&step).map(|s| s.cancelled_by)
     }
 
+    /// Marks the steps of `job` whose supervisors have not yet been reported started as
+    /// started at `at`, and returns their records: a step may run and end before its start
+    /// is reported, and its job end before that too.
+    pub fn start_unreported(&mut self, job: u32, at: u64) -> Vec<StepRecord> {
+        let Some(steps) = self.by_job.get_mut(&job) else { return Vec::new() };
+        let unreported = steps.running.values_mut().filter_map(|s| s.record.as_mut()).filter(|r| r.start == 0);
+        unreported
+            .map(|r| {
+                r.start = at;
+                r.clone()
+            })
+            .collect()
+    }
+
     /// The steps of `job` that run.
     pub fn running(&self, job: u32) -> Vec<u32> {
         self.by_job.get(&job).map(|j| j.running.keys().copied().collect()).unwrap_or_default()

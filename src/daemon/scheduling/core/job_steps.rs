@@ -86,6 +86,10 @@ impl Core {
     /// as ended with the job.
     pub(super) fn record_step_ends(&mut self, id: u32, end: u64) {
         let job_dir = self.job_dir(id);
+        // A step that ran and ended before its start was reported: its record first.
+        for record in self.steps.start_unreported(id, end) {
+            drop(self.writer.step_started(record));
+        }
         for step in self.steps.running(id) {
             let gpu_use = self.take_gpu_use(id, StepId::Number(step));
             if let Some(ended) = crate::stepd::step::end::read(&step_spec::step_dir(&job_dir, step)) {
