@@ -178,22 +178,33 @@ mod tests {
         assert!(notice.write_once(dir.path()).unwrap());
         let (mut client, held) = holding_in(s, dir);
         assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
-        match Frame::read_from(&mut client).unwrap() {
-            Some(Frame::Message(m)) => assert_eq!(
-                m,
-                "slurmstepd-n1: warning: Job 42 uses 11.0 GiB of GPU 1, its share is 10.0 GiB (1 of 4 shards)"
-            ),
-            other => panic!("expected the warning, got {other:?}"),
-        }
-        match Frame::read_from(&mut client).unwrap() {
-            Some(Frame::Revoked(why)) => {
-                assert_eq!(why, "Job 42 has exceeded its share of GPU memory and its allocation has been revoked.")
-            }
-            other => panic!("expected the revocation, got {other:?}"),
-        }
+        assert_eq!(
+            next_message(&mut client),
+            "slurmstepd-n1: warning: Job 42 uses 11.0 GiB of GPU 1, its share is 10.0 GiB (1 of 4 shards)"
+        );
+        assert_eq!(
+            next_revocation(&mut client),
+            "Job 42 has exceeded its share of GPU memory and its allocation has been revoked."
+        );
         Frame::Release(0).write_to(&mut client).unwrap();
         let end = held.join().unwrap();
         assert_eq!((end.wait_status, end.cause), (crate::stepd::SIG_OOM, EndCause::OutOfMemory));
+    }
+
+    /// The next frame, which must be a message for the client.
+    fn next_message(client: &mut UnixStream) -> String {
+        match Frame::read_from(client).unwrap() {
+            Some(Frame::Message(m)) => m,
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    /// The next frame, which must revoke the allocation; its reason.
+    fn next_revocation(client: &mut UnixStream) -> String {
+        match Frame::read_from(client).unwrap() {
+            Some(Frame::Revoked(why)) => why,
+            other => panic!("expected the revocation, got {other:?}"),
+        }
     }
 
     #[test]
@@ -222,16 +233,12 @@ mod tests {
         s.start_time -= 61;
         let (mut client, held) = holding(s);
         assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
-        match Frame::read_from(&mut client).unwrap() {
-            Some(Frame::Message(m)) => assert!(m.starts_with("Job 42 time limit to be reached at "), "{m}"),
-            other => panic!("expected the warning, got {other:?}"),
-        }
-        match Frame::read_from(&mut client).unwrap() {
-            Some(Frame::Revoked(why)) => {
-                assert_eq!(why, "Job 42 has exceeded its time limit and its allocation has been revoked.")
-            }
-            other => panic!("expected the revocation, got {other:?}"),
-        }
+        let warning = next_message(&mut client);
+        assert!(warning.starts_with("Job 42 time limit to be reached at "), "{warning}");
+        assert_eq!(
+            next_revocation(&mut client),
+            "Job 42 has exceeded its time limit and its allocation has been revoked."
+        );
         Frame::Release(0).write_to(&mut client).unwrap();
         assert_eq!(held.join().unwrap().cause, EndCause::TimeLimit);
         // A client that does not release it loses it after KillWait.
