@@ -429,10 +429,15 @@ fn operators_may_act_and_private_data_hides_other_users_jobs() {
         let v: serde_json::Value = serde_json::from_str(&text(&out).0).expect("slurmlet gpus --json is JSON");
         v["gpus"][0]["jobs"].clone()
     };
-    let hidden = serde_json::json!([{ "job": null, "job_id": null, "user_id": null, "user_name": null }]);
+    let hidden = serde_json::json!([{
+        "job": null, "job_id": null, "user_id": null, "user_name": null,
+        "used_memory": null, "shards": null, "share_bytes": null
+    }]);
     assert_eq!(holder(&bob), hidden);
-    let shown =
-        serde_json::json!([{ "job": id.to_string(), "job_id": id, "user_id": alice.uid, "user_name": alice_name }]);
+    let shown = serde_json::json!([{
+        "job": id.to_string(), "job_id": id, "user_id": alice.uid, "user_name": alice_name,
+        "used_memory": null, "shards": null, "share_bytes": null
+    }]);
     assert_eq!(holder(&alice), shown);
     assert_eq!(holder(&oscar), shown);
     let table = text(&shared.run_as(&bob, "slurmlet", &["gpus"])).0;
