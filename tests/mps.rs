@@ -190,9 +190,11 @@ fn two_shard_jobs_of_one_user_share_one_server_that_is_quit_after_both_and_befor
 #[test]
 fn a_restarted_daemon_takes_up_the_running_server_and_quits_it_after_the_job() {
     let (mut c, control, env) = start();
-    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", HOLD]);
+    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("touch started; {HOLD}")]);
     c.wait_state(id, &["RUNNING"], T);
     control.wait_count(&c, "call -d", 1);
+    // Its supervisor has taken the job up (a daemon killed before then gives it out again).
+    wait_for("the script to start", T, || until(c.path("started").exists(), String::new));
     c.kill_daemon();
     start_with(&mut c, &env);
     c.wait_state(id, &["RUNNING"], T);
@@ -212,9 +214,10 @@ fn a_restarted_daemon_takes_up_the_running_server_and_quits_it_after_the_job() {
 #[test]
 fn a_server_whose_jobs_ended_while_the_daemon_was_down_is_quit_when_it_starts() {
     let (mut c, control, env) = start();
-    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("{HOLD}; touch done")]);
+    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("touch started; {HOLD}; touch done")]);
     c.wait_state(id, &["RUNNING"], T);
     control.wait_count(&c, "call -d", 1);
+    wait_for("the script to start", T, || until(c.path("started").exists(), String::new));
     c.kill_daemon();
     std::fs::write(c.path("release"), "").unwrap();
     wait_for("the job's end", T, || until(c.path("done").exists(), String::new));

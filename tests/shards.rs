@@ -92,8 +92,10 @@ fn a_restarted_daemon_holds_the_shards_of_the_jobs_it_re_adopts() {
     let held: Vec<u32> = (0..2)
         .map(|i| c.sbatch(&["--gres=shard:4", "-o", "/dev/null", "--wrap", &held_job(&format!("h{i}"))]))
         .collect();
-    for id in &held {
+    for (i, id) in held.iter().enumerate() {
         c.wait_state(*id, &["RUNNING"], T);
+        // Its supervisor has taken it up (a daemon killed before then gives it out again).
+        c.wait_file(&format!("h{i}.env"), T);
     }
     c.kill_daemon();
     c.start_daemon();
