@@ -187,14 +187,21 @@ fn two_shard_jobs_of_one_user_share_one_server_that_is_quit_after_both_and_befor
     assert!(!c.dir.path().join("state/mps/gpu0.json").exists(), "its record too");
 }
 
+/// A `shard:1` job running `script` (output `a.out`) once its server runs and its script has
+/// started: its supervisor has taken the job up, so a daemon killed now does not give it out
+/// again.
+fn running_under_its_server(c: &Cluster, control: &FakeControl, script: &str) -> u32 {
+    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("touch started; {script}")]);
+    c.wait_state(id, &["RUNNING"], T);
+    control.wait_count(c, "call -d", 1);
+    wait_for("the script to start", T, || until(c.path("started").exists(), String::new));
+    id
+}
+
 #[test]
 fn a_restarted_daemon_takes_up_the_running_server_and_quits_it_after_the_job() {
     let (mut c, control, env) = start();
-    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("touch started; {HOLD}")]);
-    c.wait_state(id, &["RUNNING"], T);
-    control.wait_count(&c, "call -d", 1);
-    // Its supervisor has taken the job up (a daemon killed before then gives it out again).
-    wait_for("the script to start", T, || until(c.path("started").exists(), String::new));
+    let id = running_under_its_server(&c, &control, HOLD);
     c.kill_daemon();
     start_with(&mut c, &env);
     c.wait_state(id, &["RUNNING"], T);
@@ -214,10 +221,7 @@ fn a_restarted_daemon_takes_up_the_running_server_and_quits_it_after_the_job() {
 #[test]
 fn a_server_whose_jobs_ended_while_the_daemon_was_down_is_quit_when_it_starts() {
     let (mut c, control, env) = start();
-    let id = c.sbatch(&["--gres=shard:1", "-o", "a.out", "--wrap", &format!("touch started; {HOLD}; touch done")]);
-    c.wait_state(id, &["RUNNING"], T);
-    control.wait_count(&c, "call -d", 1);
-    wait_for("the script to start", T, || until(c.path("started").exists(), String::new));
+    let id = running_under_its_server(&c, &control, &format!("{HOLD}; touch done"));
     c.kill_daemon();
     std::fs::write(c.path("release"), "").unwrap();
     wait_for("the job's end", T, || until(c.path("done").exists(), String::new));

@@ -370,9 +370,4 @@ impl Core {
     pub fn used(&self) -> Resources {
         self.used
     }
-
-    /// The indices of the node's GPUs given to jobs now, whole or in shards.
-    pub fn allocated_gpus(&self) -> BTreeSet<u32> {
-        self.config.gpus.iter().map(|g| g.index).filter(|&i| self.gpu_held(i) != GpuHeld::Free).collect()
-    }
 }
