@@ -431,6 +431,41 @@ impl Client {
         self.get("/slurmlet/v1/gpus")
     }
 
+    /// `GET /slurmlet/v1/gpus/samples?since=T`: the node's GPU samples since `since`.
+    pub fn gpu_samples(&self, since: Option<i64>) -> Result<crate::api::activity::GpuSamplesResponse, ClientError> {
+        self.slurmlet_only("slurmlet board")?;
+        match since {
+            Some(t) => self.get(&format!("/slurmlet/v1/gpus/samples?since={t}")),
+            None => self.get("/slurmlet/v1/gpus/samples"),
+        }
+    }
+
+    /// `GET /slurmlet/v1/job/{job_id}/gpu_samples`: one job's GPU use over its life.
+    pub fn job_gpu_samples(&self, id: u32) -> Result<crate::api::activity::JobGpuSamplesResponse, ClientError> {
+        self.slurmlet_only("slurmlet board")?;
+        self.get(&format!("/slurmlet/v1/job/{id}/gpu_samples"))
+    }
+
+    /// `GET /slurmlet/v1/queue?pending=N`: the running jobs and the first `pending` pending
+    /// ones in scheduling order.
+    pub fn queue(&self, pending: u32) -> Result<crate::api::activity::QueueResponse, ClientError> {
+        self.slurmlet_only("slurmlet board")?;
+        self.get(&format!("/slurmlet/v1/queue?pending={pending}"))
+    }
+
+    /// `GET /slurmlet/v1/usage?days=N`: each user's use over the last `days` days.
+    pub fn usage(&self, days: u32) -> Result<crate::api::activity::UsageResponse, ClientError> {
+        self.slurmlet_only("slurmlet board")?;
+        self.get(&format!("/slurmlet/v1/usage?days={days}"))
+    }
+
+    /// `GET /slurmlet/v1/changes?after=G&wait=S`: waits up to `wait` seconds for the change
+    /// counter to move past `after`.
+    pub fn changes(&self, after: u64, wait: u32) -> Result<crate::api::activity::ChangesResponse, ClientError> {
+        self.slurmlet_only("slurmlet board")?;
+        self.get(&format!("/slurmlet/v1/changes?after={after}&wait={wait}"))
+    }
+
     /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),
     /// which slurmrestd has no endpoint for.
     fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {

@@ -1,6 +1,7 @@
 //! slurmrestd-shaped REST types (data_parser v0.0.43) and a blocking client.
 
 pub mod acct;
+pub mod activity;
 pub mod client;
 pub mod from_slurmdb;
 pub mod gpus;
