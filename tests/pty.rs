@@ -3,64 +3,11 @@
 //! and Ctrl-C twice cancels a running step.
 
 mod common;
+#[path = "common/tmux.rs"]
+mod tmux;
 use common::Cluster;
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
-
-/// A tmux server of its own, killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn new() -> Tmux {
-        let ok = Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false);
-        assert!(ok, "these tests drive a terminal through tmux: install tmux (.ci/run does)");
-        Tmux {
-            socket: format!("slurmlet-test-{}-{:?}", std::process::id(), std::thread::current().id())
-                .replace(['(', ')'], ""),
-        }
-    }
-
-    fn tmux(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux").args(["-L", &self.socket, "-f", "/dev/null"]).args(args).output().expect("run tmux")
-    }
-
-    /// Starts `script` (run by bash) in a new 120x40 session.
-    fn start(&self, script: &Path) {
-        let cmd = format!("exec bash {}", script.display());
-        let out = self.tmux(&["new-session", "-d", "-s", "t", "-x", "120", "-y", "40", &cmd]);
-        assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let out = self.tmux(&[&["send-keys", "-t", "t"], keys].concat());
-        assert!(out.status.success(), "tmux send-keys: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t", "-S", "-100"]).stdout).into_owned()
-    }
-
-    /// Waits until the screen satisfies `done`; returns it.
-    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        common::wait_for(what, Duration::from_secs(20), || {
-            let s = self.screen();
-            if done(&s) {
-                Ok(s)
-            } else {
-                Err(format!("the screen is:\n{s}"))
-            }
-        })
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-    }
-}
+use tmux::Tmux;
 
 /// A script that runs `command` in the cluster's environment, then prints its exit code and
 /// stays, so that the screen can be read.

@@ -1,7 +1,27 @@
+# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
+function __slurmlet_complete
+    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l found
+    if command -q slurmlet
+        set found (slurmlet __complete $argv $word 2>/dev/null)
+    end
+    if set -q found[1]
+        printf '%s\n' $found
+    else
+        __fish_complete_path $word
+    end
+end
+
+# scontrol's words: what the daemon knows after hold, release, show job, update, …
+function __slurmlet_scontrol
+    set -l words (commandline -opc)
+    __slurmlet_complete scontrol $words[2..-1]
+end
+
 complete -c sinfo -s o -l format -d 'Format specification' -r
 complete -c sinfo -s O -l Format -d 'Format specification by field names' -r
-complete -c sinfo -s p -l partition -d 'Report on specific partition(s)' -r
-complete -c sinfo -s n -l nodes -d 'Report on specific node(s)' -r
+complete -c sinfo -s p -l partition -d 'Report on specific partition(s)' -r -f -k -a '(__slurmlet_complete partitions)'
+complete -c sinfo -s n -l nodes -d 'Report on specific node(s)' -r -f -k -a '(__slurmlet_complete nodes)'
 complete -c sinfo -s t -l states -d 'Only nodes in these states' -r
 complete -c sinfo -s i -l iterate -d 'Report once (accepted)' -r
 complete -c sinfo -s S -l sort -d 'Sort order (accepted)' -r

@@ -1,6 +1,26 @@
-complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r
-complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r
-complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r
+# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
+function __slurmlet_complete
+    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l found
+    if command -q slurmlet
+        set found (slurmlet __complete $argv $word 2>/dev/null)
+    end
+    if set -q found[1]
+        printf '%s\n' $found
+    else
+        __fish_complete_path $word
+    end
+end
+
+# scontrol's words: what the daemon knows after hold, release, show job, update, …
+function __slurmlet_scontrol
+    set -l words (commandline -opc)
+    __slurmlet_complete scontrol $words[2..-1]
+end
+
+complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r -f -k -a '(__slurmlet_complete jobs)'
+complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r -f -k -a '(__slurmlet_complete users)'
+complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r -f -k -a '(__slurmlet_complete partitions)'
 complete -c squeue -s t -l states -d 'Comma separated list of states to view (default: pending and running)' -r
 complete -c squeue -s n -l name -d 'Comma separated list of job names to view' -r
 complete -c squeue -s o -l format -d 'Format specification' -r

@@ -1,4 +1,24 @@
-complete -c sstat -s j -l jobs -d 'Stat this job step, or comma-separated list of job steps (<job(.step)>)' -r
+# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
+function __slurmlet_complete
+    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l found
+    if command -q slurmlet
+        set found (slurmlet __complete $argv $word 2>/dev/null)
+    end
+    if set -q found[1]
+        printf '%s\n' $found
+    else
+        __fish_complete_path $word
+    end
+end
+
+# scontrol's words: what the daemon knows after hold, release, show job, update, …
+function __slurmlet_scontrol
+    set -l words (commandline -opc)
+    __slurmlet_complete scontrol $words[2..-1]
+end
+
+complete -c sstat -s j -l jobs -d 'Stat this job step, or comma-separated list of job steps (<job(.step)>)' -r -f -k -a '(__slurmlet_complete jobs)'
 complete -c sstat -s o -l format -l fields -d 'Comma separated list of fields (use "--helpformat" for a list of available fields)' -r
 complete -c sstat -s a -l allsteps -d 'Print all steps for the given job(s) when no step is specified'
 complete -c sstat -s e -l helpformat -d 'Print a list of fields that can be specified with the \'--format\' option'
@@ -11,3 +31,4 @@ complete -c sstat -s P -l parsable2 -d 'Output will be \'|\' delimited without a
 complete -c sstat -l usage -d 'Display brief usage message'
 complete -c sstat -s v -l verbose -d 'Report the state of various variables during processing'
 complete -c sstat -s V -l version -d 'output version information and exit'
+complete -c sstat -f -k -a '(__slurmlet_complete jobs)'

@@ -1,6 +1,9 @@
 //! `slurmlet generate [DIR]`: writes shell completions and man pages from the clap definitions,
 //! and `docs/options.md` from the option table.
 //!
+//! The completions offer, besides, what the daemon knows (job ids, partitions, GRES, users,
+//! node names) where a command takes them: see [`super::dynamic_completions`].
+//!
 //! The output depends only on the clap definitions in [`super::all_commands`], so the same
 //! binary always produces the same bytes; `tests/generated_files.rs` checks that the copies
 //! committed under `completions/` and `man/` are current.
@@ -43,6 +46,7 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
             let mut cmd = cmd.bin_name(name.clone());
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut cmd, name.clone(), &mut buf);
+            let buf = super::dynamic_completions::extend(shell, &cmd, buf);
             files.push((Path::new("completions").join(dir).join(completion_file(shell, &name)), buf));
         }
     }

@@ -2,7 +2,9 @@
 //! Slurm's error texts, and the multicall dispatch.
 
 pub mod allocate;
+pub mod complete_values;
 pub mod daemon_cmd;
+pub mod dynamic_completions;
 pub mod format;
 pub mod generate;
 pub mod gpus;
@@ -123,6 +125,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
         Some("profiles") => profiles::run(rest("slurmlet profiles")),
+        Some("__complete") => complete_values::run(rest("slurmlet __complete")),
         Some("--version") | Some("-V") => {
             println!("{}", crate::api::release::slurmlet_line());
             0

@@ -1,0 +1,425 @@
+//! `slurmlet __complete KIND [WORD]`: the values the shell completions (`completions/`) offer
+//! from the machine — job ids, partitions, GRES, users and node names — asked of the local
+//! daemon.
+//!
+//! It prints one candidate a line, `VALUE<TAB>DESCRIPTION`, those that start as `WORD` does;
+//! in a comma-separated list only the last item is completed, the ones before it kept. When no
+//! daemon answers within [`DEADLINE`] (none runs, a remote profile is selected, it is busy) it
+//! prints nothing and exits 0, and the completion falls back to its static list: it never
+//! starts a daemon. `slurmlet __complete scontrol WORD…` completes scontrol's words: the
+//! words after `scontrol`, the last one the word under the cursor.
+
+use crate::api::client::Client;
+use crate::api::types::{JobQuery, JobRows};
+use std::ffi::OsString;
+use std::io::Write;
+use std::time::Duration;
+
+/// How long the daemon may take to answer before the shell gets nothing (and falls back).
+const DEADLINE: Duration = Duration::from_millis(500);
+
+/// What is completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Job ids: the caller's own first (running, then pending), then the others'.
+    Jobs,
+    /// Partition names, the default one first.
+    Partitions,
+    /// GRES names and `name:type`s (`gpu`, `gpu:nvidia_a100`, `shard`).
+    Gres,
+    /// User names: the caller, then the owners of queued jobs.
+    Users,
+    /// Node names.
+    Nodes,
+}
+
+impl Kind {
+    /// The kind named `name` on the command line.
+    pub fn named(name: &str) -> Option<Kind> {
+        Some(match name {
+            "jobs" => Kind::Jobs,
+            "partitions" => Kind::Partitions,
+            "gres" => Kind::Gres,
+            "users" => Kind::Users,
+            "nodes" => Kind::Nodes,
+            _ => return None,
+        })
+    }
+}
+
+/// One value offered, and what the shell shows beside it where it shows descriptions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The value.
+    pub value: String,
+    /// A few words about it.
+    pub description: String,
+}
+
+/// What to complete: the kind, and the word typed so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// What is completed.
+    pub kind: Kind,
+    /// Kept in front of every candidate: the list items before the last comma, or
+    /// `scontrol update`'s `JobId=`.
+    pub keep: String,
+    /// The start of the value being typed.
+    pub prefix: String,
+}
+
+impl Request {
+    /// Completing `word` (possibly a comma-separated list) as `kind`.
+    pub fn of_word(kind: Kind, word: &str) -> Request {
+        let cut = word.rfind(',').map(|i| i + 1).unwrap_or(0);
+        Request { kind, keep: word[..cut].to_string(), prefix: word[cut..].to_string() }
+    }
+}
+
+/// The scontrol subcommands taking job ids.
+const SCONTROL_JOB_ACTIONS: &[&str] = &["hold", "uhold", "release", "requeue", "suspend", "resume"];
+
+/// What to complete in `scontrol WORDS…` (the last word is the one under the cursor):
+/// job ids after `hold`, `release`, … and `show job`, nodes after `show node`, partitions
+/// after `show partition`, and `JobId=` after `update`. `None`: nothing the daemon knows.
+pub fn scontrol_request(words: &[String]) -> Option<Request> {
+    let (word, before) = words.split_last()?;
+    // Options (and -M's value) are not subcommand words.
+    let mut args: Vec<&str> = Vec::new();
+    let mut skip_next = false;
+    for w in before {
+        if skip_next {
+            skip_next = false;
+        } else if w == "-M" || w == "--clusters" {
+            skip_next = true;
+        } else if !w.starts_with('-') {
+            args.push(w);
+        }
+    }
+    let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+    let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+    match lower.as_slice() {
+        [action] if SCONTROL_JOB_ACTIONS.contains(action) => Some(Request::of_word(Kind::Jobs, word)),
+        ["show", entity] => match *entity {
+            "job" | "jobs" | "step" | "steps" => Some(Request::of_word(Kind::Jobs, word)),
+            "node" | "nodes" => Some(Request::of_word(Kind::Nodes, word)),
+            "partition" | "partitions" => Some(Request::of_word(Kind::Partitions, word)),
+            _ => None,
+        },
+        ["update", ..] => {
+            let (key, value) = word.split_once('=').unwrap_or((word.as_str(), ""));
+            if word.contains('=') && !key.eq_ignore_ascii_case("jobid") {
+                return None;
+            }
+            if !word.contains('=') && !"jobid=".starts_with(&key.to_ascii_lowercase()) {
+                return None;
+            }
+            let key = if word.contains('=') { key } else { "JobId" };
+            let mut request = Request::of_word(Kind::Jobs, value);
+            request.keep = format!("{key}={}", request.keep);
+            Some(request)
+        }
+        _ => None,
+    }
+}
+
+/// A row of the daemon's job listing, as the completion reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRow {
+    /// Its id as squeue's `%i` writes it (`12`, `10_3`, `10_[4-9]`).
+    pub id: String,
+    /// Its long state (`RUNNING`, `PENDING`, …).
+    pub state: String,
+    /// Its name.
+    pub name: String,
+    /// Its owner's name.
+    pub user: String,
+    /// Its owner's uid.
+    pub uid: u32,
+    /// Its pending reason (`None` when it has none).
+    pub reason: String,
+}
+
+/// The `%` codes asked of the daemon, in [`JobRow`]'s order.
+const JOB_CODES: &str = "iTjuUr";
+
+/// The job ids to offer from `rows`: the caller's (`uid`) running jobs, then its pending ones,
+/// then its others, then everybody else's in the same order; each group by job id. A group
+/// of pending array tasks (`10_[4-9]`) is offered as its array's id.
+pub fn job_candidates(rows: &[JobRow], uid: u32) -> Vec<Candidate> {
+    let rank = |state: &str| match state {
+        "RUNNING" => 0,
+        "PENDING" => 1,
+        _ => 2,
+    };
+    let numeric = |id: &str| -> (u64, u64) {
+        let (job, task) = id.split_once('_').unwrap_or((id, ""));
+        (job.parse().unwrap_or(u64::MAX), task.parse().unwrap_or(0))
+    };
+    let mut sorted: Vec<&JobRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| (r.uid != uid, rank(&r.state), numeric(&r.id)));
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for row in sorted {
+        let value = match row.id.split_once("_[") {
+            Some((array, _)) => array.to_string(),
+            None => row.id.clone(),
+        };
+        if !seen.insert(value.clone()) {
+            continue;
+        }
+        let mut description = format!("{} {}", row.name, row.state);
+        if row.state == "PENDING" && !row.reason.is_empty() && row.reason != "None" {
+            description.push_str(&format!(" ({})", row.reason));
+        }
+        if row.uid != uid {
+            description.push_str(&format!(", {}", row.user));
+        }
+        out.push(Candidate { value, description });
+    }
+    out
+}
+
+/// The GRES a node's `gres` string (`gpu:nvidia_a100:2(S:0-1),shard:16`) offers: each name,
+/// and each `name:type`, with how many the node has.
+pub fn gres_candidates(gres: &str) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut add = |value: String, description: String| {
+        if !value.is_empty() && !out.iter().any(|c| c.value == value) {
+            out.push(Candidate { value, description });
+        }
+    };
+    for item in gres.split(',').map(|i| i.split('(').next().unwrap_or(i).trim()) {
+        let parts: Vec<&str> = item.split(':').collect();
+        match parts.as_slice() {
+            [name] => add(name.to_string(), String::new()),
+            [name, count] if count.parse::<u64>().is_ok() => add(name.to_string(), format!("{count} on the node")),
+            [name, kind] => add(format!("{name}:{kind}"), String::new()),
+            [name, kind, count, ..] => {
+                add(name.to_string(), String::new());
+                add(format!("{name}:{kind}"), format!("{count} on the node"));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Why no candidates came.
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    /// The daemon did not answer, or not as asked.
+    #[error(transparent)]
+    Client(#[from] crate::api::client::ClientError),
+}
+
+/// The job listing of the daemon behind `client`.
+fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
+    let query = JobQuery { codes: JOB_CODES.to_string(), ..Default::default() };
+    let reply = client.post_for_bytes("/slurmlet/v1/jobs/query", &query)?;
+    let rows: JobRows = Client::decode(&reply)?;
+    Ok(rows
+        .rows
+        .iter()
+        .filter_map(|cells| match cells.as_slice() {
+            [id, state, name, user, uid, reason] => Some(JobRow {
+                id: id.0.to_string(),
+                state: state.0.to_string(),
+                name: name.0.to_string(),
+                user: user.0.to_string(),
+                uid: uid.0.parse().ok()?,
+                reason: reason.0.to_string(),
+            }),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The candidates of `kind` the daemon behind `client` has.
+fn fetch(client: &Client, kind: Kind) -> Result<Vec<Candidate>, FetchError> {
+    let uid = crate::paths::uid();
+    Ok(match kind {
+        Kind::Jobs => job_candidates(&job_rows(client)?, uid),
+        Kind::Partitions => {
+            let mut parts = client.partitions()?.partitions;
+            parts.sort_by_key(|p| !p.flags.iter().any(|f| f == "DEFAULT"));
+            parts
+                .into_iter()
+                .map(|p| {
+                    let state = p.partition.state.join(",");
+                    let description = match p.flags.iter().any(|f| f == "DEFAULT") {
+                        true => format!("default, {state}, {}", p.nodes.configured),
+                        false => format!("{state}, {}", p.nodes.configured),
+                    };
+                    Candidate { value: p.name, description }
+                })
+                .collect()
+        }
+        Kind::Gres => {
+            let mut out: Vec<Candidate> = Vec::new();
+            for node in client.nodes()?.nodes {
+                for c in gres_candidates(&node.gres) {
+                    if !out.iter().any(|o| o.value == c.value) {
+                        out.push(c);
+                    }
+                }
+            }
+            out
+        }
+        Kind::Nodes => client
+            .nodes()?
+            .nodes
+            .into_iter()
+            .map(|n| Candidate { value: n.name, description: n.state.join(",") })
+            .collect(),
+        Kind::Users => {
+            let own = crate::paths::user_name(uid);
+            let mut out = vec![Candidate { value: own.clone(), description: "you".into() }];
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for row in job_rows(client)? {
+                match counts.iter_mut().find(|(u, _)| *u == row.user) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((row.user, 1)),
+                }
+            }
+            for (user, n) in counts {
+                let description = format!("{n} job{} queued", if n == 1 { "" } else { "s" });
+                match out.iter_mut().find(|c| c.value == user) {
+                    Some(c) => c.description = format!("you, {description}"),
+                    None => out.push(Candidate { value: user, description }),
+                }
+            }
+            out
+        }
+    })
+}
+
+/// The lines printed for `request` from `candidates`: those starting with its prefix, the
+/// list before it kept, control characters of descriptions shown as `?`.
+pub fn lines(request: &Request, candidates: &[Candidate]) -> String {
+    let mut out = String::new();
+    for c in candidates.iter().filter(|c| c.value.starts_with(&request.prefix)) {
+        if c.value.chars().any(char::is_control) {
+            continue;
+        }
+        let description: String = c.description.chars().map(|ch| if ch.is_control() { '?' } else { ch }).collect();
+        out.push_str(&request.keep);
+        out.push_str(&c.value);
+        if !description.is_empty() {
+            out.push('\t');
+            out.push_str(&description);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The request the command line asks for; `None`: nothing to complete from the daemon.
+fn request_of(args: &[String]) -> Option<Request> {
+    let (kind, rest) = args.split_first()?;
+    if kind == "scontrol" {
+        return scontrol_request(rest);
+    }
+    let kind = Kind::named(kind)?;
+    Some(Request::of_word(kind, rest.first().map(String::as_str).unwrap_or("")))
+}
+
+/// Runs `slurmlet __complete KIND [WORD]`; always exits 0 (a completion never fails loudly).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let Some(request) = request_of(&args) else { return 0 };
+    // A cluster profile's slurmrestd is not asked: the static completion stands.
+    if !matches!(crate::api::profile::selected(None), Ok(None)) {
+        return 0;
+    }
+    let socket = crate::paths::client_target().socket;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let kind = request.kind;
+    std::thread::spawn(move || {
+        let answer = Client::at(&socket).map_err(FetchError::from).and_then(|client| fetch(&client, kind));
+        let _ = tx.send(answer);
+    });
+    if let Ok(Ok(candidates)) = rx.recv_timeout(DEADLINE) {
+        let _ = std::io::stdout().lock().write_all(lines(&request, &candidates).as_bytes());
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, state: &str, uid: u32) -> JobRow {
+        JobRow {
+            id: id.into(),
+            state: state.into(),
+            name: format!("n{id}"),
+            user: format!("u{uid}"),
+            uid,
+            reason: if state == "PENDING" { "Priority".into() } else { "None".into() },
+        }
+    }
+
+    fn values(c: &[Candidate]) -> Vec<&str> {
+        c.iter().map(|c| c.value.as_str()).collect()
+    }
+
+    #[test]
+    fn the_callers_running_jobs_come_first_then_its_pending_then_the_others() {
+        let rows = vec![
+            row("7", "PENDING", 1000),
+            row("3", "RUNNING", 2000),
+            row("12", "RUNNING", 1000),
+            row("5", "RUNNING", 1000),
+            row("9", "PENDING", 2000),
+            row("10_[4-9]", "PENDING", 1000),
+            row("10_3", "RUNNING", 1000),
+            row("8", "SUSPENDED", 1000),
+        ];
+        let c = job_candidates(&rows, 1000);
+        assert_eq!(values(&c), ["5", "10_3", "12", "7", "10", "8", "3", "9"]);
+        assert_eq!(c[0].description, "n5 RUNNING");
+        assert_eq!(c[3].description, "n7 PENDING (Priority)");
+        assert_eq!(c[6].description, "n3 RUNNING, u2000", "another's job names its owner");
+    }
+
+    #[test]
+    fn a_list_keeps_its_first_items_and_completes_the_last() {
+        let r = Request::of_word(Kind::Jobs, "12,1");
+        assert_eq!((r.keep.as_str(), r.prefix.as_str()), ("12,", "1"));
+        let c = vec![
+            Candidate { value: "14".into(), description: "a RUNNING".into() },
+            Candidate { value: "20".into(), description: "b\tx".into() },
+            Candidate { value: "15".into(), description: String::new() },
+        ];
+        assert_eq!(lines(&r, &c), "12,14\ta RUNNING\n12,15\n");
+        assert_eq!(lines(&Request::of_word(Kind::Jobs, ""), &c[1..2]), "20\tb?x\n");
+    }
+
+    #[test]
+    fn gres_offers_names_and_types() {
+        let c = gres_candidates("gpu:nvidia_a100:2(S:0-1),shard:16");
+        assert_eq!(values(&c), ["gpu", "gpu:nvidia_a100", "shard"]);
+        assert_eq!(c[1].description, "2 on the node");
+        assert_eq!(values(&gres_candidates("gpu:4")), ["gpu"]);
+        assert!(gres_candidates("").is_empty());
+    }
+
+    #[test]
+    fn scontrol_completes_jobs_nodes_and_partitions_where_they_go() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let kind = |w: &[&str]| scontrol_request(&words(w)).map(|r| (r.kind, r.keep, r.prefix));
+        assert_eq!(kind(&["hold", ""]), Some((Kind::Jobs, "".into(), "".into())));
+        assert_eq!(kind(&["-o", "release", "4,"]), Some((Kind::Jobs, "4,".into(), "".into())));
+        assert_eq!(kind(&["show", "job", "1"]), Some((Kind::Jobs, "".into(), "1".into())));
+        assert_eq!(kind(&["show", "node", ""]).map(|k| k.0), Some(Kind::Nodes));
+        assert_eq!(kind(&["show", "partition", ""]).map(|k| k.0), Some(Kind::Partitions));
+        assert_eq!(kind(&["update", ""]), Some((Kind::Jobs, "JobId=".into(), "".into())));
+        assert_eq!(kind(&["update", "jobid=3"]), Some((Kind::Jobs, "jobid=".into(), "3".into())));
+        assert_eq!(kind(&["update", "JobId=3", "TimeLimit="]), None);
+        assert_eq!(kind(&["show", "config", ""]), None);
+        assert_eq!(kind(&["hold", "3", ""]), None, "hold takes one list");
+        assert_eq!(kind(&[""]), None);
+        assert_eq!(kind(&["-M", "hold", ""]), None, "-M's value is not a subcommand");
+    }
+}
