@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const NAMES: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd"];
+    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd", "slurmlet"];
 
 fn exe() -> PathBuf {
     std::fs::canonicalize(env!("CARGO_BIN_EXE_slurmlet")).unwrap()
@@ -30,6 +30,10 @@ fn links_point_at_the_binary_and_dispatch_on_argv0() {
     assert!(help.status.success(), "sbatch --help via the link failed: {help:?}");
     let text = String::from_utf8_lossy(&help.stdout);
     assert!(text.contains("sbatch"), "unexpected help text:\n{text}");
+    // slurmlet itself, which the shell completions call, answers through its link.
+    let version = Command::new(tmp.path().join("slurmlet")).arg("--version").output().unwrap();
+    assert!(version.status.success(), "slurmlet --version via the link failed: {version:?}");
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("slurmlet "), "{version:?}");
 
     // Running it again changes nothing and still succeeds.
     let again = install(tmp.path(), &[]);
@@ -53,4 +57,19 @@ fn replaces_stale_links_but_not_files_unless_forced() {
     let forced = install(tmp.path(), &["--force"]);
     assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
     assert_eq!(std::fs::read_link(tmp.path().join("sinfo")).unwrap(), exe());
+}
+
+#[test]
+fn the_binary_already_in_the_directory_is_left_as_it_is() {
+    // A hard link is the binary installed there, without copying it (beside it, so on its
+    // file system).
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let copy = tmp.path().join("slurmlet");
+    std::fs::hard_link(exe(), &copy).unwrap();
+    let out = Command::new(&copy).arg("install-links").arg(tmp.path()).output().unwrap();
+    assert!(out.status.success(), "install-links failed: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&format!("{} is this executable", copy.display())), "{stdout}");
+    assert!(!std::fs::symlink_metadata(&copy).unwrap().file_type().is_symlink(), "the binary was replaced");
+    assert_eq!(std::fs::read_link(tmp.path().join("squeue")).unwrap(), std::fs::canonicalize(&copy).unwrap());
 }

@@ -1,7 +1,8 @@
-//! `slurmlet install-links [DIR]`: creates the `sbatch`, `squeue`, … symlinks.
+//! `slurmlet install-links [DIR]`: creates the `sbatch`, `squeue`, … symlinks, and `slurmlet`
+//! itself (which the shell completions call), so that every command is on `PATH`.
 //!
 //! Each link points at this executable (canonicalized); the multicall binary then picks the
-//! command from `argv[0]`.
+//! command from `argv[0]`. Where the executable already is `DIR/slurmlet` it is left as it is.
 
 use clap::Parser;
 use std::ffi::OsString;
@@ -11,7 +12,7 @@ use thiserror::Error;
 /// `slurmlet install-links`'s options.
 #[derive(Debug, Parser)]
 #[command(
-    about = "Create sbatch, srun, salloc, squeue, scancel, scontrol, sinfo, sacct, sstat and slurmletd symlinks to this binary",
+    about = "Create sbatch, srun, salloc, squeue, scancel, scontrol, sinfo, sacct, sstat, slurmletd and slurmlet symlinks to this binary",
     disable_version_flag = true
 )]
 pub struct InstallLinksArgs {
@@ -132,8 +133,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 1;
     }
     let mut failed = false;
-    for name in super::COMMANDS {
+    for name in super::COMMANDS.iter().chain(std::iter::once(&"slurmlet")) {
         let path = dir.join(name);
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link && std::fs::canonicalize(&path).ok().as_deref() == Some(target.as_path()) {
+            println!("{} is this executable", path.display());
+            continue;
+        }
         match link(&target, &path, args.force) {
             Ok(outcome) => {
                 let note = match outcome {
