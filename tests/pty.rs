@@ -104,3 +104,62 @@ fn scancel_signals_reach_a_task_on_a_terminal() {
     assert!(c.run("scancel", &[&id]).status.success());
     t.wait_for("srun's exit", |s| s.contains("srun-exit="));
 }
+
+#[test]
+fn sbatch_wait_shows_its_jobs_state_on_a_terminal_and_nothing_when_piped() {
+    let c = Cluster::start("4", "");
+    let blocker = c.sbatch(&["--gres=gpu:4", "--wrap", "sleep 300"]);
+    c.wait_state(blocker, &["RUNNING"], Duration::from_secs(20));
+    let t = Tmux::new();
+    t.start(&script(&c, "wait.sh", "sbatch --wait -J waiting --gres=gpu:1 --wrap 'sleep 2'"));
+    let screen = t.wait_for("the pending job's status line", |s| s.contains("PENDING") && s.contains("(Resources)"));
+    let id: u32 = screen
+        .lines()
+        .find_map(|l| l.strip_prefix("Submitted batch job "))
+        .and_then(|id| id.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    assert!(screen.contains(&format!("job {id} PENDING 0:0")), "{screen}");
+    assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
+    t.wait_for("the running job's status line", |s| s.contains(&format!("job {id} RUNNING 0:0")));
+    let screen = t.wait_for("sbatch's exit", |s| s.contains("srun-exit="));
+    assert!(screen.contains("srun-exit=0"), "{screen}");
+    assert!(!screen.contains(&format!("job {id} RUNNING")), "the status line is cleared at the end:\n{screen}");
+
+    // Not on a terminal: the same wait prints only what it did before.
+    let blocker = c.sbatch(&["--gres=gpu:4", "--wrap", "sleep 300"]);
+    c.wait_state(blocker, &["RUNNING"], Duration::from_secs(20));
+    let waiting = c
+        .cmd("sbatch")
+        .args(["--wait", "--gres=gpu:1", "--wrap", "true"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
+    let out = waiting.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(common::stderr(&out), "", "nothing on standard error when it is not a terminal");
+    assert!(common::stdout(&out).starts_with("Submitted batch job "), "{out:?}");
+}
+
+#[test]
+fn salloc_shows_its_pending_jobs_state_on_a_terminal() {
+    let c = Cluster::start("4", "");
+    let blocker = c.sbatch(&["--gres=gpu:4", "--wrap", "sleep 300"]);
+    c.wait_state(blocker, &["RUNNING"], Duration::from_secs(20));
+    let t = Tmux::new();
+    t.start(&script(&c, "salloc.sh", "salloc --gres=gpu:1 true"));
+    let screen = t.wait_for("the pending allocation's status line", |s| s.contains("(Resources)"));
+    let id: u32 = screen
+        .lines()
+        .find_map(|l| l.strip_prefix("salloc: Pending job allocation "))
+        .and_then(|id| id.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    assert!(screen.contains(&format!("job {id} PENDING 0:0")), "{screen}");
+    assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
+    let screen = t.wait_for("salloc's exit", |s| s.contains("srun-exit="));
+    assert!(screen.contains("srun-exit=0"), "{screen}");
+    assert!(screen.contains(&format!("salloc: job {id} has been allocated resources")), "{screen}");
+    assert!(!screen.contains(&format!("job {id} PENDING")), "the status line is cleared:\n{screen}");
+}

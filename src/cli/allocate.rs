@@ -7,7 +7,6 @@ use crate::api::client::Client;
 use crate::api::http::Upgrade;
 use crate::api::stream::{Frame, Grant};
 use crate::api::types::{JobDescMsg, JobSubmitReq, JobSubmitResponse};
-use std::io::IsTerminal;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -145,7 +144,7 @@ pub fn allocate(cmd: &str, client: &Client, desc: JobDescMsg, how: &Waiting) -> 
                 if !how.quiet {
                     eprintln!("{cmd}: job {job_id} queued and waiting for resources");
                 }
-                queued = Some((job_id, Spinner::start(&reason)));
+                queued = Some((job_id, Spinner::start(job_id, &reason)));
             }
             Ok(Some(Frame::Granted(grant))) => {
                 if let Some((id, spinner)) = queued.take() {
@@ -165,46 +164,38 @@ pub fn allocate(cmd: &str, client: &Client, desc: JobDescMsg, how: &Waiting) -> 
     }
 }
 
-/// The wait shown on a terminal: elapsed time and the pending reason.
+/// The wait shown on a terminal: the job, its state, the time waited and the pending reason
+/// (asked again now and then).
 struct Spinner {
-    bar: Option<indicatif::ProgressBar>,
-    reason: String,
+    line: super::status_line::StatusLine,
     asked: Instant,
 }
 
 impl Spinner {
-    fn start(reason: &str) -> Spinner {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} waiting {elapsed} ({msg})")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            bar.set_message(format!("Reason={reason}"));
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
-        Spinner { bar, reason: reason.to_string(), asked: Instant::now() }
+    fn start(job_id: u32, reason: &str) -> Spinner {
+        Spinner { line: super::status_line::StatusLine::start(job_id, "PENDING", reason), asked: Instant::now() }
     }
 
-    /// Refreshes the pending reason now and then.
+    /// Moves the time on, and refreshes the pending reason now and then.
     fn tick(&mut self, client: &Client, id: u32) {
-        let Some(bar) = &self.bar else { return };
+        if !self.line.is_shown() {
+            return;
+        }
         if self.asked.elapsed() < Duration::from_secs(5) {
+            self.line.refresh();
             return;
         }
         self.asked = Instant::now();
         if let Ok(resp) = client.job(&id.to_string()) {
-            if let Some(reason) = resp.jobs.first().map(|j| j.state_reason.clone()) {
-                self.reason = reason;
+            if let Some(job) = resp.jobs.first() {
+                self.line.set("PENDING", &job.state_reason, None);
+                return;
             }
         }
-        bar.set_message(format!("Reason={}", self.reason));
+        self.line.refresh();
     }
 
     fn finish(self) {
-        if let Some(bar) = self.bar {
-            bar.finish_and_clear();
-        }
+        self.line.finish();
     }
 }

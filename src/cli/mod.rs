@@ -22,6 +22,7 @@ pub mod sinfo;
 pub mod squeue;
 pub mod srun;
 pub mod sstat;
+pub mod status_line;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
