@@ -10,7 +10,7 @@
 //! words after `scontrol`, the last one the word under the cursor.
 
 use crate::api::client::Client;
-use crate::api::types::{JobQuery, JobRows};
+use crate::api::types::{JobQuery, JobRows, LayoutField, LayoutItem};
 use std::ffi::OsString;
 use std::io::Write;
 use std::time::Duration;
@@ -145,8 +145,9 @@ const JOB_CODES: &str = "iTjuUr";
 
 /// The job ids to offer from `rows`: the caller's (`uid`) running jobs, then its pending ones,
 /// then its others, then everybody else's in the same order; each group by job id. A group
-/// of pending array tasks (`10_[4-9]`) is offered as its array's id.
-pub fn job_candidates(rows: &[JobRow], uid: u32) -> Vec<Candidate> {
+/// of pending array tasks (`10_[4-9]`) is offered as its array's id. Only ids starting with
+/// `prefix` are offered.
+pub fn job_candidates(rows: &[JobRow], uid: u32, prefix: &str) -> Vec<Candidate> {
     let rank = |state: &str| match state {
         "RUNNING" => 0,
         "PENDING" => 1,
@@ -156,16 +157,19 @@ pub fn job_candidates(rows: &[JobRow], uid: u32) -> Vec<Candidate> {
         let (job, task) = id.split_once('_').unwrap_or((id, ""));
         (job.parse().unwrap_or(u64::MAX), task.parse().unwrap_or(0))
     };
-    let mut sorted: Vec<&JobRow> = rows.iter().collect();
-    sorted.sort_by_key(|r| (r.uid != uid, rank(&r.state), numeric(&r.id)));
+    let offered = |row: &JobRow| -> String {
+        match row.id.split_once("_[") {
+            Some((array, _)) => array.to_string(),
+            None => row.id.clone(),
+        }
+    };
+    let mut sorted: Vec<&JobRow> = rows.iter().filter(|r| r.id.starts_with(prefix)).collect();
+    sorted.sort_by_cached_key(|r| (r.uid != uid, rank(&r.state), numeric(&r.id)));
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for row in sorted {
-        let value = match row.id.split_once("_[") {
-            Some((array, _)) => array.to_string(),
-            None => row.id.clone(),
-        };
-        if !seen.insert(value.clone()) {
+        let value = offered(row);
+        if !value.starts_with(prefix) || !seen.insert(value.clone()) {
             continue;
         }
         let mut description = format!("{} {}", row.name, row.state);
@@ -213,33 +217,43 @@ enum FetchError {
     Client(#[from] crate::api::client::ClientError),
 }
 
-/// The job listing of the daemon behind `client`.
+/// The job listing of the daemon behind `client`: laid out by the daemon as tab-separated
+/// text (its values never hold a control character), which is read without decoding JSON;
+/// a daemon from before layouts is asked for rows.
 fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
+    const PATH: &str = "/slurmlet/v1/jobs/query";
+    let mut layout = Vec::new();
+    for code in JOB_CODES.chars() {
+        if !layout.is_empty() {
+            layout.push(LayoutItem::Text("\t".into()));
+        }
+        layout.push(LayoutItem::Field(LayoutField { code, width: 0, right: false }));
+    }
+    let laid_out = JobQuery { layout: Some(layout), ..Default::default() };
+    let reply = client.post_for_bytes(PATH, &laid_out)?;
+    if reply.status == 200 {
+        let text = String::from_utf8_lossy(&reply.body);
+        return Ok(text.lines().filter_map(|line| job_row(line.split('\t'))).collect());
+    }
     let query = JobQuery { codes: JOB_CODES.to_string(), ..Default::default() };
-    let reply = client.post_for_bytes("/slurmlet/v1/jobs/query", &query)?;
+    let reply = client.post_for_bytes(PATH, &query)?;
     let rows: JobRows = Client::decode(&reply)?;
-    Ok(rows
-        .rows
-        .iter()
-        .filter_map(|cells| match cells.as_slice() {
-            [id, state, name, user, uid, reason] => Some(JobRow {
-                id: id.0.to_string(),
-                state: state.0.to_string(),
-                name: name.0.to_string(),
-                user: user.0.to_string(),
-                uid: uid.0.parse().ok()?,
-                reason: reason.0.to_string(),
-            }),
-            _ => None,
-        })
-        .collect())
+    Ok(rows.rows.iter().filter_map(|cells| job_row(cells.iter().map(|c| c.0.as_ref()))).collect())
 }
 
-/// The candidates of `kind` the daemon behind `client` has.
-fn fetch(client: &Client, kind: Kind) -> Result<Vec<Candidate>, FetchError> {
+/// A [`JobRow`] from the values of [`JOB_CODES`], in that order.
+fn job_row<'a>(mut cells: impl Iterator<Item = &'a str>) -> Option<JobRow> {
+    let mut next = || cells.next().map(str::to_string);
+    let (id, state, name, user, uid, reason) = (next()?, next()?, next()?, next()?, next()?, next()?);
+    Some(JobRow { id, state, name, user, uid: uid.parse().ok()?, reason })
+}
+
+/// The candidates of `kind` the daemon behind `client` has (job ids: those starting with
+/// `prefix`).
+fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, FetchError> {
     let uid = crate::paths::uid();
     Ok(match kind {
-        Kind::Jobs => job_candidates(&job_rows(client)?, uid),
+        Kind::Jobs => job_candidates(&job_rows(client)?, uid, prefix),
         Kind::Partitions => {
             let mut parts = client.partitions()?.partitions;
             parts.sort_by_key(|p| !p.flags.iter().any(|f| f == "DEFAULT"));
@@ -297,17 +311,20 @@ fn fetch(client: &Client, kind: Kind) -> Result<Vec<Candidate>, FetchError> {
 /// The lines printed for `request` from `candidates`: those starting with its prefix, the
 /// list before it kept, control characters of descriptions shown as `?`.
 pub fn lines(request: &Request, candidates: &[Candidate]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(candidates.len() * 32);
     for c in candidates.iter().filter(|c| c.value.starts_with(&request.prefix)) {
         if c.value.chars().any(char::is_control) {
             continue;
         }
-        let description: String = c.description.chars().map(|ch| if ch.is_control() { '?' } else { ch }).collect();
         out.push_str(&request.keep);
         out.push_str(&c.value);
-        if !description.is_empty() {
+        if !c.description.is_empty() {
             out.push('\t');
-            out.push_str(&description);
+            if c.description.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+                out.extend(c.description.chars().map(|ch| if ch.is_control() { '?' } else { ch }));
+            } else {
+                out.push_str(&c.description);
+            }
         }
         out.push('\n');
     }
@@ -334,9 +351,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     let socket = crate::paths::client_target().socket;
     let (tx, rx) = std::sync::mpsc::channel();
-    let kind = request.kind;
+    let (kind, prefix) = (request.kind, request.prefix.clone());
     std::thread::spawn(move || {
-        let answer = Client::at(&socket).map_err(FetchError::from).and_then(|client| fetch(&client, kind));
+        let answer = Client::at(&socket).map_err(FetchError::from).and_then(|client| fetch(&client, kind, &prefix));
         let _ = tx.send(answer);
     });
     if let Ok(Ok(candidates)) = rx.recv_timeout(DEADLINE) {
@@ -376,11 +393,12 @@ mod tests {
             row("10_3", "RUNNING", 1000),
             row("8", "SUSPENDED", 1000),
         ];
-        let c = job_candidates(&rows, 1000);
+        let c = job_candidates(&rows, 1000, "");
         assert_eq!(values(&c), ["5", "10_3", "12", "7", "10", "8", "3", "9"]);
         assert_eq!(c[0].description, "n5 RUNNING");
         assert_eq!(c[3].description, "n7 PENDING (Priority)");
         assert_eq!(c[6].description, "n3 RUNNING, u2000", "another's job names its owner");
+        assert_eq!(values(&job_candidates(&rows, 1000, "1")), ["10_3", "12", "10"]);
     }
 
     #[test]

@@ -117,16 +117,14 @@ const BASH_HELPER: &str = r#"
 # being completed, $2 the part of it bash replaces (after its last = or :).
 _slurmlet_ask() {
     command -v slurmlet >/dev/null 2>&1 || return 1
-    local whole="$1" part="$2" found c
+    local whole="$1" part="$2"
     shift 2
-    found="$(slurmlet __complete "$@" 2>/dev/null)"
-    [[ -n $found ]] || return 1
+    local -a found
+    mapfile -t found < <(slurmlet __complete "$@" 2>/dev/null)
+    (( ${#found[@]} )) || return 1
     local keep="${whole%"$part"}"
-    COMPREPLY=()
-    while IFS= read -r c; do
-        c="${c%%$'\t'*}"
-        COMPREPLY+=("${c#"$keep"}")
-    done <<< "$found"
+    found=("${found[@]%%$'\t'*}")
+    COMPREPLY=("${found[@]#"$keep"}")
 }
 "#;
 
