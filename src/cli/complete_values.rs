@@ -4,7 +4,7 @@
 //!
 //! It prints one candidate a line, `VALUE<TAB>DESCRIPTION`, those that start as `WORD` does;
 //! in a comma-separated list only the last item is completed, the ones before it kept. When no
-//! daemon answers within [`DEADLINE`] (none runs, a remote profile is selected, it is busy) it
+//! daemon answers within half a second (none runs, a remote profile is selected, it is busy) it
 //! prints nothing and exits 0, and the completion falls back to its static list: it never
 //! starts a daemon. `slurmlet __complete scontrol WORD…` completes scontrol's words: the
 //! words after `scontrol`, the last one the word under the cursor.

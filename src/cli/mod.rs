@@ -107,7 +107,8 @@ fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
 }
 
 /// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
-/// (`daemon`, `gpus`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
+/// (`daemon`, `gpus`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`, and
+/// `__complete`, which the shell completions call).
 fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     if let Err(code) = take_profile_flag(&mut args) {
         return code;
