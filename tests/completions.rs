@@ -1,7 +1,8 @@
 //! The shell completions of `completions/` ask the daemon: `scancel <TAB>` offers the caller's
 //! running jobs first, `sbatch -p <TAB>` the partitions, `--gres=<TAB>` the GRES; with no
 //! daemon the static completion answers (files). Driven through tmux in bash (required) and
-//! zsh (where installed); fish's `complete -C` is asked directly (where installed).
+//! zsh (where installed); fish's `complete -C` is asked directly (where installed). The helper
+//! they call never starts a daemon, and gives up on one that does not answer.
 
 mod common;
 #[path = "common/tmux.rs"]
@@ -177,4 +178,25 @@ fn fish_completes_jobs_from_the_daemon() {
     assert!(ids.contains(&format!("{held}\tlater PENDING")), "{ids}");
     let parts = ask("sbatch --partition=");
     assert!(parts.lines().any(|l| l.starts_with("--partition=long")), "{parts}");
+}
+
+#[test]
+fn the_helper_never_starts_a_daemon_and_gives_up_on_one_that_does_not_answer() {
+    let c = Cluster::configure("2", PARTITIONS);
+    let out = c.run("slurmlet", &["__complete", "jobs", ""]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(common::stdout(&out), "", "no daemon: nothing offered");
+    assert!(std::os::unix::net::UnixStream::connect(&c.socket).is_err(), "no daemon was started");
+
+    // A daemon that takes the connection and never answers: nothing, within the deadline.
+    std::fs::create_dir_all(c.socket.parent().unwrap()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(&c.socket).unwrap();
+    let held = std::thread::spawn(move || listener.accept().map(|(conn, _)| conn));
+    let started = std::time::Instant::now();
+    let out = c.run("slurmlet", &["__complete", "partitions", ""]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(common::stdout(&out), "");
+    assert!(took < Duration::from_secs(3), "the helper waited {took:?}");
+    drop(held.join().unwrap());
 }
