@@ -2,6 +2,7 @@
 //! Slurm's error texts, and the multicall dispatch.
 
 pub mod allocate;
+pub mod board;
 pub mod daemon_cmd;
 pub mod format;
 pub mod generate;
@@ -66,6 +67,7 @@ commands:
   {commands}
   daemon [start|stop|status|run]
   gpus [--json]
+  board [--port PORT] [--bind ADDR] [-M PROFILE]
   profiles
   install-links [DIR]
   generate [DIR]
@@ -104,7 +106,7 @@ fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
 }
 
 /// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
-/// (`daemon`, `gpus`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
+/// (`daemon`, `gpus`, `board`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`).
 fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     if let Err(code) = take_profile_flag(&mut args) {
         return code;
@@ -117,6 +119,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
         Some("gpus") => gpus::run(rest("slurmlet gpus")),
+        Some("board") => board::run(rest("slurmlet board")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),

@@ -1,0 +1,428 @@
+//! `slurmlet board`: a real headless Chromium (Debian's `chromium`) drives the page against a
+//! real daemon on a fake machine of two GPUs (the stand-in NVML of `tests/fake_nvml/`): the
+//! GPU cards name the job and user holding each GPU, jobs submitted and cancelled with the
+//! commands come and go without a reload, a job cancelled from the page is gone for squeue
+//! too; and the board refuses requests without its token, and actions without the page's
+//! anti-forgery token.
+//!
+//! The browser is spoken to through the DevTools protocol over `--remote-debugging-pipe`: it
+//! reads NUL-terminated JSON commands on its fd 3 and writes replies and events on its fd 4.
+
+mod common;
+use common::fake_nvml::{self, me};
+use common::http::http;
+use common::*;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const T: Duration = Duration::from_secs(20);
+
+/// How soon a change must show on the page.
+const UPDATE: Duration = Duration::from_secs(2);
+
+/// Debian's Chromium: the program itself, else its wrapper script; `None` when not installed.
+fn chromium() -> Option<PathBuf> {
+    ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].iter().map(PathBuf::from).find(|p| p.exists())
+}
+
+/// A headless Chromium and one page of it, driven over the DevTools pipe.
+struct Browser {
+    child: Child,
+    commands: std::fs::File,
+    replies: mpsc::Receiver<Value>,
+    next_id: u64,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+/// A pipe, both ends close-on-exec: `(read, write)`.
+fn pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: fds is a valid array of two ints.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0, "pipe2");
+    // SAFETY: pipe2 just opened both, and nothing else owns them.
+    unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) }
+}
+
+impl Browser {
+    /// Starts the browser with one blank page attached.
+    fn start(program: &PathBuf) -> Browser {
+        use std::os::fd::AsRawFd;
+        let profile = tempfile::tempdir().unwrap();
+        let (to_browser_read, to_browser_write) = pipe();
+        let (from_browser_read, from_browser_write) = pipe();
+        let (child_in, child_out) = (to_browser_read.as_raw_fd(), from_browser_write.as_raw_fd());
+        let mut command = std::process::Command::new(program);
+        command
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--remote-debugging-pipe",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe calls (fcntl, dup2) between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                // Copied above 10 first, so that neither end sits on 3 or 4 when moved there.
+                let input = libc::fcntl(child_in, libc::F_DUPFD, 10);
+                let output = libc::fcntl(child_out, libc::F_DUPFD, 10);
+                if input < 0 || output < 0 || libc::dup2(input, 3) < 0 || libc::dup2(output, 4) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().expect("start chromium");
+        drop((to_browser_read, from_browser_write));
+        let (send, replies) = mpsc::channel();
+        let mut reader = std::fs::File::from(from_browser_read);
+        std::thread::spawn(move || {
+            let mut pending = Vec::new();
+            let mut buf = [0u8; 65536];
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                pending.extend_from_slice(&buf[..n]);
+                while let Some(end) = pending.iter().position(|b| *b == 0) {
+                    let message: Vec<u8> = pending.drain(..=end).collect();
+                    if let Ok(v) = serde_json::from_slice::<Value>(&message[..end]) {
+                        if send.send(v).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let mut browser = Browser {
+            child,
+            commands: std::fs::File::from(to_browser_write),
+            replies,
+            next_id: 0,
+            session: String::new(),
+            _profile: profile,
+        };
+        let target = browser.call(None, "Target.createTarget", json!({ "url": "about:blank" }));
+        let target_id = target["targetId"].as_str().expect("a target id").to_string();
+        let attached = browser.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true }));
+        browser.session = attached["sessionId"].as_str().expect("a session id").to_string();
+        browser.page("Page.enable", json!({}));
+        browser.page("Runtime.enable", json!({}));
+        browser
+    }
+
+    /// Sends `method` (to the page's session, if given) and waits for its result.
+    fn call(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
+        self.try_call(session, method, params).unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
+    /// The same; `Err` holds the browser's error.
+    fn try_call(&mut self, session: Option<&str>, method: &str, params: Value) -> Result<Value, Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            message["sessionId"] = s.into();
+        }
+        let mut bytes = serde_json::to_vec(&message).unwrap();
+        bytes.push(0);
+        self.commands.write_all(&bytes).expect("write to chromium");
+        let deadline = Instant::now() + T;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let reply = self.replies.recv_timeout(left).unwrap_or_else(|_| panic!("chromium did not answer {method}"));
+            if reply["id"] == id {
+                return match reply.get("error") {
+                    Some(e) => Err(e.clone()),
+                    None => Ok(reply["result"].clone()),
+                };
+            }
+        }
+    }
+
+    /// Sends `method` to the page.
+    fn page(&mut self, method: &str, params: Value) -> Value {
+        let session = self.session.clone();
+        self.call(Some(&session), method, params)
+    }
+
+    /// Opens `url` in the page.
+    fn open(&mut self, url: &str) {
+        self.page("Page.navigate", json!({ "url": url }));
+    }
+
+    /// The value of JavaScript `expression` in the page (a promise is waited for).
+    fn eval(&mut self, expression: &str) -> Value {
+        self.try_eval(expression).unwrap_or_else(|e| panic!("{expression}: {e}"))
+    }
+
+    /// The same; `Err` when it threw or the page had no context (while it loads).
+    fn try_eval(&mut self, expression: &str) -> Result<Value, Value> {
+        let session = self.session.clone();
+        let params = json!({ "expression": expression, "returnByValue": true, "awaitPromise": true });
+        let r = self.try_call(Some(&session), "Runtime.evaluate", params)?;
+        match r.get("exceptionDetails") {
+            Some(e) => Err(e.clone()),
+            None => Ok(r["result"]["value"].clone()),
+        }
+    }
+
+    /// Waits up to `within` for `expression` to be true in the page.
+    fn wait_for(&mut self, what: &str, within: Duration, expression: &str) {
+        let deadline = Instant::now() + within;
+        loop {
+            if self.try_eval(expression) == Ok(json!(true)) {
+                return;
+            }
+            if Instant::now() >= deadline {
+                let body = self.try_eval("document.body ? document.body.innerText : ''").unwrap_or_default();
+                panic!("{what}: not within {within:?}; the page reads:\n{}", body.as_str().unwrap_or_default());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `slurmlet board --port 0` of cluster `c`, killed when dropped; and the URL it printed.
+struct Board {
+    child: Child,
+    url: String,
+}
+
+impl Board {
+    fn start(c: &Cluster) -> Board {
+        let mut child = c
+            .cmd("slurmlet")
+            .args(["board", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start slurmlet board");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("slurmlet board printed its URL").expect("its output");
+            if let Some(at) = line.find("http://") {
+                break line[at..].trim().to_string();
+            }
+        };
+        // Its later lines, if any, are read and dropped.
+        std::thread::spawn(move || lines.for_each(drop));
+        Board { child, url }
+    }
+
+    /// `127.0.0.1:PORT`.
+    fn addr(&self) -> String {
+        self.url.trim_start_matches("http://").split('/').next().unwrap().to_string()
+    }
+
+    /// The access token.
+    fn token(&self) -> String {
+        self.url.split("token=").nth(1).expect("a token in the URL").to_string()
+    }
+}
+
+impl Drop for Board {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The job ids `squeue` lists.
+fn squeue_ids(c: &Cluster) -> Vec<String> {
+    let out = c.run("squeue", &["-h", "-o", "%i"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn the_board_refuses_requests_without_its_tokens() {
+    let c = Cluster::start("1", "");
+    let job = c.sbatch(&["-o", "/dev/null", "--wrap", "sleep 300"]);
+    c.wait_state(job, &["RUNNING"], T);
+    let board = Board::start(&c);
+    let addr = board.addr();
+    assert!(board.url.starts_with("http://127.0.0.1:") && board.token().len() == 64, "{}", board.url);
+
+    for path in ["/", "/api/live", "/board.js", "/events", "/?token=0123"] {
+        let r = http(&addr, "GET", path, &[], None);
+        assert_eq!(r.status, 401, "GET {path} without the token: {}", r.body);
+    }
+    let visit = http(&addr, "GET", &format!("/?token={}", board.token()), &[], None);
+    assert_eq!(visit.status, 303, "{}", visit.body);
+    let cookie = visit.header("set-cookie").expect("the token becomes a cookie").to_string();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let page = http(&addr, "GET", "/", &[("Cookie", &cookie)], None);
+    assert_eq!(page.status, 200);
+    let live = http(&addr, "GET", "/api/live", &[("Cookie", &cookie)], None);
+    assert_eq!(live.status, 200, "{}", live.body);
+    let running = &live.json()["live"]["queue"]["running"];
+    assert_eq!(running[0]["job_id"], job, "{}", live.body);
+
+    // An action without the anti-forgery token, or with a wrong one, is refused and not done.
+    let cancel = format!("/api/job/{job}/cancel");
+    let r = http(&addr, "POST", &cancel, &[("Cookie", &cookie)], Some("{}"));
+    assert_eq!(r.status, 403, "{}", r.body);
+    let r = http(&addr, "POST", &cancel, &[("Cookie", &cookie), ("X-Board-CSRF", &board.token())], Some("{}"));
+    assert_eq!(r.status, 403, "the access token is not the anti-forgery one: {}", r.body);
+    let r = http(&addr, "POST", &cancel, &[], Some("{}"));
+    assert_eq!(r.status, 401, "{}", r.body);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(job), "RUNNING");
+}
+
+#[test]
+fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
+    let Some(program) = chromium() else {
+        skip(
+            "the_page_shows_the_gpus_and_the_queue_and_cancels_a_job",
+            "chromium is not installed (apt-get install chromium)",
+        );
+        return;
+    };
+    let (c, _machine) = fake_nvml::start_watching("");
+    let first = c.sbatch(&["--gres=gpu:1", "-J", "first", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    c.wait_state(first, &["RUNNING"], T);
+    let held_gpu = wait_for("the daemon to say which GPU the job holds", T, || {
+        let gpus = c.client().gpus().map_err(|e| e.to_string())?;
+        gpus.gpus
+            .iter()
+            .find(|g| g.jobs.iter().any(|j| j.job_id == Some(first)))
+            .map(|g| g.index)
+            .ok_or_else(|| format!("{:?}", gpus.gpus))
+    });
+    let free_gpu = 1 - held_gpu;
+    let board = Board::start(&c);
+    let mut browser = Browser::start(&program);
+    browser.open(&board.url);
+    browser.wait_for(
+        "the GPU cards",
+        T,
+        &format!(r#"!!document.querySelector('[data-gpu="{held_gpu}"]') && !!document.querySelector('[data-gpu="{free_gpu}"]')"#),
+    );
+    // The URL's token became a cookie and the address bar lost it.
+    assert_eq!(browser.eval("location.search"), json!(""));
+    browser.wait_for(
+        "the card of the GPU held to name the job and its user",
+        T,
+        &format!(
+            r#"(() => {{ const h = document.querySelector('[data-gpu="{held_gpu}"] .holder[data-job]');
+                 return !!h && h.dataset.job === "{first}" && h.dataset.user === "{}"; }})()"#,
+            me()
+        ),
+    );
+    assert_eq!(
+        browser.eval(&format!(r#"document.querySelectorAll('[data-gpu="{free_gpu}"] .holder[data-job]').length"#)),
+        json!(0),
+        "the other GPU is free"
+    );
+    // Marks this page: a reload would lose the mark.
+    browser.eval("window.__notReloaded = true; window.confirm = () => true; true");
+
+    // A job submitted with sbatch appears, a pending one in the pending list.
+    let second = c.sbatch(&["--gres=gpu:1", "-J", "second", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    let waiting = c.sbatch(&["--gres=gpu:2", "-J", "waiting", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    browser.wait_for(
+        "the new jobs to appear",
+        UPDATE,
+        &format!(
+            r#"!!document.querySelector('#running tr[data-job="{second}"], #pending tr[data-job="{second}"]')
+               && !!document.querySelector('#pending tr[data-job="{waiting}"]')"#
+        ),
+    );
+    c.wait_state(second, &["RUNNING"], T);
+    browser.wait_for(
+        "the second job on the free GPU's card",
+        T,
+        &format!(r#"!!document.querySelector('[data-gpu="{free_gpu}"] .holder[data-job="{second}"]')"#),
+    );
+
+    // One cancelled with scancel leaves.
+    let out = c.run("scancel", &[&second.to_string()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    browser.wait_for(
+        "the cancelled job to leave",
+        UPDATE,
+        &format!(r#"!document.querySelector('#running tr[data-job="{second}"], #pending tr[data-job="{second}"]')"#),
+    );
+
+    // One cancelled from the page is gone for squeue too.
+    browser.wait_for(
+        "the cancel button of the first job",
+        T,
+        &format!(r#"!!document.querySelector('#running button[data-action="cancel"][data-job="{first}"]')"#),
+    );
+    browser.eval(&format!(
+        r#"document.querySelector('#running button[data-action="cancel"][data-job="{first}"]').click(); true"#
+    ));
+    wait_for("squeue to lose the job cancelled from the page", T, || {
+        let ids = squeue_ids(&c);
+        until(!ids.contains(&first.to_string()), || format!("{ids:?}"))
+    });
+    browser.wait_for(
+        "the job cancelled from the page to leave it",
+        UPDATE,
+        &format!(r#"!document.querySelector('#running tr[data-job="{first}"]')"#),
+    );
+    assert_eq!(c.wait_state(first, &["CANCELLED"], T).job_state[0], "CANCELLED");
+    assert_eq!(browser.eval("window.__notReloaded === true"), json!(true), "the page was not reloaded");
+
+    // Held from the page, then released: a job that stays pending, not to start before an
+    // hour from now.
+    let later = c.sbatch(&["--begin=now+1hour", "-J", "later", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    let click = |browser: &mut Browser, action: &str| {
+        let button = format!(r#"#pending button[data-action="{action}"][data-job="{later}"]"#);
+        browser.wait_for(
+            &format!("the {action} button of the later job"),
+            UPDATE,
+            &format!("!!document.querySelector('{button}')"),
+        );
+        browser.eval(&format!("document.querySelector('{button}').click(); true"));
+    };
+    click(&mut browser, "hold");
+    wait_for("the later job to be held", T, || {
+        let j = c.job(later);
+        until(j.state_reason.contains("Held"), || j.state_reason.clone())
+    });
+    click(&mut browser, "release");
+    wait_for("the later job to be released", T, || {
+        let j = c.job(later);
+        until(!j.state_reason.contains("Held") && j.job_state[0] == "PENDING", || j.state_reason.clone())
+    });
+
+    // The job's own page: its fields and the end of its output.
+    browser.eval(&format!("location.hash = '#/job/{waiting}'; true"));
+    browser.wait_for(
+        "the job's page",
+        T,
+        r#"document.querySelector('#job-fields tr[data-field="JobName"] td:last-child')?.textContent === "waiting""#,
+    );
+
+    // The parts the daemon has no data for say so, rather than stay empty.
+    browser.eval("location.hash = '#/'; true");
+    browser.wait_for(
+        "the usage section",
+        T,
+        r#"!!document.querySelector('#usage-chart [data-chart="usage"], #usage-chart [data-missing="usage"]')"#,
+    );
+}
