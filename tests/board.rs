@@ -210,8 +210,14 @@ struct Board {
 
 impl Board {
     fn start(c: &Cluster) -> Board {
+        Board::start_with(c, &[])
+    }
+
+    /// The same, with `env` added to its environment.
+    fn start_with(c: &Cluster, env: &[(&str, &std::path::Path)]) -> Board {
         let mut child = c
             .cmd("slurmlet")
+            .envs(env.iter().copied())
             .args(["board", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -424,5 +430,188 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         "the usage section",
         T,
         r#"!!document.querySelector('#usage-chart [data-chart="usage"], #usage-chart [data-missing="usage"]')"#,
+    );
+}
+
+/// The cookie the board's token becomes.
+fn cookie_of(board: &Board) -> String {
+    let visit = http(&board.addr(), "GET", &format!("/?token={}", board.token()), &[], None);
+    assert_eq!(visit.status, 303, "{}", visit.body);
+    visit.header("set-cookie").expect("a cookie").split(';').next().unwrap().to_string()
+}
+
+/// Submits `n` held jobs through the REST API, over four connections at once.
+fn submit_held(c: &Cluster, n: usize) {
+    use slurmlet::api::types::{JobDescMsg, JobSubmitReq};
+    let env: Vec<String> =
+        ["PATH", "HOME", "USER"].iter().filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}"))).collect();
+    let desc = JobDescMsg {
+        script: Some("#!/bin/sh\ntrue\n".into()),
+        environment: Some(env),
+        current_working_directory: Some(c.work.display().to_string()),
+        name: Some("many".into()),
+        standard_output: Some("/dev/null".into()),
+        hold: Some(true),
+        ..Default::default()
+    };
+    std::thread::scope(|scope| {
+        for part in 0..4 {
+            let desc = &desc;
+            scope.spawn(move || {
+                let client = c.client();
+                for _ in (part..n).step_by(4) {
+                    let r = client.submit(&JobSubmitReq { script: None, job: Some(desc.clone()) }).expect("submit");
+                    assert!(r.errors.is_empty(), "{:?}", r.errors);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn the_board_stays_small_and_quick_with_10000_jobs_queued() {
+    const JOBS: usize = 10_000;
+    let c = Cluster::start("2", "[limits]\nmax_submitted_jobs_per_user = 20000\n");
+    let t = Instant::now();
+    submit_held(&c, JOBS);
+    eprintln!("{JOBS} jobs submitted in {:?}", t.elapsed());
+    let board = Board::start(&c);
+    let cookie = cookie_of(&board);
+
+    let t = Instant::now();
+    let live = http(&board.addr(), "GET", "/api/live", &[("Cookie", &cookie)], None);
+    let took = t.elapsed();
+    assert_eq!(live.status, 200, "{}", live.body);
+    eprintln!("/api/live: {} bytes in {took:?}", live.body.len());
+    let v = live.json();
+    assert_eq!(v["live"]["queue"]["pending_total"], JOBS as u64);
+    assert_eq!(v["live"]["queue"]["pending"].as_array().map(Vec::len), Some(200), "at most 200 pending jobs are sent");
+    assert!(live.body.len() < 256 << 10, "the state sent on each change is {} bytes", live.body.len());
+    // The time bounds hold where the daemon gives the queue itself (`/slurmlet/v1/queue`); a
+    // board made from the whole job list reads all 10,000 jobs on each change.
+    let ordered = v["live"]["queue"]["from"] == "queue";
+    if ordered {
+        assert!(took < Duration::from_secs(1), "/api/live took {took:?}");
+    } else {
+        skip(
+            "the_board_stays_small_and_quick_with_10000_jobs_queued (its time bounds)",
+            "the daemon has no /slurmlet/v1/queue: the board reads the whole job list",
+        );
+    }
+
+    let Some(program) = chromium() else {
+        skip("the_board_stays_small_and_quick_with_10000_jobs_queued (its browser part)", "chromium is not installed");
+        return;
+    };
+    let mut browser = Browser::start(&program);
+    browser.open(&board.url);
+    let more = JOBS - 200;
+    browser.wait_for(
+        "the pending list and how many more there are",
+        T,
+        &format!(r#"document.getElementById("pending-more")?.textContent === "and {more} more pending""#),
+    );
+    assert_eq!(browser.eval("document.querySelectorAll('#pending tbody tr').length"), json!(200));
+    // The page answers at once while the states keep coming.
+    for _ in 0..5 {
+        let t = Instant::now();
+        browser.eval("document.querySelectorAll('[data-job]').length");
+        assert!(t.elapsed() < Duration::from_millis(500), "the page took {:?} to answer", t.elapsed());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // A job cancelled at the head of the queue leaves the page within the time a change takes.
+    let head = browser.eval("document.querySelector('#pending tbody tr').dataset.job");
+    let head = head.as_str().expect("a job id").to_string();
+    let t = Instant::now();
+    let out = c.run("scancel", &[&head]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    browser.wait_for(
+        "the cancelled job to leave",
+        if ordered { UPDATE } else { T },
+        &format!(r#"!document.querySelector('#pending tr[data-job="{head}"]')"#),
+    );
+    eprintln!("the cancelled job left the page after {:?}", t.elapsed());
+}
+
+/// A Unix socket in front of the daemon's that counts the connections made through it.
+struct CountingProxy {
+    path: PathBuf,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CountingProxy {
+    fn start(c: &Cluster) -> CountingProxy {
+        use std::os::unix::net::{UnixListener, UnixStream};
+        let path = c.dir.path().join("counting.sock");
+        let listener = UnixListener::bind(&path).expect("bind the proxy's socket");
+        let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (count, daemon) = (connections.clone(), c.socket.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Ok(server) = UnixStream::connect(&daemon) else { continue };
+                let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut client_in, &mut server_out);
+                    let _ = server_out.shutdown(std::net::Shutdown::Write);
+                });
+                let (mut server_in, mut client_out) = (server, client);
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut server_in, &mut client_out);
+                    let _ = client_out.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        CountingProxy { path, connections }
+    }
+
+    fn count(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits until no connection is made for `quiet`, at most `within`; whether it was.
+    fn wait_quiet(&self, quiet: Duration, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            let before = self.count();
+            std::thread::sleep(quiet);
+            if self.count() == before {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[test]
+fn the_board_asks_the_daemon_nothing_while_no_page_is_open() {
+    let c = Cluster::start("1", "");
+    let proxy = CountingProxy::start(&c);
+    let board = Board::start_with(&c, &[("SLURMLET_SOCKET", &proxy.path)]);
+    let cookie = cookie_of(&board);
+    assert!(proxy.count() >= 1, "the board reaches the daemon through the proxy");
+    let idle = proxy.count();
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(proxy.count(), idle, "the board called the daemon with no page open");
+
+    // A page listens: the board reads the daemon and sends the state.
+    let mut events = std::net::TcpStream::connect(board.addr()).unwrap();
+    events.set_read_timeout(Some(T)).unwrap();
+    write!(events, "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n", board.addr()).unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    while !seen.contains("event: live") {
+        let n = events.read(&mut buf).expect("the event stream");
+        assert!(n > 0, "the event stream ended: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert!(seen.starts_with("HTTP/1.1 200") && seen.contains("text/event-stream"), "{seen}");
+    assert!(proxy.count() > idle, "the board sent a state without reading the daemon");
+
+    // The page goes: the board stops asking (once it notices, and its last wait ends).
+    drop(events);
+    assert!(
+        proxy.wait_quiet(Duration::from_secs(3), Duration::from_secs(45)),
+        "the board kept calling the daemon after the page went"
     );
 }
