@@ -210,15 +210,16 @@ struct Board {
 
 impl Board {
     fn start(c: &Cluster) -> Board {
-        Board::start_with(c, &[])
+        Board::start_with(c, &[], &[])
     }
 
-    /// The same, with `env` added to its environment.
-    fn start_with(c: &Cluster, env: &[(&str, &std::path::Path)]) -> Board {
+    /// The same, with `env` added to its environment and `args` to its options.
+    fn start_with(c: &Cluster, env: &[(&str, &std::path::Path)], args: &[&str]) -> Board {
         let mut child = c
             .cmd("slurmlet")
             .envs(env.iter().copied())
             .args(["board", "--port", "0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -307,7 +308,8 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         return;
     };
     let (c, _machine) = fake_nvml::start_watching("");
-    let first = c.sbatch(&["--gres=gpu:1", "-J", "first", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    let first =
+        c.sbatch(&["--gres=gpu:1", "-J", "first", "-o", "first.out", "--wrap", "echo hello from the first; sleep 300"]);
     c.wait_state(first, &["RUNNING"], T);
     let held_gpu = wait_for("the daemon to say which GPU the job holds", T, || {
         let gpus = c.client().gpus().map_err(|e| e.to_string())?;
@@ -422,6 +424,14 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         "the job's page",
         T,
         r#"document.querySelector('#job-fields tr[data-field="JobName"] td:last-child')?.textContent === "waiting""#,
+    );
+
+    // To its owner, a job's page shows the end of its output.
+    browser.eval(&format!("location.hash = '#/job/{first}'; true"));
+    browser.wait_for(
+        "the first job's output on its page",
+        T,
+        r#"document.getElementById("job-output").textContent.includes("hello from the first")"#,
     );
 
     // The parts the daemon has no data for say so, rather than stay empty.
@@ -587,7 +597,7 @@ impl CountingProxy {
 fn the_board_asks_the_daemon_nothing_while_no_page_is_open() {
     let c = Cluster::start("1", "");
     let proxy = CountingProxy::start(&c);
-    let board = Board::start_with(&c, &[("SLURMLET_SOCKET", &proxy.path)]);
+    let board = Board::start_with(&c, &[("SLURMLET_SOCKET", &proxy.path)], &[]);
     let cookie = cookie_of(&board);
     assert!(proxy.count() >= 1, "the board reaches the daemon through the proxy");
     let idle = proxy.count();
@@ -614,4 +624,50 @@ fn the_board_asks_the_daemon_nothing_while_no_page_is_open() {
         proxy.wait_quiet(Duration::from_secs(3), Duration::from_secs(45)),
         "the board kept calling the daemon after the page went"
     );
+}
+
+#[test]
+fn the_board_of_a_profile_shows_its_queue_from_the_job_list() {
+    let (c, addr) = Cluster::start_on_tcp("2", "");
+    let token = c.run("scontrol", &["token", "lifespan=600"]);
+    assert!(token.status.success(), "{}", stderr(&token));
+    let token_file = c.dir.path().join("token");
+    std::fs::write(&token_file, &token.stdout).unwrap();
+    let profiles = c.dir.path().join("profiles.toml");
+    std::fs::write(
+        &profiles,
+        format!("[profiles.tcp]\nurl = \"http://{addr}/\"\ntoken_file = \"{}\"\n", token_file.display()),
+    )
+    .unwrap();
+    let job = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    c.wait_state(job, &["RUNNING"], T);
+    let cache = c.dir.path().join("cache");
+    let board = Board::start_with(&c, &[("SLURMLET_PROFILES", &profiles), ("XDG_CACHE_HOME", &cache)], &["-M", "tcp"]);
+    let cookie = cookie_of(&board);
+    let live = http(&board.addr(), "GET", "/api/live", &[("Cookie", &cookie)], None);
+    assert_eq!(live.status, 200, "{}", live.body);
+    let v = live.json();
+    assert_eq!(v["live"]["source"], "profile tcp");
+    assert_eq!(v["live"]["caller"]["name"], me());
+    // slurmrestd has no call for the GPUs' holders: the page says so; the queue comes from
+    // the v0.0.43 job list.
+    assert_eq!(v["live"]["gpus"], Value::Null, "{v}");
+    let missing: Vec<&str> =
+        v["live"]["missing"].as_array().unwrap().iter().filter_map(|m| m["part"].as_str()).collect();
+    assert!(missing.contains(&"gpus") && missing.contains(&"queue_order"), "{v}");
+    assert_eq!(v["live"]["queue"]["from"], "jobs");
+    assert_eq!(v["live"]["queue"]["running"][0]["job_id"], job, "{v}");
+
+    // The page's cancel goes to the cluster.
+    let page = http(&board.addr(), "GET", "/", &[("Cookie", &cookie)], None);
+    let csrf = page.body.split("name=\"board-csrf\" content=\"").nth(1).and_then(|r| r.split('"').next()).unwrap();
+    let r = http(
+        &board.addr(),
+        "POST",
+        &format!("/api/job/{job}/cancel"),
+        &[("Cookie", &cookie), ("X-Board-CSRF", csrf)],
+        Some("{}"),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    c.wait_state(job, &["CANCELLED"], T);
 }

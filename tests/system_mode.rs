@@ -732,6 +732,10 @@ fn the_board_shows_and_acts_as_its_user() {
     assert_eq!(holders.len(), 1, "{v}");
     assert_eq!(holders[0]["job_id"], serde_json::Value::Null, "alice's job is named to bob: {v}");
 
+    // Nor is her job's page shown to him.
+    let page = common::http::http(&board.addr, "GET", &format!("/api/job/{hers}"), &headers[..1], None);
+    assert_eq!(page.status, 404, "{}", page.body);
+
     // Alice's job cannot be cancelled nor held from bob's board.
     for action in ["cancel", "hold"] {
         let r = common::http::http(&board.addr, "POST", &format!("/api/job/{hers}/{action}"), &headers, Some("{}"));

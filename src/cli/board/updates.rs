@@ -109,6 +109,8 @@ async fn watch_daemon(hub: Arc<Hub>) {
     let mut version = 0u64;
     loop {
         if hub.viewers() == 0 {
+            // What was sent last may be stale by the time a page comes: it waits for a fresh one.
+            hub.latest.send_replace(None);
             hub.first_viewer.notified().await;
             // The state may have changed unseen meanwhile: read it whole again.
             last = None;
