@@ -344,6 +344,13 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         json!(0),
         "the other GPU is free"
     );
+    // Everything the page loaded came from the board itself.
+    assert_eq!(
+        browser.eval("performance.getEntriesByType('resource').every((e) => e.name.startsWith(location.origin))"),
+        json!(true),
+        "{}",
+        browser.eval("JSON.stringify(performance.getEntriesByType('resource').map((e) => e.name))")
+    );
     // Marks this page: a reload would lose the mark.
     browser.eval("window.__notReloaded = true; window.confirm = () => true; true");
 

@@ -81,7 +81,12 @@ fn output_path(job: &JobInfo) -> PathBuf {
 fn tail(path: &std::path::Path) -> Result<String, String> {
     let said = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut file = std::fs::File::open(path).map_err(said)?;
-    let len = file.metadata().map_err(said)?.len();
+    let meta = file.metadata().map_err(said)?;
+    // A pipe or a device could keep the read waiting, or never end.
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    let len = meta.len();
     let from = len.saturating_sub(OUTPUT_TAIL);
     file.seek(SeekFrom::Start(from)).map_err(said)?;
     let mut bytes = Vec::new();
@@ -144,6 +149,11 @@ pub fn act(client: &Client, id: &str, action: Action) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_regular_files_are_read() {
+        assert!(tail(std::path::Path::new("/dev/null")).unwrap_err().contains("not a regular file"));
+    }
 
     #[test]
     fn the_tail_starts_at_a_line() {

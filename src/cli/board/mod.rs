@@ -96,6 +96,14 @@ async fn serve(addr: SocketAddr, profile: Option<String>) -> i32 {
         port = bound.port(),
         ip = bound.ip()
     );
+    if !bound.ip().is_loopback() {
+        super::warning(
+            CMD,
+            &format!(
+                "listening on {bound}, not on a loopback address: whoever has the URL can act as you, over plain HTTP"
+            ),
+        );
+    }
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let app = server::router(board);
