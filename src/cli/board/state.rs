@@ -117,9 +117,17 @@ pub fn why(e: &ClientError) -> String {
     e.to_string()
 }
 
-/// The first error of a reply, as text; `None` when it has none.
+/// The first error of a reply, as text; `None` when it has none. A path the daemon does not
+/// serve (an older daemon) is said in a few words.
 pub fn first_error(errors: &[ApiError]) -> Option<String> {
-    errors.first().map(|e| if e.description.is_empty() { e.error.clone() } else { e.description.clone() })
+    let e = errors.first()?;
+    Some(if e.error == "Unable to find requested URL endpoint" && !e.source.is_empty() {
+        format!("this daemon has no {}", e.source)
+    } else if e.description.is_empty() {
+        e.error.clone()
+    } else {
+        e.description.clone()
+    })
 }
 
 /// Who the caller is for `client`.
@@ -367,6 +375,20 @@ mod tests {
         assert_eq!(q.pending.iter().map(|j| j.job_id).collect::<Vec<_>>(), [3, 1]);
         assert_eq!((q.running_total, q.pending_total, q.from), (1, 2, "jobs"));
         assert_eq!(q.pending[0].gpu_count, 2);
+    }
+
+    #[test]
+    fn a_path_not_served_is_said_shortly() {
+        let missing = ApiError {
+            description: "Unable to find requested URL endpoint /slurmlet/v1/usage. Please query …".into(),
+            error: "Unable to find requested URL endpoint".into(),
+            source: "/slurmlet/v1/usage".into(),
+            ..ApiError::default()
+        };
+        assert_eq!(first_error(&[missing]).as_deref(), Some("this daemon has no /slurmlet/v1/usage"));
+        let refused = ApiError { description: "Access denied".into(), error: "x".into(), ..ApiError::default() };
+        assert_eq!(first_error(&[refused]).as_deref(), Some("Access denied"));
+        assert_eq!(first_error(&[]), None);
     }
 
     #[test]
