@@ -254,6 +254,13 @@ impl Drop for Board {
     }
 }
 
+/// Held by the tests that time the page, so that the one that loads the machine with 10,000
+/// jobs does not run beside another one.
+fn timing_alone() -> std::sync::MutexGuard<'static, ()> {
+    static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The job ids `squeue` lists.
 fn squeue_ids(c: &Cluster) -> Vec<String> {
     let out = c.run("squeue", &["-h", "-o", "%i"]);
@@ -307,6 +314,7 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         );
         return;
     };
+    let _alone = timing_alone();
     let (c, _machine) = fake_nvml::start_watching("");
     let first =
         c.sbatch(&["--gres=gpu:1", "-J", "first", "-o", "first.out", "--wrap", "echo hello from the first; sleep 300"]);
@@ -343,6 +351,12 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         browser.eval(&format!(r#"document.querySelectorAll('[data-gpu="{free_gpu}"] .holder[data-job]').length"#)),
         json!(0),
         "the other GPU is free"
+    );
+    // Each card has its sparkline of the last hour, or says why not.
+    browser.wait_for(
+        "a sparkline (or why there is none) on each card",
+        T,
+        r#"document.querySelectorAll('[data-gpu] svg.spark, [data-gpu] [data-missing="samples"]').length === 2"#,
     );
     // Everything the page loaded came from the board itself.
     assert_eq!(
@@ -440,6 +454,11 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         T,
         r#"document.getElementById("job-output").textContent.includes("hello from the first")"#,
     );
+    browser.wait_for(
+        "the chart of its GPU use (or why there is none)",
+        T,
+        r#"!!document.querySelector('#job-chart [data-chart="job"], #job-chart [data-missing="samples"]')"#,
+    );
 
     // The parts the daemon has no data for say so, rather than stay empty.
     browser.eval("location.hash = '#/'; true");
@@ -488,6 +507,7 @@ fn submit_held(c: &Cluster, n: usize) {
 #[test]
 fn the_board_stays_small_and_quick_with_10000_jobs_queued() {
     const JOBS: usize = 10_000;
+    let _alone = timing_alone();
     let c = Cluster::start("2", "[limits]\nmax_submitted_jobs_per_user = 20000\n");
     let t = Instant::now();
     submit_held(&c, JOBS);

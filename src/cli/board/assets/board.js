@@ -179,7 +179,8 @@ function renderGpus(live) {
         el("span", { "data-figure": "utilization" }, gpu.utilization === null ? "util -" : `util ${gpu.utilization}%`)),
       bar,
       holderLines(gpu),
-      samples ? sparkline(series, total) : el("div", { class: "note", "data-missing": "samples" }, board.samples ? "last hour: not available" : "")));
+      samples ? sparkline(series, total)
+        : board.samples ? el("div", { class: "note", "data-missing": "samples" }, "last hour: not available") : null));
   }
 }
 
