@@ -467,6 +467,32 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         T,
         r#"!!document.querySelector('#usage-chart [data-chart="usage"], #usage-chart [data-missing="usage"]')"#,
     );
+
+    // The page's charts draw data of the activity calls' shapes (src/api/activity.rs),
+    // whether or not this daemon serves them: a week of a job's samples every 10 s draws
+    // at once, each user's bar is there.
+    let week = r#"(() => {
+        const samples = [];
+        for (let t = 0; t < 7 * 86400; t += 10) samples.push([t, (t % 977) * 1e6, t % 101]);
+        const started = performance.now();
+        const chart = lifeChart(samples, 10);
+        const took = performance.now() - started;
+        return { took, points: chart.querySelector("path.mem").getAttribute("d").split("L").length };
+    })()"#;
+    let drawn = browser.eval(week);
+    assert!(drawn["took"].as_f64().is_some_and(|ms| ms < 500.0), "a week of samples took {drawn}");
+    assert!(drawn["points"].as_u64().is_some_and(|n| (100..=1000).contains(&n)), "{drawn}");
+    let bars = r#"(() => {
+        board.usage = { users: [{ user_name: "alice", gpu_seconds: 7200, jobs: 3 },
+                                { user_name: "bob", gpu_seconds: 3600, jobs: 1 }],
+                        recent: [], missing: [] };
+        renderUsage();
+        return [...document.querySelectorAll('#usage-chart [data-user]')].map((g) => g.textContent);
+    })()"#;
+    assert_eq!(browser.eval(bars), json!(["alice2.0 GPU-h, 3 jobs", "bob1.0 GPU-h, 1 jobs"]));
+    let spark = r#"sparkline({ index: 0, total_memory: 100, samples: [[0, 10, 5], [10, 50, 80], [20, 40, 60]] }, 100)
+        .querySelectorAll("path").length"#;
+    assert_eq!(browser.eval(spark), json!(2));
 }
 
 /// The cookie the board's token becomes.
