@@ -23,7 +23,8 @@ const POLL: Duration = Duration::from_secs(1);
 pub struct Update {
     /// Counts the states sent; the page's `/api/live` carries it too.
     pub version: u64,
-    /// `{"version":…,"now":…,"live":{…}}`, as the event's data.
+    /// `{"version":…,"now":…,"live":{…}}`, as the event's data; `"error":"…"` instead of
+    /// `live` when the daemon could not be read.
     pub json: String,
 }
 
@@ -129,12 +130,18 @@ async fn watch_daemon(hub: Arc<Hub>) {
                 }
             }
             Ok(Err(why)) => {
-                tracing::warn!("the board cannot read the daemon: {why}");
+                // The pages say so, and keep what they showed; the next state read goes whole.
+                if last.take().is_some() || version == 0 {
+                    version += 1;
+                    let error = serde_json::to_string(&why).unwrap_or_default();
+                    let json = format!("{{\"version\":{version},\"now\":{},\"error\":{error}}}", now());
+                    hub.latest.send_replace(Some(Arc::new(Update { version, json })));
+                }
                 counter = Counter::At(None);
                 tokio::time::sleep(POLL).await;
                 continue;
             }
-            Err(e) => tracing::warn!("the board's reader failed: {e}"),
+            Err(e) => eprintln!("slurmlet board: the daemon's reader failed: {e}"),
         }
         counter = wait_for_change(&hub, counter).await;
     }

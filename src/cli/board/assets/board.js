@@ -401,11 +401,20 @@ function route() {
 
 function onLive(update) {
   board.clockOffset = update.now - Date.now() / 1000;
+  document.body.dataset.version = update.version;
+  if (update.error) {
+    // What the page shows stays, marked as old.
+    const status = document.getElementById("connection");
+    status.textContent = "the daemon does not answer";
+    status.dataset.connected = "false";
+    say("The board cannot read the daemon: " + update.error, "daemon");
+    return;
+  }
+  if (!board.live || document.getElementById("message").dataset.kind === "daemon") say("");
   const before = board.live;
   board.live = update.live;
   document.getElementById("source").textContent = update.live.source;
   document.getElementById("caller").textContent = "as " + update.live.caller.name;
-  document.body.dataset.version = update.version;
   renderGpus(update.live);
   renderQueue(update.live);
   // A job of the caller's left the queue: their recent jobs changed.
@@ -439,9 +448,12 @@ function connect() {
   const status = document.getElementById("connection");
   const events = new EventSource("/events");
   events.addEventListener("live", (ev) => {
-    status.textContent = "live";
-    status.dataset.connected = "true";
-    onLive(JSON.parse(ev.data));
+    const update = JSON.parse(ev.data);
+    if (!update.error) {
+      status.textContent = "live";
+      status.dataset.connected = "true";
+    }
+    onLive(update);
   });
   events.onerror = () => {
     status.textContent = "reconnecting…";
