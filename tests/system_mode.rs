@@ -698,7 +698,7 @@ fn the_board_shows_and_acts_as_its_user() {
     if !is_root("the_board_shows_and_acts_as_its_user") {
         return;
     }
-    let shared = Shared::start("private_data = [\"jobs\"]\n");
+    let mut shared = Shared::start("private_data = [\"jobs\"]\n");
     let alice = shared.user("g");
     let bob = shared.user("h");
     let hers = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
@@ -755,4 +755,26 @@ fn the_board_shows_and_acts_as_its_user() {
     let r = common::http::http(&board.addr, "POST", &format!("/api/job/{his}/cancel"), &headers, Some("{}"));
     assert_eq!(r.status, 200, "{}", r.body);
     shared.wait_state(his, "CANCELLED");
+
+    // The system daemon stops while a page is open: the page is told (no daemon is started).
+    use std::io::{Read, Write};
+    let mut events = std::net::TcpStream::connect(&board.addr).unwrap();
+    events.set_read_timeout(Some(LONG)).unwrap();
+    write!(events, "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n", board.addr).unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 8192];
+    let mut read_until = |events: &mut std::net::TcpStream, seen: &mut String, what: &str| {
+        while !seen.contains(what) {
+            let n = events.read(&mut buf).expect("the event stream");
+            assert!(n > 0, "the event stream ended: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    };
+    read_until(&mut events, &mut seen, "\"live\":");
+    // Her job ends first, so that no job outlives the daemon.
+    Client::at(&shared.socket).unwrap().cancel(&hers.to_string(), Some("KILL"), SignalScope::Steps).unwrap();
+    shared.wait_state(hers, "CANCELLED");
+    shared.stop_daemon();
+    read_until(&mut events, &mut seen, "\"error\":");
+    assert!(seen.contains("the system daemon does not answer"), "{seen}");
 }
