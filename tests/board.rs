@@ -695,7 +695,8 @@ fn the_board_of_a_profile_shows_its_queue_from_the_job_list() {
     let job = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "sleep 300"]);
     c.wait_state(job, &["RUNNING"], T);
     let cache = c.dir.path().join("cache");
-    let board = Board::start_with(&c, &[("SLURMLET_PROFILES", &profiles), ("XDG_CACHE_HOME", &cache)], &["-M", "tcp"]);
+    let board =
+        Board::start_with(&c, &[("SLURMLET_PROFILES", &profiles), ("XDG_CACHE_HOME", &cache)], &["--profile", "tcp"]);
     let cookie = cookie_of(&board);
     let live = http(&board.addr(), "GET", "/api/live", &[("Cookie", &cookie)], None);
     assert_eq!(live.status, 200, "{}", live.body);

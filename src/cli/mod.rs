@@ -67,7 +67,7 @@ commands:
   {commands}
   daemon [start|stop|status|run]
   gpus [--json]
-  board [--port PORT] [--bind ADDR] [-M PROFILE]
+  board [--port PORT] [--bind ADDR] [-M|--profile PROFILE]
   profiles
   install-links [DIR]
   generate [DIR]

@@ -39,7 +39,7 @@ pub struct BoardArgs {
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: IpAddr,
     /// show the cluster of this profile (see `slurmlet profiles`) instead of this machine
-    #[arg(short = 'M', long = "clusters", value_name = "PROFILE")]
+    #[arg(short = 'M', long = "clusters", visible_alias = "profile", value_name = "PROFILE")]
     pub clusters: Option<String>,
 }
 
