@@ -637,3 +637,144 @@ fn a_gpus_shards_serve_one_owner_at_a_time_under_an_mps_server_run_as_that_owner
         "{b_out}"
     );
 }
+
+/// `slurmlet board --port 0` run as `user`, killed when dropped; and its `127.0.0.1:PORT`
+/// and access token.
+struct BoardAs {
+    child: Child,
+    addr: String,
+    token: String,
+}
+
+impl BoardAs {
+    fn start(shared: &Shared, user: &User) -> BoardAs {
+        use std::io::BufRead;
+        let mut c = Command::new(shared.bin.join("slurmlet"));
+        c.args(["board", "--port", "0"])
+            .current_dir(&user.home)
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", shared.bin.display()))
+            .env("HOME", &user.home)
+            .env("USER", &user.name)
+            .env("SLURMLET_SYSTEM_CONF", &shared.config)
+            .uid(user.uid)
+            .gid(user.gid)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        let mut child = retrying(|| c.spawn());
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("slurmlet board printed its URL").expect("its output");
+            if let Some(at) = line.find("http://") {
+                break line[at..].trim().to_string();
+            }
+        };
+        std::thread::spawn(move || lines.for_each(drop));
+        let (addr, token) = url.trim_start_matches("http://").split_once("/?token=").expect("a URL with a token");
+        BoardAs { child, addr: addr.into(), token: token.into() }
+    }
+
+    /// The cookie the token becomes, and the page's anti-forgery token.
+    fn session(&self) -> (String, String) {
+        let visit = common::http::http(&self.addr, "GET", &format!("/?token={}", self.token), &[], None);
+        assert_eq!(visit.status, 303, "{}", visit.body);
+        let cookie = visit.header("set-cookie").expect("a cookie").split(';').next().unwrap().to_string();
+        let page = common::http::http(&self.addr, "GET", "/", &[("Cookie", &cookie)], None);
+        assert_eq!(page.status, 200, "{}", page.body);
+        let csrf = page.body.split("name=\"board-csrf\" content=\"").nth(1).and_then(|r| r.split('"').next());
+        (cookie, csrf.expect("the page carries its anti-forgery token").to_string())
+    }
+}
+
+impl Drop for BoardAs {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_board_shows_and_acts_as_its_user() {
+    if !is_root("the_board_shows_and_acts_as_its_user") {
+        return;
+    }
+    let mut shared = Shared::start("private_data = [\"jobs\"]\n");
+    let alice = shared.user("g");
+    let bob = shared.user("h");
+    let hers = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
+    shared.wait_state(hers, "RUNNING");
+    let his = shared.sbatch_as(&bob, &["--begin=now+1hour", "--wrap", "sleep 300"]);
+    let board = BoardAs::start(&shared, &bob);
+
+    // Without the token: refused.
+    let r = common::http::http(&board.addr, "GET", "/api/live", &[], None);
+    assert_eq!(r.status, 401, "{}", r.body);
+    let (cookie, csrf) = board.session();
+    let headers = [("Cookie", cookie.as_str()), ("X-Board-CSRF", csrf.as_str())];
+
+    // Bob's board sees what bob's squeue sees: his job, and a GPU held by a job not named.
+    let live = common::http::http(&board.addr, "GET", "/api/live", &headers[..1], None);
+    assert_eq!(live.status, 200, "{}", live.body);
+    let v = live.json();
+    assert_eq!(v["live"]["caller"]["name"], bob.name.as_str());
+    let queued: Vec<u64> = ["running", "pending"]
+        .iter()
+        .flat_map(|list| v["live"]["queue"][list].as_array().cloned().unwrap_or_default())
+        .filter_map(|j| j["job_id"].as_u64())
+        .collect();
+    assert_eq!(queued, [u64::from(his)], "{v}");
+    let holders: Vec<serde_json::Value> = v["live"]["gpus"]
+        .as_array()
+        .expect("the GPUs")
+        .iter()
+        .flat_map(|g| g["jobs"].as_array().cloned().unwrap())
+        .collect();
+    assert_eq!(holders.len(), 1, "{v}");
+    assert_eq!(holders[0]["job_id"], serde_json::Value::Null, "alice's job is named to bob: {v}");
+
+    // Nor is her job's page shown to him.
+    let page = common::http::http(&board.addr, "GET", &format!("/api/job/{hers}"), &headers[..1], None);
+    assert_eq!(page.status, 404, "{}", page.body);
+
+    // Alice's job cannot be cancelled nor held from bob's board.
+    for action in ["cancel", "hold"] {
+        let r = common::http::http(&board.addr, "POST", &format!("/api/job/{hers}/{action}"), &headers, Some("{}"));
+        assert_eq!(r.status, 409, "{action} of alice's job: {}", r.body);
+        assert_eq!(r.json()["ok"], false);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(shared.state(hers), "RUNNING");
+    let reason = Client::at(&shared.socket).unwrap().job(&hers.to_string()).unwrap().jobs[0].state_reason.clone();
+    assert!(!reason.contains("Held"), "{reason}");
+
+    // His own: held, then cancelled.
+    let r = common::http::http(&board.addr, "POST", &format!("/api/job/{his}/hold"), &headers, Some("{}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let reason = Client::at(&shared.socket).unwrap().job(&his.to_string()).unwrap().jobs[0].state_reason.clone();
+    assert!(reason.contains("Held"), "{reason}");
+    let r = common::http::http(&board.addr, "POST", &format!("/api/job/{his}/cancel"), &headers, Some("{}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    shared.wait_state(his, "CANCELLED");
+
+    // The system daemon stops while a page is open: the page is told (no daemon is started).
+    use std::io::{Read, Write};
+    let mut events = std::net::TcpStream::connect(&board.addr).unwrap();
+    events.set_read_timeout(Some(LONG)).unwrap();
+    write!(events, "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n", board.addr).unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 8192];
+    let mut read_until = |events: &mut std::net::TcpStream, seen: &mut String, what: &str| {
+        while !seen.contains(what) {
+            let n = events.read(&mut buf).expect("the event stream");
+            assert!(n > 0, "the event stream ended: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    };
+    read_until(&mut events, &mut seen, "\"live\":");
+    // Her job ends first, so that no job outlives the daemon.
+    Client::at(&shared.socket).unwrap().cancel(&hers.to_string(), Some("KILL"), SignalScope::Steps).unwrap();
+    shared.wait_state(hers, "CANCELLED");
+    shared.stop_daemon();
+    read_until(&mut events, &mut seen, "\"error\":");
+    assert!(seen.contains("the system daemon does not answer"), "{seen}");
+}

@@ -2,6 +2,7 @@
 //! Slurm's error texts, and the multicall dispatch.
 
 pub mod allocate;
+pub mod board;
 pub mod complete_values;
 pub mod daemon_cmd;
 pub mod dynamic_completions;
@@ -69,6 +70,7 @@ commands:
   {commands}
   daemon [start|stop|status|run]
   gpus [--json]
+  board [--port PORT] [--bind ADDR] [-M|--profile PROFILE]
   profiles
   install-links [DIR]
   generate [DIR]
@@ -107,8 +109,8 @@ fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
 }
 
 /// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
-/// (`daemon`, `gpus`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`, and
-/// `__complete`, which the shell completions call).
+/// (`daemon`, `gpus`, `board`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`,
+/// and `__complete`, which the shell completions call).
 fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     if let Err(code) = take_profile_flag(&mut args) {
         return code;
@@ -121,6 +123,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some(cmd) if dispatchable(cmd) => dispatch(cmd, rest(cmd)),
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
         Some("gpus") => gpus::run(rest("slurmlet gpus")),
+        Some("board") => board::run(rest("slurmlet board")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),

@@ -1,0 +1,12 @@
+//! The page's files, embedded in the binary: plain HTML, CSS and JavaScript, no framework,
+//! charts drawn as SVG by the script, so that the page works with no network beyond the
+//! board itself and needs no build step.
+
+/// The page (`{{CSRF}}` is replaced by the anti-forgery token).
+pub const INDEX_HTML: &str = include_str!("assets/index.html");
+
+/// The page's script.
+pub const BOARD_JS: &str = include_str!("assets/board.js");
+
+/// The page's style.
+pub const BOARD_CSS: &str = include_str!("assets/board.css");
