@@ -129,6 +129,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let mps = mps::watch::servers(&core);
         let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
+        let changes = core.changes();
         let daemon = Arc::new(runtime::Daemon {
             core: scheduling::core_lock::CoreLock::new(core),
             timer,
@@ -140,6 +141,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             listings: tokio::sync::Semaphore::new(1),
             history,
             mps,
+            changes,
         });
         // Listening for job ends before any is recorded.
         tokio::spawn(mps::watch::quit_idle(daemon.clone()));
