@@ -181,6 +181,32 @@ fn old_samples_are_pruned_and_recent_ones_kept() {
     assert_eq!(times, [recent]);
 }
 
+#[test]
+fn a_week_of_samples_is_served_whole() {
+    let (c, _machine) = fake_nvml::start_watching("");
+    // A week at one-minute steps on both GPUs, written as the daemon writes them.
+    let db = c.dir.path().join("state").join("slurmlet.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let week_ago = now() - 7 * 86_400 + 120;
+    let step = week_ago - week_ago % 60;
+    conn.execute(
+        "WITH RECURSIVE t(time) AS (SELECT ?1 UNION ALL SELECT time + 60 FROM t WHERE time + 60 < ?2)
+         INSERT OR REPLACE INTO gpu_samples (time, gpu, memory_used, utilization)
+         SELECT time, gpu, 1073741824 * gpu, 50 FROM t, (SELECT 0 AS gpu UNION ALL SELECT 1)",
+        [step, now() - 60],
+    )
+    .unwrap();
+    drop(conn);
+    let began = Instant::now();
+    let reply = c.client().gpu_samples(Some(week_ago - 60)).unwrap();
+    let took = began.elapsed();
+    let counts: Vec<usize> = reply.gpus.iter().map(|g| g.samples.len()).collect();
+    eprintln!("GET /slurmlet/v1/gpus/samples of a week at one-minute steps, 2 GPUs ({counts:?} samples): {took:?} (debug build)");
+    assert!(counts.iter().all(|&n| n >= 10_000), "{counts:?}");
+    assert_eq!(reply.gpus[1].samples[0], (step, GIB, 50));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
 /// `squeue --start`'s expected start of each pending job, as UNIX seconds (`None`: N/A).
 fn squeue_starts(c: &Cluster) -> Vec<(u32, Option<i64>)> {
     let out = c.run("squeue", &["--start", "-h", "-o", "%i|%S"]);
@@ -316,7 +342,7 @@ fn usage_sums_the_gpu_seconds_of_the_jobs_that_ran() {
 
 #[test]
 fn the_change_counter_answers_a_submit_at_once_and_times_out_otherwise() {
-    let c = Cluster::start("1", "");
+    let mut c = Cluster::start("1", "");
     let client = c.client();
     let at = client.changes(0, 0).unwrap().generation;
     // Past `after` already: at once.
@@ -335,9 +361,10 @@ fn the_change_counter_answers_a_submit_at_once_and_times_out_otherwise() {
     sbatch.args(["--wrap", "true"]);
     let submitter = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(500));
+        let started = Instant::now();
         let out = sbatch.output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        Instant::now()
+        started
     });
     let began = Instant::now();
     let moved = client.changes(at, 30).unwrap().generation;
@@ -346,10 +373,24 @@ fn the_change_counter_answers_a_submit_at_once_and_times_out_otherwise() {
     assert!(moved > at, "{moved} after {at}");
     assert!(answered.duration_since(began) < Duration::from_secs(10), "{:?}", answered.duration_since(began));
     eprintln!(
-        "GET /slurmlet/v1/changes answered {:?} after sbatch returned",
+        "GET /slurmlet/v1/changes answered {:?} after sbatch was started",
         answered.saturating_duration_since(submitted)
     );
     // `wait` is capped and a parameter that is no number refused.
     let (status, _): (u16, serde_json::Value) = client.get_with_status("/slurmlet/v1/changes?after=x").unwrap();
     assert_eq!(status, 400);
+
+    // A daemon told to stop answers its waiting callers, rather than wait a minute for them.
+    let waiter = {
+        let client = c.client();
+        std::thread::spawn(move || client.changes(u64::MAX - 1, 60).map(|r| r.generation))
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let began = Instant::now();
+    let pid = c.daemon.as_ref().expect("the daemon").id();
+    assert!(std::process::Command::new("kill").arg(pid.to_string()).status().unwrap().success());
+    let status = c.wait_daemon();
+    assert!(status.success(), "{status:?}");
+    assert!(began.elapsed() < Duration::from_secs(10), "stopped after {:?}", began.elapsed());
+    assert!(waiter.join().unwrap().is_ok_and(|g| g >= moved), "the waiting caller was answered");
 }

@@ -1,7 +1,8 @@
 //! `GET /slurmlet/v1/changes?after=G&wait=S`: the board's long poll on the change counter
 //! ([`crate::daemon::runtime::Daemon::changes`]). The answer comes at once when the counter
 //! is past `after`, else when it moves or after `wait` seconds (at most [`MAX_WAIT_SECS`]);
-//! a waiting caller costs the daemon a parked task, and none calling costs it nothing.
+//! a waiting caller costs the daemon a parked task, and none calling costs it nothing. A
+//! daemon told to stop answers its waiting callers at once.
 
 use crate::api::activity::ChangesResponse;
 use crate::daemon::http::params;
@@ -26,8 +27,15 @@ pub async fn handler(State(d): State<Arc<Daemon>>, Query(query): Query<Vec<(Stri
         (Err(e), _) | (_, Err(e)) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
     };
     let mut changes = d.changes.subscribe();
-    // Past `after`, or the wait ran out: the counter as it is then.
-    let _ = tokio::time::timeout(Duration::from_secs(wait), changes.wait_for(|g| *g > after)).await;
+    let mut stopping = d.stopping.clone();
+    // Past `after`, the wait ran out or the daemon stops: the counter as it is then.
+    let moved = async {
+        tokio::select! {
+            _ = changes.wait_for(|g| *g > after) => {},
+            _ = stopping.wait_for(|stop| *stop) => {},
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(wait), moved).await;
     let generation = *changes.borrow();
     (StatusCode::OK, Json(ChangesResponse { generation })).into_response()
 }
