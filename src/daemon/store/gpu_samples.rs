@@ -1,7 +1,7 @@
 //! The GPU samples the store keeps (tables `gpu_samples` and `job_gpu_samples`, see
 //! [`super::schema`]): one row per GPU and one per job using a GPU for each closed step of
-//! `gpu_history_resolution` seconds, written by the writer thread ([`write`]), pruned past
-//! `gpu_history_days` ([`prune`]) and read for the board ([`Store::gpu_samples`],
+//! `gpu_history_resolution` seconds, written by the writer thread (`write`), pruned past
+//! `gpu_history_days` (`prune`) and read for the board ([`Store::gpu_samples`],
 //! [`Store::job_gpu_samples`]).
 
 use super::{Store, StoreError};
