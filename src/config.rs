@@ -92,6 +92,13 @@ pub struct ConfigFile {
     /// Seconds between two looks at a running job's memory in its cgroup, for its average
     /// (Slurm's `JobAcctGatherFrequency`; default 30, 0: none).
     pub job_acct_gather_frequency: Option<u64>,
+    /// Seconds each kept GPU sample stands for: the looks at the GPUs within one step are
+    /// averaged into one sample per GPU and per job (default
+    /// [`DEFAULT_GPU_HISTORY_RESOLUTION`]).
+    pub gpu_history_resolution: Option<u64>,
+    /// Days the GPU samples are kept in the store (default [`DEFAULT_GPU_HISTORY_DAYS`]; 0:
+    /// none are kept).
+    pub gpu_history_days: Option<u32>,
     /// GPU memory in MiB above which a process outside the queue counts as using its GPU
     /// (default [`DEFAULT_FOREIGN_GPU_MEMORY_MIB`]).
     pub foreign_gpu_memory: Option<u64>,
@@ -125,7 +132,8 @@ pub struct ConfigFile {
     /// Slurm's operators may.
     pub operators: Option<Vec<String>>,
     /// What users may not see of other users' jobs, as Slurm's `PrivateData`: `["jobs"]`
-    /// hides other users' jobs from listings and lookups (operators and root see all).
+    /// hides other users' jobs from listings and lookups, `["usage"]` other users' usage
+    /// (operators and root see all).
     pub private_data: Option<Vec<PrivateData>>,
     /// A TCP address (`127.0.0.1:6820`) to serve the REST API on as well, to token holders
     /// (default: none, the Unix socket only).
@@ -153,6 +161,12 @@ pub struct ConfigFile {
 
 /// Seconds between two looks at the GPUs' processes when the configuration gives none.
 pub const DEFAULT_GPU_SAMPLE_INTERVAL: u64 = 10;
+
+/// Seconds each kept GPU sample stands for when the configuration gives none.
+pub const DEFAULT_GPU_HISTORY_RESOLUTION: u64 = 60;
+
+/// Days the GPU samples are kept when the configuration gives none.
+pub const DEFAULT_GPU_HISTORY_DAYS: u32 = 7;
 
 /// GPU memory (MiB) above which a process outside the queue counts, when the configuration
 /// gives none.
@@ -216,6 +230,10 @@ pub enum Mode {
 pub enum PrivateData {
     /// Other users' jobs are hidden.
     Jobs,
+    /// Other users' usage is hidden: the board's per-user figures show a caller only their
+    /// own (operators and root see all), as Slurm's `PrivateData=usage` does for sshare and
+    /// sreport.
+    Usage,
 }
 
 /// The `[limits]` table: what one user may hold at once (like a Slurm QOS's `MaxJobsPU`,
@@ -285,6 +303,10 @@ pub struct Config {
     /// Seconds between two looks at a running job's memory ([`ConfigFile`]'s
     /// `job_acct_gather_frequency`).
     pub job_acct_gather_frequency: u64,
+    /// Seconds each kept GPU sample stands for (at least 1).
+    pub gpu_history_resolution: u64,
+    /// Days the GPU samples are kept; 0: none are kept.
+    pub gpu_history_days: u32,
     /// GPU memory in MiB above which a process outside the queue counts.
     pub foreign_gpu_memory_mib: u64,
     /// What a GPU in use outside the queue means to the scheduler.
@@ -327,6 +349,8 @@ pub struct Config {
     pub operators: Vec<u32>,
     /// Whether other users' jobs are hidden from non-operators.
     pub private_jobs: bool,
+    /// Whether other users' usage is hidden from non-operators (`private_data = ["usage"]`).
+    pub private_usage: bool,
     /// The TCP address the REST API is also served on, if any.
     pub listen: Option<std::net::SocketAddr>,
     /// The configuration file this was read from (jobs' `SLURM_CONF`; it need not exist).
@@ -484,6 +508,8 @@ impl Config {
             job_acct_gather_frequency: file
                 .job_acct_gather_frequency
                 .unwrap_or(crate::stepd::containment::cgroup::setup::DEFAULT_SAMPLE_SECS),
+            gpu_history_resolution: file.gpu_history_resolution.unwrap_or(DEFAULT_GPU_HISTORY_RESOLUTION).max(1),
+            gpu_history_days: file.gpu_history_days.unwrap_or(DEFAULT_GPU_HISTORY_DAYS),
             foreign_gpu_memory_mib: file.foreign_gpu_memory.unwrap_or(DEFAULT_FOREIGN_GPU_MEMORY_MIB),
             foreign_gpu_processes: file.foreign_gpu_processes.unwrap_or_default(),
             def_mem_per_cpu: file.def_mem_per_cpu,
@@ -506,7 +532,8 @@ impl Config {
             cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),
             mode,
             operators,
-            private_jobs: file.private_data.unwrap_or_default().contains(&PrivateData::Jobs),
+            private_jobs: file.private_data.as_deref().unwrap_or_default().contains(&PrivateData::Jobs),
+            private_usage: file.private_data.unwrap_or_default().contains(&PrivateData::Usage),
             listen: file.listen,
             path: path.to_path_buf(),
             default_account,

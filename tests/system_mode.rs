@@ -451,6 +451,63 @@ fn operators_may_act_and_private_data_hides_other_users_jobs() {
 }
 
 #[test]
+fn the_boards_queue_job_samples_and_usage_keep_to_what_private_data_lets_each_user_see() {
+    if !is_root("the_boards_queue_job_samples_and_usage_keep_to_what_private_data_lets_each_user_see") {
+        return;
+    }
+    let tag = std::process::id() % 100_000;
+    let (alice_name, bob_name, oscar_name) = (format!("sl{tag}q"), format!("sl{tag}r"), format!("sl{tag}s"));
+    let dir = tempfile::tempdir().unwrap();
+    let alice = User::create(&alice_name, &dir.path().join("q"));
+    let bob = User::create(&bob_name, &dir.path().join("r"));
+    let oscar = User::create(&oscar_name, &dir.path().join("s"));
+    let shared = Shared::start(&format!("operators = [\"{oscar_name}\"]\nprivate_data = [\"jobs\", \"usage\"]\n"));
+    let mine = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
+    let theirs = shared.sbatch_as(&bob, &["--gres=gpu:1", "--wrap", "sleep 300"]);
+    shared.wait_state(mine, "RUNNING");
+    shared.wait_state(theirs, "RUNNING");
+    let waiting = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "true"]);
+    let client = || Client::at(&shared.socket).unwrap();
+
+    // The queue: squeue's view of each.
+    let queue = |user: &User| {
+        let q = user.as_me(|| client().queue(10)).unwrap();
+        let ids = |jobs: &[slurmlet::api::activity::QueueJob]| jobs.iter().map(|j| j.job_id).collect::<Vec<_>>();
+        (ids(&q.running), ids(&q.pending), q.running_total, q.pending_total)
+    };
+    assert_eq!(queue(&bob), (vec![theirs], vec![], 1, 0));
+    assert_eq!(queue(&alice), (vec![mine], vec![waiting], 1, 1));
+    assert_eq!(queue(&oscar), (vec![mine, theirs], vec![waiting], 2, 1));
+    assert_eq!(alice.as_me(|| client().queue(10)).unwrap().running[0].user_name, alice_name);
+
+    // Another user's job's samples: refused as the job endpoint refuses it.
+    let samples = bob.as_me(|| client().job_gpu_samples(mine)).unwrap();
+    let lookup = bob.as_me(|| client().job(&mine.to_string())).unwrap();
+    assert!(!samples.errors.is_empty(), "{samples:?}");
+    assert_eq!(
+        samples.errors.iter().map(|e| (e.error_number, e.description.clone())).collect::<Vec<_>>(),
+        lookup.errors.iter().map(|e| (e.error_number, e.description.clone())).collect::<Vec<_>>()
+    );
+    let own = alice.as_me(|| client().job_gpu_samples(mine)).unwrap();
+    assert!(own.errors.is_empty() && own.job_id == mine, "{own:?}");
+    assert!(oscar.as_me(|| client().job_gpu_samples(mine)).unwrap().errors.is_empty());
+
+    // Usage: each user their own row, the operator everyone's.
+    std::thread::sleep(Duration::from_secs(1));
+    let users = |user: &User| {
+        let mut names: Vec<String> =
+            user.as_me(|| client().usage(1)).unwrap().users.into_iter().map(|u| u.user_name).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(users(&bob), std::slice::from_ref(&bob_name));
+    assert_eq!(users(&alice), std::slice::from_ref(&alice_name));
+    let mut both = vec![alice_name.clone(), bob_name.clone()];
+    both.sort();
+    assert_eq!(users(&oscar), both);
+}
+
+#[test]
 fn commands_use_the_system_daemon_and_never_start_their_own() {
     if !is_root("commands_use_the_system_daemon_and_never_start_their_own") {
         return;

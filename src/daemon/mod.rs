@@ -129,6 +129,9 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let mps = mps::watch::servers(&core);
         let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
+        let changes = core.changes();
+        // One stop for both listeners, and for the board's long polls.
+        let (stopped, stopping) = tokio::sync::watch::channel(false);
         let daemon = Arc::new(runtime::Daemon {
             core: scheduling::core_lock::CoreLock::new(core),
             timer,
@@ -140,6 +143,8 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             listings: tokio::sync::Semaphore::new(1),
             history,
             mps,
+            changes,
+            stopping: stopping.clone(),
         });
         // Listening for job ends before any is recorded.
         tokio::spawn(mps::watch::quit_idle(daemon.clone()));
@@ -175,8 +180,6 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
                 _ = stop.shutdown.notified() => {},
             }
         };
-        // One stop for both listeners.
-        let (stopped, stopping) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             shutdown.await;
             let _ = stopped.send(true);

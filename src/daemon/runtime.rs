@@ -37,6 +37,12 @@ pub struct Daemon {
     pub history: history::History,
     /// The MPS servers of shard jobs, when the daemon runs them.
     pub mps: Option<crate::daemon::mps::Servers>,
+    /// The change counter the board waits on (`GET /slurmlet/v1/changes`): moved by the
+    /// store's writer whenever a job's record changes, and at each look at the GPUs.
+    pub changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Becomes true when the daemon is told to stop: the long polls answer then, rather than
+    /// keep the stop waiting for them.
+    pub stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Peer credentials of a connection.

@@ -66,7 +66,7 @@ impl History {
 
     /// Runs `read` on an idle read connection (a new one when none is idle), which is kept
     /// for the next read unless the read failed.
-    fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let store = match self.idle.lock().expect("history pool").pop() {
             Some(s) => s,
             None => Store::open_reader(&self.path)?,

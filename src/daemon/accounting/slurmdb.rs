@@ -329,7 +329,8 @@ async fn db_answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller, warnings: V
     }
 }
 
-/// Removes the history older than `history_days` now and every hour.
+/// Removes the history older than `history_days`, and the GPU samples older than
+/// `gpu_history_days`, now and every hour.
 pub async fn purge_periodically(d: Arc<Daemon>) {
     loop {
         d.core.lock().purge_history(crate::options::now());

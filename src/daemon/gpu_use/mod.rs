@@ -4,9 +4,11 @@
 //! ([`tally`]), and finds the processes that belong to no job and use more than
 //! `foreign_gpu_memory` ([`foreign`]); the scheduler keeps new jobs off their GPUs while they
 //! run (`foreign_gpu_processes = "avoid"`), and finds the shard jobs that hold more than
-//! their share of their GPU's memory ([`share`]).
+//! their share of their GPU's memory ([`share`]); each look also goes into the GPU samples
+//! the daemon keeps for the board ([`history`]).
 
 pub mod foreign;
+pub mod history;
 pub mod owners;
 pub mod process;
 pub mod share;
@@ -14,6 +16,7 @@ pub mod tally;
 pub mod watch;
 
 pub use foreign::ForeignProcess;
+pub use history::GpuHistory;
 pub use owners::{JobProcesses, Owner, RunningJob};
 pub use share::ShareWatch;
 pub use tally::GpuTally;

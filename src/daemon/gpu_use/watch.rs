@@ -12,8 +12,8 @@ use std::time::Duration;
 /// Looks at the GPUs every `gpu_sample_interval` seconds (the GPUs the daemon found at its
 /// start), for as long as the daemon runs; returns at once when the interval is 0 or the
 /// GPUs' source cannot show their processes. Each look tallies the running steps' GPU use,
-/// weighs the shard jobs' memory against their shares and finds the processes outside the
-/// queue. A failed look is logged once with its cause
+/// weighs the shard jobs' memory against their shares, counts into the GPU samples kept for
+/// the board and finds the processes outside the queue. A failed look is logged once with its cause
 /// (and its end once), and the scheduler goes on with what it last saw.
 pub async fn watch(daemon: Arc<Daemon>) {
     let (interval, sampler) = {
@@ -55,6 +55,7 @@ pub async fn watch(daemon: Arc<Daemon>) {
                     let mut core = daemon.core.lock();
                     core.tally_gpu_use(&sample.processes, &owners, &jobs);
                     core.watch_gpu_shares(&sample, &owners);
+                    core.record_gpu_history(&sample, &owners, &jobs);
                     core.set_gpu_sample(sample);
                     core.set_foreign_gpu_processes(found)
                 };

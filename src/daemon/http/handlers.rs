@@ -263,14 +263,14 @@ fn bad_job_id_error(id: &str, source: &str) -> ApiError {
 }
 
 /// The reply to a `{job_id}` that is no job id.
-fn bad_job_id(d: &Daemon, id: &str, source: &str) -> Response {
+pub(in crate::daemon) fn bad_job_id(d: &Daemon, id: &str, source: &str) -> Response {
     let meta = info::meta(&d.core.lock().config);
     let errors = vec![bad_job_id_error(id, source)];
     reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors, ..Default::default() })
 }
 
 /// The reply for a job the daemon does not know (slurmrestd's `job_unknown`).
-fn no_such_job(meta: Meta, n: u32, source: &str) -> Response {
+pub(in crate::daemon) fn no_such_job(meta: Meta, n: u32, source: &str) -> Response {
     let error = ApiError {
         description: format!("Unable to query JobId={n}"),
         error_number: errno::INVALID_JOB_ID,

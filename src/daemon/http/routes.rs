@@ -9,7 +9,10 @@ use crate::daemon::scheduling::suspend;
 use crate::daemon::supervision::interactive;
 use crate::daemon::views::batch_script;
 use crate::daemon::views::gpu_list;
+use crate::daemon::views::gpu_samples;
+use crate::daemon::views::queue;
 use crate::daemon::views::step_list;
+use crate::daemon::views::usage;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use std::sync::Arc;
@@ -68,6 +71,16 @@ pub enum Op {
     BatchScript,
     /// `GET /slurmlet/v1/gpus`: the node's GPUs and who holds them (`slurmlet gpus`).
     Gpus,
+    /// `GET /slurmlet/v1/gpus/samples`: the GPU samples kept, for the board.
+    GpuSamples,
+    /// `GET /slurmlet/v1/job/{job_id}/gpu_samples`: one job's GPU use over its life.
+    JobGpuSamples,
+    /// `GET /slurmlet/v1/queue`: the running jobs and the pending ones in scheduling order.
+    Queue,
+    /// `GET /slurmlet/v1/usage`: each user's GPU-seconds and jobs over a window.
+    Usage,
+    /// `GET /slurmlet/v1/changes`: the change counter, waited on.
+    Changes,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -114,6 +127,11 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurmlet/v1/job/{job_id}/resume", Op::Resume),
     ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
     ep("GET", "/slurmlet/v1/gpus", Op::Gpus),
+    ep("GET", "/slurmlet/v1/gpus/samples", Op::GpuSamples),
+    ep("GET", "/slurmlet/v1/job/{job_id}/gpu_samples", Op::JobGpuSamples),
+    ep("GET", "/slurmlet/v1/queue", Op::Queue),
+    ep("GET", "/slurmlet/v1/usage", Op::Usage),
+    ep("GET", "/slurmlet/v1/changes", Op::Changes),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -146,6 +164,11 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Steps => on(method, step_list::handler),
         Op::BatchScript => on(method, batch_script::handler),
         Op::Gpus => on(method, gpu_list::handler),
+        Op::GpuSamples => on(method, gpu_samples::handler),
+        Op::JobGpuSamples => on(method, gpu_samples::job_handler),
+        Op::Queue => on(method, queue::handler),
+        Op::Usage => on(method, usage::handler),
+        Op::Changes => on(method, super::changes::handler),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

@@ -4,8 +4,10 @@
 //! (and fsynced) before the client hears its job id. Reads use [`Store`]; writes go through
 //! the group-committing [`crate::daemon::store::writer::Writer`].
 //!
-//! The store's layout and its versions are in [`schema`]; its writer in [`writer`].
+//! The store's layout and its versions are in [`schema`]; its writer in [`writer`]; the GPU
+//! samples it keeps in [`gpu_samples`].
 
+pub mod gpu_samples;
 pub mod schema;
 pub mod writer;
 

@@ -31,6 +31,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { to: 2, what: "the GPU use of steps", apply: add_step_gpu_use },
     Migration { to: 3, what: "the CPU ids of jobs", apply: add_job_cpu_ids },
     Migration { to: 4, what: "the average memory of steps", apply: add_step_ave_rss },
+    Migration { to: 5, what: "the GPU samples of the GPUs and of the jobs", apply: add_gpu_samples },
 ];
 
 /// The version of the layout this build writes and reads.
@@ -105,6 +106,30 @@ fn add_job_cpu_ids(tx: &Transaction) -> rusqlite::Result<()> {
 /// step stored before).
 fn add_step_ave_rss(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch("ALTER TABLE steps ADD COLUMN ave_rss_kb INTEGER;")
+}
+
+/// Version 5: the GPU samples the daemon keeps (`gpu_history_days`): one row per GPU and
+/// one per job using a GPU for each step of `gpu_history_resolution` seconds, the means of
+/// the looks within it (bytes, percent). The time index lets the hourly pruning of old job
+/// rows go without a walk over the table.
+fn add_gpu_samples(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE gpu_samples (
+             time INTEGER NOT NULL,
+             gpu INTEGER NOT NULL,
+             memory_used INTEGER NOT NULL,
+             utilization INTEGER NOT NULL,
+             PRIMARY KEY (time, gpu)
+         ) WITHOUT ROWID;
+         CREATE TABLE job_gpu_samples (
+             job_id INTEGER NOT NULL,
+             time INTEGER NOT NULL,
+             memory_used INTEGER NOT NULL,
+             utilization INTEGER NOT NULL,
+             PRIMARY KEY (job_id, time)
+         ) WITHOUT ROWID;
+         CREATE INDEX job_gpu_samples_time ON job_gpu_samples (time);",
+    )
 }
 
 /// Where the copy of a store at version `version` is kept before it is migrated:
@@ -226,7 +251,23 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 4);
+        assert_eq!(LATEST, 5);
+    }
+
+    #[test]
+    fn version_5_adds_the_gpu_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut conn) = unversioned_store(dir.path());
+        migrate_with(&mut conn, &path, &MIGRATIONS[..4]).unwrap();
+        assert!(columns(&conn, "gpu_samples").is_empty());
+        migrate(&mut conn, &path).unwrap();
+        assert_eq!(stamp(&conn), 5);
+        assert_eq!(columns(&conn, "gpu_samples"), ["time", "gpu", "memory_used", "utilization"]);
+        assert_eq!(columns(&conn, "job_gpu_samples"), ["job_id", "time", "memory_used", "utilization"]);
+        let jobs: i64 = conn.query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get(0)).unwrap();
+        assert_eq!(jobs, 1, "the jobs stay");
+        let copy = Connection::open(pre_migration_copy(&path, 4)).unwrap();
+        assert_eq!(stamp(&copy), 4, "the store as it was is kept");
     }
 
     #[test]
@@ -248,7 +289,7 @@ mod tests {
         migrate_with(&mut conn, &path, &MIGRATIONS[..3]).unwrap();
         assert!(!columns(&conn, "steps").contains(&"ave_rss_kb".to_string()));
         migrate(&mut conn, &path).unwrap();
-        assert_eq!(stamp(&conn), 4);
+        assert_eq!(stamp(&conn), LATEST);
         assert!(columns(&conn, "steps").contains(&"ave_rss_kb".to_string()));
         let copy = Connection::open(pre_migration_copy(&path, 3)).unwrap();
         assert_eq!(stamp(&copy), 3, "the store as it was is kept");

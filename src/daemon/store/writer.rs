@@ -13,6 +13,7 @@ use crate::daemon::store::{Payload, Store, StoreError};
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
 /// Resolves once a queued change is committed (or has failed, with the reason).
@@ -52,6 +53,13 @@ enum Change {
         /// UNIX seconds.
         before: u64,
     },
+    /// The GPU samples of a closed step.
+    GpuSamples(Box<super::gpu_samples::StepSamples>),
+    /// Removes the GPU samples of the steps that started before `before`.
+    PruneGpuSamples {
+        /// UNIX seconds.
+        before: i64,
+    },
     /// Nothing: resolves once everything queued before it is durable.
     Barrier,
 }
@@ -68,6 +76,8 @@ struct Queued {
 /// The handle to the writer thread. Dropping it lets the thread finish what is queued and end.
 pub struct Writer {
     queue: mpsc::Sender<Queued>,
+    /// The change counter: moved whenever a job's record is queued (see [`Writer::changes`]).
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl Writer {
@@ -85,7 +95,7 @@ impl Writer {
             .name("store-writer".into())
             .spawn(move || run(conn, label, rx, removals))
             .map_err(|e| StoreError::Thread(e.to_string()))?;
-        Ok(Writer { queue })
+        Ok(Writer { queue, changes: Arc::new(tokio::sync::watch::channel(0).0) })
     }
 
     fn push(&self, change: Change, remove_after: Option<PathBuf>) -> Durable {
@@ -103,6 +113,18 @@ impl Writer {
         durable
     }
 
+    /// The change counter, which moves whenever a job's record is queued (its state or
+    /// settings changed) and whenever [`Writer::changed`] is called; for the board's
+    /// `GET /slurmlet/v1/changes`. Moving it costs nothing when nobody waits on it.
+    pub fn changes(&self) -> Arc<tokio::sync::watch::Sender<u64>> {
+        self.changes.clone()
+    }
+
+    /// Moves the change counter.
+    pub fn changed(&self) {
+        self.changes.send_modify(|generation| *generation += 1);
+    }
+
     /// Queues a new job with its payload.
     pub fn insert(&self, job: &Job, payload: Payload) -> Durable {
         self.insert_all(std::slice::from_ref(job), payload)
@@ -116,11 +138,13 @@ impl Writer {
 
     /// Queues the record of a run of `job` that ended and is requeued.
     pub fn requeued(&self, job: &Job) -> Durable {
+        self.changed();
         self.push(Change::Requeued(Box::new(job.clone())), None)
     }
 
     /// Queues a job's current record.
     pub fn update(&self, job: &Job) -> Durable {
+        self.changed();
         self.push(Change::Update(Box::new(job.clone())), None)
     }
 
@@ -138,6 +162,17 @@ impl Writer {
     /// Queues the end, at `end`, of the steps of job `job` still recorded as running.
     pub fn end_steps(&self, job: u32, end: u64) -> Durable {
         self.queue_change(Change::EndSteps { job, end }, None, true)
+    }
+
+    /// Queues the GPU samples of a closed step (nobody waits for them).
+    pub fn gpu_samples(&self, step: super::gpu_samples::StepSamples) -> Durable {
+        self.queue_change(Change::GpuSamples(Box::new(step)), None, true)
+    }
+
+    /// Queues the removal of the GPU samples of the steps that started before `before`
+    /// (UNIX seconds).
+    pub fn prune_gpu_samples(&self, before: i64) -> Durable {
+        self.queue_change(Change::PruneGpuSamples { before }, None, true)
     }
 
     /// Queues the removal of the jobs that ended before `before` (UNIX seconds). Job ids are
@@ -161,6 +196,7 @@ impl Writer {
     /// directory holds what recovery would need until then). The change may wait a little for
     /// others to share its commit.
     pub fn update_then_remove(&self, job: &Job, dir: PathBuf) -> Durable {
+        self.changed();
         self.queue_change(Change::Update(Box::new(job.clone())), Some(dir), true)
     }
 }
@@ -330,6 +366,8 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                 .execute(params![job, JobState::Cancelled.name(), *end as i64, ENDED_WITH_JOB])?;
             }
             Change::Purge { before } => purge(&tx, *before)?,
+            Change::GpuSamples(step) => super::gpu_samples::write(&tx, step)?,
+            Change::PruneGpuSamples { before } => super::gpu_samples::prune(&tx, *before)?,
         }
     }
     tx.commit()

@@ -272,7 +272,11 @@ pub fn config(core: &Core) -> ConfigInfo {
         gres_types: gres_types(c).into(),
         gpu_source: c.gpu_source.clone().unwrap_or_default(),
         mps: crate::daemon::mps::watch::describe(c),
-        private_data: if c.private_jobs { vec!["jobs".into()] } else { Vec::new() },
+        private_data: [("jobs", c.private_jobs), ("usage", c.private_usage)]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| name.to_string())
+            .collect(),
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
         slurm_user_name: crate::paths::user_name(uid),

@@ -1,12 +1,16 @@
 //! What `squeue`, `scontrol show` and their slurmrestd counterparts read of the live state:
 //! jobs, steps, the node and partitions in slurmrestd's shapes, the queue's rows, a job's
-//! batch script, and the node's GPUs with who holds each.
+//! batch script, and the node's GPUs with who holds each; and for the board, the GPU samples
+//! kept, the queue in scheduling order and each user's usage.
 
 pub mod batch_script;
 pub mod gpu_list;
+pub mod gpu_samples;
 pub mod gres;
 pub mod info;
 pub mod jobs_reply;
 pub mod listing;
+pub mod queue;
 pub mod step_list;
 pub mod step_stats;
+pub mod usage;

@@ -111,6 +111,46 @@ impl Core {
         self.gpu_shares.used_by(job, gpu)
     }
 
+    /// Counts the look that saw `sample` into the GPU samples kept for the board: each whole
+    /// GPU's memory and utilisation as the driver read them, and each running job's memory
+    /// and SM utilisation summed over its processes (found by `owners`; a job given GPUs
+    /// counts 0 while none of its processes is seen). A step it closes goes to the store.
+    /// The change counter moves: the GPUs were looked at.
+    pub fn record_gpu_history(&mut self, sample: &GpuSample, owners: &HashMap<u32, Owner>, jobs: &JobProcesses) {
+        self.changed();
+        if self.config.gpu_history_days == 0 {
+            return;
+        }
+        let gpus: Vec<(u32, u64, u32)> = self
+            .config
+            .gpus
+            .iter()
+            .filter_map(|gpu| {
+                let reading = share::reading_of(gpu, &sample.gpus)?;
+                Some((gpu.index, reading.memory_used.unwrap_or(0), reading.utilization.unwrap_or(0)))
+            })
+            .collect();
+        let mut by_job: std::collections::BTreeMap<u32, (u64, u32)> =
+            jobs.jobs.iter().filter(|j| j.has_gpus && self.holding.contains(&j.id)).map(|j| (j.id, (0, 0))).collect();
+        for p in &sample.processes {
+            if let Some((job, _)) = owners.get(&p.pid) {
+                let sum = by_job.entry(*job).or_default();
+                sum.0 += p.used_memory.unwrap_or(0);
+                sum.1 += p.sm_util.unwrap_or(0);
+            }
+        }
+        let by_job: Vec<(u32, u64, u32)> =
+            by_job.into_iter().map(|(job, (memory, util))| (job, memory, util)).collect();
+        if let Some(closed) = self.gpu_history.look(crate::options::now(), &gpus, &by_job) {
+            drop(self.writer.gpu_samples(closed));
+        }
+    }
+
+    /// The GPU samples kept in memory (see [`crate::daemon::gpu_use::GpuHistory`]).
+    pub fn gpu_history(&self) -> &crate::daemon::gpu_use::GpuHistory {
+        &self.gpu_history
+    }
+
     /// Keeps what the last look at the GPUs saw, for the views of the GPUs.
     pub fn set_gpu_sample(&mut self, sample: GpuSample) {
         self.gpu_sample = Some((crate::options::now(), sample));

@@ -75,6 +75,7 @@ impl Core {
             self.track_dependency(&job);
             self.jobs.insert(job.id, job);
         }
+        self.changed();
         effects
     }
 

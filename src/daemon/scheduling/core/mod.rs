@@ -139,6 +139,8 @@ pub struct Core {
     gpu_sample: Option<(u64, crate::gpu::GpuSample)>,
     /// Each job's GPU memory at the last look, and the shard jobs over their share.
     gpu_shares: crate::daemon::gpu_use::ShareWatch,
+    /// The GPU samples of the step still open, and of the one closed last.
+    gpu_history: crate::daemon::gpu_use::GpuHistory,
     used: Resources,
     exe: PathBuf,
     jobs_dir: PathBuf,
@@ -188,6 +190,7 @@ impl Core {
             gpu_tallies: Default::default(),
             gpu_sample: None,
             gpu_shares: Default::default(),
+            gpu_history: crate::daemon::gpu_use::GpuHistory::new(config.gpu_history_resolution),
             config,
             store,
             writer,
@@ -277,9 +280,9 @@ impl Core {
     }
 
     /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, history_days,
-    /// MaxArraySize, default memory, GPU hiding, per-user limits, operators and private data change at
-    /// once; the node's resources, names and paths need a restart: their names are returned
-    /// and the old values kept.
+    /// MaxArraySize, default memory, GPU hiding, per-user limits, operators, private data and
+    /// gpu_history_days change at once; the node's resources, names and paths need a
+    /// restart: their names are returned and the old values kept.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
         let old = &self.config;
         let mut kept = Vec::new();
@@ -308,8 +311,13 @@ impl Core {
         if new.job_acct_gather_frequency != old.job_acct_gather_frequency {
             kept.push("job_acct_gather_frequency");
         }
+        if new.gpu_history_resolution != old.gpu_history_resolution {
+            kept.push("gpu_history_resolution");
+        }
         self.config.operators = new.operators;
         self.config.private_jobs = new.private_jobs;
+        self.config.private_usage = new.private_usage;
+        self.config.gpu_history_days = new.gpu_history_days;
         // Jobs queued in a partition that is gone stay pending until it comes back.
         self.config.partitions = new.partitions;
         self.config.kill_wait = new.kill_wait;
@@ -351,9 +359,22 @@ impl Core {
         self.writer.flush();
     }
 
+    /// The change counter (see [`Writer::changes`]).
+    pub fn changes(&self) -> std::sync::Arc<tokio::sync::watch::Sender<u64>> {
+        self.writer.changes()
+    }
+
+    /// Moves the change counter: something the board shows has changed.
+    pub(in crate::daemon) fn changed(&self) {
+        self.writer.changed();
+    }
+
     /// Queues the removal of the history older than `history_days` (none when it is not
-    /// set); jobs still shown by squeue (MinJobAge) are kept.
+    /// set); jobs still shown by squeue (MinJobAge) are kept. The GPU samples older than
+    /// `gpu_history_days` go too.
     pub fn purge_history(&self, now: u64) {
+        let keep = self.config.gpu_history_days as u64 * 86400;
+        drop(self.writer.prune_gpu_samples(now.saturating_sub(keep) as i64));
         if let Some(days) = self.config.history_days {
             let before =
                 now.saturating_sub(days as u64 * 86400).min(now.saturating_sub(self.config.min_job_age as u64));

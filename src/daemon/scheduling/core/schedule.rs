@@ -69,6 +69,7 @@ impl Core {
         let limits = self.config.limits;
         let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
         let mut array_running = array::running(self.holding());
+        let mut reasons_changed = false;
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let reason = if let Some(r) = waiting_on_deps.get(&id) {
@@ -128,7 +129,11 @@ impl Core {
             if self.jobs[&id].reason != reason {
                 let job = self.jobs.get_mut(&id).expect("pending job exists");
                 job.reason = reason.into();
+                reasons_changed = true;
             }
+        }
+        if reasons_changed {
+            self.changed();
         }
         // A job that starts now may be what an `after` dependency waits for.
         effects.reschedule |= !to_start.is_empty() && !waiting_on_deps.is_empty();
