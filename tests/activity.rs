@@ -232,7 +232,7 @@ fn seconds_of(text: &str) -> Option<i64> {
 #[test]
 fn the_queue_lists_jobs_in_scheduling_order_with_squeues_expected_starts() {
     let c = Cluster::start("1", "");
-    let running = c.sbatch(&["--gres=gpu:1", "--wrap", "sleep 300"]);
+    let running = c.sbatch(&["--gres=gpu:1", "-t", "10", "--wrap", "sleep 300"]);
     c.wait_state(running, &["RUNNING"], T);
     let waiting = c.sbatch(&["--gres=gpu:1", "-t", "5", "--wrap", "true"]);
     let held = c.sbatch(&["-H", "--wrap", "true"]);
@@ -264,6 +264,14 @@ fn the_queue_lists_jobs_in_scheduling_order_with_squeues_expected_starts() {
         assert_eq!(ours[&id], start, "job {id}");
     }
     assert!(ours[&later].is_some_and(|t| t > now() + 3000), "{ours:?}");
+    // The backfill plan's: the first waits for the running job's time limit to end, the next
+    // for the first's after it; the held one has none.
+    let running_start = first.start_time.unwrap();
+    assert_eq!(ours[&waiting], Some(running_start + 600), "{ours:?}");
+    assert_eq!(ours[&next], Some(running_start + 900), "{ours:?}");
+    assert_eq!(ours[&held], None, "{ours:?}");
+    let sched = c.run("squeue", &["--start", "-h", "-o", "%i|%Y"]);
+    assert!(stdout(&sched).contains(&format!("{waiting}|node1")), "{}", stdout(&sched));
     // `pending` bounds the list, not the totals.
     let one = c.client().queue(1).unwrap();
     assert_eq!((one.pending.len(), one.pending_total, one.pending[0].job_id), (1, 4, waiting));

@@ -113,7 +113,15 @@ fn show_job_of_a_running_and_a_pending_job() {
 
     let pend = scontrol(&c, &["show", "job", &pending.to_string()]).stdout;
     assert_eq!(line(&pend, "JobState="), "   JobState=PENDING Reason=Resources Dependency=(null)");
-    assert_eq!(line(&pend, "StartTime="), "   StartTime=Unknown EndTime=Unknown Deadline=N/A");
+    // As Slurm's backfill sets them: the start the plan expects (when the running job's
+    // time limit ends) and that plus its own time limit.
+    let running_end = line(text, "StartTime=").split("EndTime=").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    let expected = line(&pend, "StartTime=");
+    assert!(
+        expected.starts_with(&format!("   StartTime={running_end} EndTime=")),
+        "{expected} (the running job ends {running_end})"
+    );
+    assert!(expected.ends_with(" Deadline=N/A") && !expected.contains("Unknown"), "{expected}");
     assert_eq!(line(&pend, "NodeList="), "   NodeList=");
     assert_eq!(line(&pend, "AllocTRES="), "   AllocTRES=(null)");
     assert_eq!(line(&pend, "Comment="), "   Comment=second ");

@@ -215,6 +215,10 @@ pub struct Job {
     /// The reason it waited for before it started, or was cancelled while pending (Slurm's
     /// `state_reason_prev`, which accounting reports); empty: it never waited.
     pub reason_prev: Text,
+    /// When the last scheduling pass's backfill plan expects the pending job to start (0:
+    /// it has no reservation). Worked out again at every pass, never stored.
+    #[serde(skip)]
+    pub expected_start: u64,
     /// What the batch script's processes used, once the job ended.
     pub batch_usage: Option<crate::api::acct::Usage>,
     /// What the batch script's processes did with the GPUs, once the job ended.
@@ -274,14 +278,16 @@ impl Job {
         self.state.unwrap_or(JobState::Pending)
     }
 
-    /// The start time the controller reports: when the job started; for a pending job held
-    /// back by `--begin`, that time (Slurm's squeue shows it as `%S` and sorts by it); else 0.
+    /// The start time the controller reports: when the job started; for a pending job, the
+    /// later of the time `--begin` holds it back to and the start the backfill plan expects
+    /// (Slurm's squeue shows it as `%S` and sorts by it; a held job has none); else 0.
     pub fn shown_start(&self) -> u64 {
-        if self.start_time == 0 && self.state() == JobState::Pending && self.begin_time > self.submit_time {
-            self.begin_time
-        } else {
-            self.start_time
+        if self.start_time != 0 || self.state() != JobState::Pending {
+            return self.start_time;
         }
+        let begin = if self.begin_time > self.submit_time { self.begin_time } else { 0 };
+        let expected = if self.held { 0 } else { self.expected_start };
+        begin.max(expected)
     }
 
     /// The `exit:signal` pair the controller reports for the job (`scontrol show job`, the

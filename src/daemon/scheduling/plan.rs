@@ -92,6 +92,9 @@ pub enum Verdict {
     Wait {
         /// Free resources cover it, but reservations for earlier jobs do not allow it.
         fits_now: bool,
+        /// When the plan expects it to start (what its reservation is booked from); `None`
+        /// when nothing was booked for it or it can never start on this node as it stands.
+        expected: Option<u64>,
     },
 }
 
@@ -275,7 +278,7 @@ impl Plan {
         let fits_now = self.fits_now(need, uid, Disregard::default());
         if !fits_now && !reserve {
             // It cannot start now, and nothing is to be booked for it: no need to look ahead.
-            return Verdict::Wait { fits_now };
+            return Verdict::Wait { fits_now, expected: None };
         }
         match self.earliest(need, uid, duration) {
             Some((s, gpus)) if s == self.now => {
@@ -286,9 +289,9 @@ impl Plan {
                 if reserve {
                     self.book(need, uid, &gpus, s, duration);
                 }
-                Verdict::Wait { fits_now }
+                Verdict::Wait { fits_now, expected: reserve.then_some(s) }
             }
-            None => Verdict::Wait { fits_now },
+            None => Verdict::Wait { fits_now, expected: None },
         }
     }
 
@@ -339,19 +342,20 @@ mod tests {
         // 4 GPUs, one job with GPUs 2 and 3 running until t=100.
         let mut plan = Plan::new(0, 7, 0, node(1, &[1, 1, 0, 0]), [(100, whole(&[2, 3]))]);
         // Head needs 4 GPUs: waits (Resources), reserved at 100.
-        assert_eq!(plan.place(&gpus(4), 0, Some(50), true), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.place(&gpus(4), 0, Some(50), true), Verdict::Wait { fits_now: false, expected: Some(100) });
         // A 1-GPU job ending by 100 may backfill, on the lowest free GPU.
         assert_eq!(plan.place(&gpus(1), 0, Some(60), true), Verdict::StartNow(vec![(0, 1)]));
         // A 1-GPU job running past 100 would delay the head: it waits (Priority).
-        assert_eq!(plan.place(&gpus(1), 0, Some(200), true), Verdict::Wait { fits_now: true });
-        // Unlimited jobs would delay it too.
-        assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::Wait { fits_now: true });
+        // It is expected once the head's reservation ends (100 + 50).
+        assert_eq!(plan.place(&gpus(1), 0, Some(200), true), Verdict::Wait { fits_now: true, expected: Some(150) });
+        // Unlimited jobs would delay it too; without a reservation none is expected.
+        assert_eq!(plan.place(&gpus(1), 0, None, false), Verdict::Wait { fits_now: true, expected: None });
     }
 
     #[test]
     fn unlimited_running_jobs_never_release() {
         let mut plan = Plan::new(0, 7, 0, node(1, &[1, 1, 0, 0]), [(NEVER, whole(&[2, 3]))]);
-        assert_eq!(plan.place(&gpus(4), 0, None, true), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.place(&gpus(4), 0, None, true), Verdict::Wait { fits_now: false, expected: None });
         assert_eq!(plan.earliest_start(&gpus(4), 0, None), None);
         // Nothing is reserved for a job that can never start, so smaller ones go ahead.
         assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(0, 1), (1, 1)]));
@@ -362,7 +366,7 @@ mod tests {
         let mut plan = Plan::new(0, 5, 0, node(1, &[1, 1, 1, 1]), []);
         assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(0, 1), (1, 1)]));
         assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(2, 1), (3, 1)]));
-        assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::Wait { fits_now: false });
+        assert!(matches!(plan.place(&gpus(1), 0, None, true), Verdict::Wait { fits_now: false, .. }));
     }
 
     #[test]
@@ -374,7 +378,7 @@ mod tests {
         }
         // GPU 0 is full: a whole GPU is GPU 1, and then no shard is left.
         assert_eq!(plan.place(&gpus(1), 0, None, true), Verdict::StartNow(vec![(1, 8)]));
-        assert_eq!(plan.place(&shards(1), 0, None, true), Verdict::Wait { fits_now: false });
+        assert!(matches!(plan.place(&shards(1), 0, None, true), Verdict::Wait { fits_now: false, .. }));
     }
 
     #[test]
@@ -384,16 +388,16 @@ mod tests {
         let mut plan = Plan::new(0, 64, 0, node(8, &[4]), [(100, held(3)), (200, held(1))]);
         assert_eq!(plan.earliest_start(&gpus(1), 0, Some(10)), Some(200));
         // Reserved at 200: a shard job may still run now if it ends by then.
-        assert_eq!(plan.place(&gpus(1), 0, Some(10), true), Verdict::Wait { fits_now: false });
+        assert_eq!(plan.place(&gpus(1), 0, Some(10), true), Verdict::Wait { fits_now: false, expected: Some(200) });
         assert_eq!(plan.place(&shards(3), 0, Some(150), true), Verdict::StartNow(vec![(0, 3)]));
-        assert_eq!(plan.place(&shards(1), 0, Some(500), true), Verdict::Wait { fits_now: true });
+        assert!(matches!(plan.place(&shards(1), 0, Some(500), true), Verdict::Wait { fits_now: true, .. }));
     }
 
     #[test]
     fn a_shard_request_fits_on_one_gpu_only() {
         // Two GPUs with 4 free shards each: 6 shards fit on neither.
         let mut plan = Plan::new(0, 64, 0, node(8, &[4, 4]), []);
-        assert_eq!(plan.place(&shards(6), 0, None, false), Verdict::Wait { fits_now: false });
+        assert!(matches!(plan.place(&shards(6), 0, None, false), Verdict::Wait { fits_now: false, .. }));
         assert_eq!(plan.place(&shards(4), 0, None, false), Verdict::StartNow(vec![(0, 4)]));
     }
 

@@ -36,6 +36,11 @@ impl JobRow<'_> {
         self.job.start_time > 0
     }
 
+    /// Whether the job is pending with a start the backfill plan expects (on this node).
+    fn expected(&self) -> bool {
+        !self.started() && !self.job.held && self.job.expected_start > 0 && self.job.state() == JobState::Pending
+    }
+
     fn expand(&self, pattern: &str) -> String {
         submit::output_path(self.job, pattern, &self.config.node_name).display().to_string()
     }
@@ -134,6 +139,9 @@ impl QueueJob for JobRow<'_> {
             job.end_time
         } else if self.started() {
             job.limit_end(crate::options::now()).unwrap_or(0)
+        } else if self.expected() {
+            // As Slurm's backfill sets it: the expected start plus the time limit.
+            job.limit_secs().map_or(0, |limit| job.shown_start().saturating_add(limit))
         } else {
             0
         }
@@ -179,7 +187,11 @@ impl QueueJob for JobRow<'_> {
         ""
     }
     fn scheduled_nodes(&self) -> &str {
-        ""
+        if self.expected() {
+            &self.config.node_name
+        } else {
+            ""
+        }
     }
     fn command(&self) -> &str {
         &self.job.command

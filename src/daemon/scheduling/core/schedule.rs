@@ -34,6 +34,11 @@ const UNLIMITED_RUN_SECS: u64 = 365 * 86_400;
 /// they fit around the reservations.
 const MAX_RESERVATIONS: usize = 256;
 
+/// How far ahead an expected start is shown (Slurm's default `bf_window`, a day): a start
+/// the plan puts later rests on guesses (jobs without a time limit counted as running a
+/// year), and Slurm's backfill shows none past its window either.
+const EXPECTED_START_WINDOW_SECS: u64 = 86_400;
+
 impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
     /// time limits.
@@ -72,6 +77,7 @@ impl Core {
         let mut reasons_changed = false;
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
+            let mut expected = 0;
             let reason = if let Some(r) = waiting_on_deps.get(&id) {
                 Some(*r)
             } else if job.begin_time > now {
@@ -111,8 +117,9 @@ impl Core {
                             to_start.push((id, gpus));
                             continue;
                         }
-                        Verdict::Wait { fits_now } => {
+                        Verdict::Wait { fits_now, expected: expected_start } => {
                             reservations += 1;
+                            expected = expected_start.filter(|&t| t <= now + EXPECTED_START_WINDOW_SECS).unwrap_or(0);
                             if fits_now {
                                 "Priority"
                             } else if kept_off_gpus {
@@ -126,9 +133,11 @@ impl Core {
                     }
                 }
             };
-            if self.jobs[&id].reason != reason {
+            let job = &self.jobs[&id];
+            if job.reason != reason || job.expected_start != expected {
                 let job = self.jobs.get_mut(&id).expect("pending job exists");
                 job.reason = reason.into();
+                job.expected_start = expected;
                 reasons_changed = true;
             }
         }
