@@ -575,6 +575,14 @@ fn the_board_stays_small_and_quick_with_10000_jobs_queued() {
         &format!(r#"document.getElementById("pending-more")?.textContent === "and {more} more pending""#),
     );
     assert_eq!(browser.eval("document.querySelectorAll('#pending tbody tr').length"), json!(200));
+    // The figures of the closing notes: when the page first painted and when it had drawn the
+    // queue, from the start of its loading.
+    let paint = browser.eval(
+        r#"(() => { const p = performance.getEntriesByName("first-contentful-paint")[0];
+             const done = performance.getEntriesByName("board-queue-drawn")[0];
+             return [p ? p.startTime : -1, done ? done.startTime : -1]; })()"#,
+    );
+    eprintln!("with {JOBS} jobs queued: first contentful paint {} ms, queue drawn {} ms", paint[0], paint[1]);
     // The page answers at once while the states keep coming.
     for _ in 0..5 {
         let t = Instant::now();
@@ -724,4 +732,162 @@ fn the_board_of_a_profile_shows_its_queue_from_the_job_list() {
     );
     assert_eq!(r.status, 200, "{}", r.body);
     c.wait_state(job, &["CANCELLED"], T);
+}
+
+/// What the fake machine says of one GPU: bytes used, utilisation, and its compute processes
+/// as `(pid, bytes)`.
+type Reading = (u64, u32, Vec<(u32, u64)>);
+
+/// Four A100s of the fake machine, each with a UUID of its own.
+fn four_gpus() -> Vec<Value> {
+    (0..4u32)
+        .map(|i| fake_nvml::gpu(i, fake_nvml::A100_MODEL, &format!("GPU-00000000-0000-4000-8000-00000000000{i}")))
+        .collect()
+}
+
+/// The pid a job's script wrote to `NAME.pid` in the work directory.
+fn job_pid(c: &Cluster, name: &str) -> u32 {
+    let file = c.work.join(format!("{name}.pid"));
+    wait_for(&format!("{} to be written", file.display()), T, || {
+        let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+        text.trim().parse::<u32>().map_err(|e| format!("{text:?}: {e}"))
+    })
+}
+
+/// A busy machine as the README shows it: four GPUs, two held whole, one shared by two shard
+/// jobs, one used by a process outside the queue; jobs waiting behind them; and jobs that ran.
+/// With `SLURMLET_BOARD_SCREENSHOT=PATH` it also writes the page, as Chromium draws it, to
+/// PATH (`docs/board.png` is made so).
+#[test]
+fn a_busy_machine_shows_each_gpus_holders_shards_and_outsider() {
+    let Some(program) = chromium() else {
+        skip(
+            "a_busy_machine_shows_each_gpus_holders_shards_and_outsider",
+            "chromium is not installed (apt-get install chromium)",
+        );
+        return;
+    };
+    let _alone = timing_alone();
+    let (mut c, machine) = fake_nvml::configure("shards_per_gpu = 4\ngpu_history_resolution = 1", four_gpus());
+    let outsider = fake_nvml::Outsider::start("600");
+    // GPU 3 is used by a process of no job from the start: the queue keeps off it.
+    let describe = |readings: &[Reading]| {
+        let gpus: Vec<Value> = four_gpus()
+            .into_iter()
+            .zip(readings)
+            .map(|(mut gpu, (used, util, processes))| {
+                gpu["memory_used"] = (*used).into();
+                gpu["utilization"] = (*util).into();
+                gpu["processes"] = processes
+                    .iter()
+                    .map(|(pid, bytes)| json!({ "pid": pid, "used_memory": bytes, "sm_util": util / 2 }))
+                    .collect();
+                gpu
+            })
+            .collect();
+        fake_nvml::write_machine(&machine, json!({ "gpus": gpus }));
+    };
+    const GIB: u64 = 1 << 30;
+    let idle = |i: usize| if i == 3 { (22 * GIB, 97, vec![(outsider.pid(), 22 * GIB)]) } else { (0, 0, vec![]) };
+    describe(&[idle(0), idle(1), idle(2), idle(3)]);
+    c.start_daemon_with(&[(fake_nvml::MACHINE_VARIABLE, machine.to_str().unwrap())]);
+
+    // Jobs that ran, for the usage chart and the caller's recent jobs.
+    for name in ["prepare", "tokenize"] {
+        let done = c.sbatch(&["--gres=gpu:1", "-J", name, "-o", "/dev/null", "--wrap", "sleep 1"]);
+        c.wait_state(done, &["COMPLETED"], T);
+    }
+    let script = |name: &str| format!("echo $$ > {name}.pid; exec sleep 600");
+    let train =
+        c.sbatch(&["--gres=gpu:1", "-t", "8:00:00", "-J", "train-llm", "-o", "/dev/null", "--wrap", &script("train")]);
+    let eval = c.sbatch(&["--gres=gpu:1", "-t", "45", "-J", "eval", "-o", "/dev/null", "--wrap", &script("eval")]);
+    let notebook = c.sbatch(&["--gres=shard:2", "-J", "notebook", "-o", "/dev/null", "--wrap", &script("notebook")]);
+    let sweep = c.sbatch(&["--gres=shard:1", "-t", "20", "-J", "sweep", "-o", "/dev/null", "--wrap", &script("sweep")]);
+    for id in [train, eval, notebook, sweep] {
+        c.wait_state(id, &["RUNNING"], T);
+    }
+    let big = c.sbatch(&["--gres=gpu:2", "-t", "4:00:00", "-J", "pretrain", "-o", "/dev/null", "--wrap", "true"]);
+    let next = c.sbatch(&["--gres=gpu:1", "-t", "1:00:00", "-J", "finetune", "-o", "/dev/null", "--wrap", "true"]);
+    let held = c.sbatch(&["-H", "--gres=gpu:1", "-J", "ablation", "-o", "/dev/null", "--wrap", "true"]);
+
+    let holder_of = |gpus: &slurmlet::api::gpus::GpusResponse, id: u32| {
+        gpus.gpus.iter().find(|g| g.jobs.iter().any(|j| j.job_id == Some(id))).map(|g| g.index as usize)
+    };
+    let gpus = c.client().gpus().unwrap();
+    let (train_gpu, eval_gpu) = (holder_of(&gpus, train).unwrap(), holder_of(&gpus, eval).unwrap());
+    let shared = holder_of(&gpus, notebook).unwrap();
+    assert_eq!(holder_of(&gpus, sweep), Some(shared), "shard jobs share the GPU most used");
+    assert!(![train_gpu, eval_gpu, shared].contains(&3), "the GPU used outside the queue was given out: {gpus:?}");
+    let pids: Vec<u32> = ["train", "eval", "notebook", "sweep"].iter().map(|n| job_pid(&c, n)).collect();
+
+    // A few seconds of figures that move, for the sparklines.
+    for step in 0..8u64 {
+        let wave = |base: u64, swing: u64| base + (step * 7919 % 5) * swing;
+        let mut readings: Vec<Reading> = (0..4).map(idle).collect();
+        readings[train_gpu] = (wave(31, 1) * GIB, 88 + (step % 3) as u32 * 4, vec![(pids[0], wave(31, 1) * GIB)]);
+        readings[eval_gpu] = (wave(9, 2) * GIB, 40 + (step % 4) as u32 * 10, vec![(pids[1], wave(9, 2) * GIB)]);
+        readings[shared] = (wave(14, 1) * GIB, 63, vec![(pids[2], wave(11, 1) * GIB), (pids[3], 3 * GIB)]);
+        describe(&[readings[0].clone(), readings[1].clone(), readings[2].clone(), readings[3].clone()]);
+        std::thread::sleep(Duration::from_millis(1100));
+    }
+
+    let board = Board::start(&c);
+    let mut browser = Browser::start(&program);
+    browser.page(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    browser.open(&board.url);
+    let card = |gpu: usize, inner: &str| format!(r#"document.querySelector('[data-gpu="{gpu}"] {inner}')"#);
+    browser.wait_for(
+        "each GPU card with its holders",
+        T,
+        &format!(
+            "!!{} && !!{} && !!{} && !!{} && !!{}",
+            card(train_gpu, &format!(r#".holder[data-job="{train}"]"#)),
+            card(eval_gpu, &format!(r#".holder[data-job="{eval}"]"#)),
+            card(shared, &format!(r#".holder[data-job="{notebook}"]"#)),
+            card(shared, &format!(r#".holder[data-job="{sweep}"]"#)),
+            card(3, &format!(r#".holder.outsider[data-pid="{}"]"#, outsider.pid())),
+        ),
+    );
+    assert_eq!(
+        browser.eval(r#"document.querySelectorAll('[data-gpu="3"] .holder[data-job]').length"#),
+        json!(0),
+        "nobody of the queue is on the GPU used outside it"
+    );
+    browser.wait_for(
+        "the pending jobs in scheduling order, the held one last",
+        T,
+        &format!(
+            r#"(() => {{ const ids = [...document.querySelectorAll('#pending tr[data-job]')].map((r) => r.dataset.job);
+                 return ids.join(",") === "{big},{next},{held}"; }})()"#
+        ),
+    );
+    browser.wait_for(
+        "a sparkline on each card and the usage chart",
+        T,
+        r#"document.querySelectorAll('[data-gpu] svg.spark').length === 4
+           && !!document.querySelector('svg[data-chart="usage"]')"#,
+    );
+    let shown = browser.eval(r#"document.querySelector('#pending').innerText"#);
+    assert!(shown.as_str().unwrap_or_default().contains("Resources"), "{shown}");
+
+    if let Some(path) = std::env::var_os("SLURMLET_BOARD_SCREENSHOT") {
+        // Lets the page settle (the elapsed times tick every second) and draws all of it.
+        std::thread::sleep(Duration::from_millis(500));
+        let height = browser.eval("document.documentElement.scrollHeight").as_u64().unwrap_or(900);
+        browser.page(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 1280, "height": height.min(2400), "deviceScaleFactor": 1, "mobile": false }),
+        );
+        let shot = browser.page("Page.captureScreenshot", json!({ "format": "png" }));
+        use base64::Engine;
+        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().expect("png data")).unwrap();
+        std::fs::write(&path, png).unwrap();
+        eprintln!("the page was written to {}", std::path::Path::new(&path).display());
+    }
+    for id in [train, eval, notebook, sweep, big, next, held] {
+        let _ = c.run("scancel", &[&id.to_string()]);
+    }
 }

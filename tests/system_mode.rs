@@ -636,8 +636,8 @@ fn a_gpus_shards_serve_one_owner_at_a_time_under_an_mps_server_run_as_that_owner
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("{}:{}", fake.path().display(), std::env::var("PATH").unwrap_or_default());
     let shared = Shared::start_with("shards_per_gpu = 4\nmps = true", vec![("PATH".into(), path)]);
-    let alice = shared.user("a");
-    let bob = shared.user("b");
+    let alice = shared.user("i");
+    let bob = shared.user("j");
     // Alice's shards on both GPUs, one shard free on each.
     let hold = "env | grep ^CUDA_MPS_PIPE; while [ ! -e release ]; do sleep 0.1; done";
     let a0 = shared.sbatch_as(&alice, &["--gres=shard:3", "-o", "a0.out", "--wrap", hold]);
@@ -756,8 +756,8 @@ fn the_board_shows_and_acts_as_its_user() {
         return;
     }
     let mut shared = Shared::start("private_data = [\"jobs\"]\n");
-    let alice = shared.user("g");
-    let bob = shared.user("h");
+    let alice = shared.user("k");
+    let bob = shared.user("l");
     let hers = shared.sbatch_as(&alice, &["--gres=gpu:1", "--wrap", "sleep 300"]);
     shared.wait_state(hers, "RUNNING");
     let his = shared.sbatch_as(&bob, &["--begin=now+1hour", "--wrap", "sleep 300"]);
