@@ -23,10 +23,7 @@ fn set_machine(machine: &Path, used: u64, util: u32, on0: &[(u32, u64, u32)]) {
     let mut gpu0 = fake_nvml::gpu(0, A100_MODEL, UUID0);
     gpu0["memory_used"] = used.into();
     gpu0["utilization"] = util.into();
-    gpu0["processes"] = on0
-        .iter()
-        .map(|(pid, bytes, util)| serde_json::json!({ "pid": pid, "used_memory": bytes, "sm_util": util }))
-        .collect();
+    gpu0["processes"] = fake_nvml::processes(on0);
     let gpu1 = fake_nvml::gpu(1, A100_MODEL, UUID1);
     fake_nvml::write_machine(machine, serde_json::json!({ "gpus": [gpu0, gpu1] }));
 }
@@ -238,6 +235,9 @@ fn the_queue_lists_jobs_in_scheduling_order_with_squeues_expected_starts() {
     let held = c.sbatch(&["-H", "--wrap", "true"]);
     let later = c.sbatch(&["--gres=gpu:1", "--begin=now+3600", "--wrap", "true"]);
     let next = c.sbatch(&["--gres=gpu:1", "--wrap", "true"]);
+    // Behind `next`, which has no time limit (counted as running a year): past the day an
+    // expected start is shown within.
+    let beyond = c.sbatch(&["--gres=gpu:1", "-t", "5", "--wrap", "true"]);
     wait_for("the pending reasons", T, || {
         let q = c.client().queue(10).unwrap();
         until(q.pending.iter().all(|j| j.reason.is_some()), || format!("{:?}", q.pending))
@@ -250,16 +250,16 @@ fn the_queue_lists_jobs_in_scheduling_order_with_squeues_expected_starts() {
     assert!(first.start_time.is_some() && first.reason.is_none(), "{first:?}");
     // Priority, then submit order; the held job, which the scheduler passes over, last.
     let order: Vec<u32> = q.pending.iter().map(|j| j.job_id).collect();
-    assert_eq!(order, [waiting, later, next, held]);
-    assert_eq!((q.running_total, q.pending_total), (1, 4));
-    assert_eq!(q.pending[3].reason.as_deref(), Some("JobHeldUser"));
+    assert_eq!(order, [waiting, later, next, beyond, held]);
+    assert_eq!((q.running_total, q.pending_total), (1, 5));
+    assert_eq!(q.pending[4].reason.as_deref(), Some("JobHeldUser"));
     assert_eq!(q.pending[1].reason.as_deref(), Some("BeginTime"));
     assert_eq!((q.pending[0].time_limit, q.pending[0].gpus.len(), q.pending[0].gpu_count), (Some(300), 0, 1));
     // The expected starts are squeue --start's.
     let ours: std::collections::BTreeMap<u32, Option<i64>> =
         q.pending.iter().map(|j| (j.job_id, j.start_time)).collect();
     let theirs = squeue_starts(&c);
-    assert_eq!(theirs.len(), 4, "{theirs:?}");
+    assert_eq!(theirs.len(), 5, "{theirs:?}");
     for (id, start) in theirs {
         assert_eq!(ours[&id], start, "job {id}");
     }
@@ -270,11 +270,12 @@ fn the_queue_lists_jobs_in_scheduling_order_with_squeues_expected_starts() {
     assert_eq!(ours[&waiting], Some(running_start + 600), "{ours:?}");
     assert_eq!(ours[&next], Some(running_start + 900), "{ours:?}");
     assert_eq!(ours[&held], None, "{ours:?}");
+    assert_eq!(ours[&beyond], None, "{ours:?}");
     let sched = c.run("squeue", &["--start", "-h", "-o", "%i|%Y"]);
     assert!(stdout(&sched).contains(&format!("{waiting}|node1")), "{}", stdout(&sched));
     // `pending` bounds the list, not the totals.
     let one = c.client().queue(1).unwrap();
-    assert_eq!((one.pending.len(), one.pending_total, one.pending[0].job_id), (1, 4, waiting));
+    assert_eq!((one.pending.len(), one.pending_total, one.pending[0].job_id), (1, 5, waiting));
     assert!(one.generation >= q.generation);
     let (status, _): (u16, serde_json::Value) = c.client().get_with_status("/slurmlet/v1/queue?pending=x").unwrap();
     assert_eq!(status, 400);

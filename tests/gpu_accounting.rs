@@ -22,10 +22,7 @@ fn start() -> (Cluster, PathBuf) {
 /// Describes the machine with `on0`, `(pid, bytes, SM %)`, as GPU 0's compute processes.
 fn set_processes(machine: &Path, on0: &[(u32, u64, u32)]) {
     let mut gpu0 = fake_nvml::gpu(0, A100_MODEL, UUID0);
-    gpu0["processes"] = on0
-        .iter()
-        .map(|(pid, bytes, util)| serde_json::json!({ "pid": pid, "used_memory": bytes, "sm_util": util }))
-        .collect();
+    gpu0["processes"] = fake_nvml::processes(on0);
     let gpu1 = fake_nvml::gpu(1, A100_MODEL, UUID1);
     fake_nvml::write_machine(machine, serde_json::json!({ "gpus": [gpu0, gpu1] }));
 }

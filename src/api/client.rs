@@ -460,10 +460,18 @@ impl Client {
     }
 
     /// `GET /slurmlet/v1/changes?after=G&wait=S`: waits up to `wait` seconds for the change
-    /// counter to move past `after`.
+    /// counter to move past `after`. Any reply but 200 is an error: the counter has no
+    /// envelope, and an older daemon's 404 would otherwise read as generation 0.
     pub fn changes(&self, after: u64, wait: u32) -> Result<crate::api::activity::ChangesResponse, ClientError> {
         self.slurmlet_only("slurmlet board")?;
-        self.get(&format!("/slurmlet/v1/changes?after={after}&wait={wait}"))
+        let resp = self.request("GET", &format!("/slurmlet/v1/changes?after={after}&wait={wait}"), None)?;
+        if resp.status != 200 {
+            return Err(ClientError::Decode {
+                status: resp.status,
+                body: String::from_utf8_lossy(&resp.body[..resp.body.len().min(300)]).into_owned(),
+            });
+        }
+        Self::decode(&resp)
     }
 
     /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),

@@ -52,6 +52,13 @@ pub fn gpu(index: u32, name: &str, uuid: &str) -> serde_json::Value {
     })
 }
 
+/// A GPU's compute processes as the fake machine lists them, from `(pid, bytes, SM %)`.
+pub fn processes(on: &[(u32, u64, u32)]) -> serde_json::Value {
+    on.iter()
+        .map(|(pid, bytes, util)| serde_json::json!({ "pid": pid, "used_memory": bytes, "sm_util": util }))
+        .collect()
+}
+
 /// The UUIDs of the two A100s of [`start_watching`]'s machine.
 pub const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
 /// The second one's.
