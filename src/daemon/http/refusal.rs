@@ -21,6 +21,13 @@ pub fn envelope(d: &Daemon, status: StatusCode, error: ApiError) -> Response {
     (status, axum::Json(Envelope { meta, errors: vec![error], warnings: Vec::new() })).into_response()
 }
 
+/// The reply when the store could not be read: `what` failed (`Unable to read the job
+/// history`) for `why`, in the handler named `source`.
+pub fn unreadable_store(d: &Daemon, what: &str, source: &str, why: String) -> Response {
+    let error = ApiError { description: why, error_number: errno::ERROR, error: what.into(), source: source.into() };
+    envelope(d, StatusCode::INTERNAL_SERVER_ERROR, error)
+}
+
 /// The reply to a path the daemon does not serve (slurmrestd's words, as JSON).
 pub async fn unknown_path(State(d): State<Arc<Daemon>>, uri: Uri) -> Response {
     envelope(

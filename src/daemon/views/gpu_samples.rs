@@ -4,11 +4,10 @@
 //! closed last, and the open one's means so far.
 
 use crate::api::activity::{GpuSamplesResponse, GpuSeries, JobGpuSamplesResponse, Sample};
-use crate::api::types::{errno, ApiError};
 use crate::daemon::gpu_use::share::{reading_of, total_memory};
 use crate::daemon::http::caller::Caller;
 use crate::daemon::http::handlers::{bad_job_id, no_such_job};
-use crate::daemon::http::params;
+use crate::daemon::http::{params, refusal};
 use crate::daemon::runtime::{Daemon, Peer};
 use crate::daemon::store::gpu_samples::StepSamples;
 use crate::daemon::store::Store;
@@ -44,8 +43,8 @@ pub async fn handler(State(d): State<Arc<Daemon>>, Query(query): Query<Vec<(Stri
     let stored = match tokio::task::spawn_blocking(move || daemon.history.read(|s: &Store| s.gpu_samples(since))).await
     {
         Ok(Ok(found)) => found,
-        Ok(Err(e)) => return store_failure(&d, e.to_string()),
-        Err(e) => return store_failure(&d, e.to_string()),
+        Ok(Err(e)) => return unreadable(&d, e.to_string()),
+        Err(e) => return unreadable(&d, e.to_string()),
     };
     let gpus = gpus
         .into_iter()
@@ -93,8 +92,8 @@ pub async fn job_handler(
     let kept = match read {
         Ok(Ok(Some(kept))) => kept,
         Ok(Ok(None)) => return no_such_job(meta, job, SOURCE),
-        Ok(Err(e)) => return store_failure(&d, e.to_string()),
-        Err(e) => return store_failure(&d, e.to_string()),
+        Ok(Err(e)) => return unreadable(&d, e.to_string()),
+        Err(e) => return unreadable(&d, e.to_string()),
     };
     let samples = followed(kept, &unstored, i64::MIN, |step| {
         step.jobs.iter().find(|(j, _, _)| *j == job).map(|&(_, m, u)| (m, u))
@@ -123,14 +122,8 @@ fn followed(
 }
 
 /// The reply when the store could not be read (`why`).
-fn store_failure(d: &Daemon, why: String) -> Response {
-    let error = ApiError {
-        description: why,
-        error_number: errno::ERROR,
-        error: "Unable to read the GPU samples".into(),
-        source: "slurmlet_gpu_samples".into(),
-    };
-    crate::daemon::http::refusal::envelope(d, StatusCode::INTERNAL_SERVER_ERROR, error)
+fn unreadable(d: &Daemon, why: String) -> Response {
+    refusal::unreadable_store(d, "Unable to read the GPU samples", "slurmlet_gpu_samples", why)
 }
 
 #[cfg(test)]

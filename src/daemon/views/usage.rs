@@ -6,9 +6,8 @@
 //! only, as Slurm's `PrivateData=usage` keeps sshare and sreport to the caller's own.
 
 use crate::api::activity::{UsageResponse, UserUsage};
-use crate::api::types::{errno, ApiError};
 use crate::daemon::http::caller::Caller;
-use crate::daemon::http::params;
+use crate::daemon::http::{params, refusal};
 use crate::daemon::runtime::{Daemon, Peer};
 use crate::daemon::scheduling::job::Job;
 use crate::daemon::store::Store;
@@ -102,8 +101,8 @@ pub async fn handler(
     .await;
     match stored {
         Ok(Ok(more)) => runs.extend(more),
-        Ok(Err(e)) => return store_failure(&d, e.to_string()),
-        Err(e) => return store_failure(&d, e.to_string()),
+        Ok(Err(e)) => return unreadable(&d, e.to_string()),
+        Err(e) => return unreadable(&d, e.to_string()),
     }
     runs.retain(|r| only.is_none_or(|uid| r.uid == uid));
     let mut users: Vec<UserUsage> = tally(&runs, since, until)
@@ -120,15 +119,9 @@ pub async fn handler(
     (StatusCode::OK, Json(reply)).into_response()
 }
 
-/// The reply when the accounting records could not be read (`why`).
-fn store_failure(d: &Daemon, why: String) -> Response {
-    let error = ApiError {
-        description: why,
-        error_number: errno::ERROR,
-        error: "Unable to read the job history".into(),
-        source: "slurmlet_usage".into(),
-    };
-    crate::daemon::http::refusal::envelope(d, StatusCode::INTERNAL_SERVER_ERROR, error)
+/// The reply when the store could not be read (`why`).
+fn unreadable(d: &Daemon, why: String) -> Response {
+    refusal::unreadable_store(d, "Unable to read the job history", "slurmlet_usage", why)
 }
 
 #[cfg(test)]
