@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{read, stdout, Cluster};
+use common::{read, stdout, until, wait_for, Cluster};
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
@@ -33,7 +33,13 @@ fn running_jobs_hold_different_cpus_and_keep_them_across_a_restart() {
     assert_eq!(cpu_ids(&c, pair), "2-3");
     // Job a's CPU is given again once it has ended, not before.
     let waiting = c.sbatch(&["-c", "1", "-o", "/dev/null", "--wrap", "sleep 300"]);
-    assert_eq!(c.wait_state(waiting, &["PENDING"], T).state_reason, "Resources");
+    // Its reason comes with the scheduling pass that follows the submit.
+    wait_for("the job to wait for a CPU", T, || {
+        let j = c.job(waiting);
+        until(j.job_state == ["PENDING"] && j.state_reason == "Resources", || {
+            format!("{:?} {}", j.job_state, j.state_reason)
+        })
+    });
     assert!(c.run("scancel", &[&a.to_string()]).status.success());
     c.wait_state(waiting, &["RUNNING"], T);
     assert_eq!(cpu_ids(&c, waiting), "0");
