@@ -124,22 +124,43 @@ impl Daemon {
         if let Err(effects) = self.core.lock().confirm_launch(id) {
             return effects;
         }
+        // A change of the drained GPUs, to apply with the outcome of the start.
+        let mut drained = Effects::default();
         if let Some(servers) = &self.mps {
             let tenant = crate::daemon::mps::watch::tenant(&self.core.lock(), id);
-            if let Err(e) = tenant.map_or(Ok(()), |t| servers.serve(&t)) {
-                return self.core.lock().launch_failed(id, &e.to_string());
+            let served = tenant.map_or(Ok(()), |t| servers.serve(&t));
+            let mut core = self.core.lock();
+            let mut effects = core.set_gpu_drains(servers.troubles());
+            if let Err(e) = served {
+                // The GPU is drained now: the job waits again, and goes elsewhere or waits
+                // saying why.
+                effects.merge(core.launch_deferred(id, &e.to_string()));
+                return effects;
             }
+            // It may have been cancelled while its GPUs were made ready.
+            if let Err(more) = core.confirm_launch(id) {
+                effects.merge(more);
+                return effects;
+            }
+            drop(core);
+            drained = effects;
         }
         let conn = if prepared.interactive() {
             match self.take_client(id) {
                 Some(conn) => Some(conn),
-                None => return self.core.lock().launch_failed(id, "its client is gone"),
+                None => {
+                    let mut effects = self.core.lock().launch_failed(id, "its client is gone");
+                    effects.merge(drained);
+                    return effects;
+                }
             }
         } else {
             None
         };
         let started = prepared.start(conn.as_ref());
-        self.core.lock().supervisor_started(id, started)
+        let mut effects = self.core.lock().supervisor_started(id, started);
+        effects.merge(drained);
+        effects
     }
 
     /// Waits for a supervisor to record the end (or, without an end pipe, to exit), records

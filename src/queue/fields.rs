@@ -336,7 +336,7 @@ pub fn elapsed(job: &dyn QueueJob, now: u64) -> u64 {
         return 0;
     }
     let end = match job.end_time() {
-        e if e > 0 && !matches!(state, "RUNNING" | "SUSPENDED") && e <= now => e,
+        e if e > 0 && !matches!(state, "RUNNING" | "CONFIGURING" | "SUSPENDED") && e <= now => e,
         _ => now,
     };
     end.saturating_sub(start)

@@ -38,8 +38,9 @@ pub trait QueueJob {
     fn group_id(&self) -> u32;
     /// `group_name`.
     fn group_name(&self) -> Cow<'_, str>;
-    /// The state as squeue names it: `COMPLETING` while the job completes, else its base
-    /// state (`PENDING` when none is known).
+    /// The state as squeue names it: `COMPLETING` while the job completes, `CONFIGURING`
+    /// while it holds its resources but nothing of it runs yet, else its base state
+    /// (`PENDING` when none is known).
     fn state(&self) -> &str;
     /// `state_reason`.
     fn state_reason(&self) -> &str;
@@ -158,6 +159,9 @@ impl QueueJob for JobInfo {
     fn state(&self) -> &str {
         if self.job_state.iter().any(|s| s == "COMPLETING") {
             return "COMPLETING";
+        }
+        if self.job_state.iter().any(|s| s == "CONFIGURING") {
+            return "CONFIGURING";
         }
         self.job_state.first().map(String::as_str).unwrap_or("PENDING")
     }

@@ -131,7 +131,8 @@ pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
         return false;
     }
     match &query.states {
-        Some(states) => states.iter().any(|s| s == "ALL" || s == state),
+        // A job being configured is running, as Slurm's filter reads its base state.
+        Some(states) => states.iter().any(|s| s == "ALL" || s == state || (s == "RUNNING" && state == "CONFIGURING")),
         None => !is_finished(state),
     }
 }

@@ -6,6 +6,7 @@ pub mod device_nodes;
 pub mod fake_nvml;
 pub mod gpus;
 pub mod http;
+pub mod system;
 
 use slurmlet::api::client::Client;
 use slurmlet::api::types::{JobInfo, SignalScope};

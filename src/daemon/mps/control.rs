@@ -1,10 +1,16 @@
 //! Running `nvidia-cuda-mps-control`: found on the daemon's `PATH` at its start; `-d` starts
 //! a GPU's control daemon, `quit` on its input stops it. Both run as the server's owner,
 //! with `CUDA_VISIBLE_DEVICES` naming the GPU and the server's pipe and log directories.
+//!
+//! The owner can stop either call (it runs as them), and can put a socket that never
+//! answers where the control pipe should be: so each call has a deadline, after which it is
+//! killed with its process group, and a control daemon that does not end when told to is
+//! killed too (it serves nobody by then). What cannot be ended is reported as an error: the
+//! caller keeps the GPU away from new jobs until it is.
 
-use super::place::Server;
+use super::place::{ControlProcess, Server};
 use crate::identity::{Identity, RunAs};
-use std::io::Write;
+use crate::program::{self, Limits};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,11 +19,18 @@ use std::time::{Duration, Instant};
 /// The control program's name.
 pub const CONTROL_PROGRAM: &str = "nvidia-cuda-mps-control";
 
-/// How long a new control daemon has to make its control pipe.
-const START_WAIT: Duration = Duration::from_secs(15);
+/// How long a new control daemon has, from the start of `-d`, to make its control pipe.
+pub const START_WAIT: Duration = Duration::from_secs(15);
 
-/// How long a control daemon told to quit has to end.
-const QUIT_WAIT: Duration = Duration::from_secs(5);
+/// How long `quit` has to be said (the client run to its end).
+pub const QUIT_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a control daemon told to quit has to end before it is killed, and a killed one
+/// to be gone.
+pub const END_WAIT: Duration = Duration::from_secs(5);
+
+/// How much of what the control program prints is kept for a message.
+const OUTPUT_KEPT: usize = 4096;
 
 /// The control program on `path` (a `PATH` value), if one is there and executable.
 pub fn find_control(path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
@@ -45,29 +58,21 @@ impl Control {
     }
 
     /// Starts the control daemon of `server` (`nvidia-cuda-mps-control -d`) in its freshly
-    /// made directories and waits until its control pipe is there.
-    pub fn start(&self, server: &Server) -> std::io::Result<()> {
-        let status = {
-            let mut cmd = self.command(server)?;
-            cmd.arg("-d").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-            // The control daemon leaves at once, its server detached; no job script may be
-            // open for writing while it is forked (see `launch::one_spawn_at_a_time`).
-            let mut child = {
-                let _one = crate::daemon::supervision::launch::one_spawn_at_a_time();
-                cmd.spawn().map_err(|e| self.failed("start", server, e))?
-            };
-            child.wait().map_err(|e| self.failed("start", server, e))?
-        };
-        if !status.success() {
-            return Err(self.failed(
-                "start",
-                server,
-                std::io::Error::other(format!("{} exited: {status}", CONTROL_PROGRAM)),
-            ));
+    /// made directories and waits, at most [`START_WAIT`] in all, until its control pipe is
+    /// there; then notes its pid, if it wrote one.
+    pub fn start(&self, server: &mut Server) -> std::io::Result<()> {
+        let begun = Instant::now();
+        let mut cmd = self.command(server)?;
+        program::prepare(&mut cmd, false).arg("-d");
+        // The control daemon it leaves behind is not to hold pipes of ours.
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let done = self.run(cmd, None, START_WAIT).map_err(|e| self.failed("start", server, e))?;
+        if !done.status.success() {
+            let why = std::io::Error::other(format!("{CONTROL_PROGRAM} exited: {}", done.status));
+            return Err(self.failed("start", server, why));
         }
-        let deadline = Instant::now() + START_WAIT;
         while !server.place.control_exists() {
-            if Instant::now() >= deadline {
+            if begun.elapsed() >= START_WAIT {
                 let why = format!(
                     "no control pipe in {} after {} s; its log is in {}",
                     server.place.pipe_dir.display(),
@@ -78,41 +83,71 @@ impl Control {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        server.control = server.place.control_process(server.owner.uid);
         Ok(())
     }
 
-    /// Tells the control daemon of `server` to quit (`echo quit | nvidia-cuda-mps-control`)
-    /// and waits a little for it to end: for its process to be gone, where it wrote its pid
-    /// (NVIDIA's does, and leaves its control socket behind), else for its control pipe to
-    /// go.
+    /// Tells the control daemon of `server` to quit (`echo quit | nvidia-cuda-mps-control`,
+    /// within [`QUIT_WAIT`]) and waits for it to end: for its process to be gone, where it
+    /// is known (NVIDIA's writes its pid, and leaves its control socket behind), else for its
+    /// control pipe to go. A known control daemon still there after [`END_WAIT`] is killed
+    /// with its process group. `Err`: it may still run.
     pub fn quit(&self, server: &Server) -> std::io::Result<()> {
-        let pid = server.place.control_pid();
+        let control = server.control.or_else(|| server.place.control_process(server.owner.uid));
+        if control.is_none() && !server.place.control_exists() {
+            // Nothing came up (a start that failed early), or it is gone already.
+            return Ok(());
+        }
         let mut cmd = self.command(server)?;
-        cmd.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
-        let mut child = {
+        program::prepare(&mut cmd, true);
+        let told = match self.run(cmd, Some(b"quit\n"), QUIT_WAIT) {
+            Ok(done) if done.status.success() => Ok(()),
+            Ok(done) => Err(format!("{CONTROL_PROGRAM} exited: {}: {}", done.status, done.stderr_text())),
+            Err(e) => Err(e.to_string()),
+        };
+        let Some(control) = control else {
+            // Nothing to watch but the pipe: a control daemon told to quit removes it.
+            if let Err(why) = told {
+                return Err(self.failed("quit", server, std::io::Error::other(why)));
+            }
+            wait_until(END_WAIT, || !server.place.control_exists());
+            return Ok(());
+        };
+        // Told, it has a while to end; not told, a moment (it may have heard before the
+        // client was stopped).
+        let grace = match &told {
+            Ok(()) => END_WAIT,
+            Err(why) => {
+                tracing::warn!(
+                    gpu = server.gpu,
+                    uid = server.owner.uid,
+                    "telling the MPS control daemon to quit: {why}"
+                );
+                Duration::from_secs(1)
+            }
+        };
+        if wait_until(grace, || !control.running()) {
+            return Ok(());
+        }
+        tracing::warn!(gpu = server.gpu, pid = control.pid, "the MPS control daemon did not quit; killing it");
+        kill(control);
+        if wait_until(END_WAIT, || !control.running()) {
+            return Ok(());
+        }
+        let why = std::io::Error::other(format!("its control daemon (pid {}) did not end when killed", control.pid));
+        Err(self.failed("quit", server, why))
+    }
+
+    /// Runs the control program `cmd` (made ready by [`program::prepare`]) to `deadline`; it
+    /// is forked with no job script open for writing (see `launch::one_spawn_at_a_time`).
+    fn run(&self, mut cmd: Command, input: Option<&[u8]>, deadline: Duration) -> std::io::Result<program::Finished> {
+        let name = self.program.display().to_string();
+        let child = {
             let _one = crate::daemon::supervision::launch::one_spawn_at_a_time();
-            cmd.spawn().map_err(|e| self.failed("quit", server, e))?
+            cmd.spawn()?
         };
-        if let Some(mut input) = child.stdin.take() {
-            // A control program that has left already does not read it.
-            let _ = input.write_all(b"quit\n");
-        }
-        let out = child.wait_with_output().map_err(|e| self.failed("quit", server, e))?;
-        if !out.status.success() {
-            let why =
-                format!("{CONTROL_PROGRAM} exited: {}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
-            return Err(self.failed("quit", server, std::io::Error::other(why)));
-        }
-        let running = || match pid {
-            // Its parent may be slow to reap it: a zombie has ended.
-            Some(pid) => crate::sys::kill_pid(pid, 0).is_ok() && !crate::sys::is_zombie(pid),
-            None => server.place.control_exists(),
-        };
-        let deadline = Instant::now() + QUIT_WAIT;
-        while running() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Ok(())
+        program::finish(child, &name, input, Limits { deadline, max_output: OUTPUT_KEPT })
+            .map_err(std::io::Error::other)
     }
 
     /// The control program for `server`: its environment, and its owner's credentials when
@@ -145,6 +180,33 @@ impl Control {
                 self.program.display()
             ),
         )
+    }
+}
+
+/// Kills a control daemon, and its process group where it leads one (the server it started
+/// is in it); the process was checked to be the owner's when its pid was read.
+fn kill(control: ControlProcess) {
+    if !control.running() {
+        return;
+    }
+    if crate::sys::process_group(control.pid) == Some(control.pid) {
+        let _ = crate::sys::kill_group(control.pid, libc::SIGKILL);
+    } else {
+        let _ = crate::sys::kill_pid(control.pid, libc::SIGKILL);
+    }
+}
+
+/// Looks every 10 ms, for at most `limit`, until `done` holds; returns whether it did.
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

@@ -1,23 +1,53 @@
 //! Where the MPS server of one GPU and owner keeps its pipes (`CUDA_MPS_PIPE_DIRECTORY`) and
 //! logs (`CUDA_MPS_LOG_DIRECTORY`): `mps/gpu<index>-uid<uid>/{pipe,log}` under the daemon's
 //! state directory, owned by the owner; and the record of a server the daemon started
-//! (`mps/gpu<index>.json`: owner and directories), which a restarted daemon reads to find
-//! the servers still running.
+//! (`mps/gpu<index>.json`: owner, directories and control daemon), which a restarted daemon
+//! reads to find the servers still running.
+//!
+//! The system daemon is root and the pipe and log directories belong to a user, who may put
+//! anything in them at any time. So their parent, `gpu<index>-uid<uid>`, stays root's and is
+//! never handed over: the user cannot rename, replace or link the two directories, and root
+//! gives them over through open descriptors (`fchown`, `fchmod`), never by path. Inside the
+//! pipe directory root only looks whether the control pipe is there (without following a
+//! link) and reads the control daemon's pid file through the directory's descriptor, if it
+//! is a small regular file of the owner's; a FIFO, a link or a huge file there is not read.
 
+use crate::fs_at::Dir;
 use crate::identity::RunAs;
 use serde::{Deserialize, Serialize};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The name of the pipe the control daemon makes in its pipe directory once it runs.
 pub const CONTROL_PIPE: &str = "control";
 
 /// The file in which the control daemon writes its pid.
-const CONTROL_PID_FILE: &str = "nvidia-cuda-mps-control.pid";
+pub const CONTROL_PID_FILE: &str = "nvidia-cuda-mps-control.pid";
+
+/// The most a pid file may hold: a pid and a newline, with room to spare.
+const PID_FILE_MAX: u64 = 32;
+
+/// The names of the directories handed to the owner, inside the server's own directory.
+const PIPE: &str = "pipe";
+const LOG: &str = "log";
 
 /// The directory of the daemon's MPS servers under its state directory `state_dir`.
 pub fn base(state_dir: &Path) -> PathBuf {
     state_dir.join("mps")
+}
+
+/// The steps of [`Place::create`], after each of which [`Place::create_stepping`] lets a
+/// test play the owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateStep {
+    /// Whatever an earlier server left is gone.
+    Cleared,
+    /// The server's own directory is made (root's, for good).
+    TopMade,
+    /// The named directory is made inside it, still root's.
+    Made(&'static str),
+    /// The named directory is the owner's.
+    HandedOver(&'static str),
 }
 
 /// The directories of the server of GPU `gpu` (its device index on the node) for user `uid`.
@@ -35,45 +65,71 @@ impl Place {
     /// The place of the server of GPU `gpu` for user `uid` under `state_dir`.
     pub fn of(state_dir: &Path, gpu: u32, uid: u32) -> Place {
         let dir = base(state_dir).join(format!("gpu{gpu}-uid{uid}"));
-        Place { pipe_dir: dir.join("pipe"), log_dir: dir.join("log"), dir }
+        Place { pipe_dir: dir.join(PIPE), log_dir: dir.join(LOG), dir }
     }
 
     /// Makes the directories afresh (whatever an earlier server left there is removed, so
-    /// that the control pipe appears only once the new server runs), owned by `owner` when
-    /// the daemon acts for another user; the base directory lets users pass through it.
+    /// that the control pipe appears only once the new server runs), the pipe and log
+    /// directories owned by `owner` when the daemon acts for another user.
     pub fn create(&self, owner: Option<RunAs>) -> std::io::Result<()> {
+        self.create_stepping(owner, &mut |_| {})
+    }
+
+    /// [`Place::create`], calling `between` after each step.
+    pub fn create_stepping(&self, owner: Option<RunAs>, between: &mut dyn FnMut(CreateStep)) -> std::io::Result<()> {
         let context = |what: &Path| {
             let what = what.display().to_string();
             move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"))
         };
         self.remove()?;
+        between(CreateStep::Cleared);
         if let Some(base) = self.dir.parent() {
             std::fs::create_dir_all(base).map_err(context(base))?;
             std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o711)).map_err(context(base))?;
         }
-        for dir in [&self.dir, &self.pipe_dir, &self.log_dir] {
-            std::fs::create_dir(dir).map_err(context(dir))?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(context(dir))?;
+        std::fs::create_dir(&self.dir).map_err(context(&self.dir))?;
+        let top = Dir::open(&self.dir).map_err(context(&self.dir))?;
+        // Users pass through it to their directories; nobody but root changes it.
+        top.chmod(0o711).map_err(context(&self.dir))?;
+        between(CreateStep::TopMade);
+        for (name, path) in [(PIPE, &self.pipe_dir), (LOG, &self.log_dir)] {
+            top.make_child(name, 0o700).map_err(context(path))?;
+            let dir = top.open_child(name).map_err(context(path))?;
+            between(CreateStep::Made(name));
             if let Some(o) = owner {
-                std::os::unix::fs::chown(dir, Some(o.uid), Some(o.gid)).map_err(context(dir))?;
+                dir.chown(o.uid, o.gid).map_err(context(path))?;
             }
+            dir.chmod(0o700).map_err(context(path))?;
+            between(CreateStep::HandedOver(name));
         }
         Ok(())
     }
 
     /// Whether the control daemon's pipe is there (it runs, or has not cleaned up).
     pub fn control_exists(&self) -> bool {
-        self.pipe_dir.join(CONTROL_PIPE).exists()
+        Dir::open(&self.pipe_dir).is_ok_and(|d| d.has_entry(CONTROL_PIPE))
     }
 
-    /// The pid of the control daemon, from the file it writes in its pipe directory
-    /// (`nvidia-cuda-mps-control.pid`), when it wrote one.
-    pub fn control_pid(&self) -> Option<i32> {
-        let text = std::fs::read_to_string(self.pipe_dir.join(CONTROL_PID_FILE)).ok()?;
-        text.trim().parse().ok().filter(|&pid| pid > 0)
+    /// The control daemon, from the pid file it writes in its pipe directory
+    /// (`nvidia-cuda-mps-control.pid`): when that is a small regular file of `owner`'s
+    /// holding the pid of a process of `owner`'s.
+    pub fn control_process(&self, owner: u32) -> Option<ControlProcess> {
+        let dir = Dir::open(&self.pipe_dir).ok()?;
+        let text = match dir.read_small_file(CONTROL_PID_FILE, Some(owner), PID_FILE_MAX) {
+            Ok(text) => text,
+            Err(crate::fs_at::SmallFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                tracing::warn!("not reading {}: {e}", self.pipe_dir.join(CONTROL_PID_FILE).display());
+                return None;
+            }
+        };
+        let pid: i32 = std::str::from_utf8(&text).ok()?.trim().parse().ok().filter(|&pid| pid > 1)?;
+        ControlProcess::of(pid, owner)
     }
 
-    /// Removes the directories, if they are there.
+    /// Removes the directories, if they are there. (The standard library's removal opens
+    /// each directory without following links and removes entries relative to it, so
+    /// nothing the owner put in theirs leads it elsewhere.)
     pub fn remove(&self) -> std::io::Result<()> {
         match std::fs::remove_dir_all(&self.dir) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -81,6 +137,33 @@ impl Place {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// A control daemon: its pid and its start time, which tell it from a later process that
+/// reuses the pid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlProcess {
+    /// Its pid.
+    pub pid: i32,
+    /// Its start, in clock ticks since boot.
+    pub start_ticks: u64,
+}
+
+impl ControlProcess {
+    /// Process `pid`, if it runs as `owner` (a pid file may name anyone's process).
+    pub fn of(pid: i32, owner: u32) -> Option<ControlProcess> {
+        let meta = std::fs::metadata(format!("/proc/{pid}")).ok()?;
+        if meta.uid() != owner {
+            tracing::warn!("the MPS control daemon's pid file names pid {pid}, which is not uid {owner}'s; ignored");
+            return None;
+        }
+        Some(ControlProcess { pid, start_ticks: crate::sys::process_start_ticks(pid)? })
+    }
+
+    /// Whether it still runs (an unreaped zombie has ended).
+    pub fn running(&self) -> bool {
+        crate::sys::process_start_ticks(self.pid) == Some(self.start_ticks) && !crate::sys::is_zombie(self.pid)
     }
 }
 
@@ -95,6 +178,9 @@ pub struct Server {
     pub owner: RunAs,
     /// Its directories.
     pub place: Place,
+    /// Its control daemon, once it was found running.
+    #[serde(default)]
+    pub control: Option<ControlProcess>,
 }
 
 impl Server {
@@ -155,7 +241,7 @@ mod tests {
         // Made afresh: what an earlier server left is gone.
         place.create(None).unwrap();
         assert!(!place.control_exists() && place.log_dir.is_dir());
-        let server = Server { gpu: 1, visible: "1".into(), owner, place: place.clone() };
+        let server = Server { gpu: 1, visible: "1".into(), owner, place: place.clone(), control: None };
         server.record(state.path()).unwrap();
         std::fs::write(base(state.path()).join("gpu7.json"), "not json").unwrap();
         assert_eq!(Server::recorded(state.path()), vec![server.clone()]);

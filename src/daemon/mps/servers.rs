@@ -1,11 +1,17 @@
 //! Which MPS server runs on each GPU and for whom, and when one is started or quit. Each GPU
-//! has a lock of its own, held while its server is started or quit: a job's start waits for
-//! its GPU's server to be ready, and never for another GPU's.
+//! has a lock of its own, held while its server is started or quit (each within its
+//! deadline): a job's start waits for its GPU's server to be ready, and never for another
+//! GPU's.
 //!
 //! The scheduler's record of who holds each GPU's shards is the truth of who needs a
 //! server: a server whose owner no longer holds shards of its GPU is idle, and is quit after
 //! a job ends ([`Servers::quit_idle`]), or before the next job on that GPU starts
 //! ([`Servers::serve`]: a whole-GPU job never starts while a server runs on its GPU).
+//!
+//! A GPU whose server could not be started, or could not be quit, is in trouble: the daemon
+//! keeps new jobs off it ([`Servers::troubles`]). A server that would not quit is tried
+//! again at each later pass; after a failed start, the GPU is tried again once
+//! [`RETRY_AFTER`] has passed.
 
 use super::control::Control;
 use super::place::{Place, Server};
@@ -14,6 +20,12 @@ use crate::identity::RunAs;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long a GPU whose server could not be started is kept from new jobs before the next
+/// start is tried; and how often a server that would not quit is tried again while no job
+/// ends.
+pub const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// What a job about to start needs of the servers: its GPUs, given whole or in shards, and
 /// its owner.
@@ -27,19 +39,49 @@ pub struct Tenant {
     pub owner: RunAs,
 }
 
+/// A GPU whose server could not be made ready for a job.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{why}")]
+pub struct ServeError {
+    /// The GPU's device index.
+    pub gpu: u32,
+    /// What went wrong.
+    pub why: String,
+}
+
+/// One GPU's server, if one runs there.
+type Slot = Option<Server>;
+
+/// A start or a quit that failed, and when.
+struct Trouble {
+    why: String,
+    at: Instant,
+}
+
 /// The daemon's MPS servers, one lock per GPU.
 pub struct Servers {
     control: Control,
     state_dir: PathBuf,
-    /// By GPU device index: the server running on it, if any.
-    gpus: BTreeMap<u32, Mutex<Option<Server>>>,
+    /// By GPU device index.
+    gpus: BTreeMap<u32, Mutex<Slot>>,
+    /// The GPUs in trouble, by device index: kept apart from the slots, whose locks are held
+    /// through a start or a quit, so that they are told at once.
+    troubles: Mutex<BTreeMap<u32, Trouble>>,
+    /// Moved each time a GPU comes into trouble, for the loop that tries it again.
+    troubled: tokio::sync::watch::Sender<u64>,
 }
 
 impl Servers {
     /// No servers yet on `gpus`; servers are started with `control` and kept under
     /// `state_dir`.
     pub fn new(control: Control, state_dir: PathBuf, gpus: &[Gpu]) -> Servers {
-        Servers { control, state_dir, gpus: gpus.iter().map(|g| (g.index, Mutex::new(None))).collect() }
+        Servers {
+            control,
+            state_dir,
+            gpus: gpus.iter().map(|g| (g.index, Mutex::new(None))).collect(),
+            troubles: Mutex::new(BTreeMap::new()),
+            troubled: tokio::sync::watch::channel(0).0,
+        }
     }
 
     /// The control program used.
@@ -57,44 +99,61 @@ impl Servers {
                     tracing::info!(gpu = server.gpu, uid = server.owner.uid, "re-adopted MPS server");
                     *lock(slot) = Some(server);
                 }
-                _ => self.quit(&server),
+                Some(slot) => {
+                    let mut slot = lock(slot);
+                    *slot = Some(server);
+                    self.quit_in(&mut slot);
+                }
+                None => {
+                    self.quit_in(&mut Some(server));
+                }
             }
         }
     }
 
     /// Makes the GPUs of `tenant` ready for it, before its supervisor starts: on a GPU it
     /// holds in shards, its owner's server runs (started if none does, after quitting
-    /// another owner's idle one); on a GPU it holds whole, none runs.
-    pub fn serve(&self, tenant: &Tenant) -> std::io::Result<()> {
+    /// another owner's idle one); on a GPU it holds whole, none runs. `Err`: a GPU that
+    /// could not be made ready, which is then in trouble.
+    pub fn serve(&self, tenant: &Tenant) -> Result<(), ServeError> {
         for gpu in &tenant.gpus {
             let Some(slot) = self.gpus.get(&gpu.index) else { continue };
-            let mut running = lock(slot);
-            if let Some(server) = running.as_ref() {
+            let mut slot = lock(slot);
+            if let Some(server) = slot.as_ref() {
                 let usable = tenant.shards && server.owner.uid == tenant.owner.uid && server.place.control_exists();
                 if usable {
                     continue;
                 }
-                self.quit(server);
-                *running = None;
+                if let Some(why) = self.quit_in(&mut slot) {
+                    return Err(ServeError { gpu: gpu.index, why });
+                }
             }
             if tenant.shards {
-                *running = Some(self.start(gpu, tenant.owner)?);
+                if let Err(why) = self.start_in(&mut slot, gpu, tenant.owner) {
+                    return Err(ServeError { gpu: gpu.index, why });
+                }
             }
         }
         Ok(())
     }
 
-    /// Quits each server whose owner no longer holds shards of its GPU (`in_use(gpu, uid)`).
-    /// Called after jobs end; the GPU's lock is held while `in_use` is asked and the server
-    /// quit, so no job starts on the GPU meanwhile.
+    /// Quits each server whose owner no longer holds shards of its GPU (`in_use(gpu, uid)`),
+    /// tries again those that would not quit before, and lets GPUs whose start failed
+    /// [`RETRY_AFTER`] ago be tried again. Called after jobs end, and every
+    /// [`RETRY_AFTER`] while a GPU is in trouble; the GPU's lock is held while `in_use` is
+    /// asked and the server quit, so no job starts on the GPU meanwhile.
     pub fn quit_idle(&self, in_use: impl Fn(u32, u32) -> bool) {
-        for slot in self.gpus.values() {
-            let mut running = lock(slot);
-            if let Some(server) = running.as_ref() {
-                if !in_use(server.gpu, server.owner.uid) {
-                    self.quit(server);
-                    *running = None;
+        for (&gpu, slot) in &self.gpus {
+            let mut slot = lock(slot);
+            let troubled = self.troubles().contains_key(&gpu);
+            match slot.as_ref() {
+                Some(server) if troubled || !in_use(server.gpu, server.owner.uid) => {
+                    self.quit_in(&mut slot);
                 }
+                None if troubled => {
+                    lock(&self.troubles).retain(|g, t| *g != gpu || t.at.elapsed() < RETRY_AFTER);
+                }
+                _ => {}
             }
         }
     }
@@ -104,42 +163,85 @@ impl Servers {
         self.gpus.values().any(|slot| slot.try_lock().map_or(true, |s| s.is_some()))
     }
 
-    /// Starts the server of `gpu` for `owner`: its directories made, recorded, then the
-    /// control daemon started.
-    fn start(&self, gpu: &Gpu, owner: RunAs) -> std::io::Result<Server> {
-        let place = Place::of(&self.state_dir, gpu.index, owner.uid);
-        let server = Server { gpu: gpu.index, visible: gpu.visible_as(), owner, place };
-        server.place.create(RunAs::when_needed(owner.uid, owner.gid))?;
-        server.record(&self.state_dir)?;
-        match self.control.start(&server) {
-            Ok(()) => {
-                tracing::info!(gpu = gpu.index, uid = owner.uid, "MPS server started");
-                Ok(server)
+    /// The GPUs in trouble, by device index, and why.
+    pub fn troubles(&self) -> BTreeMap<u32, String> {
+        lock(&self.troubles).iter().map(|(&gpu, t)| (gpu, t.why.clone())).collect()
+    }
+
+    /// A receiver told each time a GPU comes into trouble.
+    pub fn watch_troubles(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.troubled.subscribe()
+    }
+
+    /// Records that `gpu` is in trouble, for `why`, or (`None`) no longer.
+    fn set_trouble(&self, gpu: u32, why: Option<String>) {
+        let mut troubles = lock(&self.troubles);
+        match why {
+            Some(why) => {
+                troubles.insert(gpu, Trouble { why, at: Instant::now() });
+                self.troubled.send_modify(|n| *n += 1);
             }
-            Err(e) => {
-                // It may have come up after all.
-                self.quit(&server);
-                Err(e)
+            None => {
+                troubles.remove(&gpu);
             }
         }
     }
 
-    /// Quits `server` and removes its directories and record; a failure is logged.
-    fn quit(&self, server: &Server) {
-        match self.control.quit(server) {
-            Ok(()) => tracing::info!(gpu = server.gpu, uid = server.owner.uid, "MPS server quit"),
-            Err(e) => tracing::warn!("{e}"),
+    /// Starts the server of `gpu` for `owner` in `slot`: its directories made, recorded,
+    /// then the control daemon started. A failed start is cleaned up and leaves the GPU in
+    /// trouble; `Err` says why.
+    fn start_in(&self, slot: &mut Slot, gpu: &Gpu, owner: RunAs) -> Result<(), String> {
+        let place = Place::of(&self.state_dir, gpu.index, owner.uid);
+        let mut server = Server { gpu: gpu.index, visible: gpu.visible_as(), owner, place, control: None };
+        let started = server
+            .place
+            .create(RunAs::when_needed(owner.uid, owner.gid))
+            .and_then(|()| server.record(&self.state_dir))
+            .and_then(|()| self.control.start(&mut server));
+        // Recorded with its control daemon, or not at all when it could not be.
+        let started = started.and_then(|()| server.record(&self.state_dir));
+        *slot = Some(server);
+        match started {
+            Ok(()) => {
+                tracing::info!(gpu = gpu.index, uid = owner.uid, "MPS server started");
+                self.set_trouble(gpu.index, None);
+                Ok(())
+            }
+            Err(e) => {
+                let why = e.to_string();
+                tracing::error!("{why}");
+                // It may have come up after all; what stays in trouble is what is left.
+                let left = self.quit_in(slot);
+                self.set_trouble(gpu.index, Some(left.unwrap_or_else(|| why.clone())));
+                Err(why)
+            }
         }
+    }
+
+    /// Quits the server in `slot` and removes its directories and record. One that may
+    /// still run stays in the slot, in trouble: `Some` says why.
+    fn quit_in(&self, slot: &mut Slot) -> Option<String> {
+        let server = slot.as_ref()?;
+        if let Err(e) = self.control.quit(server) {
+            let why = e.to_string();
+            tracing::error!("{why}");
+            self.set_trouble(server.gpu, Some(why.clone()));
+            return Some(why);
+        }
+        tracing::info!(gpu = server.gpu, uid = server.owner.uid, "MPS server quit");
         if let Err(e) = server.place.remove() {
             tracing::warn!("cannot remove the MPS server's directory: {e}");
         }
         server.forget(&self.state_dir);
+        self.set_trouble(server.gpu, None);
+        *slot = None;
+        None
     }
 }
 
-/// The GPU's slot, locked (a panic while it was held leaves it usable).
-fn lock(slot: &Mutex<Option<Server>>) -> std::sync::MutexGuard<'_, Option<Server>> {
-    slot.lock().unwrap_or_else(|e| e.into_inner())
+/// `m`, locked (a panic while it was held leaves it usable).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! the servers an earlier daemon left, readying a job's GPUs before its supervisor starts,
 //! and quitting the servers left idle each time jobs end.
 
+use super::servers::RETRY_AFTER;
 use super::{Control, Servers, Tenant};
 use crate::config::Config;
 use crate::daemon::runtime::Daemon;
@@ -66,21 +67,32 @@ pub fn tenant(core: &Core, id: u32) -> Option<Tenant> {
 }
 
 /// Quits the servers left idle each time jobs end, for the daemon's life: once at first
-/// (jobs may have ended since the servers were taken up), then after each end. The ends are
-/// listened for from the call on, not from the first poll.
+/// (jobs may have ended since the servers were taken up), then after each end, and every
+/// [`RETRY_AFTER`] while a GPU is in trouble; the GPUs in trouble are drained, and those no
+/// longer in trouble given back. The ends are listened for from the call on, not from the
+/// first poll.
 pub fn quit_idle(daemon: Arc<Daemon>) -> impl std::future::Future<Output = ()> {
     let mut ended = daemon.core.lock().ended.subscribe();
     ended.mark_changed();
     async move {
-        if daemon.mps.is_none() {
-            return;
-        }
-        while ended.changed().await.is_ok() {
+        let Some(servers) = daemon.mps.as_ref() else { return };
+        let mut troubled = servers.watch_troubles();
+        loop {
+            let in_trouble = !servers.troubles().is_empty();
+            tokio::select! {
+                changed = ended.changed() => if changed.is_err() { return },
+                () = tokio::time::sleep(RETRY_AFTER), if in_trouble => {}
+                // A GPU came into trouble: its retry is timed from now.
+                _ = troubled.changed(), if !in_trouble => continue,
+            }
             let d = daemon.clone();
             let _ = tokio::task::spawn_blocking(move || {
-                if let Some(servers) = d.mps.as_ref().filter(|s| s.any_running()) {
+                let Some(servers) = d.mps.as_ref() else { return };
+                if servers.any_running() || !servers.troubles().is_empty() {
                     servers.quit_idle(|gpu, uid| d.core.lock().shard_user(gpu) == Some(uid));
                 }
+                let effects = d.core.lock().set_gpu_drains(servers.troubles());
+                d.apply(effects);
             })
             .await;
         }

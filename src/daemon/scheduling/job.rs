@@ -278,6 +278,13 @@ impl Job {
         self.state.unwrap_or(JobState::Pending)
     }
 
+    /// Whether the job holds its resources but its supervisor has not started yet (its
+    /// GPUs' MPS server is being readied, say): Slurm's CONFIGURING, shown instead of
+    /// RUNNING until something of the job runs.
+    pub fn configuring(&self) -> bool {
+        self.state() == JobState::Running && self.stepd_pid.is_none()
+    }
+
     /// The start time the controller reports: when the job started; for a pending job, the
     /// later of the time `--begin` holds it back to and the start the backfill plan expects
     /// (Slurm's squeue shows it as `%S` and sorts by it; a held job has none); else 0.

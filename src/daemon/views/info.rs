@@ -241,19 +241,32 @@ pub fn node(core: &Core) -> Node {
         weight: 1,
         tres,
         version: env!("CARGO_PKG_VERSION").into(),
-        reason: core.foreign_gpu_processes().iter().map(|p| p.describe()).collect::<Vec<_>>().join("; "),
-        reason_changed_at: if core.foreign_gpu_processes().is_empty() {
-            NoVal::default()
-        } else {
-            NoVal::of(core.foreign_gpu_processes_since())
+        reason: node_reasons(core).join("; "),
+        reason_changed_at: match (!core.foreign_gpu_processes().is_empty(), !core.gpu_drains().is_empty()) {
+            (false, false) => NoVal::default(),
+            (foreign, drained) => {
+                NoVal::of((if foreign { core.foreign_gpu_processes_since() } else { 0 }).max(if drained {
+                    core.gpu_drains_since()
+                } else {
+                    0
+                }))
+            }
         },
-        reason_set_by_user: if core.foreign_gpu_processes().is_empty() {
+        reason_set_by_user: if node_reasons(core).is_empty() {
             String::new()
         } else {
             crate::paths::user_name(crate::paths::uid())
         },
         ..Default::default()
     }
+}
+
+/// Why the node is not wholly usable, one line each (`sinfo -R`): the GPUs in use outside
+/// the queue, and those drained because their MPS server could not be started or quit.
+fn node_reasons(core: &Core) -> Vec<String> {
+    let foreign = core.foreign_gpu_processes().iter().map(|p| p.describe());
+    let drained = core.gpu_drains().iter().map(|(&gpu, why)| Core::describe_drain(gpu, why));
+    foreign.chain(drained).collect()
 }
 
 /// The configuration as `scontrol show config` reports it.

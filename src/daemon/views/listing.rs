@@ -97,6 +97,9 @@ impl QueueJob for JobRow<'_> {
         Cow::Owned(crate::paths::group_name(self.job.gid))
     }
     fn state(&self) -> &str {
+        if self.job.configuring() {
+            return "CONFIGURING";
+        }
         self.job.state().name()
     }
     fn state_reason(&self) -> &str {
@@ -231,6 +234,8 @@ pub fn state_list(job: &Job) -> Vec<String> {
     let state = job.state();
     if job.cancelled_by.is_some() && state == JobState::Completing {
         vec!["RUNNING".into(), "COMPLETING".into()]
+    } else if job.configuring() {
+        vec!["RUNNING".into(), "CONFIGURING".into()]
     } else {
         vec![state.name().to_string()]
     }

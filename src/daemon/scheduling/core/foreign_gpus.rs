@@ -56,14 +56,15 @@ impl Core {
         self.foreign_gpu_processes_since
     }
 
-    /// The GPUs new jobs are kept off: those not held whole that a process outside the
-    /// queue uses (free ones, and shared ones: no new shard job joins it), unless the
-    /// configuration says to ignore such processes.
+    /// The GPUs new jobs are kept off: the drained ones, and those not held whole that a
+    /// process outside the queue uses (free ones, and shared ones: no new shard job joins
+    /// it), unless the configuration says to ignore such processes.
     pub(super) fn avoided_gpus(&self) -> BTreeSet<u32> {
-        if self.config.foreign_gpu_processes == ForeignGpuProcesses::Ignore {
-            return BTreeSet::new();
+        let mut avoided: BTreeSet<u32> = self.gpu_drains().keys().copied().collect();
+        if self.config.foreign_gpu_processes != ForeignGpuProcesses::Ignore {
+            let not_whole = |g: &u32| self.gpu_held(*g) != super::GpuHeld::Whole;
+            avoided.extend(self.foreign_gpu_processes.iter().map(|p| p.gpu).filter(not_whole));
         }
-        let not_whole = |g: &u32| self.gpu_held(*g) != super::GpuHeld::Whole;
-        self.foreign_gpu_processes.iter().map(|p| p.gpu).filter(not_whole).collect()
+        avoided
     }
 }

@@ -12,6 +12,7 @@
 mod cancel;
 mod cpu_ids;
 mod foreign_gpus;
+mod gpu_drains;
 mod gpu_holds;
 mod gpu_use;
 mod job_steps;
@@ -133,6 +134,11 @@ pub struct Core {
     foreign_gpu_processes: Vec<crate::daemon::gpu_use::ForeignProcess>,
     /// When those last changed.
     foreign_gpu_processes_since: u64,
+    /// The GPUs kept from new jobs because their MPS server could not be started or quit,
+    /// and why (see `gpu_drains`).
+    gpu_drains: BTreeMap<u32, String>,
+    /// When those last changed.
+    gpu_drains_since: u64,
     /// Each running job's and step's GPU use so far, while the GPUs are looked at.
     gpu_tallies: std::collections::HashMap<crate::daemon::gpu_use::Owner, crate::daemon::gpu_use::GpuTally>,
     /// What the last look at the GPUs saw, and when (UNIX seconds).
@@ -187,6 +193,8 @@ impl Core {
             free_cpus: (0..config.cpus).collect(),
             foreign_gpu_processes: Vec::new(),
             foreign_gpu_processes_since: 0,
+            gpu_drains: BTreeMap::new(),
+            gpu_drains_since: 0,
             gpu_tallies: Default::default(),
             gpu_sample: None,
             gpu_shares: Default::default(),

@@ -89,10 +89,10 @@ impl Core {
         self.tell_supervisors(id);
     }
 
-    /// Puts job `id` back in the queue: it was given resources, but no supervisor took it
-    /// up before the daemon stopped, so nothing of it ran (see [`stepd::claim`]). A job
-    /// cancelled meanwhile ends cancelled instead.
-    fn requeue_unstarted(&mut self, id: u32) {
+    /// Puts job `id` back in the queue: it was given resources, but nothing of it ran (no
+    /// supervisor took it up before the daemon stopped, see [`stepd::claim`]; or its GPUs
+    /// could not be made ready). A job cancelled meanwhile ends cancelled instead.
+    pub(super) fn requeue_unstarted(&mut self, id: u32) {
         let Some(job) = self.jobs.get_mut(&id) else { return };
         if job.state() == JobState::Completing {
             let now = crate::options::now();

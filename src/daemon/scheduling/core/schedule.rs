@@ -122,6 +122,11 @@ impl Core {
                             expected = expected_start.filter(|&t| t <= now + EXPECTED_START_WINDOW_SECS).unwrap_or(0);
                             if fits_now {
                                 "Priority"
+                            } else if kept_off_gpus
+                                && !self.gpu_drains().is_empty()
+                                && self.foreign_gpu_processes().is_empty()
+                            {
+                                super::gpu_drains::GPU_MPS_SERVER_FAILED
                             } else if kept_off_gpus {
                                 GPUS_BUSY_OUTSIDE_QUEUE
                             } else if kept_off_by_mps {
@@ -295,6 +300,19 @@ impl Core {
             }
             Err(e) => self.launch_failed(id, &e.to_string()),
         }
+    }
+
+    /// Job `id`, given resources, could not be started for a reason of the node's, not its
+    /// own (`why`: its GPU's MPS server could not be made ready): it goes back to the queue
+    /// as it was before, with no run recorded, and the next pass places it again. One that
+    /// was cancelled meanwhile ends.
+    pub fn launch_deferred(&mut self, id: u32, why: &str) -> Effects {
+        if let Err(effects) = self.confirm_launch(id) {
+            return effects;
+        }
+        tracing::warn!(job = id, "not starting the job now: {why}; it waits again");
+        self.requeue_unstarted(id);
+        Effects::reschedule()
     }
 
     /// Job `id` could not be started (`why`): it ends as failed.

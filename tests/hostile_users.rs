@@ -1,0 +1,499 @@
+//! A hostile second user of the machine against the root daemon. Each test plays what such
+//! a user can do with what they own (their MPS server's directories, their own processes)
+//! and checks that the daemon still answers at once and other users' jobs still run. The
+//! tests make real users with `useradd` and run a system daemon, so they need root (as CI
+//! has); run as anyone else they say so and check nothing.
+
+mod common;
+
+use common::system::{is_root, Shared, User, LONG};
+use common::{until, wait_for};
+use slurmlet::daemon::mps::place::{CreateStep, Place, CONTROL_PID_FILE};
+use slurmlet::identity::{Identity, RunAs};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A uid and gid no account has: what the unit-level attacks act as (the kernel needs no
+/// account to give a thread these credentials).
+const STRANGER: u32 = 54_321;
+
+/// Runs `f` on a thread with the stranger's credentials.
+fn as_stranger<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let who = Identity {
+        uid: STRANGER,
+        gid: STRANGER,
+        groups: vec![STRANGER],
+        name: "stranger".into(),
+        home: "/".into(),
+        shell: "/bin/sh".into(),
+    };
+    who.on_thread(f).expect("take the stranger's credentials")
+}
+
+#[test]
+fn no_swap_between_the_steps_of_making_an_mps_servers_directories_redirects_roots_chown() {
+    if !is_root("no_swap_between_the_steps_of_making_an_mps_servers_directories_redirects_roots_chown") {
+        return;
+    }
+    let state = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(state.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // What the owner would have root give them: a file of root's.
+    let prize = state.path().join("prize");
+    std::fs::write(&prize, "root's\n").unwrap();
+    std::fs::set_permissions(&prize, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let place = Place::of(state.path(), 0, STRANGER);
+    let mut steps = Vec::new();
+    let mut tried = Vec::new();
+    // After every step, the owner tries each swap that would turn root's next change by path
+    // onto the prize: the pipe and log directories replaced by links to it, moved away, or
+    // the server's own directory replaced.
+    place
+        .create_stepping(Some(RunAs { uid: STRANGER, gid: STRANGER }), &mut |step| {
+            steps.push(step);
+            for target in [&place.pipe_dir, &place.log_dir, &place.dir] {
+                let swapped = as_stranger(|| {
+                    let aside = target.with_extension("aside");
+                    let moved = std::fs::rename(target, &aside).is_ok();
+                    let linked = std::os::unix::fs::symlink(&prize, target).is_ok();
+                    moved || linked
+                });
+                tried.push((step, target.clone(), swapped));
+            }
+        })
+        .unwrap();
+    assert_eq!(
+        steps,
+        vec![
+            CreateStep::Cleared,
+            CreateStep::TopMade,
+            CreateStep::Made("pipe"),
+            CreateStep::HandedOver("pipe"),
+            CreateStep::Made("log"),
+            CreateStep::HandedOver("log"),
+        ]
+    );
+    let won: Vec<_> = tried.iter().filter(|(_, _, swapped)| *swapped).collect();
+    assert!(won.is_empty(), "the owner swapped a directory between root's steps: {won:?}");
+    let meta = std::fs::metadata(&prize).unwrap();
+    assert_eq!((meta.uid(), meta.mode() & 0o777), (0, 0o600), "root's file was given away");
+    for dir in [&place.pipe_dir, &place.log_dir] {
+        let meta = std::fs::symlink_metadata(dir).unwrap();
+        assert!(meta.is_dir(), "{} is not a directory", dir.display());
+        assert_eq!((meta.uid(), meta.mode() & 0o777), (STRANGER, 0o700), "{}", dir.display());
+    }
+    let top = std::fs::symlink_metadata(&place.dir).unwrap();
+    assert_eq!((top.uid(), top.mode() & 0o777), (0, 0o711), "the server's own directory stays root's");
+    // What the owner may do in theirs, they may: the control daemon writes there.
+    as_stranger(|| std::fs::write(place.pipe_dir.join("control"), "")).unwrap();
+    place.remove().unwrap();
+    assert!(!place.dir.exists());
+}
+
+#[test]
+fn the_control_daemons_pid_file_is_read_only_when_it_is_a_small_file_of_its_owner_naming_their_process() {
+    if !is_root("the_control_daemons_pid_file_is_read_only_when_it_is_a_small_file_of_its_owner_naming_their_process") {
+        return;
+    }
+    let state = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(state.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let place = Place::of(state.path(), 0, STRANGER);
+    place.create(Some(RunAs { uid: STRANGER, gid: STRANGER })).unwrap();
+    let pid_file = place.pipe_dir.join(CONTROL_PID_FILE);
+    // A process of the owner's, which a pid file may rightly name.
+    let mut theirs = Command::new("sleep");
+    theirs.arg("60").uid(STRANGER).gid(STRANGER);
+    let mut theirs = KillOnDrop(theirs.spawn().unwrap());
+    let their_pid = theirs.0.id() as i32;
+    let plant = |what: &(dyn Fn(&Path) -> std::io::Result<()> + Sync)| {
+        as_stranger(|| {
+            let _ = std::fs::remove_file(&pid_file);
+            what(&pid_file)
+        })
+        .unwrap();
+    };
+    let read = || {
+        let begun = Instant::now();
+        let found = place.control_process(STRANGER);
+        assert!(begun.elapsed() < Duration::from_secs(1), "reading the pid file took {:?}", begun.elapsed());
+        found
+    };
+    plant(&|p| std::fs::write(p, format!("{their_pid}\n")));
+    assert_eq!(read().map(|c| c.pid), Some(their_pid), "an honest pid file is read");
+    plant(&|p| mkfifo(p));
+    assert_eq!(read(), None, "a FIFO is not opened for reading (that would block)");
+    plant(&|p| std::os::unix::fs::symlink("/dev/zero", p));
+    assert_eq!(read(), None, "a link to /dev/zero is not followed (that would read forever)");
+    plant(&|p| std::os::unix::fs::symlink(place.pipe_dir.join("elsewhere"), p));
+    std::fs::write(place.pipe_dir.join("elsewhere"), format!("{their_pid}\n")).unwrap();
+    assert_eq!(read(), None, "a link is not followed even to a good file");
+    plant(&|p| std::fs::write(p, vec![b'7'; 64 << 20]));
+    assert_eq!(read(), None, "a huge file is not read");
+    plant(&|p| std::fs::write(p, "1\n"));
+    assert_eq!(read(), None, "init is nobody's control daemon");
+    plant(&|p| std::fs::write(p, format!("{}\n", std::process::id())));
+    assert_eq!(read(), None, "a root process named in the file is not taken for theirs");
+    theirs.0.kill().unwrap();
+    place.remove().unwrap();
+}
+
+fn mkfifo(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid C string.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A child killed and reaped when dropped.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// How the stand-in control program behaves.
+#[derive(Clone, Copy)]
+struct Stand {
+    /// Whether its control daemon writes its pid file, as NVIDIA's does.
+    writes_pid: bool,
+    /// Whether `-d` fails (after two seconds), as it does on a machine whose MPS is broken.
+    start_fails: bool,
+}
+
+/// A stand-in for `nvidia-cuda-mps-control` that works as the real one does, as far as the
+/// daemon can tell: `-d` starts a control daemon in a session of its own, which writes its
+/// pid and serves a FIFO named `control` in the pipe directory until it reads `quit`; the
+/// client writes its input line to that FIFO (and so waits forever where nobody reads it),
+/// a second after it starts, as a real client takes a moment to reach its daemon (which
+/// also leaves a user who stops it the time to). Each call is logged to `calls`.
+struct ControlProgram {
+    dir: tempfile::TempDir,
+}
+
+impl ControlProgram {
+    fn new(stand: Stand) -> ControlProgram {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let calls = dir.path().join("calls");
+        std::fs::write(&calls, "").unwrap();
+        std::fs::set_permissions(&calls, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let program = ControlProgram { dir };
+        program.set(stand);
+        program
+    }
+
+    /// Rewrites the program to behave as `stand` says.
+    fn set(&self, stand: Stand) {
+        let pid = if stand.writes_pid { "echo $$ > \"$0/nvidia-cuda-mps-control.pid\"; " } else { "" };
+        let fail = if stand.start_fails { "sleep 2; exit 1\n" } else { "" };
+        let script = format!(
+            "#!/bin/sh\n\
+             p=\"$CUDA_MPS_PIPE_DIRECTORY\"\n\
+             if [ \"$1\" = -d ]; then\n\
+             echo \"start $CUDA_VISIBLE_DEVICES uid=$(id -u)\" >> {calls}\n\
+             {fail}\
+             setsid sh -c '{pid}mkfifo \"$0/control\"; while [ -p \"$0/control\" ]; do read -r line < \"$0/control\" && [ \"$line\" = quit ] && break; done; rm -f \"$0/control\" \"$0/nvidia-cuda-mps-control.pid\"' \"$p\" </dev/null >/dev/null 2>&1 &\n\
+             exit 0\n\
+             fi\n\
+             read -r line\n\
+             echo \"$line $CUDA_VISIBLE_DEVICES uid=$(id -u)\" >> {calls}\n\
+             sleep 1\n\
+             echo \"$line\" > \"$p/control\"\n",
+            calls = self.calls_path().display(),
+        );
+        let path = self.dir.path().join("nvidia-cuda-mps-control");
+        let staged = self.dir.path().join(".staged");
+        std::fs::write(&staged, script).unwrap();
+        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(staged, path).unwrap();
+    }
+
+    fn calls_path(&self) -> PathBuf {
+        self.dir.path().join("calls")
+    }
+
+    fn calls(&self) -> String {
+        std::fs::read_to_string(self.calls_path()).unwrap_or_default()
+    }
+
+    /// The daemon's environment: this program first on its `PATH`.
+    fn env(&self) -> Vec<(String, String)> {
+        vec![("PATH".into(), format!("{}:{}", self.dir.path().display(), std::env::var("PATH").unwrap_or_default()))]
+    }
+}
+
+/// A system daemon with 2 GPUs of 4 shards each, under MPS started with `program`.
+fn mps_daemon(program: &ControlProgram) -> Shared {
+    Shared::start_with("shards_per_gpu = 4\nmps = true\n", program.env())
+}
+
+/// `squeue` as `user`: it must answer, and at once, whatever the daemon is doing.
+fn squeue_answers(shared: &Shared, user: &User) {
+    let begun = Instant::now();
+    let out = shared.run_as(user, "squeue", &[]);
+    assert!(out.status.success(), "squeue: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(begun.elapsed() < Duration::from_secs(2), "squeue took {:?}; log:\n{}", begun.elapsed(), shared.log());
+}
+
+/// `squeue -h -j ID -o FORMAT` as `user`.
+fn squeue_field(shared: &Shared, user: &User, id: u32, format: &str) -> String {
+    let out = shared.run_as(user, "squeue", &["-h", "-j", &id.to_string(), "-o", format]);
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The node's reason, as `scontrol show node` gives it.
+fn node_reason(shared: &Shared, user: &User) -> String {
+    let out = shared.run_as(user, "scontrol", &["show", "node"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split("Reason=").nth(1).map(|r| r.lines().next().unwrap_or_default().to_string()).unwrap_or_default()
+}
+
+/// A loop run as `user`, outside the queue, that stops (SIGSTOP) every copy of the control
+/// program they run: the client that says `quit`, and `-d`. Killed when dropped.
+fn stop_their_control_calls(shared: &Shared, user: &User) -> KillOnDrop {
+    let mut c = Command::new("sh");
+    // The kernel keeps 15 characters of a program's name.
+    c.args(["-c", &format!("while :; do pkill -STOP -u {} -x nvidia-cuda-mps; sleep 0.02; done", user.uid)])
+        .current_dir(&user.home)
+        .uid(user.uid)
+        .gid(user.gid)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let _ = shared;
+    KillOnDrop(c.spawn().expect("start the stopping loop"))
+}
+
+/// Alice's shard job holding a whole GPU's shards until `release` appears in her home;
+/// `then` runs in it first (with `$p` her server's pipe directory).
+fn hold_gpu(shared: &Shared, alice: &User, name: &str, then: &str) -> u32 {
+    let script = format!(
+        "p=\"$CUDA_MPS_PIPE_DIRECTORY\"; {then}; touch {name}.running; while [ ! -e release ]; do sleep 0.1; done"
+    );
+    let id = shared.sbatch_as(alice, &["--gres=shard:4", "-o", &format!("{name}.out"), "--wrap", &script]);
+    let running = alice.home.join(format!("{name}.running"));
+    wait_for(&format!("{name} to run"), LONG, || until(running.exists(), || shared.log()));
+    id
+}
+
+/// Bob's job needing both GPUs whole: it starts only once neither has a server of Alice's.
+fn both_gpus(shared: &Shared, bob: &User) -> u32 {
+    shared.sbatch_as(bob, &["--gres=gpu:2", "-o", "both.out", "--wrap", "touch both.ran"])
+}
+
+/// Waits for Bob's job to run; while it waits, `squeue` answers at once. Returns the
+/// compact states it was seen in, and checks that it was shown running only once its script
+/// could run.
+fn bob_runs(shared: &Shared, bob: &User, id: u32, within: Duration) -> Vec<String> {
+    let deadline = Instant::now() + within;
+    let mut seen: Vec<String> = Vec::new();
+    loop {
+        squeue_answers(shared, bob);
+        let state = squeue_field(shared, bob, id, "%t");
+        if seen.last() != Some(&state) {
+            seen.push(state.clone());
+        }
+        if state == "R" {
+            let ran = bob.home.join("both.ran");
+            wait_for("bob's job, shown running, to run", Duration::from_secs(5), || {
+                until(ran.exists(), || shared.log())
+            });
+        }
+        if bob.home.join("both.ran").exists() && shared.state(id) == "COMPLETED" {
+            return seen;
+        }
+        assert!(Instant::now() < deadline, "bob's job {id} did not run: seen {seen:?}; log:\n{}", shared.log());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The daemon's highest resident memory so far, in KiB (`VmHWM`).
+fn daemon_peak_kib(shared: &Shared) -> u64 {
+    let pid = shared.daemon.as_ref().expect("the daemon runs").id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Rewrites the daemon's records of its MPS servers as an older daemon wrote them, without
+/// the control daemon's pid: the next quit then has to read the pid file the owner may have
+/// replaced.
+fn forget_recorded_pids(shared: &Shared) {
+    let base = shared.dir.path().join("state").join("mps");
+    for entry in std::fs::read_dir(&base).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            assert!(record.get("control").is_some_and(|c| !c.is_null()), "the pid was kept: {record}");
+            record.as_object_mut().unwrap().remove("control");
+            std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_pid_file_swapped_for_a_fifo_or_a_link_to_dev_zero_neither_hangs_nor_bloats_the_daemon() {
+    let test = "a_pid_file_swapped_for_a_fifo_or_a_link_to_dev_zero_neither_hangs_nor_bloats_the_daemon";
+    if !is_root(test) {
+        return;
+    }
+    let program = ControlProgram::new(Stand { writes_pid: true, start_fails: false });
+    let mut shared = mps_daemon(&program);
+    let alice = shared.user("ma");
+    let bob = shared.user("mb");
+    let pid = "\"$p/nvidia-cuda-mps-control.pid\"";
+    hold_gpu(&shared, &alice, "fifo", &format!("rm -f {pid}; mkfifo {pid}"));
+    hold_gpu(&shared, &alice, "zero", &format!("rm -f {pid}; ln -s /dev/zero {pid}"));
+    // A daemon restarted meanwhile, from records as an older daemon kept them, reads the pid
+    // files again, at once.
+    shared.stop_daemon();
+    forget_recorded_pids(&shared);
+    shared.start_daemon();
+    squeue_answers(&shared, &bob);
+    let both = both_gpus(&shared, &bob);
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    bob_runs(&shared, &bob, both, LONG);
+    let quits =
+        program.calls().lines().filter(|l| l.starts_with("quit") && l.ends_with(&format!("uid={}", alice.uid))).count();
+    assert_eq!(quits, 2, "{}", program.calls());
+    let peak = daemon_peak_kib(&shared);
+    assert!(peak < 256 * 1024, "the daemon grew to {peak} KiB");
+    let log = shared.log();
+    assert!(log.contains("not reading") && log.contains("not a regular file"), "the FIFO was not named:\n{log}");
+}
+
+#[test]
+fn a_quit_its_owner_stops_is_killed_at_its_deadline_and_the_gpu_goes_to_the_next_user() {
+    let test = "a_quit_its_owner_stops_is_killed_at_its_deadline_and_the_gpu_goes_to_the_next_user";
+    if !is_root(test) {
+        return;
+    }
+    let program = ControlProgram::new(Stand { writes_pid: true, start_fails: false });
+    let shared = mps_daemon(&program);
+    let alice = shared.user("mc");
+    let bob = shared.user("md");
+    hold_gpu(&shared, &alice, "a0", "true");
+    hold_gpu(&shared, &alice, "a1", "true");
+    let both = both_gpus(&shared, &bob);
+    let _stopping = stop_their_control_calls(&shared, &alice);
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    let seen = bob_runs(&shared, &bob, both, Duration::from_secs(60));
+    // While her servers were being quit it held its GPUs, configuring, not running.
+    assert!(seen.contains(&"CF".to_string()), "{seen:?}");
+    let log = shared.log();
+    assert!(log.contains("did not finish within 5 s and was killed"), "the stopped quit was not ended:\n{log}");
+    assert!(log.contains("did not quit; killing it"), "her control daemon was not killed:\n{log}");
+    // Nothing of hers is left on the GPUs: her control daemons are gone.
+    let left = Command::new("pgrep").args(["-u", &alice.uid.to_string(), "-f", "mkfifo"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&left.stdout).trim(), "", "her control daemons still run");
+}
+
+#[test]
+fn a_control_pipe_nobody_answers_holds_the_gpu_no_longer_than_the_quits_deadline() {
+    let test = "a_control_pipe_nobody_answers_holds_the_gpu_no_longer_than_the_quits_deadline";
+    if !is_root(test) {
+        return;
+    }
+    let program = ControlProgram::new(Stand { writes_pid: true, start_fails: false });
+    let shared = mps_daemon(&program);
+    let alice = shared.user("me");
+    let bob = shared.user("mf");
+    // She kills her own control daemon: its FIFO stays, and nobody reads it any more.
+    let kill_own = "kill $(cat \"$p/nvidia-cuda-mps-control.pid\"); sleep 0.2";
+    hold_gpu(&shared, &alice, "a0", kill_own);
+    hold_gpu(&shared, &alice, "a1", kill_own);
+    let both = both_gpus(&shared, &bob);
+    let begun = Instant::now();
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    bob_runs(&shared, &bob, both, LONG);
+    assert!(begun.elapsed() < Duration::from_secs(25), "bob waited {:?}", begun.elapsed());
+    let log = shared.log();
+    assert!(log.contains("did not finish within 5 s and was killed"), "the hung quit was not ended:\n{log}");
+}
+
+#[test]
+fn a_gpu_whose_server_cannot_be_quit_is_drained_saying_why_until_a_later_quit_succeeds() {
+    let test = "a_gpu_whose_server_cannot_be_quit_is_drained_saying_why_until_a_later_quit_succeeds";
+    if !is_root(test) {
+        return;
+    }
+    // No pid file: the daemon cannot tell whether her control daemon still runs.
+    let program = ControlProgram::new(Stand { writes_pid: false, start_fails: false });
+    let shared = mps_daemon(&program);
+    let alice = shared.user("mg");
+    let bob = shared.user("mh");
+    hold_gpu(&shared, &alice, "a0", "true");
+    let both = both_gpus(&shared, &bob);
+    let stopping = stop_their_control_calls(&shared, &alice);
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    let reason = wait_for("bob's job to wait for the drained GPU", LONG, || {
+        squeue_answers(&shared, &bob);
+        let r = squeue_field(&shared, &bob, both, "%r");
+        until(r == "GpuMpsServerFailed", || format!("{r}; log:\n{}", shared.log())).map(|()| r)
+    });
+    assert_eq!(reason, "GpuMpsServerFailed");
+    let node = node_reason(&shared, &bob);
+    assert!(
+        node.contains("gpu 0 drained: cannot quit the MPS server of GPU 0 for uid")
+            && node.contains("did not finish within 5 s"),
+        "{node}"
+    );
+    assert_eq!(shared.state(both), "PENDING");
+    // A job that needs no GPU runs meanwhile; its end tries the quit again, which now
+    // succeeds: the GPU is given back and Bob's job runs.
+    drop(stopping);
+    let cpu = shared.sbatch_as(&bob, &["--wrap", "true"]);
+    shared.wait_state(cpu, "COMPLETED");
+    bob_runs(&shared, &bob, both, LONG);
+    wait_for("the node's reason to clear", LONG, || {
+        let r = node_reason(&shared, &bob);
+        until(!r.contains("drained"), || r.clone())
+    });
+}
+
+#[test]
+fn a_gpu_whose_server_cannot_be_started_is_drained_and_its_job_waits_again_never_shown_running() {
+    let test = "a_gpu_whose_server_cannot_be_started_is_drained_and_its_job_waits_again_never_shown_running";
+    if !is_root(test) {
+        return;
+    }
+    let program = ControlProgram::new(Stand { writes_pid: true, start_fails: true });
+    let shared = mps_daemon(&program);
+    let alice = shared.user("mi");
+    let bob = shared.user("mj");
+    let id = shared.sbatch_as(&alice, &["--gres=shard:1", "-o", "shard.out", "--wrap", "touch shard.ran"]);
+    let mut seen: Vec<String> = Vec::new();
+    wait_for("both GPUs to be drained", Duration::from_secs(40), || {
+        squeue_answers(&shared, &bob);
+        let state = squeue_field(&shared, &alice, id, "%t %r");
+        if seen.last() != Some(&state) {
+            seen.push(state.clone());
+        }
+        until(state == "PD GpuMpsServerFailed", || format!("{seen:?}; log:\n{}", shared.log()))
+    });
+    assert!(seen.iter().any(|s| s.starts_with("CF")), "never shown configuring: {seen:?}");
+    assert!(!seen.iter().any(|s| s.starts_with("R ")), "shown running while nothing ran: {seen:?}");
+    let node = node_reason(&shared, &bob);
+    assert!(node.contains("gpu 0 drained: cannot start") && node.contains("gpu 1 drained: cannot start"), "{node}");
+    // Nothing of it ran, so nothing was recorded of a run.
+    let show = String::from_utf8_lossy(&shared.run_as(&alice, "scontrol", &["show", "job", &id.to_string()]).stdout)
+        .into_owned();
+    assert!(show.contains("Restarts=0"), "{show}");
+    let runs = shared.run_as(&alice, "sacct", &["-j", &id.to_string(), "-D", "-X", "-n", "-o", "State"]);
+    assert_eq!(String::from_utf8_lossy(&runs.stdout).split_whitespace().collect::<Vec<_>>(), vec!["PENDING"]);
+    // Other users' jobs that need no GPU run meanwhile.
+    let cpu = shared.sbatch_as(&bob, &["--wrap", "true"]);
+    shared.wait_state(cpu, "COMPLETED");
+    // Once MPS works again, the GPUs are tried again and the job runs.
+    program.set(Stand { writes_pid: true, start_fails: false });
+    shared.wait_state_within(id, "COMPLETED", Duration::from_secs(60));
+    assert!(alice.home.join("shard.ran").exists());
+}
