@@ -16,6 +16,7 @@
 pub mod assets;
 pub mod auth;
 pub mod job_page;
+pub mod output_tail;
 pub mod server;
 pub mod state;
 pub mod updates;
