@@ -113,15 +113,23 @@ pub fn user_config() -> PathBuf {
 
 /// This machine's short host name.
 pub fn hostname() -> String {
+    match kernel_hostname() {
+        Some(name) => name.split('.').next().unwrap_or_default().to_string(),
+        None => "localhost".into(),
+    }
+}
+
+/// This machine's host name as the kernel holds it (`gethostname`): short or full, as the
+/// machine was set up; `None` when it cannot be read.
+pub fn kernel_hostname() -> Option<String> {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname NUL-terminates on success.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
     if rc != 0 {
-        return "localhost".into();
+        return None;
     }
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).to_string();
-    name.split('.').next().unwrap_or("localhost").to_string()
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
 }
 
 /// The name of a uid, or the number as text.

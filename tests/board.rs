@@ -2,15 +2,16 @@
 //! real daemon on a fake machine of two GPUs (the stand-in NVML of `tests/fake_nvml/`): the
 //! GPU cards name the job and user holding each GPU, jobs submitted and cancelled with the
 //! commands come and go without a reload, a job cancelled from the page is gone for squeue
-//! too; and the board refuses requests without its token, and actions without the page's
-//! anti-forgery token.
+//! too; the board gives nothing to a request without its token in the header, to a name it is
+//! not (DNS rebinding), to another site's page, nor to a page on another port of the same
+//! browser; and a job's output replaced by a link or a FIFO is neither followed nor waited on.
 //!
 //! The browser is spoken to through the DevTools protocol over `--remote-debugging-pipe`: it
 //! reads NUL-terminated JSON commands on its fd 3 and writes replies and events on its fd 4.
 
 mod common;
 use common::fake_nvml::{self, me};
-use common::http::http;
+use common::http::{http, Reply};
 use common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -202,10 +203,12 @@ impl Drop for Browser {
     }
 }
 
-/// `slurmlet board --port 0` of cluster `c`, killed when dropped; and the URL it printed.
+/// `slurmlet board --port 0` of cluster `c`, killed when dropped; the URL it printed, and the
+/// line after it, which says how to reach it from another machine.
 struct Board {
     child: Child,
     url: String,
+    from_elsewhere: String,
 }
 
 impl Board {
@@ -231,9 +234,10 @@ impl Board {
                 break line[at..].trim().to_string();
             }
         };
+        let from_elsewhere = lines.next().expect("slurmlet board said how to reach it").expect("its output");
         // Its later lines, if any, are read and dropped.
         std::thread::spawn(move || lines.for_each(drop));
-        Board { child, url }
+        Board { child, url, from_elsewhere }
     }
 
     /// `127.0.0.1:PORT`.
@@ -243,7 +247,39 @@ impl Board {
 
     /// The access token.
     fn token(&self) -> String {
-        self.url.split("token=").nth(1).expect("a token in the URL").to_string()
+        self.url.split("/#token=").nth(1).expect("a token in the URL's fragment").to_string()
+    }
+
+    /// The header that carries the token, as the page sends it.
+    fn authorization(&self) -> String {
+        format!("Bearer {}", self.token())
+    }
+
+    /// `method path` with the token.
+    fn call(&self, method: &str, path: &str, body: Option<&str>) -> Reply {
+        http(&self.addr(), method, path, &[("Authorization", &self.authorization())], body)
+    }
+
+    /// A ticket for the event stream.
+    fn ticket(&self) -> String {
+        let r = self.call("POST", "/api/ticket", None);
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["ticket"].as_str().expect("a ticket").to_string()
+    }
+
+    /// The event stream opened with `ticket`, read until its first state, and what was read.
+    fn events(&self, ticket: &str) -> (std::net::TcpStream, String) {
+        let mut events = std::net::TcpStream::connect(self.addr()).unwrap();
+        events.set_read_timeout(Some(T)).unwrap();
+        write!(events, "GET /events?ticket={ticket} HTTP/1.1\r\nHost: {}\r\n\r\n", self.addr()).unwrap();
+        let mut seen = String::new();
+        let mut buf = [0u8; 4096];
+        while !seen.contains("event: live") {
+            let n = events.read(&mut buf).expect("the event stream");
+            assert!(n > 0, "the event stream ended: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        (events, seen)
     }
 }
 
@@ -269,39 +305,304 @@ fn squeue_ids(c: &Cluster) -> Vec<String> {
 }
 
 #[test]
-fn the_board_refuses_requests_without_its_tokens() {
+fn the_board_answers_only_its_token_in_a_header_to_its_own_names_and_sets_no_cookie() {
     let c = Cluster::start("1", "");
     let job = c.sbatch(&["-o", "/dev/null", "--wrap", "sleep 300"]);
     c.wait_state(job, &["RUNNING"], T);
     let board = Board::start(&c);
-    let addr = board.addr();
-    assert!(board.url.starts_with("http://127.0.0.1:") && board.token().len() == 64, "{}", board.url);
+    let (addr, token) = (board.addr(), board.token());
+    assert!(board.url.starts_with("http://127.0.0.1:") && token.len() == 64, "{}", board.url);
+    let mut replies = Vec::new();
 
-    for path in ["/", "/api/live", "/board.js", "/events", "/?token=0123"] {
+    // The page and its files hold no secret: anyone may have them.
+    for path in ["/", "/board.js", "/board.css", &format!("/?token={token}")] {
         let r = http(&addr, "GET", path, &[], None);
-        assert_eq!(r.status, 401, "GET {path} without the token: {}", r.body);
+        assert_eq!(r.status, 200, "GET {path}: {}", r.body);
+        assert!(!r.body.contains(&token), "GET {path} gave the token away");
+        replies.push(r);
     }
-    let visit = http(&addr, "GET", &format!("/?token={}", board.token()), &[], None);
-    assert_eq!(visit.status, 303, "{}", visit.body);
-    let cookie = visit.header("set-cookie").expect("the token becomes a cookie").to_string();
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
-    let cookie = cookie.split(';').next().unwrap().to_string();
-    let page = http(&addr, "GET", "/", &[("Cookie", &cookie)], None);
-    assert_eq!(page.status, 200);
-    let live = http(&addr, "GET", "/api/live", &[("Cookie", &cookie)], None);
-    assert_eq!(live.status, 200, "{}", live.body);
-    let running = &live.json()["live"]["queue"]["running"];
-    assert_eq!(running[0]["job_id"], job, "{}", live.body);
-
-    // An action without the anti-forgery token, or with a wrong one, is refused and not done.
+    // Everything else needs the token in the header: not in the query, not in a cookie.
+    let wrong = format!("Bearer {}", "0".repeat(64));
+    let (cookie, bare) = (format!("slurmlet_board={token}"), token.clone());
     let cancel = format!("/api/job/{job}/cancel");
-    let r = http(&addr, "POST", &cancel, &[("Cookie", &cookie)], Some("{}"));
+    for (method, path) in [
+        ("GET", "/api/live"),
+        ("GET", "/api/samples"),
+        ("GET", "/api/usage"),
+        ("GET", &format!("/api/job/{job}")),
+        ("GET", &format!("/api/live?token={token}")),
+        ("POST", "/api/ticket"),
+        ("POST", &cancel),
+    ] {
+        for headers in [
+            vec![],
+            vec![("Cookie", cookie.as_str())],
+            vec![("Authorization", bare.as_str())],
+            vec![("Authorization", wrong.as_str())],
+        ] {
+            let r = http(&addr, method, path, &headers, (method == "POST").then_some("{}"));
+            assert_eq!(r.status, 401, "{method} {path} with {headers:?}: {}", r.body);
+            replies.push(r);
+        }
+    }
+    let live = board.call("GET", "/api/live", None);
+    assert_eq!(live.status, 200, "{}", live.body);
+    assert_eq!(live.json()["live"]["queue"]["running"][0]["job_id"], job, "{}", live.body);
+    replies.push(live);
+
+    // The event stream opens with a ticket, once; without one, or with the token, it does not.
+    for path in ["/events".to_string(), format!("/events?token={token}"), format!("/events?ticket={token}")] {
+        let r = http(&addr, "GET", &path, &[("Authorization", &board.authorization())], None);
+        assert_eq!(r.status, 401, "GET {path}: {}", r.body);
+    }
+    let ticket = board.ticket();
+    let (stream, seen) = board.events(&ticket);
+    assert!(seen.starts_with("HTTP/1.1 200") && seen.contains("text/event-stream"), "{seen}");
+    assert!(!seen.to_ascii_lowercase().contains("set-cookie"), "{seen}");
+    drop(stream);
+    let again = http(&addr, "GET", &format!("/events?ticket={ticket}"), &[], None);
+    assert_eq!(again.status, 401, "a ticket opened the stream twice: {}", again.body);
+
+    // DNS rebinding: a page of another name turned to 127.0.0.1 gets nothing, even the page.
+    let port = addr.rsplit(':').next().unwrap().to_string();
+    let rebound = format!("evil.example:{port}");
+    for path in ["/", "/api/live"] {
+        let r = http(&addr, "GET", path, &[("Host", &rebound), ("Authorization", &board.authorization())], None);
+        assert_eq!(r.status, 403, "GET {path} as {rebound}: {}", r.body);
+        assert!(r.body.contains("does not answer to the host"), "{}", r.body);
+    }
+    let r = http(
+        &addr,
+        "GET",
+        "/api/live",
+        &[("Host", &format!("localhost:{port}")), ("Authorization", &board.authorization())],
+        None,
+    );
+    assert_eq!(r.status, 200, "as localhost: {}", r.body);
+
+    // An action from another site's page is refused even with the token; the board's own
+    // page's is done.
+    let auth = board.authorization();
+    let r = http(&addr, "POST", &cancel, &[("Authorization", &auth), ("Origin", "http://127.0.0.1:1")], Some("{}"));
     assert_eq!(r.status, 403, "{}", r.body);
-    let r = http(&addr, "POST", &cancel, &[("Cookie", &cookie), ("X-Board-CSRF", &board.token())], Some("{}"));
-    assert_eq!(r.status, 403, "the access token is not the anti-forgery one: {}", r.body);
-    let r = http(&addr, "POST", &cancel, &[], Some("{}"));
-    assert_eq!(r.status, 401, "{}", r.body);
     std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(job), "RUNNING");
+    let own = format!("http://{addr}");
+    let r = http(&addr, "POST", &cancel, &[("Authorization", &auth), ("Origin", &own)], Some("{}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    replies.push(r);
+    c.wait_state(job, &["CANCELLED"], T);
+
+    for r in &replies {
+        assert_eq!(r.header("set-cookie"), None, "a cookie was set: {}", r.body);
+    }
+}
+
+#[test]
+fn a_board_on_every_address_prints_a_url_a_browser_can_open() {
+    let c = Cluster::start("1", "");
+    let board = Board::start_with(&c, &[], &["--bind", "0.0.0.0"]);
+    let named = board.addr();
+    let port = named.rsplit(':').next().unwrap().to_string();
+    let name = slurmlet::paths::kernel_hostname().expect("a host name");
+    assert_eq!(named, format!("{name}:{port}"), "{}", board.url);
+    assert!(board.from_elsewhere.contains(&format!("ssh -L {port}:127.0.0.1:{port} HOST")), "{}", board.from_elsewhere);
+    // The board answers to the name it printed, to loopback and to any address; not to
+    // another name.
+    let loopback = format!("127.0.0.1:{port}");
+    for host in [named.as_str(), &format!("localhost:{port}"), &loopback, &format!("10.11.12.13:{port}")] {
+        let r = http(&loopback, "GET", "/api/live", &[("Host", host), ("Authorization", &board.authorization())], None);
+        assert_eq!(r.status, 200, "as {host}: {}", r.body);
+    }
+    let r = http(&loopback, "GET", "/", &[("Host", &format!("evil.example:{port}"))], None);
+    assert_eq!(r.status, 403, "{}", r.body);
+}
+
+/// A server on another loopback port, as another user of the machine may run one: it keeps
+/// each request's head as it came, and answers `GET /` with `page`, anything else with 204.
+struct Recorder {
+    addr: String,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Recorder {
+    fn start(page: String) -> Recorder {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the recorder");
+        let addr = listener.local_addr().unwrap().to_string();
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = heads.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(n @ 1..) => head.extend_from_slice(&buf[..n]),
+                        _ => break,
+                    }
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let reply = if head.starts_with("GET / ") {
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                        page.len()
+                    )
+                } else {
+                    "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".to_string()
+                };
+                kept.lock().unwrap().push(head);
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        Recorder { addr, heads }
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+/// The hostile second user: a page served on another port of 127.0.0.1, opened in the browser
+/// that has the board open, receives nothing of the board's, and cannot read it nor act on it.
+#[test]
+fn a_page_on_another_port_gets_nothing_from_the_board_open_in_the_same_browser() {
+    let test = "a_page_on_another_port_gets_nothing_from_the_board_open_in_the_same_browser";
+    let Some(program) = chromium() else {
+        skip(test, "chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let c = Cluster::start("1", "");
+    let job = c.sbatch(&["-o", "job.out", "--wrap", "echo the output of the owner; sleep 300"]);
+    c.wait_state(job, &["RUNNING"], T);
+    let board = Board::start(&c);
+    let mut browser = Browser::start(&program);
+    let connected = "document.getElementById('connection').dataset.connected === 'true'";
+
+    // The board's address without the token: the page says what to open, and reads nothing.
+    browser.open(&format!("http://{}/", board.addr()));
+    browser.wait_for(
+        "the page to ask for the printed URL",
+        T,
+        "document.getElementById('message').textContent.includes('open the URL that `slurmlet board` printed')",
+    );
+    browser.open(&board.url);
+    browser.wait_for("the page to connect", T, connected);
+    browser.wait_for(
+        "the job in the queue",
+        T,
+        &format!("!!document.querySelector('#running tr[data-job=\"{job}\"]')"),
+    );
+
+    // The same tab goes to the other user's page, which tries the board.
+    let page = format!(
+        r#"<!doctype html><title>elsewhere</title><script>
+(async () => {{
+  const board = "http://{addr}";
+  const tried = {{}};
+  for (const [what, path, init] of [
+    ["live", "/api/live", {{}}],
+    ["job", "/api/job/{job}", {{}}],
+    ["ticket", "/api/ticket", {{ method: "POST" }}],
+  ]) {{
+    try {{
+      const r = await fetch(board + path, Object.assign({{ credentials: "include" }}, init));
+      tried[what] = "read " + r.status + ": " + (await r.text()).slice(0, 100);
+    }} catch (e) {{
+      tried[what] = "failed";
+    }}
+  }}
+  try {{
+    await fetch(board + "/api/job/{job}/cancel", {{ method: "POST", mode: "no-cors", credentials: "include", body: "{{}}" }});
+    tried.cancel = "sent";
+  }} catch (e) {{
+    tried.cancel = "failed";
+  }}
+  tried.storage = sessionStorage.length + localStorage.length;
+  tried.cookie = document.cookie;
+  await fetch("/report", {{ method: "POST", credentials: "include", body: JSON.stringify(tried) }});
+  window.__tried = tried;
+}})();
+</script>"#,
+        addr = board.addr()
+    );
+    let hostile = Recorder::start(page);
+    browser.open(&format!("http://{}/", hostile.addr));
+    browser.wait_for("the other page's tries", T, "!!window.__tried");
+    let tried = browser.eval("window.__tried");
+    for what in ["live", "job", "ticket"] {
+        assert_eq!(tried[what], "failed", "the other page read the board's {what}: {tried}");
+    }
+    assert_eq!((&tried["storage"], &tried["cookie"]), (&json!(0), &json!("")), "{tried}");
+    // Not the token, not a cookie: nothing of the board's reached the other port.
+    let heads = hostile.heads();
+    assert!(heads.iter().any(|h| h.starts_with("POST /report")), "{heads:?}");
+    for head in &heads {
+        assert!(!head.contains(&board.token()), "the token reached the other port: {head}");
+        assert!(!head.to_ascii_lowercase().contains("\r\ncookie:"), "a cookie reached the other port: {head}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(job), "RUNNING", "the other page cancelled the job");
+    // Knowing only the board's address, the other user reads nothing and cancels nothing.
+    for (method, path) in [("GET", format!("/api/job/{job}")), ("POST", format!("/api/job/{job}/cancel"))] {
+        let r = http(&board.addr(), method, &path, &[], Some("{}"));
+        assert_eq!(r.status, 401, "{method} {path}: {}", r.body);
+        assert!(!r.body.contains("the output of the owner"), "{}", r.body);
+    }
+    assert_eq!(c.state(job), "RUNNING");
+
+    // Back in the tab, the board's page still has its token, and works.
+    browser.open(&format!("http://{}/", board.addr()));
+    browser.wait_for("the page to connect again", T, connected);
+}
+
+/// The job's page through the board, how long it took, and why its output is not shown.
+fn job_page(board: &Board, job: u32) -> (Value, Duration, String) {
+    let t = Instant::now();
+    let r = board.call("GET", &format!("/api/job/{job}"), None);
+    let took = t.elapsed();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    let why = v["missing"].as_array().unwrap().iter().find(|m| m["part"] == "output").map(|m| m["why"].to_string());
+    (v, took, why.unwrap_or_default())
+}
+
+#[test]
+fn a_jobs_output_replaced_by_a_link_or_a_fifo_is_neither_followed_nor_waited_on() {
+    let c = Cluster::start("1", "");
+    let job = c.sbatch(&["-o", "job.out", "--wrap", "echo the output of the job itself; sleep 300"]);
+    c.wait_state(job, &["RUNNING"], T);
+    c.wait_file("job.out", T);
+    let board = Board::start(&c);
+    let (v, _, _) = job_page(&board, job);
+    assert!(v["output_tail"].as_str().is_some_and(|t| t.contains("the output of the job itself")), "{v}");
+
+    // A link to another file of the user's, or to /etc/passwd, is not followed.
+    let output = c.path("job.out");
+    let notes = c.path("notes.txt");
+    std::fs::write(&notes, "a file of the user's, not the job's output\n").unwrap();
+    for (target, inside) in
+        [(notes.as_path(), "not the job's output"), (std::path::Path::new("/etc/passwd"), "root:x:0")]
+    {
+        replace_by(&output, |at| std::os::unix::fs::symlink(target, at).unwrap());
+        let (v, _, why) = job_page(&board, job);
+        assert_eq!(v["output_tail"], Value::Null, "{v}");
+        assert!(why.contains("a symbolic link, which the board does not follow"), "{v}");
+        assert!(!v.to_string().contains(inside), "the link to {} was followed: {v}", target.display());
+    }
+
+    // A FIFO: each view answers at once, saying why, and holds nothing of the board's.
+    replace_by(&output, mkfifo);
+    for _ in 0..5 {
+        let (v, took, why) = job_page(&board, job);
+        assert!(took < Duration::from_secs(2), "the page took {took:?}");
+        assert!(v["output_tail"].is_null() && why.contains("not a regular file"), "{v}");
+    }
+    let t = Instant::now();
+    let live = board.call("GET", "/api/live", None);
+    assert!(live.status == 200 && t.elapsed() < Duration::from_secs(2), "{:?}: {}", t.elapsed(), live.body);
+    let next = c.sbatch(&["-o", "/dev/null", "--wrap", "true"]);
+    c.wait_state(next, &["COMPLETED"], T);
     assert_eq!(c.state(job), "RUNNING");
 }
 
@@ -336,8 +637,11 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         T,
         &format!(r#"!!document.querySelector('[data-gpu="{held_gpu}"]') && !!document.querySelector('[data-gpu="{free_gpu}"]')"#),
     );
-    // The URL's token became a cookie and the address bar lost it.
-    assert_eq!(browser.eval("location.search"), json!(""));
+    // The page keeps the URL's token to its tab and origin; the address bar lost it, and no
+    // cookie holds it.
+    assert_eq!(browser.eval("location.hash + location.search"), json!(""));
+    assert_eq!(browser.eval("document.cookie"), json!(""));
+    assert_eq!(browser.eval("sessionStorage.getItem('slurmlet-board-token')"), json!(board.token()));
     browser.wait_for(
         "the card of the GPU held to name the job and its user",
         T,
@@ -495,13 +799,6 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
     assert_eq!(browser.eval(spark), json!(2));
 }
 
-/// The cookie the board's token becomes.
-fn cookie_of(board: &Board) -> String {
-    let visit = http(&board.addr(), "GET", &format!("/?token={}", board.token()), &[], None);
-    assert_eq!(visit.status, 303, "{}", visit.body);
-    visit.header("set-cookie").expect("a cookie").split(';').next().unwrap().to_string()
-}
-
 /// Submits `n` held jobs through the REST API, over four connections at once.
 fn submit_held(c: &Cluster, n: usize) {
     use slurmlet::api::types::{JobDescMsg, JobSubmitReq};
@@ -539,10 +836,9 @@ fn the_board_stays_small_and_quick_with_10000_jobs_queued() {
     submit_held(&c, JOBS);
     eprintln!("{JOBS} jobs submitted in {:?}", t.elapsed());
     let board = Board::start(&c);
-    let cookie = cookie_of(&board);
 
     let t = Instant::now();
-    let live = http(&board.addr(), "GET", "/api/live", &[("Cookie", &cookie)], None);
+    let live = board.call("GET", "/api/live", None);
     let took = t.elapsed();
     assert_eq!(live.status, 200, "{}", live.body);
     eprintln!("/api/live: {} bytes in {took:?}", live.body.len());
@@ -659,23 +955,14 @@ fn the_board_asks_the_daemon_nothing_while_no_page_is_open() {
     let c = Cluster::start("1", "");
     let proxy = CountingProxy::start(&c);
     let board = Board::start_with(&c, &[("SLURMLET_SOCKET", &proxy.path)], &[]);
-    let cookie = cookie_of(&board);
     assert!(proxy.count() >= 1, "the board reaches the daemon through the proxy");
     let idle = proxy.count();
     std::thread::sleep(Duration::from_secs(3));
+    let ticket = board.ticket();
     assert_eq!(proxy.count(), idle, "the board called the daemon with no page open");
 
     // A page listens: the board reads the daemon and sends the state.
-    let mut events = std::net::TcpStream::connect(board.addr()).unwrap();
-    events.set_read_timeout(Some(T)).unwrap();
-    write!(events, "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n", board.addr()).unwrap();
-    let mut seen = String::new();
-    let mut buf = [0u8; 4096];
-    while !seen.contains("event: live") {
-        let n = events.read(&mut buf).expect("the event stream");
-        assert!(n > 0, "the event stream ended: {seen}");
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
+    let (events, seen) = board.events(&ticket);
     assert!(seen.starts_with("HTTP/1.1 200") && seen.contains("text/event-stream"), "{seen}");
     assert!(proxy.count() > idle, "the board sent a state without reading the daemon");
 
@@ -705,8 +992,7 @@ fn the_board_of_a_profile_shows_its_queue_from_the_job_list() {
     let cache = c.dir.path().join("cache");
     let board =
         Board::start_with(&c, &[("SLURMLET_PROFILES", &profiles), ("XDG_CACHE_HOME", &cache)], &["--profile", "tcp"]);
-    let cookie = cookie_of(&board);
-    let live = http(&board.addr(), "GET", "/api/live", &[("Cookie", &cookie)], None);
+    let live = board.call("GET", "/api/live", None);
     assert_eq!(live.status, 200, "{}", live.body);
     let v = live.json();
     assert_eq!(v["live"]["source"], "profile tcp");
@@ -721,15 +1007,7 @@ fn the_board_of_a_profile_shows_its_queue_from_the_job_list() {
     assert_eq!(v["live"]["queue"]["running"][0]["job_id"], job, "{v}");
 
     // The page's cancel goes to the cluster.
-    let page = http(&board.addr(), "GET", "/", &[("Cookie", &cookie)], None);
-    let csrf = page.body.split("name=\"board-csrf\" content=\"").nth(1).and_then(|r| r.split('"').next()).unwrap();
-    let r = http(
-        &board.addr(),
-        "POST",
-        &format!("/api/job/{job}/cancel"),
-        &[("Cookie", &cookie), ("X-Board-CSRF", csrf)],
-        Some("{}"),
-    );
+    let r = board.call("POST", &format!("/api/job/{job}/cancel"), Some("{}"));
     assert_eq!(r.status, 200, "{}", r.body);
     c.wait_state(job, &["CANCELLED"], T);
 }

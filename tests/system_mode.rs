@@ -508,19 +508,31 @@ impl BoardAs {
             }
         };
         std::thread::spawn(move || lines.for_each(drop));
-        let (addr, token) = url.trim_start_matches("http://").split_once("/?token=").expect("a URL with a token");
+        let (addr, token) = url.trim_start_matches("http://").split_once("/#token=").expect("a URL with a token");
         BoardAs { child, addr: addr.into(), token: token.into() }
     }
 
-    /// The cookie the token becomes, and the page's anti-forgery token.
-    fn session(&self) -> (String, String) {
-        let visit = common::http::http(&self.addr, "GET", &format!("/?token={}", self.token), &[], None);
-        assert_eq!(visit.status, 303, "{}", visit.body);
-        let cookie = visit.header("set-cookie").expect("a cookie").split(';').next().unwrap().to_string();
-        let page = common::http::http(&self.addr, "GET", "/", &[("Cookie", &cookie)], None);
-        assert_eq!(page.status, 200, "{}", page.body);
-        let csrf = page.body.split("name=\"board-csrf\" content=\"").nth(1).and_then(|r| r.split('"').next());
-        (cookie, csrf.expect("the page carries its anti-forgery token").to_string())
+    /// The header that carries the token, as the board's page sends it.
+    fn authorization(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+
+    /// `method path` with the token.
+    fn call(&self, method: &str, path: &str) -> common::http::Reply {
+        let body = (method == "POST").then_some("{}");
+        common::http::http(&self.addr, method, path, &[("Authorization", &self.authorization())], body)
+    }
+
+    /// The event stream, opened with a ticket as the page opens it.
+    fn events(&self) -> std::net::TcpStream {
+        use std::io::Write;
+        let r = self.call("POST", "/api/ticket");
+        assert_eq!(r.status, 200, "{}", r.body);
+        let ticket = r.json()["ticket"].as_str().expect("a ticket").to_string();
+        let mut events = std::net::TcpStream::connect(&self.addr).unwrap();
+        events.set_read_timeout(Some(LONG)).unwrap();
+        write!(events, "GET /events?ticket={ticket} HTTP/1.1\r\nHost: {}\r\n\r\n", self.addr).unwrap();
+        events
     }
 }
 
@@ -547,11 +559,9 @@ fn the_board_shows_and_acts_as_its_user() {
     // Without the token: refused.
     let r = common::http::http(&board.addr, "GET", "/api/live", &[], None);
     assert_eq!(r.status, 401, "{}", r.body);
-    let (cookie, csrf) = board.session();
-    let headers = [("Cookie", cookie.as_str()), ("X-Board-CSRF", csrf.as_str())];
 
     // Bob's board sees what bob's squeue sees: his job, and a GPU held by a job not named.
-    let live = common::http::http(&board.addr, "GET", "/api/live", &headers[..1], None);
+    let live = board.call("GET", "/api/live");
     assert_eq!(live.status, 200, "{}", live.body);
     let v = live.json();
     assert_eq!(v["live"]["caller"]["name"], bob.name.as_str());
@@ -571,12 +581,12 @@ fn the_board_shows_and_acts_as_its_user() {
     assert_eq!(holders[0]["job_id"], serde_json::Value::Null, "alice's job is named to bob: {v}");
 
     // Nor is her job's page shown to him.
-    let page = common::http::http(&board.addr, "GET", &format!("/api/job/{hers}"), &headers[..1], None);
+    let page = board.call("GET", &format!("/api/job/{hers}"));
     assert_eq!(page.status, 404, "{}", page.body);
 
     // Alice's job cannot be cancelled nor held from bob's board.
     for action in ["cancel", "hold"] {
-        let r = common::http::http(&board.addr, "POST", &format!("/api/job/{hers}/{action}"), &headers, Some("{}"));
+        let r = board.call("POST", &format!("/api/job/{hers}/{action}"));
         assert_eq!(r.status, 409, "{action} of alice's job: {}", r.body);
         assert_eq!(r.json()["ok"], false);
     }
@@ -586,19 +596,17 @@ fn the_board_shows_and_acts_as_its_user() {
     assert!(!reason.contains("Held"), "{reason}");
 
     // His own: held, then cancelled.
-    let r = common::http::http(&board.addr, "POST", &format!("/api/job/{his}/hold"), &headers, Some("{}"));
+    let r = board.call("POST", &format!("/api/job/{his}/hold"));
     assert_eq!(r.status, 200, "{}", r.body);
     let reason = Client::at(&shared.socket).unwrap().job(&his.to_string()).unwrap().jobs[0].state_reason.clone();
     assert!(reason.contains("Held"), "{reason}");
-    let r = common::http::http(&board.addr, "POST", &format!("/api/job/{his}/cancel"), &headers, Some("{}"));
+    let r = board.call("POST", &format!("/api/job/{his}/cancel"));
     assert_eq!(r.status, 200, "{}", r.body);
     shared.wait_state(his, "CANCELLED");
 
     // The system daemon stops while a page is open: the page is told (no daemon is started).
-    use std::io::{Read, Write};
-    let mut events = std::net::TcpStream::connect(&board.addr).unwrap();
-    events.set_read_timeout(Some(LONG)).unwrap();
-    write!(events, "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n", board.addr).unwrap();
+    use std::io::Read;
+    let mut events = board.events();
     let mut seen = String::new();
     let mut buf = [0u8; 8192];
     let mut read_until = |events: &mut std::net::TcpStream, seen: &mut String, what: &str| {
@@ -615,4 +623,112 @@ fn the_board_shows_and_acts_as_its_user() {
     shared.stop_daemon();
     read_until(&mut events, &mut seen, "\"error\":");
     assert!(seen.contains("the system daemon does not answer"), "{seen}");
+}
+
+/// Bob, another user of the machine, against Alice's board. Knowing its address (anyone may
+/// list the listening sockets) but not its token, he reads nothing through it and does
+/// nothing with it, not even by naming another host as a rebound DNS name would. When he
+/// replaces her job's output, in a directory both may write to, by a file of his, by a link
+/// to a file of hers or by a FIFO, her board shows none of them as her output and answers at
+/// once, and the jobs of both run on.
+#[test]
+fn the_board_gives_another_user_nothing_and_shows_only_its_users_own_output() {
+    let test = "the_board_gives_another_user_nothing_and_shows_only_its_users_own_output";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("m");
+    let bob = shared.user("n");
+    // A project directory both may write to, as a group's often is: not sticky, so each may
+    // put a file of theirs in the place of the other's.
+    let project = shared.dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::set_permissions(&project, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = project.join("hers.out");
+    let hers =
+        shared.sbatch_as(&alice, &["-o", output.to_str().unwrap(), "--wrap", "echo the output of alice; sleep 300"]);
+    shared.wait_state(hers, "RUNNING");
+    wait_for("her job's output", LONG, || {
+        let text = std::fs::read_to_string(&output).unwrap_or_default();
+        common::until(text.contains("the output of alice"), || text.clone())
+    });
+    let notes = alice.home.join("notes.txt");
+    std::fs::write(&notes, "notes of alice, not the output of a job\n").unwrap();
+    std::os::unix::fs::chown(&notes, Some(alice.uid), Some(alice.gid)).unwrap();
+
+    let board = BoardAs::start(&shared, &alice);
+    let page = || {
+        let started = std::time::Instant::now();
+        let r = board.call("GET", &format!("/api/job/{hers}"));
+        let took = started.elapsed();
+        assert_eq!(r.status, 200, "{}", r.body);
+        let v = r.json();
+        let why = v["missing"].as_array().unwrap().iter().find(|m| m["part"] == "output").map(|m| m["why"].to_string());
+        (v, took, why.unwrap_or_default())
+    };
+    let (v, _, _) = page();
+    assert!(v["output_tail"].as_str().is_some_and(|t| t.contains("the output of alice")), "{v}");
+
+    // Bob has the address only: nothing through it, with or without a cookie or another host.
+    let port = board.addr.rsplit(':').next().unwrap().to_string();
+    let rebound = format!("evil.example:{port}");
+    let tries = bob.as_me(|| {
+        let mut tries = Vec::new();
+        let job_path = format!("/api/job/{hers}");
+        let cancel_path = format!("/api/job/{hers}/cancel");
+        for (method, path) in [
+            ("GET", "/api/live"),
+            ("GET", job_path.as_str()),
+            ("POST", cancel_path.as_str()),
+            ("POST", "/api/ticket"),
+            ("GET", "/events"),
+        ] {
+            let guessed = format!("slurmlet_board={}", "0".repeat(64));
+            for headers in [vec![], vec![("Cookie", guessed.as_str())], vec![("Host", rebound.as_str())]] {
+                let body = (method == "POST").then_some("{}");
+                let r = common::http::http(&board.addr, method, path, &headers, body);
+                tries.push((r.status, format!("{method} {path} with {headers:?}: {} {}", r.status, r.body)));
+            }
+        }
+        let page = common::http::http(&board.addr, "GET", "/", &[], None);
+        tries.push((page.status, page.body));
+        tries
+    });
+    let (page_status, page_body) = tries.last().unwrap();
+    assert_eq!(*page_status, 200, "the page itself is anyone's: {page_body}");
+    assert!(!page_body.contains(&board.token), "the page gave the token away");
+    for (status, what) in &tries[..tries.len() - 1] {
+        assert!([401, 403].contains(status), "{what}");
+        assert!(!what.contains("the output of alice"), "{what}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(shared.state(hers), "RUNNING", "bob cancelled her job through her board");
+
+    // Bob puts a file of his in the place of her output: not shown as hers.
+    let replace = |make: &(dyn Fn(&Path) + Sync)| bob.as_me(|| common::replace_by(&output, make));
+    replace(&|at: &Path| std::fs::write(at, "output forged by bob\n").unwrap());
+    let (v, _, why) = page();
+    assert!(v["output_tail"].is_null() && why.contains(&format!("owned by {}, not by you", bob.name)), "{v}");
+    assert!(!v.to_string().contains("forged by bob"), "{v}");
+    // A link to a file of hers: not followed.
+    replace(&|at: &Path| std::os::unix::fs::symlink(&notes, at).unwrap());
+    let (v, _, why) = page();
+    assert!(v["output_tail"].is_null() && why.contains("a symbolic link, which the board does not follow"), "{v}");
+    assert!(!v.to_string().contains("notes of alice"), "the link was followed: {v}");
+    // A FIFO: each view answers at once.
+    replace(&|at: &Path| common::mkfifo(at));
+    for _ in 0..5 {
+        let (v, took, why) = page();
+        assert!(took < Duration::from_secs(2), "her job's page took {took:?}");
+        assert!(v["output_tail"].is_null() && why.contains("not a regular file"), "{v}");
+    }
+
+    // Her board answers at once, and the jobs of both run.
+    let started = std::time::Instant::now();
+    let live = board.call("GET", "/api/live");
+    assert!(live.status == 200 && started.elapsed() < Duration::from_secs(2), "{:?}: {}", started.elapsed(), live.body);
+    let his = shared.sbatch_as(&bob, &["-o", "/dev/null", "--wrap", "true"]);
+    shared.wait_state(his, "COMPLETED");
+    assert_eq!(shared.state(hers), "RUNNING");
 }

@@ -21,11 +21,15 @@ impl Reply {
     }
 }
 
-/// One HTTP/1.1 request over TCP to `addr`, with `headers` and an optional JSON body.
+/// One HTTP/1.1 request over TCP to `addr`, with `headers` and an optional JSON body; `Host`
+/// names `addr` unless `headers` has one.
 pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Reply {
     let mut stream = std::net::TcpStream::connect(addr).expect("connect to the daemon's TCP address");
     stream.set_read_timeout(Some(T)).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }

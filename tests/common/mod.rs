@@ -314,6 +314,22 @@ pub fn outcome(o: &Output) -> (String, String, Option<i32>) {
     (stdout(o), stderr(o), o.status.code())
 }
 
+/// Replaces `path` by what `make` makes at a name beside it, in one rename, as whoever may
+/// write to its directory can.
+pub fn replace_by(path: &Path, make: impl FnOnce(&Path)) {
+    let beside = path.with_extension("new");
+    let _ = std::fs::remove_file(&beside);
+    make(&beside);
+    std::fs::rename(&beside, path).unwrap_or_else(|e| panic!("rename over {}: {e}", path.display()));
+}
+
+/// Makes a FIFO at `path` that anyone may open (as the umask lets them).
+pub fn mkfifo(path: &Path) {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: name is a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o666) }, 0, "mkfifo {}", path.display());
+}
+
 /// Reads a file's text.
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))

@@ -2,7 +2,7 @@
 //! charts drawn as SVG by the script, so that the page works with no network beyond the
 //! board itself and needs no build step.
 
-/// The page (`{{CSRF}}` is replaced by the anti-forgery token).
+/// The page: it holds no secret, and is served to anyone who asks the board's address.
 pub const INDEX_HTML: &str = include_str!("assets/index.html");
 
 /// The page's script.

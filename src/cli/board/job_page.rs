@@ -1,17 +1,14 @@
 //! One job on the board: `scontrol show job`'s fields (the v0.0.43 job object), its GPU use
-//! over its life, and, to its owner only, the tail of its output file; and the actions the
-//! page offers on a job (cancel, hold, release), sent to the daemon as scancel and scontrol
-//! send them, so that the daemon's checks are the same.
+//! over its life, and, to its owner only, the tail of its output file (read as
+//! [`super::output_tail`] says); and the actions the page offers on a job (cancel, hold,
+//! release), sent to the daemon as scancel and scontrol send them, so that the daemon's
+//! checks are the same.
 
 use super::state;
 use crate::api::client::Client;
 use crate::api::types::{JobInfo, SignalScope};
 use serde::Serialize;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
-
-/// How much of the end of an output file the page shows, bytes.
-pub const OUTPUT_TAIL: u64 = 16 << 10;
 
 /// What the job's page shows.
 #[derive(Debug, Serialize)]
@@ -60,10 +57,10 @@ pub fn read(client: &Client, id: &str) -> Result<JobPage, String> {
         missing.push(state::Missing { part: "output", why: "the output of a cluster's job is on the cluster".into() });
         None
     } else {
-        match tail(&output_path(&job)) {
+        match super::output_tail::read(&output_path(&job), crate::paths::uid()) {
             Ok(text) => Some(text),
             Err(e) => {
-                missing.push(state::Missing { part: "output", why: e });
+                missing.push(state::Missing { part: "output", why: e.to_string() });
                 None
             }
         }
@@ -75,27 +72,6 @@ pub fn read(client: &Client, id: &str) -> Result<JobPage, String> {
 fn output_path(job: &JobInfo) -> PathBuf {
     let path = if job.stdout_expanded.is_empty() { &job.standard_output } else { &job.stdout_expanded };
     PathBuf::from(&job.current_working_directory).join(path)
-}
-
-/// The last [`OUTPUT_TAIL`] bytes of `path`, from a line's start, as text.
-fn tail(path: &std::path::Path) -> Result<String, String> {
-    let said = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut file = std::fs::File::open(path).map_err(said)?;
-    let meta = file.metadata().map_err(said)?;
-    // A pipe or a device could keep the read waiting, or never end.
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    let len = meta.len();
-    let from = len.saturating_sub(OUTPUT_TAIL);
-    file.seek(SeekFrom::Start(from)).map_err(said)?;
-    let mut bytes = Vec::new();
-    file.take(OUTPUT_TAIL).read_to_end(&mut bytes).map_err(said)?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    Ok(match (from, text.find('\n')) {
-        (1.., Some(cut)) => text[cut + 1..].to_string(),
-        _ => text,
-    })
 }
 
 /// What the page may do to a job.
@@ -149,24 +125,6 @@ pub fn act(client: &Client, id: &str, action: Action) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_regular_files_are_read() {
-        assert!(tail(std::path::Path::new("/dev/null")).unwrap_err().contains("not a regular file"));
-    }
-
-    #[test]
-    fn the_tail_starts_at_a_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out");
-        std::fs::write(&path, "short\n").unwrap();
-        assert_eq!(tail(&path).unwrap(), "short\n");
-        let long: String = (0..5000).map(|i| format!("line {i}\n")).collect();
-        std::fs::write(&path, &long).unwrap();
-        let t = tail(&path).unwrap();
-        assert!(t.starts_with("line ") && t.ends_with("line 4999\n"), "{}", &t[..20]);
-        assert!(t.len() as u64 <= OUTPUT_TAIL);
-    }
 
     #[test]
     fn only_three_actions_are_offered() {

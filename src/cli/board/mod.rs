@@ -1,8 +1,8 @@
 //! `slurmlet board`: a small web page of the machine, served as the calling user on
 //! `127.0.0.1:8765` (`--bind`, `--port`): who holds each GPU, the queue, each user's use, the
 //! caller's jobs, and cancel, hold and release for the caller's own. Like `jupyter lab`, it
-//! prints one URL with a random token; the first visit turns the token into a cookie, and
-//! every request without it is refused (see [`auth`]).
+//! prints one URL with a random token; the page keeps the token to its own origin and sends
+//! it with each call, and every request without it is refused (see [`auth`], [`guard`]).
 //!
 //! The board reads from the daemon as the caller, through the same client and the same
 //! checks as the commands: what `private_data` hides from the caller stays hidden, and an
@@ -15,7 +15,10 @@
 
 pub mod assets;
 pub mod auth;
+pub mod guard;
+pub mod hosts;
 pub mod job_page;
+pub mod output_tail;
 pub mod server;
 pub mod state;
 pub mod updates;
@@ -72,7 +75,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 /// Listens on `addr`, prints the URL, and serves until SIGINT or SIGTERM.
 async fn serve(addr: SocketAddr, profile: Option<String>) -> i32 {
-    let tokens = match auth::Tokens::new() {
+    let token = match auth::AccessToken::new() {
         Ok(t) => t,
         Err(e) => {
             super::error(CMD, &format!("cannot make the access token: {e}"));
@@ -87,16 +90,19 @@ async fn serve(addr: SocketAddr, profile: Option<String>) -> i32 {
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
-    let board = server::Board::new(tokens, profile);
+    let board = server::Board::new(token, bound, profile);
     let url = board.url(bound);
     println!("The board of {}:", board.source_name());
     println!("    {url}");
-    println!(
-        "From another machine: ssh -L {port}:{ip}:{port} HOST, then open the URL there.",
-        port = bound.port(),
-        ip = bound.ip()
-    );
-    if !bound.ip().is_loopback() {
+    let forward =
+        format!("ssh -L {port}:{to}:{port} HOST", port = bound.port(), to = hosts::forward_target(bound.ip()));
+    if bound.ip().is_loopback() {
+        println!("From another machine: {forward}, then open the URL there.");
+    } else {
+        println!(
+            "From another machine: open the URL there, or {forward} and open it with 127.0.0.1:{} for its address.",
+            bound.port()
+        );
         super::warning(
             CMD,
             &format!(

@@ -1,13 +1,15 @@
 //! The board's HTTP routes (axum, already the daemon's server): the page and its assets, the
-//! JSON the page reads, the actions it posts, and `/events`, the server-sent events of
-//! [`super::updates`]. Every route is behind one guard: the access cookie, and for a POST the
-//! anti-forgery header (see [`super::auth`]).
+//! JSON the page reads, the actions it posts, the event stream's tickets, and `/events`, the
+//! server-sent events of [`super::updates`]. Every request passes one guard first
+//! ([`super::guard`]), and every answer carries headers that keep the page to itself.
 
-use super::auth::{self, Tokens};
+use super::auth::AccessToken;
+use super::guard::Gate;
+use super::hosts::{self, Names};
 use super::updates::Hub;
 use super::{assets, job_page, state};
 use axum::extract::{Path, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -19,22 +21,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The board: its tokens and its hub.
+/// The board: what its guard checks, and its hub.
 pub struct Board {
-    tokens: Tokens,
+    gate: Gate,
     hub: Arc<Hub>,
 }
 
 impl Board {
-    /// A board with `tokens` showing `profile` (`None`: this machine); starts its watcher, so
-    /// it must be made on the runtime that serves it.
-    pub fn new(tokens: Tokens, profile: Option<String>) -> Arc<Board> {
-        Arc::new(Board { tokens, hub: Hub::start(profile) })
+    /// A board with `token`, answering to the names of `bound`, showing `profile` (`None`:
+    /// this machine); starts its watcher, so it must be made on the runtime that serves it.
+    pub fn new(token: AccessToken, bound: SocketAddr, profile: Option<String>) -> Arc<Board> {
+        Arc::new(Board { gate: Gate::new(token, Names::of(bound.ip())), hub: Hub::start(profile) })
     }
 
-    /// The URL to open: the board at `addr`, with its access token.
+    /// The URL to open: the board at `addr`, named so that a browser can open it, with the
+    /// access token in the fragment, which the browser keeps to the page.
     pub fn url(&self, addr: SocketAddr) -> String {
-        format!("http://{addr}/?token={}", self.tokens.access)
+        format!("http://{}:{}/#token={}", hosts::url_host(addr.ip()), addr.port(), self.gate.token.as_str())
     }
 
     /// What the board shows, in words.
@@ -46,12 +49,13 @@ impl Board {
     }
 }
 
-/// The routes, all behind the guard that checks the tokens.
+/// The routes, all behind the guard.
 pub fn router(board: Arc<Board>) -> Router {
     Router::new()
-        .route("/", get(index))
+        .route("/", get(|| async { asset("text/html; charset=utf-8", assets::INDEX_HTML) }))
         .route("/board.js", get(|| async { asset("text/javascript; charset=utf-8", assets::BOARD_JS) }))
         .route("/board.css", get(|| async { asset("text/css; charset=utf-8", assets::BOARD_CSS) }))
+        .route("/api/ticket", post(ticket))
         .route("/api/live", get(live))
         .route("/api/samples", get(samples))
         .route("/api/usage", get(usage))
@@ -67,50 +71,29 @@ fn refuse(status: StatusCode, text: &str) -> Response {
     (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], format!("{text}\n")).into_response()
 }
 
-/// Lets through requests with the access cookie (and, for a POST, the anti-forgery header);
-/// turns the printed URL's token into the cookie; refuses the rest.
+/// Lets through the requests [`Gate::admit`] admits, refuses the rest, and marks every
+/// answer as one to keep to the board's page.
 async fn guard(State(board): State<Arc<Board>>, req: Request, next: Next) -> Response {
-    if req.uri().path() == "/" {
-        if let Some(token) = req.uri().query().and_then(auth::query_token) {
-            if !auth::same(token, &board.tokens.access) {
-                return refuse(StatusCode::UNAUTHORIZED, "slurmlet board: wrong token");
-            }
-            let mut resp = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
-            if let Ok(cookie) = HeaderValue::from_str(&auth::set_cookie(&board.tokens.access)) {
-                resp.headers_mut().insert(header::SET_COOKIE, cookie);
-            }
-            return resp;
-        }
-    }
-    let has_cookie = req
-        .headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| auth::cookie(v, auth::COOKIE))
-        .any(|t| auth::same(t, &board.tokens.access));
-    if !has_cookie {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            "slurmlet board: open the URL that `slurmlet board` printed (it carries the access token)",
-        );
-    }
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        let csrf = req.headers().get(auth::CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !auth::same(csrf, &board.tokens.csrf) {
-            return refuse(StatusCode::FORBIDDEN, "slurmlet board: the request lacks the page's anti-forgery token");
-        }
-    }
-    let mut resp = next.run(req).await;
-    let headers = resp.headers_mut();
+    let mut resp = match board.gate.admit(req.uri(), req.headers()) {
+        Ok(()) => next.run(req).await,
+        Err(refusal) => refuse(refusal.status(), &refusal.to_string()),
+    };
+    keep_to_the_page(resp.headers_mut());
+    resp
+}
+
+/// Headers that keep an answer to the board's own page: not stored, not read as another type,
+/// not framed by another site, loading nothing from elsewhere, and naming no page it came
+/// from to another.
+fn keep_to_the_page(headers: &mut HeaderMap) {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
     );
-    resp
 }
 
 /// An embedded asset.
@@ -118,10 +101,14 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-/// The page, with its anti-forgery token.
-async fn index(State(board): State<Arc<Board>>) -> Response {
-    let html = assets::INDEX_HTML.replace("{{CSRF}}", &board.tokens.csrf);
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+/// `POST /api/ticket`: a one-time ticket for `/events` (see [`super::auth::Tickets`]).
+async fn ticket(State(board): State<Arc<Board>>) -> Response {
+    match board.gate.tickets.issue() {
+        Ok(ticket) => Json(serde_json::json!({ "ticket": ticket })).into_response(),
+        Err(e) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "error": e.to_string() }))).into_response()
+        }
+    }
 }
 
 /// A reply as JSON, or 502 with the reason when the daemon could not be read.

@@ -3,7 +3,24 @@
 // `#/job/ID` shows one job. Everything is drawn with the DOM and SVG, text set as text.
 "use strict";
 
-const CSRF = document.querySelector('meta[name="board-csrf"]').content;
+// The access token. The URL `slurmlet board` prints carries it in its fragment (`#token=…`),
+// which the browser sends to no server; the page moves it to this tab's sessionStorage, which
+// only pages of the board's own origin (its port included) can read, and sends it with each
+// call in a header. Never in a cookie: a browser sends 127.0.0.1's cookies to all its ports.
+const TOKEN_KEY = "slurmlet-board-token";
+
+// Moves a token in the address's fragment to sessionStorage and out of the address; whether
+// there was one.
+function takeToken() {
+  const given = location.hash.match(/^#token=([0-9a-f]+)$/);
+  if (!given) return false;
+  sessionStorage.setItem(TOKEN_KEY, given[1]);
+  history.replaceState(null, "", location.pathname + location.search);
+  return true;
+}
+
+takeToken();
+const TOKEN = sessionStorage.getItem(TOKEN_KEY);
 const SVG = "http://www.w3.org/2000/svg";
 
 const board = {
@@ -79,8 +96,32 @@ function isMine(job) {
   return !!caller && (job.user_name === caller.name);
 }
 
+// Set once the board refuses the token: the page then stops asking.
+let refusedToken = false;
+
+function tokenRefused() {
+  refusedToken = true;
+  sessionStorage.removeItem(TOKEN_KEY);
+  const status = document.getElementById("connection");
+  status.textContent = "no access";
+  status.dataset.connected = "false";
+  say("This page has no valid token for the board: open the URL that `slurmlet board` printed " +
+    "(a board started again prints a new one).", "token");
+}
+
+// A call to the board with the token; a refused token stops the page.
+async function call(path, init) {
+  const headers = Object.assign({ Authorization: "Bearer " + TOKEN }, (init && init.headers) || {});
+  const resp = await fetch(path, Object.assign({ credentials: "omit", cache: "no-store" }, init, { headers }));
+  if (resp.status === 401) {
+    tokenRefused();
+    throw new Error("the board refused the token");
+  }
+  return resp;
+}
+
 async function getJson(path) {
-  const resp = await fetch(path, { credentials: "same-origin", cache: "no-store" });
+  const resp = await call(path);
   const body = await resp.json().catch(() => ({}));
   if (!resp.ok) throw new Error(body.error || ("HTTP " + resp.status));
   return body;
@@ -92,10 +133,9 @@ async function act(jobId, action, button) {
   if (action === "cancel" && !window.confirm("Cancel job " + jobId + "?")) return;
   if (button) button.disabled = true;
   try {
-    const resp = await fetch("/api/job/" + encodeURIComponent(jobId) + "/" + action, {
+    const resp = await call("/api/job/" + encodeURIComponent(jobId) + "/" + action, {
       method: "POST",
-      credentials: "same-origin",
-      headers: { "X-Board-CSRF": CSRF, "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json" },
       body: "{}",
     });
     const body = await resp.json().catch(() => ({}));
@@ -450,9 +490,26 @@ async function refreshUsage() {
   renderUsage();
 }
 
-function connect() {
+// Opens the event stream. An EventSource sends no header, so each opening takes a one-time
+// ticket fetched with the token just before; a stream that breaks is opened anew with a new
+// one, as its own retry would bring the used ticket again.
+async function connect() {
   const status = document.getElementById("connection");
-  const events = new EventSource("/events");
+  const again = () => {
+    status.textContent = "reconnecting…";
+    status.dataset.connected = "false";
+    if (!refusedToken) setTimeout(connect, 1000);
+  };
+  let ticket;
+  try {
+    const resp = await call("/api/ticket", { method: "POST" });
+    if (!resp.ok) throw new Error("HTTP " + resp.status);
+    ticket = (await resp.json()).ticket;
+  } catch (e) {
+    again();
+    return;
+  }
+  const events = new EventSource("/events?ticket=" + encodeURIComponent(ticket));
   events.addEventListener("live", (ev) => {
     const update = JSON.parse(ev.data);
     if (!update.error) {
@@ -462,16 +519,22 @@ function connect() {
     onLive(update);
   });
   events.onerror = () => {
-    status.textContent = "reconnecting…";
-    status.dataset.connected = "false";
+    events.close();
+    again();
   };
 }
 
-window.addEventListener("hashchange", route);
-route();
-connect();
-refreshSamples();
-refreshUsage();
-setInterval(tick, 1000);
-setInterval(refreshSamples, 30000);
-setInterval(refreshUsage, 60000);
+// The printed URL opened in a tab already on the page changes only the fragment: the page
+// starts again with its token.
+window.addEventListener("hashchange", () => (takeToken() ? location.reload() : route()));
+if (TOKEN) {
+  route();
+  connect();
+  refreshSamples();
+  refreshUsage();
+  setInterval(tick, 1000);
+  setInterval(() => refusedToken || refreshSamples(), 30000);
+  setInterval(() => refusedToken || refreshUsage(), 60000);
+} else {
+  tokenRefused();
+}
