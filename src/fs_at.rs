@@ -17,13 +17,16 @@ pub struct Dir {
     fd: OwnedFd,
 }
 
-/// Why a small file was not read.
+/// Why a file was not opened.
 #[derive(Debug, thiserror::Error)]
-pub enum SmallFileError {
-    /// It could not be opened (missing, a symbolic link, …) or read.
+pub enum OpenError {
+    /// It could not be opened (missing, …).
     #[error("{0}")]
     Io(#[from] io::Error),
-    /// It is not a regular file (a FIFO, a socket, a device).
+    /// Its name is a symbolic link, which is not followed.
+    #[error("a symbolic link, which is not followed")]
+    SymbolicLink,
+    /// It is not a regular file (a FIFO, a socket, a device, a directory).
     #[error("not a regular file")]
     NotRegular,
     /// It belongs to someone else than it should.
@@ -34,6 +37,17 @@ pub enum SmallFileError {
         /// Whom it should belong to.
         expected: u32,
     },
+}
+
+/// Why a small file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum SmallFileError {
+    /// It was not opened.
+    #[error("{0}")]
+    Open(#[from] OpenError),
+    /// It could not be read.
+    #[error("{0}")]
+    Read(#[from] io::Error),
     /// It holds more than is read.
     #[error("larger than {0} bytes")]
     TooLarge(u64),
@@ -105,26 +119,12 @@ impl Dir {
     /// a symbolic link, FIFO or device: opening never blocks, nothing is followed), owned by
     /// `owner` when one is given, and of at most `max` bytes.
     pub fn read_small_file(&self, name: &str, owner: Option<u32>, max: u64) -> Result<Vec<u8>, SmallFileError> {
-        let c = c_name(name)?;
-        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
-        // SAFETY: `c` is a valid C string and the descriptor is open.
-        let fd = unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error().into());
-        }
-        // SAFETY: the descriptor was just returned to us and is owned by nobody else.
-        let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
-        let st = fstat(file.as_raw_fd())?;
-        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
-            return Err(SmallFileError::NotRegular);
-        }
-        if let Some(expected) = owner.filter(|&o| o != st.st_uid) {
-            return Err(SmallFileError::WrongOwner { found: st.st_uid, expected });
-        }
+        let name = c_name(name).map_err(OpenError::Io)?;
+        let (file, size) = open_regular_at(self.fd.as_raw_fd(), &name, owner)?;
         let mut text = Vec::new();
         // One byte past the bound tells a file that grew since the fstat.
         file.take(max + 1).read_to_end(&mut text)?;
-        if st.st_size as u64 > max || text.len() as u64 > max {
+        if size > max || text.len() as u64 > max {
             return Err(SmallFileError::TooLarge(max));
         }
         Ok(text)
@@ -137,6 +137,39 @@ impl Dir {
         // SAFETY: the descriptor was just returned to us and is owned by nobody else.
         Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) } })
     }
+}
+
+/// Opens `path` for reading when it is a regular file, owned by `owner` when one is given,
+/// and returns it with its size. Nothing is followed or waited on: a symbolic link in its
+/// place is refused, opening a FIFO returns at once (and is then refused), and the checks
+/// are made on what was opened, not on the name, which could change in between.
+pub fn open_regular(path: &Path, owner: Option<u32>) -> Result<(std::fs::File, u64), OpenError> {
+    open_regular_at(libc::AT_FDCWD, &c_path(path.as_os_str().as_bytes())?, owner)
+}
+
+/// [`open_regular`] of `name` relative to directory descriptor `dir`.
+fn open_regular_at(
+    dir: libc::c_int,
+    name: &std::ffi::CStr,
+    owner: Option<u32>,
+) -> Result<(std::fs::File, u64), OpenError> {
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    // SAFETY: `name` is a valid C string and `dir` an open descriptor or AT_FDCWD.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), flags) };
+    if fd < 0 {
+        let e = io::Error::last_os_error();
+        return Err(if e.raw_os_error() == Some(libc::ELOOP) { OpenError::SymbolicLink } else { e.into() });
+    }
+    // SAFETY: the descriptor was just returned to us and is owned by nobody else.
+    let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    let st = fstat(file.as_raw_fd())?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(OpenError::NotRegular);
+    }
+    if let Some(expected) = owner.filter(|&o| o != st.st_uid) {
+        return Err(OpenError::WrongOwner { found: st.st_uid, expected });
+    }
+    Ok((file, st.st_size as u64))
 }
 
 /// How directories are opened: read-only, not through a final symbolic link, and closed in
@@ -176,18 +209,24 @@ mod tests {
         std::fs::write(tmp.path().join("pid"), "4242\n").unwrap();
         assert_eq!(dir.read_small_file("pid", None, 32).unwrap(), b"4242\n");
         let me = crate::paths::uid();
-        assert!(matches!(dir.read_small_file("pid", Some(me + 1), 32), Err(SmallFileError::WrongOwner { .. })));
+        assert!(matches!(
+            dir.read_small_file("pid", Some(me + 1), 32),
+            Err(SmallFileError::Open(OpenError::WrongOwner { .. }))
+        ));
         std::fs::write(tmp.path().join("big"), vec![b'1'; 100]).unwrap();
         assert!(matches!(dir.read_small_file("big", None, 32), Err(SmallFileError::TooLarge(32))));
         std::os::unix::fs::symlink(tmp.path().join("pid"), tmp.path().join("link")).unwrap();
-        assert!(matches!(dir.read_small_file("link", None, 32), Err(SmallFileError::Io(_))), "a link is not followed");
+        assert!(
+            matches!(dir.read_small_file("link", None, 32), Err(SmallFileError::Open(OpenError::SymbolicLink))),
+            "a link is not followed"
+        );
         let fifo = CString::new(tmp.path().join("fifo").as_os_str().as_bytes()).unwrap();
         // SAFETY: a valid C string.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         let begun = std::time::Instant::now();
-        assert!(matches!(dir.read_small_file("fifo", None, 32), Err(SmallFileError::NotRegular)));
+        assert!(matches!(dir.read_small_file("fifo", None, 32), Err(SmallFileError::Open(OpenError::NotRegular))));
         assert!(begun.elapsed() < std::time::Duration::from_secs(1), "opening a FIFO blocked");
-        assert!(matches!(dir.read_small_file("../pid", None, 32), Err(SmallFileError::Io(_))));
+        assert!(matches!(dir.read_small_file("../pid", None, 32), Err(SmallFileError::Open(OpenError::Io(_)))));
         assert!(dir.has_entry("link") && dir.has_entry("fifo") && !dir.has_entry("none"));
     }
 

@@ -955,7 +955,10 @@ fn the_board_asks_the_daemon_nothing_while_no_page_is_open() {
     let c = Cluster::start("1", "");
     let proxy = CountingProxy::start(&c);
     let board = Board::start_with(&c, &[("SLURMLET_SOCKET", &proxy.path)], &[]);
-    assert!(proxy.count() >= 1, "the board reaches the daemon through the proxy");
+    // It reads the daemon once as it starts, maybe after printing its URL.
+    common::wait_for("the board to reach the daemon through the proxy", Duration::from_secs(10), || {
+        common::until(proxy.count() >= 1, || "no connection yet".into())
+    });
     let idle = proxy.count();
     std::thread::sleep(Duration::from_secs(3));
     let ticket = board.ticket();

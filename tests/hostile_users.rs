@@ -122,7 +122,10 @@ fn the_control_daemons_pid_file_is_read_only_when_it_is_a_small_file_of_its_owne
     };
     plant(&|p| std::fs::write(p, format!("{their_pid}\n")));
     assert_eq!(read().map(|c| c.pid), Some(their_pid), "an honest pid file is read");
-    plant(&|p| mkfifo(p));
+    plant(&|p| {
+        common::mkfifo(p);
+        Ok(())
+    });
     assert_eq!(read(), None, "a FIFO is not opened for reading (that would block)");
     plant(&|p| std::os::unix::fs::symlink("/dev/zero", p));
     assert_eq!(read(), None, "a link to /dev/zero is not followed (that would read forever)");
@@ -137,16 +140,6 @@ fn the_control_daemons_pid_file_is_read_only_when_it_is_a_small_file_of_its_owne
     assert_eq!(read(), None, "a root process named in the file is not taken for theirs");
     theirs.0.kill().unwrap();
     place.remove().unwrap();
-}
-
-fn mkfifo(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid C string.
-    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// A child killed and reaped when dropped.

@@ -10,7 +10,7 @@ use slurmlet::api::client::Client;
 use slurmlet::api::types::SignalScope;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 

@@ -8,7 +8,6 @@
 //! opened (`fstat`), not on the name, which could change in between.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -45,23 +44,17 @@ pub enum TailError {
 /// The last [`OUTPUT_TAIL`] bytes of `path`, from a line's start, as text; only when `path`
 /// is a regular file owned by `owner`, the caller.
 pub fn read(path: &Path, owner: u32) -> Result<String, TailError> {
+    use crate::fs_at::OpenError;
     let io = |source: std::io::Error| TailError::Io { path: path.to_path_buf(), source };
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => TailError::SymbolicLink(path.to_path_buf()),
-            _ => io(e),
-        })?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.file_type().is_file() {
-        return Err(TailError::NotRegular(path.to_path_buf()));
-    }
-    if meta.uid() != owner {
-        return Err(TailError::NotYours { path: path.to_path_buf(), owner: crate::paths::user_name(meta.uid()) });
-    }
-    let from = meta.len().saturating_sub(OUTPUT_TAIL);
+    let (mut file, len) = crate::fs_at::open_regular(path, Some(owner)).map_err(|e| match e {
+        OpenError::SymbolicLink => TailError::SymbolicLink(path.to_path_buf()),
+        OpenError::NotRegular => TailError::NotRegular(path.to_path_buf()),
+        OpenError::WrongOwner { found, .. } => {
+            TailError::NotYours { path: path.to_path_buf(), owner: crate::paths::user_name(found) }
+        }
+        OpenError::Io(e) => io(e),
+    })?;
+    let from = len.saturating_sub(OUTPUT_TAIL);
     file.seek(SeekFrom::Start(from)).map_err(io)?;
     let mut bytes = Vec::new();
     file.take(OUTPUT_TAIL).read_to_end(&mut bytes).map_err(io)?;

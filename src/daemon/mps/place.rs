@@ -12,7 +12,7 @@
 //! link) and reads the control daemon's pid file through the directory's descriptor, if it
 //! is a small regular file of the owner's; a FIFO, a link or a huge file there is not read.
 
-use crate::fs_at::Dir;
+use crate::fs_at::{Dir, OpenError, SmallFileError};
 use crate::identity::RunAs;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -117,7 +117,7 @@ impl Place {
         let dir = Dir::open(&self.pipe_dir).ok()?;
         let text = match dir.read_small_file(CONTROL_PID_FILE, Some(owner), PID_FILE_MAX) {
             Ok(text) => text,
-            Err(crate::fs_at::SmallFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(SmallFileError::Open(OpenError::Io(e))) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => {
                 tracing::warn!("not reading {}: {e}", self.pipe_dir.join(CONTROL_PID_FILE).display());
                 return None;
