@@ -231,3 +231,103 @@ fn without_nvml_nvidia_smi_tells_the_gpus_processes() {
     c.wait_state(two, &["COMPLETED"], T);
     assert_eq!(c.wait_file("two.out", T), "0,1\n");
 }
+
+/// `squeue` answers, and at once, whatever the GPUs' watch is doing.
+fn squeue_answers(c: &Cluster) {
+    let begun = std::time::Instant::now();
+    let out = c.run("squeue", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(begun.elapsed() < Duration::from_secs(2), "squeue took {:?}", begun.elapsed());
+}
+
+#[test]
+fn a_look_hung_in_the_driver_is_given_up_and_what_it_last_saw_expires() {
+    let (c, machine) = start("");
+    let outsider = Outsider::start("607");
+    set_processes(&machine, &[(outsider.pid(), 2 * GIB)], &[]);
+    let line = format!("gpu 0 busy outside the queue: pid {} ({}) sleep 607, 2.0 GiB", outsider.pid(), me());
+    wait_reason(&c, &line);
+
+    // The driver stops answering: the process list never comes back.
+    let mut hung = described(&[(outsider.pid(), 2 * GIB)], &[]);
+    hung["hang"] = serde_json::json!(["nvmlDeviceGetComputeRunningProcesses_v3"]);
+    write_machine(&machine, hung.clone());
+    let two = c.sbatch(&["--gres=gpu:2", "-o", "two.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+    // Meanwhile the daemon answers at once, and the busy GPU keeps the job waiting, for a while.
+    for _ in 0..10 {
+        squeue_answers(&c);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert_eq!(reason_of(&c, two), "GpusBusyOutsideQueue");
+    // The look is given up on, and what it last saw expires: the job runs.
+    wait_for("the hung look to be given up and its facts to expire", Duration::from_secs(60), || {
+        squeue_answers(&c);
+        until(c.state(two) == "COMPLETED", || format!("{}; log:\n{}", c.state(two), c.log()))
+    });
+    assert_eq!(c.wait_file("two.out", T), "0,1\n");
+    let log = c.log();
+    assert!(log.contains("did not answer within 25 s and is abandoned"), "{log}");
+    assert!(log.contains("no longer keep jobs off their GPUs"), "{log}");
+    assert_eq!(log.matches("cannot see the processes on the GPUs").count(), 1, "said once: {log}");
+    assert_eq!(node_reason(&c), "");
+
+    // The driver answers again: the process is seen again.
+    let mut answering = hung;
+    answering.as_object_mut().unwrap().remove("hang");
+    write_machine(&machine, answering);
+    wait_reason(&c, &line);
+    assert!(c.log().contains("can be seen again"), "{}", c.log());
+}
+
+#[test]
+fn a_flooding_tool_and_impossible_figures_are_bounded_and_said_so() {
+    let mut c = Cluster::configure("0", "");
+    let text = read(&c.config);
+    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
+    lines.push("nvml_library = \"/nonexistent/libnvidia-ml.so.1\"".into());
+    lines.push("gpu_sample_interval = 1".into());
+    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
+    // An nvidia-smi that says GPU 0 is 400% busy with more memory used than it has, and lists
+    // 200,000 compute processes on it at every look.
+    let script = c.bin.join("nvidia-smi");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = -L ]; then\n\
+             echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: {UUID0})'\n\
+             echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: {UUID1})'\n\
+             elif [ \"$*\" = '--query-gpu=uuid,memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits' ]; then\n\
+             echo '{UUID0}, 90000, 81559, 400'\n\
+             echo '{UUID1}, 0, 81559, 0'\n\
+             elif [ \"$*\" = '--query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits' ]; then\n\
+             yes '{UUID0}, 4194000, 5120' | head -n 200000\n\
+             else exit 2; fi\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", c.bin.display(), std::env::var("PATH").unwrap_or_default());
+    c.start_daemon_with(&[("PATH", &path)]);
+    wait_for("a look to see the flood", T, || {
+        let reason = node_reason(&c);
+        until(reason.starts_with("gpu 0 busy outside the queue: pid 4194000"), || reason)
+    });
+    for _ in 0..5 {
+        squeue_answers(&c);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let reason = node_reason(&c);
+    assert!(reason.len() < 1000, "the node's reason is bounded: {} bytes", reason.len());
+    let out = c.run("slurmlet", &["gpus"]);
+    let text = stdout(&out);
+    assert!(text.lines().nth(1).is_some_and(|l| l.contains("81559 / 81559 MiB") && l.contains(" 100%* ")), "{text}");
+    assert!(text.contains("* GPU 0: the driver reported utilisation 400%, "), "{text}");
+    let log = c.log();
+    assert_eq!(log.matches("the driver reported what cannot be true").count(), 1, "said once: {log}");
+    assert!(log.contains("compute processes listed; only the first 4096 are kept"), "{log}");
+    // A job on the other GPU runs.
+    let one = c.sbatch(&["--gres=gpu:1", "-o", "one.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+    c.wait_state(one, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("one.out", T), "1\n");
+}

@@ -125,3 +125,31 @@ fn amd_gpus_are_found_through_rocm_smi_and_shown_through_rocr_visible_devices() 
     c.wait_state(id, &["COMPLETED"], T);
     assert_eq!(c.wait_file("amd.out", T), "ROCR=0 CUDA=unset JOB=0\n");
 }
+
+#[test]
+fn a_hung_nvidia_smi_is_killed_at_its_deadline_at_the_start_and_on_a_reload() {
+    let mut c = detecting_cluster();
+    let marker = c.dir.path().join("hung-pids");
+    let script = c.bin.join("nvidia-smi");
+    std::fs::write(&script, format!("#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n", marker.display())).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let begun = std::time::Instant::now();
+    c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
+    assert!(begun.elapsed() < Duration::from_secs(20), "the start took {:?}", begun.elapsed());
+    assert!(c.log().contains("did not finish within 10 s and was killed"), "{}", c.log());
+    let first: i32 = read(&marker).trim().parse().unwrap();
+    assert!(!std::path::Path::new(&format!("/proc/{first}")).exists(), "the hung nvidia-smi {first} was left running");
+
+    // A reload asks again; the daemon answers meanwhile.
+    let pid = c.daemon.as_ref().unwrap().id() as i32;
+    // SAFETY: kill has no memory preconditions.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGHUP) }, 0);
+    wait_for("the reload to run nvidia-smi", T, || until(read(&marker).lines().count() == 2, || read(&marker)));
+    for _ in 0..5 {
+        let asked = std::time::Instant::now();
+        let out = c.run("squeue", &[]);
+        assert!(out.status.success() && asked.elapsed() < Duration::from_secs(2), "squeue took {:?}", asked.elapsed());
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    wait_for("the reload to end", T, || until(c.log().contains("configuration reloaded"), || c.log()));
+}

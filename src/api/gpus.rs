@@ -70,6 +70,10 @@ pub struct GpuStatus {
     pub memory_total: Option<u64>,
     /// How busy it was lately, percent, as the last look saw it.
     pub utilization: Option<u32>,
+    /// What the driver reported that cannot be true (`utilisation 400%`), and was set right
+    /// to read as above; `None` when all was plausible.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The shards it is split into (`shards_per_gpu`); 0 when GPUs are not split.
     pub shards: u32,
     /// The jobs it is given to (one that holds it whole, those that hold its shards, or none

@@ -28,8 +28,9 @@ fn memory(used: Option<u64>, total: Option<u64>) -> String {
 }
 
 /// `87%`, or `-`.
-fn utilization(percent: Option<u32>) -> String {
-    percent.map_or_else(|| "-".to_string(), |p| format!("{p}%"))
+fn utilization(percent: Option<u32>, doubted: bool) -> String {
+    let mark = if doubted { "*" } else { "" };
+    percent.map_or_else(|| "-".to_string(), |p| format!("{p}%{mark}"))
 }
 
 /// `job 12 (alice)`, or `another user's job` for one hidden by `private_data`; a job that
@@ -90,7 +91,7 @@ pub fn render(reply: &GpusResponse) -> String {
             gpu.index.to_string(),
             gpu.name.clone().unwrap_or_else(|| "-".into()),
             memory(gpu.memory_used, gpu.memory_total),
-            utilization(gpu.utilization),
+            utilization(gpu.utilization, gpu.note.is_some()),
             holders(gpu),
         ]);
     }
@@ -99,7 +100,12 @@ pub fn render(reply: &GpusResponse) -> String {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let lines: Vec<String> = table.lines().map(|l| l.trim_end().to_string()).collect();
+    let mut lines: Vec<String> = table.lines().map(|l| l.trim_end().to_string()).collect();
+    for gpu in &reply.gpus {
+        if let Some(note) = &gpu.note {
+            lines.push(format!("* GPU {}: the driver reported {note}; shown as it can be", gpu.index));
+        }
+    }
     format!("{}\n{}\n", lines.join("\n"), footer(reply))
 }
 
@@ -186,6 +192,16 @@ mod tests {
         let header_at = lines[0].find("HELD BY").unwrap();
         assert!(lines.iter().skip(1).take(4).all(|l| l.len() > header_at), "the columns line up: {text}");
         assert_eq!(lines[1].find("job 12"), Some(header_at), "{text}");
+    }
+
+    #[test]
+    fn a_figure_the_driver_got_wrong_is_marked_and_said_under_the_table() {
+        let doubted = GpuStatus { utilization: Some(100), note: Some("utilisation 400%".into()), ..gpu(0) };
+        let text = render(&GpusResponse { gpus: vec![doubted, gpu(1)], ..Default::default() });
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains(" 100%* "), "{text}");
+        assert!(lines[2].contains(" 87% "), "{text}");
+        assert_eq!(lines[3], "* GPU 0: the driver reported utilisation 400%; shown as it can be");
     }
 
     #[test]

@@ -235,9 +235,19 @@ impl Daemon {
         let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
         while hup.recv().await.is_some() {
             let mode = self.core.lock().config.mode;
-            let effects = match crate::config::Config::load_as(&path, mode) {
-                Ok(mut new) => {
+            // GPU discovery runs programs and library calls (each to a deadline): on a
+            // blocking thread, not on one of the threads that answer requests.
+            let file = path.clone();
+            let read = tokio::task::spawn_blocking(move || {
+                crate::config::Config::load_as(&file, mode).map(|mut new| {
                     new.discover_gpus();
+                    new
+                })
+            })
+            .await;
+            let Ok(read) = read else { continue };
+            let effects = match read {
+                Ok(new) => {
                     let mut core = self.core.lock();
                     for ignored in core.reload(new) {
                         tracing::warn!("configuration reload: {ignored} changed; it takes effect after a restart");

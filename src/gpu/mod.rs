@@ -6,6 +6,7 @@
 //! re-read); client commands ask the daemon.
 
 mod configured;
+pub mod deadline;
 mod nvidia_smi;
 mod nvidia_smi_processes;
 mod nvml;
@@ -23,8 +24,9 @@ pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
 pub use rocm_smi::{parse_rocm_smi, RocmSmi};
-pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler};
+pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler, MAX_PROCESSES};
 pub use stand_in::StandIn;
+pub use tool::TOOL_DEADLINE;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -210,14 +212,9 @@ pub mod as_indices {
 /// Why a source could not list GPUs.
 #[derive(Debug, Error)]
 pub enum GpuError {
-    /// A program the source runs could not be started.
-    #[error("cannot run {program}: {source}")]
-    Run {
-        /// The program.
-        program: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// A program the source runs could not be started, or ran past its deadline.
+    #[error("{0}")]
+    Tool(#[from] crate::program::ProgramError),
     /// The program ran and failed.
     #[error("{program} failed: {status}")]
     Failed {
@@ -252,6 +249,14 @@ pub enum GpuError {
         /// NVML's answer.
         source: nvml_wrapper::error::NvmlError,
     },
+    /// A call into the library did not answer in time (see [`deadline`]).
+    #[error("{what} did not answer within {} s; the call is abandoned", .after.as_secs_f64())]
+    Hung {
+        /// The call.
+        what: String,
+        /// How long it was waited for.
+        after: std::time::Duration,
+    },
 }
 
 impl GpuError {
@@ -259,12 +264,14 @@ impl GpuError {
     /// driver or library. The other errors most often only mean that the machine has no
     /// such program, directory or library, and are no news.
     pub fn warrants_warning(&self) -> bool {
-        matches!(self, GpuError::Nvml { .. })
+        matches!(self, GpuError::Nvml { .. } | GpuError::Hung { .. })
+            || matches!(self, GpuError::Tool(e) if e.timed_out())
     }
 }
 
-/// One way of listing the machine's GPUs.
-pub trait GpuSource {
+/// One way of listing the machine's GPUs. It is asked on a thread of its own, which is given
+/// up on if it does not answer in time (see [`discover`]).
+pub trait GpuSource: Send {
     /// A short name for messages (`nvidia-smi`).
     fn name(&self) -> &str;
     /// The GPUs this source knows of (empty: it knows of none).
@@ -311,18 +318,26 @@ pub struct Found {
 /// none; its error is logged, as a warning when it [warrants one](GpuError::warrants_warning).
 pub fn discover(setting: &GpuSetting, nvml_library: &Path) -> Found {
     for source in sources(setting, nvml_library) {
-        match source.discover() {
+        let name = source.name().to_string();
+        // A tool's own deadline passes first; this one is for a library that hangs.
+        let asked =
+            deadline::within(&format!("GPU discovery through {name}"), DISCOVER_DEADLINE, move || source.discover());
+        match asked {
             Ok(gpus) if !gpus.is_empty() => {
-                tracing::debug!(source = source.name(), count = gpus.len(), "GPUs found");
-                return Found { gpus, source: Some(source.name().to_string()) };
+                tracing::debug!(source = name, count = gpus.len(), "GPUs found");
+                return Found { gpus, source: Some(name) };
             }
-            Ok(_) => tracing::debug!(source = source.name(), "no GPU found"),
-            Err(e) if e.warrants_warning() => tracing::warn!(source = source.name(), "no GPU found: {e}"),
-            Err(e) => tracing::debug!(source = source.name(), "no GPU found: {e}"),
+            Ok(_) => tracing::debug!(source = name, "no GPU found"),
+            Err(e) if e.warrants_warning() => tracing::warn!(source = name, "no GPU found: {e}"),
+            Err(e) => tracing::debug!(source = name, "no GPU found: {e}"),
         }
     }
     Found::default()
 }
+
+/// How long one source may take to list the GPUs: a tool's deadline and a little more.
+pub const DISCOVER_DEADLINE: std::time::Duration =
+    tool::TOOL_DEADLINE.saturating_add(std::time::Duration::from_secs(5));
 
 /// `0,1,3`: the indices of `gpus`, as Slurm's GPU variables list them.
 pub fn index_list(gpus: &[Gpu]) -> String {

@@ -51,6 +51,7 @@ pub fn parse_gpu_readings(text: &str) -> Vec<GpuReading> {
                 memory_used: mib(used),
                 memory_total: mib(total),
                 utilization: utilization.parse().ok(),
+                note: None,
             })
         })
         .collect()
@@ -101,7 +102,8 @@ mod tests {
                 uuid: "GPU-1".into(),
                 memory_used: Some(1 << 30),
                 memory_total: Some(81559 << 20),
-                utilization: Some(37)
+                utilization: Some(37),
+                note: None,
             }
         );
         assert_eq!((readings[1].memory_used, readings[1].utilization), (None, None));

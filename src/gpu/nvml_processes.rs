@@ -77,6 +77,7 @@ impl NvmlProcesses {
             memory_used: memory.as_ref().map(|m| m.used),
             memory_total: memory.as_ref().map(|m| m.total),
             utilization,
+            note: None,
         })
     }
 }

@@ -19,7 +19,7 @@ pub struct GpuProcess {
 }
 
 /// One whole GPU's own figures, as the driver reports them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GpuReading {
     /// The GPU's UUID (`GPU-…`).
     pub uuid: String,
@@ -29,6 +29,9 @@ pub struct GpuReading {
     pub memory_total: Option<u64>,
     /// How busy the GPU was lately, in percent.
     pub utilization: Option<u32>,
+    /// What the driver said that cannot be true, and was set right to read as above
+    /// (`utilisation 400%`); `None` when all was plausible.
+    pub note: Option<String>,
 }
 
 /// What one look at the GPUs saw.
@@ -38,6 +41,65 @@ pub struct GpuSample {
     pub processes: Vec<GpuProcess>,
     /// Every whole GPU's figures (those the driver answered for).
     pub gpus: Vec<GpuReading>,
+}
+
+/// The most compute processes one look keeps. A machine runs a few per GPU, a busy one some
+/// dozens; a driver or tool that lists more is not believed past this, so that a flood costs
+/// the daemon a bounded amount of work while every user waits on it.
+pub const MAX_PROCESSES: usize = 4096;
+
+impl GpuSample {
+    /// This look with what cannot be true set right: at most [`MAX_PROCESSES`] processes, no
+    /// utilisation over 100%, no GPU with more memory in use than it has, no process with
+    /// more than its GPU. A GPU's figures set right carry a note of what the driver said.
+    /// Returns the kinds of thing set right, for a line in the log.
+    pub fn bounded(mut self) -> (GpuSample, Vec<String>) {
+        let mut doubts = Vec::new();
+        if self.processes.len() > MAX_PROCESSES {
+            doubts.push(format!(
+                "{} compute processes listed; only the first {MAX_PROCESSES} are kept",
+                self.processes.len()
+            ));
+            self.processes.truncate(MAX_PROCESSES);
+        }
+        for gpu in &mut self.gpus {
+            let mut notes = Vec::new();
+            if let Some(u) = gpu.utilization.filter(|&u| u > 100) {
+                notes.push(format!("utilisation {u}%"));
+                gpu.utilization = Some(100);
+            }
+            if let (Some(used), Some(total)) = (gpu.memory_used, gpu.memory_total) {
+                if used > total {
+                    notes.push(format!("{used} bytes in use of {total}"));
+                    gpu.memory_used = Some(total);
+                }
+            }
+            if !notes.is_empty() {
+                let note = notes.join(", ");
+                doubts.push(format!("GPU {}: {note}", gpu.uuid));
+                gpu.note = Some(note);
+            }
+        }
+        let totals: std::collections::HashMap<&str, u64> =
+            self.gpus.iter().filter_map(|g| Some((g.uuid.as_str(), g.memory_total?))).collect();
+        let mut processes_set_right = 0;
+        for p in &mut self.processes {
+            let total = totals.get(p.gpu_uuid.as_str()).copied();
+            let over_memory = matches!((p.used_memory, total), (Some(used), Some(total)) if used > total);
+            let over_util = p.sm_util.is_some_and(|u| u > 100);
+            if over_memory {
+                p.used_memory = total;
+            }
+            if over_util {
+                p.sm_util = Some(100);
+            }
+            processes_set_right += usize::from(over_memory || over_util);
+        }
+        if processes_set_right > 0 {
+            doubts.push(format!("{processes_set_right} processes with more memory or utilisation than their GPU has"));
+        }
+        (self, doubts)
+    }
 }
 
 /// One way of seeing the machine's GPUs and the processes that use them.
@@ -61,5 +123,43 @@ pub fn sampler_for(
         Some("nvml") => Some(Box::new(super::NvmlProcesses::new(nvml_library.to_path_buf(), gpus))),
         Some("nvidia-smi" | "/proc/driver/nvidia/gpus") => Some(Box::new(super::NvidiaSmiProcesses::default())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn process(pid: u32, used: u64, util: u32) -> GpuProcess {
+        GpuProcess { gpu_uuid: "GPU-1".into(), pid, used_memory: Some(used), sm_util: Some(util) }
+    }
+
+    #[test]
+    fn impossible_figures_are_set_right_and_noted() {
+        let gpu = GpuReading {
+            uuid: "GPU-1".into(),
+            memory_used: Some(50 << 30),
+            memory_total: Some(40 << 30),
+            utilization: Some(400),
+            note: None,
+        };
+        let sample = GpuSample { gpus: vec![gpu], processes: vec![process(7, 60 << 30, 250), process(8, 1 << 30, 50)] };
+        let (sample, doubts) = sample.bounded();
+        let gpu = &sample.gpus[0];
+        assert_eq!((gpu.utilization, gpu.memory_used), (Some(100), Some(40 << 30)));
+        assert_eq!(gpu.note.as_deref(), Some("utilisation 400%, 53687091200 bytes in use of 42949672960"));
+        assert_eq!(sample.processes[0], process(7, 40 << 30, 100));
+        assert_eq!(sample.processes[1], process(8, 1 << 30, 50), "a plausible process is left as it is");
+        assert_eq!(doubts.len(), 2, "{doubts:?}");
+    }
+
+    #[test]
+    fn a_flood_of_processes_is_cut_to_the_cap() {
+        let processes = (0..200_000).map(|pid| process(pid, 1 << 20, 1)).collect();
+        let (sample, doubts) = GpuSample { gpus: Vec::new(), processes }.bounded();
+        assert_eq!(sample.processes.len(), MAX_PROCESSES);
+        assert_eq!(doubts, vec![format!("200000 compute processes listed; only the first {MAX_PROCESSES} are kept")]);
+        let (plain, none) = GpuSample { gpus: Vec::new(), processes: vec![process(1, 1, 1)] }.bounded();
+        assert_eq!((plain.processes.len(), none.len()), (1, 0));
     }
 }

@@ -146,8 +146,13 @@ mod tests {
     #[test]
     fn a_gpus_size_is_read_or_as_found() {
         let gpu = Gpu { uuid: Some("GPU-a".into()), memory_mb: Some(40960), ..Gpu::nvidia(0) };
-        let reading =
-            GpuReading { uuid: "GPU-a".into(), memory_used: None, memory_total: Some(39 * GIB), utilization: None };
+        let reading = GpuReading {
+            uuid: "GPU-a".into(),
+            memory_used: None,
+            memory_total: Some(39 * GIB),
+            utilization: None,
+            note: None,
+        };
         let readings = [reading];
         assert_eq!(total_memory(&gpu, reading_of(&gpu, &readings)), Some(39 * GIB));
         assert_eq!(total_memory(&gpu, None), Some(40 * GIB));

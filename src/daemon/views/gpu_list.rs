@@ -118,6 +118,7 @@ fn status(gpu: &Gpu, reading: Option<&GpuReading>, holders: &Holders, outsiders:
         memory_used: reading.and_then(|r| r.memory_used),
         memory_total,
         utilization: reading.and_then(|r| r.utilization),
+        note: reading.and_then(|r| r.note.clone()),
         shards: holders.shards_per_gpu,
         jobs,
         outside_queue,
@@ -158,6 +159,7 @@ mod tests {
             memory_used: Some(3 << 30),
             memory_total: Some(40 << 30),
             utilization: Some(87),
+            note: None,
         };
         let all = |_: &Job| true;
         let seen = status(&a100(0), Some(&reading), &check(&[&job], &all, 0), std::slice::from_ref(&outsider));

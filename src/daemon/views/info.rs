@@ -261,12 +261,27 @@ pub fn node(core: &Core) -> Node {
     }
 }
 
-/// Why the node is not wholly usable, one line each (`sinfo -R`): the GPUs in use outside
+/// How many processes outside the queue the node's reason names per GPU; the rest are
+/// counted (a GPU may have thousands, and the reason is one line).
+const REASONS_PER_GPU: usize = 3;
+
+/// Why the node is not wholly usable, one part each (`sinfo -R`): the GPUs in use outside
 /// the queue, and those drained because their MPS server could not be started or quit.
 fn node_reasons(core: &Core) -> Vec<String> {
-    let foreign = core.foreign_gpu_processes().iter().map(|p| p.describe());
-    let drained = core.gpu_drains().iter().map(|(&gpu, why)| Core::describe_drain(gpu, why));
-    foreign.chain(drained).collect()
+    let mut reasons = Vec::new();
+    let mut per_gpu: std::collections::BTreeMap<u32, usize> = Default::default();
+    for p in core.foreign_gpu_processes() {
+        let seen = per_gpu.entry(p.gpu).or_default();
+        *seen += 1;
+        if *seen <= REASONS_PER_GPU {
+            reasons.push(p.describe());
+        }
+    }
+    for (gpu, seen) in per_gpu.into_iter().filter(|(_, n)| *n > REASONS_PER_GPU) {
+        reasons.push(format!("gpu {gpu}: {} more processes outside the queue", seen - REASONS_PER_GPU));
+    }
+    reasons.extend(core.gpu_drains().iter().map(|(&gpu, why)| Core::describe_drain(gpu, why)));
+    reasons
 }
 
 /// The configuration as `scontrol show config` reports it.

@@ -393,6 +393,7 @@ mod tests {
             Job { state: Some(JobState::Pending), held: true, reason: "JobHeldUser".into(), ..base.clone() },
             Job {
                 state: Some(JobState::Running),
+                stepd_pid: Some(4242),
                 start_time: 1_100,
                 gpus: vec![crate::gpu::Gpu::nvidia(0), crate::gpu::Gpu::nvidia(1)],
                 mem_per_cpu: Some(512),
@@ -433,6 +434,28 @@ mod tests {
                     assert_eq!(value(code, &row, now), value(code, &full, now), "%{code} of a {:?} job", job.state);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_job_given_resources_whose_supervisor_has_not_started_is_configuring() {
+        let config = config();
+        let mut configuring = jobs().remove(2);
+        configuring.stepd_pid = None;
+        let full = crate::daemon::views::info::job_info(&configuring, &config);
+        assert_eq!(full.job_state, vec!["RUNNING", "CONFIGURING"]);
+        let user = crate::paths::user_name(configuring.uid);
+        let row = JobRow { job: &configuring, config: &config, user_name: &user, tasks: None };
+        for code in ['t', 'T', 'M'] {
+            assert_eq!(value(code, &row, 1_200), value(code, &full, 1_200), "%{code}");
+        }
+        assert_eq!((value('t', &row, 1_200), value('T', &row, 1_200)), ("CF".into(), "CONFIGURING".into()));
+        // `-t R` lists it, as Slurm's filter reads the base state; `-t CF` too.
+        for state in ["RUNNING", "CONFIGURING"] {
+            let q = JobQuery { codes: "i".into(), states: Some(vec![state.into()]), ..Default::default() };
+            let bytes = query([&configuring].into_iter(), &config, &q, 2_000);
+            let rows: JobRows = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(rows.rows.len(), 1, "-t {state}");
         }
     }
 

@@ -16,6 +16,7 @@
 //!       "processes": [ { "pid": 4242, "used_memory": 12025908428, "sm_util": 85 } ] }
 //!   ],
 //!   "fail": { "nvmlDeviceGetCount_v2": 999 },
+//!   "hang": ["nvmlDeviceGetComputeRunningProcesses_v3"],
 //!   "log": "/path/to/calls"
 //! }
 //! ```
@@ -26,7 +27,9 @@
 //! one without `used_memory` reports it as not available; those with `sm_util` have that
 //! SM utilisation (`nvmlDeviceGetProcessUtilization`). `utilization` is the GPU's own
 //! (`nvmlDeviceGetUtilizationRates`).
-//! `fail` makes the named functions answer the given NVML return code; `log` names a file
+//! `fail` makes the named functions answer the given NVML return code; `hang` makes the
+//! named functions not return for as long as the file lists them there, as a call into a
+//! driver stuck in the kernel does (looked at every 50 ms); `log` names a file
 //! that gets one line per call (the function's name). Without the variable, or with a file
 //! that cannot be read, initialisation answers `NVML_ERROR_DRIVER_NOT_LOADED`, as on a
 //! machine whose driver is not loaded.
@@ -136,11 +139,18 @@ fn machine() -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
-/// Notes the call of `function` in the log, and answers the code `fail` gives it, if any.
+/// Notes the call of `function` in the log, waits while `hang` lists it, and answers the
+/// code `fail` gives it, if any.
 fn called(machine: &Value, function: &str) -> Option<nvmlReturn_t> {
     if let Some(log) = machine["log"].as_str() {
         if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
             let _ = writeln!(f, "{function}");
+        }
+    }
+    let hangs = |m: &Value| m["hang"].as_array().is_some_and(|list| list.iter().any(|f| f == function));
+    if hangs(machine) {
+        while self::machine().is_some_and(|m| hangs(&m)) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
     machine["fail"][function].as_u64().map(|code| code as nvmlReturn_t)

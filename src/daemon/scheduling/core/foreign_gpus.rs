@@ -6,6 +6,10 @@ use crate::config::ForeignGpuProcesses;
 use crate::daemon::gpu_use::{ForeignProcess, JobProcesses, RunningJob};
 use std::collections::BTreeSet;
 
+/// How many new processes outside the queue one look names in the log; the rest are
+/// counted.
+const LOGGED_PER_LOOK: usize = 8;
+
 impl Core {
     /// The running jobs' and steps' supervisors and the jobs' directories, through which
     /// their processes are told from others.
@@ -33,8 +37,14 @@ impl Core {
         let gpus = |list: &[ForeignProcess]| list.iter().map(|p| p.gpu).collect::<BTreeSet<u32>>();
         let changed = gpus(&found) != gpus(&self.foreign_gpu_processes);
         if found != self.foreign_gpu_processes {
-            for p in found.iter().filter(|p| !self.foreign_gpu_processes.contains(p)) {
+            let known: std::collections::HashSet<(u32, u32)> =
+                self.foreign_gpu_processes.iter().map(|p| (p.gpu, p.pid)).collect();
+            let new: Vec<&ForeignProcess> = found.iter().filter(|p| !known.contains(&(p.gpu, p.pid))).collect();
+            for p in new.iter().take(LOGGED_PER_LOOK) {
                 tracing::info!("{}", p.describe());
+            }
+            if new.len() > LOGGED_PER_LOOK {
+                tracing::info!("and {} more processes outside the queue", new.len() - LOGGED_PER_LOOK);
             }
             self.foreign_gpu_processes = found;
             self.foreign_gpu_processes_since = crate::options::now();
