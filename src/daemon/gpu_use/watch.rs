@@ -38,7 +38,11 @@ pub async fn watch(daemon: Arc<Daemon>) {
             let sample = look.sample()?;
             let (jobs, gpus, threshold) = {
                 let core = seer.core.lock();
-                (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
+                (
+                    core.job_processes(),
+                    core.config.gpus.clone(),
+                    core.config.foreign_gpu_memory_mib.saturating_mul(1 << 20),
+                )
             };
             let pids: HashSet<u32> = sample.processes.iter().map(|p| p.pid).collect();
             let owners = owners(&pids, &jobs);
