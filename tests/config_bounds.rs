@@ -6,33 +6,9 @@
 mod common;
 
 use common::*;
-use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
-
-/// Starts `slurmletd` on `c`'s configuration and waits for it to end by itself; fails if it
-/// comes up (answers on its socket) instead.
-fn refused_start(c: &Cluster) -> Output {
-    let mut daemon = c
-        .cmd("slurmletd")
-        .arg("--config")
-        .arg(&c.config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start slurmletd");
-    let deadline = Instant::now() + T;
-    while daemon.try_wait().unwrap().is_none() {
-        if std::os::unix::net::UnixStream::connect(&c.socket).is_ok() || Instant::now() > deadline {
-            let _ = daemon.kill();
-            let o = daemon.wait_with_output().unwrap();
-            panic!("slurmletd came up on {}:\n{}", read(&c.config), stderr(&o));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    daemon.wait_with_output().unwrap()
-}
 
 #[test]
 fn a_daemon_refuses_to_start_on_a_value_out_of_range_naming_key_value_and_range() {
@@ -54,7 +30,7 @@ fn a_daemon_refuses_to_start_on_a_value_out_of_range_naming_key_value_and_range(
     ];
     for (gpus, extra, says) in cases {
         let c = Cluster::configure(gpus, extra);
-        let o = refused_start(&c);
+        let o = c.start_refused();
         assert_eq!(o.status.code(), Some(1), "{extra}: {}", stderr(&o));
         assert_eq!(
             stderr(&o).lines().last().unwrap_or_default(),
