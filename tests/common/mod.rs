@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod connections;
 pub mod device_nodes;
 pub mod fake_nvml;
 pub mod gpus;
