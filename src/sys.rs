@@ -318,6 +318,15 @@ pub fn current_umask() -> u32 {
     }
 }
 
+/// How many descriptors this process may have open (`RLIMIT_NOFILE`'s soft limit; systemd's
+/// `LimitNOFILE`); `None` when it cannot be read or is unlimited.
+pub fn open_files_limit() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given, which lives on this stack.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
 /// Marks `fd` close-on-exec.
 pub fn set_cloexec(fd: &impl std::os::fd::AsRawFd) {
     // SAFETY: fcntl on a descriptor the caller holds; no memory is involved.

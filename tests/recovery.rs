@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
@@ -83,23 +84,28 @@ fn a_job_running_across_a_restart_keeps_its_gpus_fenced() {
     c.wait_state(r2, &["CANCELLED"], T);
 }
 
-#[test]
-fn a_damaged_store_stops_the_daemon_with_the_way_back_to_its_backup() {
-    let mut c = Cluster::start("0", "");
-    let id = c.sbatch(&["--hold", "--wrap", "true"]);
-    // The daemon backs the store up a little after it starts: restart it, then wait for that.
+/// Restarts `c`'s daemon and waits for the copy of the store it makes a little after its
+/// start; then kills it (`kill -9`). The store's path and its copy's.
+fn backed_up_and_killed(c: &mut Cluster) -> (PathBuf, PathBuf) {
     c.kill_daemon();
     let restarted = std::time::SystemTime::now();
     c.start_daemon();
     let state = c.dir.path().join("state");
-    let db = state.join("slurmlet.db");
-    let backup = state.join("slurmlet.db.bak");
-    let deadline = std::time::Instant::now() + T;
-    while std::fs::metadata(&backup).and_then(|m| m.modified()).map_or(true, |t| t < restarted) {
-        assert!(std::time::Instant::now() < deadline, "no backup was made; log:\n{}", c.log());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (db, backup) = (state.join("slurmlet.db"), state.join("slurmlet.db.bak"));
+    wait_for("the store's backup", T, || {
+        let made = std::fs::metadata(&backup).and_then(|m| m.modified()).is_ok_and(|t| t >= restarted);
+        until(made, || c.log())
+    });
     c.kill_daemon();
+    (db, backup)
+}
+
+#[test]
+fn a_damaged_store_stops_the_daemon_with_the_way_back_to_its_backup() {
+    let mut c = Cluster::start("0", "");
+    let id = c.sbatch(&["--hold", "--wrap", "true"]);
+    let (db, backup) = backed_up_and_killed(&mut c);
+    let state = db.parent().unwrap().to_path_buf();
     // The disk loses the store.
     for f in ["slurmlet.db-wal", "slurmlet.db-shm"] {
         let _ = std::fs::remove_file(state.join(f));
@@ -115,4 +121,72 @@ fn a_damaged_store_stops_the_daemon_with_the_way_back_to_its_backup() {
     std::fs::copy(&backup, &db).unwrap();
     c.start_daemon();
     assert_eq!(c.state(id), "PENDING");
+}
+
+/// Every path under `dir`, relative to it, sorted.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path.clone());
+            }
+            found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Overwrites the start of the root page of `table` in the store at `db` (its write-ahead
+/// log folded in first, so that the page is the one read).
+fn damage_table(db: &Path, table: &str) {
+    use std::io::{Seek, SeekFrom, Write};
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    let page: u64 =
+        conn.query_row("SELECT rootpage FROM sqlite_master WHERE name = ?1", [table], |r| r.get(0)).unwrap();
+    let size: u64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    let mut f = std::fs::OpenOptions::new().write(true).open(db).unwrap();
+    f.seek(SeekFrom::Start((page - 1) * size)).unwrap();
+    f.write_all(&[0xa5; 256]).unwrap();
+}
+
+#[test]
+fn a_store_with_a_damaged_page_is_refused_at_start_and_left_as_it_is() {
+    let mut c = Cluster::start("0", "");
+    // Jobs whose scripts fill pages of the payloads table, which the start does not read.
+    std::fs::write(c.path("job.sh"), format!("#!/bin/sh\n{}true\n", "# a line of the script\n".repeat(100))).unwrap();
+    let held: Vec<u32> = (0..20).map(|_| c.sbatch(&["--hold", "job.sh"])).collect();
+    let (db, backup) = backed_up_and_killed(&mut c);
+    damage_table(&db, "payloads");
+    let state = db.parent().unwrap().to_path_buf();
+    let (bytes, files) = (std::fs::read(&db).unwrap(), tree(&state));
+
+    let o = c.start_refused();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let last = err.lines().last().unwrap_or_default();
+    for says in [
+        format!("slurmletd: error: job store {} is damaged (SQLite's quick_check: ", db.display()),
+        "the daemon will not start on it, so as not to lose its jobs, and left it as it is".into(),
+        format!("cp {} {}", backup.display(), db.display()),
+    ] {
+        assert!(last.contains(&says), "{says:?} not in {last}");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the store is byte for byte as it was");
+    assert_eq!(tree(&state), files, "no file was added or removed in the state directory");
+    assert!(!c.socket.exists(), "nothing listens");
+
+    // The way back: the copy, with every job in it; the daemon answers and runs jobs.
+    std::fs::rename(&db, state.join("damaged.db")).unwrap();
+    std::fs::copy(&backup, &db).unwrap();
+    c.start_daemon();
+    let o = c.run("squeue", &["-h", "-o", "%i"]);
+    assert_eq!(stdout(&o).lines().count(), held.len(), "{}", stderr(&o));
+    let id = c.sbatch(&["--wrap", "true"]);
+    c.wait_state(id, &["COMPLETED"], T);
 }

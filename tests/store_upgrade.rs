@@ -8,8 +8,7 @@ mod common;
 use common::*;
 use slurmlet::daemon::schema;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(30);
 
@@ -100,23 +99,7 @@ fn a_store_of_a_newer_version_is_refused_and_left_as_it_is() {
     rusqlite::Connection::open(&db).unwrap().pragma_update(None, "user_version", newer).unwrap();
     let before = std::fs::read(&db).unwrap();
 
-    let mut daemon = c
-        .cmd("slurmletd")
-        .arg("--config")
-        .arg(&c.config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start slurmletd");
-    let deadline = Instant::now() + LONG;
-    while daemon.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = daemon.kill();
-            panic!("slurmletd kept running on a store of version {newer}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let o = daemon.wait_with_output().unwrap();
+    let o = c.start_refused();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     // Its last line (the log may come first).
     assert_eq!(

@@ -732,3 +732,70 @@ fn the_board_gives_another_user_nothing_and_shows_only_its_users_own_output() {
     shared.wait_state(his, "COMPLETED");
     assert_eq!(shared.state(hers), "RUNNING");
 }
+
+#[test]
+fn a_user_holding_a_thousand_half_open_connections_shuts_nobody_else_out() {
+    use common::connections::{look, room_for, wait_end, End, HALF_A_HEAD, SLACK};
+    use slurmlet::daemon::http::{accept::HEADER_TIMEOUT, admission::MAX_PER_PEER};
+    use std::io::Write;
+    let test = "a_user_holding_a_thousand_half_open_connections_shuts_nobody_else_out";
+    if !is_root(test) {
+        return;
+    }
+    const HELD: usize = 1000;
+    // The test holds them, the daemon twice as many (it lets in half its limit).
+    if !room_for(2 * HELD as u64 + 256) {
+        common::skip(test, "the descriptor limit (RLIMIT_NOFILE) is too low for a thousand connections");
+        return;
+    }
+    let shared = Shared::start("");
+    let mallory = shared.user("cm");
+    let alice = shared.user("ca");
+    let opened = std::time::Instant::now();
+    let mut conns: Vec<std::os::unix::net::UnixStream> = mallory.as_me(|| {
+        (0..HELD)
+            .map(|_| {
+                let mut s = std::os::unix::net::UnixStream::connect(&shared.socket).expect("connect");
+                // A write to a connection the daemon has already refused and closed may fail.
+                let _ = s.write_all(HALF_A_HEAD);
+                s.set_nonblocking(true).unwrap();
+                s
+            })
+            .collect()
+    });
+
+    // Another user is answered while they are held, and their job runs.
+    let out = shared.run_as(&alice, "squeue", &["-h"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let seen: Vec<End> = conns.iter_mut().map(look).collect();
+    if opened.elapsed() < HEADER_TIMEOUT {
+        let open = seen.iter().filter(|end| **end == End::Open).count();
+        assert_eq!(open, MAX_PER_PEER, "mallory holds the most one user may while alice is answered");
+    }
+    let id = shared.sbatch_as(&alice, &["--wrap", "true"]);
+    shared.wait_state(id, "COMPLETED");
+
+    // Every one of mallory's connections ends within the header timeout: those past the
+    // limit at once, with the 503 that says why; the others closed unanswered.
+    let until = opened + HEADER_TIMEOUT + SLACK;
+    let mut refused = 0;
+    for (i, (conn, seen)) in conns.iter_mut().zip(seen).enumerate() {
+        let end = match seen {
+            End::Open => wait_end(conn, until),
+            closed => closed,
+        };
+        match end {
+            End::Open => panic!("connection {i} is still open after {:?}", opened.elapsed()),
+            End::Closed(reply) if reply.is_empty() => {}
+            End::Closed(reply) => {
+                let reply = String::from_utf8_lossy(&reply);
+                assert!(reply.starts_with("HTTP/1.1 503 Service Unavailable\r\n"), "{reply}");
+                assert!(reply.contains(&format!("uid {} holds {MAX_PER_PEER} connections", mallory.uid)), "{reply}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, HELD - MAX_PER_PEER);
+    let out = shared.run_as(&alice, "squeue", &["-h"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+}

@@ -65,6 +65,22 @@ pub struct UnixHttp {
 /// The largest response head accepted, in bytes.
 const MAX_HEAD: usize = 64 * 1024;
 
+/// How long in all a request waits for a daemon that turns its connection away for now (a
+/// `503` with `Retry-After`: the user holds as many connections as the daemon lets one user
+/// hold), trying again as the reply says, before the refusal is returned as the reply.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The pause before a request turned away with `Retry-After` is sent again, when there is
+/// time left for it within [`BUSY_WAIT`] since `started`.
+fn pause_before_retry(
+    status: u16,
+    retry_after: Option<u64>,
+    started: std::time::Instant,
+) -> Option<std::time::Duration> {
+    let pause = std::time::Duration::from_secs(retry_after.filter(|_| status == 503)?.clamp(1, 5));
+    (started.elapsed() + pause <= BUSY_WAIT).then_some(pause)
+}
+
 impl UnixHttp {
     /// A transport for `socket`, starting from `stream` when one is already connected.
     pub fn new(socket: &Path, stream: Option<UnixStream>) -> UnixHttp {
@@ -81,16 +97,32 @@ impl UnixHttp {
     /// A connection that was already open may have been closed by the daemon in the meantime;
     /// when it fails before any byte of the reply arrives, the request is sent once more on a
     /// fresh connection.
+    ///
+    /// A request the daemon turns away for now (`503` with `Retry-After`) is sent again as
+    /// the reply says, for up to [`BUSY_WAIT`] in all.
     pub fn request(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, HttpError> {
         let request = encode_request(method, path, body);
+        let started = std::time::Instant::now();
+        loop {
+            let (response, retry_after) = self.exchange_once(&request)?;
+            match pause_before_retry(response.status, retry_after, started) {
+                Some(pause) => std::thread::sleep(pause),
+                None => return Ok(response),
+            }
+        }
+    }
+
+    /// Sends `request` once (on the kept connection, or on a new one if that one was closed)
+    /// and reads the reply; also returns its `Retry-After`.
+    fn exchange_once(&self, request: &[u8]) -> Result<(Response, Option<u64>), HttpError> {
         let mut guard = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(conn) = guard.as_mut() {
-            match exchange(conn, &request) {
-                Ok((response, keep)) => {
-                    if !keep {
+            match exchange(conn, request) {
+                Ok((response, head)) => {
+                    if !head.keep_alive {
                         *guard = None;
                     }
-                    return Ok(response);
+                    return Ok((response, head.retry_after));
                 }
                 Err(Failure::BeforeReply(_)) => *guard = None,
                 Err(failure) => {
@@ -105,21 +137,39 @@ impl UnixHttp {
             source,
         })?;
         let mut conn = BufReader::new(stream);
-        let (response, keep) = exchange(&mut conn, &request).map_err(|failure| self.error(failure))?;
-        if keep {
+        let (response, head) = exchange(&mut conn, request).map_err(|failure| self.error(failure))?;
+        if head.keep_alive {
             *guard = Some(conn);
         }
-        Ok(response)
+        Ok((response, head.retry_after))
     }
 
     /// Sends `POST path` with a JSON body, asking to switch the connection to
     /// [`super::stream`]'s framed stream. The daemon either switches (the connection is
     /// returned, nothing of the stream read yet) or answers as usual (a refusal).
+    /// A request the daemon turns away for now is sent again as [`UnixHttp::request`] does.
     pub fn upgrade(&self, path: &str, body: &[u8]) -> Result<Upgrade, HttpError> {
         let mut request = encode_request("POST", path, Some(body));
         let head_end = request.len() - body.len() - 2;
         let extra = format!("connection: Upgrade\r\nupgrade: {}\r\n", super::stream::PROTOCOL);
         request.splice(head_end..head_end, extra.into_bytes());
+        let started = std::time::Instant::now();
+        loop {
+            match self.upgrade_once(&request)? {
+                (Upgrade::Refused(response), retry_after) => {
+                    match pause_before_retry(response.status, retry_after, started) {
+                        Some(pause) => std::thread::sleep(pause),
+                        None => return Ok(Upgrade::Refused(response)),
+                    }
+                }
+                (switched, _) => return Ok(switched),
+            }
+        }
+    }
+
+    /// Sends the upgrade `request` once on a new connection; also returns a refusal's
+    /// `Retry-After`.
+    fn upgrade_once(&self, request: &[u8]) -> Result<(Upgrade, Option<u64>), HttpError> {
         let stream = UnixStream::connect(&self.socket).map_err(|source| HttpError::Io {
             context: "cannot connect to",
             socket: self.socket.clone(),
@@ -128,10 +178,10 @@ impl UnixHttp {
         // One byte at a time: what follows the head belongs to the stream, and must not be
         // read ahead into a buffer.
         let mut conn = BufReader::with_capacity(1, stream);
-        conn.get_mut().write_all(&request).map_err(|e| self.error(Failure::BeforeReply(e)))?;
+        conn.get_mut().write_all(request).map_err(|e| self.error(Failure::BeforeReply(e)))?;
         let head = read_head(&mut conn).map_err(|f| self.error(f))?;
         if head.status == 101 {
-            return Ok(Upgrade::Switched(conn.into_inner()));
+            return Ok((Upgrade::Switched(conn.into_inner()), None));
         }
         let body = match head.framing {
             Framing::Length(n) => {
@@ -146,7 +196,7 @@ impl UnixHttp {
                 body
             }
         };
-        Ok(Upgrade::Refused(Response { status: head.status, body }))
+        Ok((Upgrade::Refused(Response { status: head.status, body }), head.retry_after))
     }
 
     fn error(&self, failure: Failure) -> HttpError {
@@ -183,8 +233,9 @@ fn encode_request(method: &str, path: &str, body: Option<&[u8]>) -> Vec<u8> {
     out
 }
 
-/// Sends `request` and reads one reply; also says whether the connection may be reused.
-fn exchange(conn: &mut BufReader<UnixStream>, request: &[u8]) -> Result<(Response, bool), Failure> {
+/// Sends `request` and reads one reply; also returns its head, which says whether the
+/// connection may be reused.
+fn exchange(conn: &mut BufReader<UnixStream>, request: &[u8]) -> Result<(Response, Head), Failure> {
     conn.get_mut().write_all(request).map_err(Failure::BeforeReply)?;
     let first = conn.fill_buf().map_err(Failure::BeforeReply)?;
     if first.is_empty() {
@@ -204,8 +255,8 @@ fn exchange(conn: &mut BufReader<UnixStream>, request: &[u8]) -> Result<(Respons
             body
         }
     };
-    let keep = head.keep_alive && !matches!(head.framing, Framing::UntilClose);
-    Ok((Response { status: head.status, body }, keep))
+    let keep_alive = head.keep_alive && !matches!(head.framing, Framing::UntilClose);
+    Ok((Response { status: head.status, body }, Head { keep_alive, ..head }))
 }
 
 /// How the body of a reply is delimited.
@@ -219,6 +270,8 @@ struct Head {
     status: u16,
     framing: Framing,
     keep_alive: bool,
+    /// `Retry-After`, in seconds.
+    retry_after: Option<u64>,
 }
 
 /// Reads the status line and the headers, up to the blank line that ends the head.
@@ -250,6 +303,7 @@ fn read_head(conn: &mut BufReader<UnixStream>) -> Result<Head, Failure> {
     };
     let mut keep_alive = version == "HTTP/1.1";
     let mut framing = Framing::UntilClose;
+    let mut retry_after = None;
     loop {
         next_line(&mut line)?;
         let header = line.trim_end_matches(['\r', '\n']);
@@ -267,9 +321,11 @@ fn read_head(conn: &mut BufReader<UnixStream>) -> Result<Head, Failure> {
             framing = Framing::Chunked;
         } else if name.eq_ignore_ascii_case("connection") {
             keep_alive = !value.eq_ignore_ascii_case("close");
+        } else if name.eq_ignore_ascii_case("retry-after") {
+            retry_after = value.parse().ok();
         }
     }
-    Ok(Head { status, framing, keep_alive })
+    Ok(Head { status, framing, keep_alive, retry_after })
 }
 
 /// Reads a chunked body up to its last chunk and trailers.
@@ -369,6 +425,24 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert_eq!(http.request("GET", "/b", None).unwrap().body, b"null");
         assert_eq!(server.join().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_request_turned_away_for_now_is_sent_again_and_one_without_retry_after_is_the_reply() {
+        const BUSY: &[u8] =
+            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}";
+        let (_dir, path, server) = serve(vec![
+            vec![BUSY],
+            vec![b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nnull"],
+            vec![b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 2\r\n\r\n{}"],
+        ]);
+        let http = UnixHttp::new(&path, None);
+        let reply = http.request("POST", "/submit", Some(b"{}")).unwrap();
+        assert_eq!((reply.status, reply.body.as_slice()), (200, &b"null"[..]));
+        assert_eq!(http.request("GET", "/a", None).unwrap().status, 503, "no Retry-After: no retry");
+        let seen = server.join().unwrap();
+        assert_eq!(seen.len(), 3);
+        assert_eq!(seen[0], seen[1], "the same request, sent again");
     }
 
     #[test]

@@ -778,6 +778,9 @@ pub mod errno {
     pub const BAD_REQUEST: i32 = 9003;
     /// Generic error.
     pub const ERROR: i32 = 1;
+    /// `SLURMCTLD_COMMUNICATIONS_BACKOFF` ("Rate limit exceeded, please retry momentarily"):
+    /// a connection past the daemon's limits, refused at once.
+    pub const BACKOFF: i32 = 1804;
     /// `ESLURM_REST_INVALID_QUERY`: the request cannot be served as asked (no such path, a
     /// method the path does not take).
     pub const INVALID_QUERY: i32 = 9000;

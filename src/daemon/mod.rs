@@ -166,7 +166,9 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         // Everyone may connect to the system daemon: it knows each caller by the socket's
         // peer credentials, never by what the caller says.
         set_mode(&socket, if system { 0o666 } else { 0o700 })?;
-        tracing::info!(socket = %socket.display(), listen = ?listen, "slurmletd listening");
+        // One limit on the connections held, for both listeners.
+        let gate = http::admission::Gate::new(views::info::meta(&daemon.core.lock().config));
+        tracing::info!(socket = %socket.display(), listen = ?listen, max_connections = gate.limit(), "slurmletd listening");
 
         let app = http::routes::router(daemon.clone());
         let stop = daemon.clone();
@@ -187,10 +189,10 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|stop| *stop).await;
         };
-        let unix = http::accept::serve(listener, app.clone(), until_stopped(stopping.clone()));
+        let unix = http::accept::serve(listener, app.clone(), &gate, until_stopped(stopping.clone()));
         let tcp = async {
             if let Some(tcp) = tcp {
-                http::tcp::serve(tcp, app, daemon.clone(), until_stopped(stopping.clone())).await;
+                http::tcp::serve(tcp, app, daemon.clone(), &gate, until_stopped(stopping.clone())).await;
             }
         };
         tokio::join!(unix, tcp);

@@ -12,7 +12,8 @@ use nom::{IResult, Parser};
 /// Slurm's default `MaxArraySize`: indices 0 to 1000.
 pub const DEFAULT_MAX_ARRAY_SIZE: u32 = 1001;
 
-/// The largest `MaxArraySize` Slurm allows; a larger `max_array_size` is treated as this.
+/// The largest `MaxArraySize` Slurm allows; a larger `max_array_size` is refused where the
+/// configuration is read.
 pub const MAX_ARRAY_SIZE_LIMIT: u32 = 4_000_001;
 
 /// A parsed `--array` value.

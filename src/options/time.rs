@@ -12,7 +12,7 @@ use nom::{IResult, Parser};
 pub type LimitMinutes = Option<u32>;
 
 /// The largest limit we hand out, in minutes (one below `NO_VAL`'s 32-bit range end).
-const MAX_MINUTES: u64 = u32::MAX as u64 - 1;
+pub const MAX_MINUTES: u64 = u32::MAX as u64 - 1;
 
 /// A decimal number without sign.
 pub(crate) fn number(i: &str) -> IResult<&str, u64> {

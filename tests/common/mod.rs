@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod connections;
 pub mod device_nodes;
 pub mod fake_nvml;
 pub mod gpus;
@@ -100,6 +101,30 @@ impl Cluster {
             std::thread::sleep(Duration::from_millis(10));
         }
         Ok(())
+    }
+
+    /// Starts `slurmletd` on this cluster's configuration, expecting it to refuse to start,
+    /// and returns how it ended and what it said; fails if it comes up (answers on its
+    /// socket) instead, or is still running after 30 s.
+    pub fn start_refused(&self) -> Output {
+        let mut daemon = self
+            .cmd("slurmletd")
+            .arg("--config")
+            .arg(&self.config)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start slurmletd");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while daemon.try_wait().unwrap().is_none() {
+            if std::os::unix::net::UnixStream::connect(&self.socket).is_ok() || Instant::now() > deadline {
+                let _ = daemon.kill();
+                let o = daemon.wait_with_output().unwrap();
+                panic!("slurmletd came up on {}:\n{}", read(&self.config), stderr(&o));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        daemon.wait_with_output().unwrap()
     }
 
     /// A cluster whose daemon also listens on a free TCP port of 127.0.0.1 (the `listen`

@@ -121,7 +121,11 @@ async fn look(daemon: &Arc<Daemon>, sampler: &Arc<dyn GpuSampler>, out: &Arc<Ato
             let (sample, doubts) = sample.bounded();
             let (jobs, gpus, threshold) = {
                 let core = seer.core.lock();
-                (core.job_processes(), core.config.gpus.clone(), core.config.foreign_gpu_memory_mib << 20)
+                (
+                    core.job_processes(),
+                    core.config.gpus.clone(),
+                    core.config.foreign_gpu_memory_mib.saturating_mul(1 << 20),
+                )
             };
             let pids: HashSet<u32> = sample.processes.iter().map(|p| p.pid).collect();
             let owners = owners(&pids, &jobs);

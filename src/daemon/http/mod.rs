@@ -1,8 +1,9 @@
-//! The daemon's REST side: the listeners (the Unix socket, the TCP address), who calls
-//! (peer credentials, tokens) and what they may do, request bodies and their decoding, the
+//! The daemon's REST side: the listeners (the Unix socket, the TCP address) and the limits on
+//! the connections they hold, who calls (peer credentials, tokens) and what they may do, request bodies and their decoding, the
 //! routes and their handlers, the OpenAPI document, and the refusals in slurmrestd's form.
 
 pub mod accept;
+pub mod admission;
 pub mod auth;
 pub mod body;
 pub mod caller;

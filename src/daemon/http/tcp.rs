@@ -6,6 +6,7 @@
 //! choose a data_parser version) are served here; slurmlet's own (`/slurmlet/…`: tokens,
 //! allocations, steps, shutdown) stay on the Unix socket.
 
+use super::admission::{Gate, MAX_PER_PEER};
 use super::auth::{self, TokenError};
 use crate::api::types::{errno, ApiError, Envelope};
 use crate::daemon::runtime::{Daemon, Peer};
@@ -19,9 +20,6 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
-
-/// How long a client may take to send a request's head.
-const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// slurmrestd's text for a path it does not serve.
 const NOT_FOUND: &str = "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint or visit 'https://slurm.schedmd.com/rest_api.html' for the OpenAPI specification which includes a list of all possible slurmrestd endpoints.";
@@ -95,8 +93,16 @@ fn not_found() -> Response<Body> {
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, each request as the user its
-/// token names; requests without a valid token get a 401 and reach no handler.
-pub async fn serve(listener: TcpListener, router: Router, daemon: Arc<Daemon>, shutdown: impl Future<Output = ()>) {
+/// token names; requests without a valid token get a 401 and reach no handler. Each address
+/// holds at most [`MAX_PER_PEER`] connections (a token is known only once a request is
+/// read), within `gate`'s limit.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    daemon: Arc<Daemon>,
+    gate: &Gate,
+    shutdown: impl Future<Output = ()>,
+) {
     let service_for = move |stream: &TcpStream| {
         let remote = stream.peer_addr().map(|a| a.to_string()).unwrap_or_else(|_| "?".into());
         let (router, daemon) = (router.clone(), daemon.clone());
@@ -122,9 +128,7 @@ pub async fn serve(listener: TcpListener, router: Router, daemon: Arc<Daemon>, s
             }
         })
     };
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_TIMEOUT);
-    super::accept::serve_with(listener, builder, service_for, shutdown).await
+    super::accept::serve_with(listener, gate, gate.door(MAX_PER_PEER), service_for, shutdown).await
 }
 
 #[cfg(test)]

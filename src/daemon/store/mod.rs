@@ -5,11 +5,17 @@
 //! the group-committing [`crate::daemon::store::writer::Writer`].
 //!
 //! The store's layout and its versions are in [`schema`]; its writer in [`writer`]; the GPU
-//! samples it keeps in [`gpu_samples`].
+//! samples it keeps in [`gpu_samples`]; the copies kept beside it in [`copies`]; what is done
+//! with a damaged one in [`damage`].
 
+pub mod copies;
+pub mod damage;
 pub mod gpu_samples;
 pub mod schema;
 pub mod writer;
+
+pub use copies::{backup_path, write_backup};
+pub use damage::Seen;
 
 use crate::api::acct::{GpuUse, Usage};
 use crate::daemon::accounting::step_record::StepRecord;
@@ -32,14 +38,17 @@ pub enum StoreError {
         /// The error.
         source: rusqlite::Error,
     },
-    /// The file is not a readable SQLite database: the daemon refuses to start on it (it
-    /// would otherwise lose every job in it).
-    #[error("{}", damaged_text(.path, .source))]
+    /// The file is not a readable SQLite database, or SQLite's check finds it damaged: the
+    /// daemon refuses to start on it (it would otherwise lose jobs in it), and leaves it as
+    /// it is (see [`damage`]).
+    #[error("{}", damage::text(.path, .report, *.seen))]
     Damaged {
         /// The database file.
         path: String,
-        /// SQLite's error.
-        source: rusqlite::Error,
+        /// What SQLite reported.
+        report: String,
+        /// When it was found.
+        seen: Seen,
     },
     /// The backup copy could not be put in place.
     #[error("job store backup {path}: {source}")]
@@ -128,60 +137,24 @@ fn stored_job(id: u32, record: &str, cpu_ids: Option<&str>) -> Result<Job, Store
 }
 
 impl StoreError {
-    /// SQLite's error `source` on the store at `path`: [`StoreError::Damaged`] when it says
-    /// the file is not a usable database.
-    pub(super) fn of(path: &str, source: rusqlite::Error) -> StoreError {
-        if is_damage(&source) {
-            StoreError::Damaged { path: path.to_string(), source }
+    /// SQLite's error `source` on the store at `path`, met when `seen` says:
+    /// [`StoreError::Damaged`] when it says the file is not a usable database.
+    pub(super) fn of(path: &str, source: rusqlite::Error, seen: Seen) -> StoreError {
+        if damage::is_damage(&source) {
+            StoreError::Damaged { path: path.to_string(), report: source.to_string(), seen }
         } else {
             StoreError::Sql { path: path.to_string(), source }
         }
     }
-}
 
-/// What to say of a damaged store: what is wrong, and the ways back.
-fn damaged_text(path: &str, source: &rusqlite::Error) -> String {
-    let backup = backup_path(Path::new(path));
-    let aside = format!("{path}, {path}-wal and {path}-shm");
-    let way_back = if backup.exists() {
-        format!(
-            "A copy made when the daemon last started on it is {b}. To go back to it (jobs changed since are lost), move {aside} aside, then `cp {b} {path}`.",
-            b = backup.display()
-        )
-    } else {
-        format!("There is no backup copy ({} is made each time the daemon starts).", backup.display())
-    };
-    format!(
-        "job store {path} is damaged ({source}); the daemon will not start on it, so as not to lose its jobs. {way_back} To start with an empty store instead, move {aside} aside."
-    )
-}
-
-/// Whether SQLite's error says the file is not a usable database.
-fn is_damage(e: &rusqlite::Error) -> bool {
-    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
-}
-
-/// Where a copy of the store at `path` is kept: `slurmlet.db.bak`.
-pub fn backup_path(path: &Path) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(".bak");
-    name.into()
-}
-
-/// Writes a consistent copy of the store at `path` to [`backup_path`] (into a temporary
-/// file, then renamed over the old copy, so that a crash midway leaves the old copy whole).
-pub fn write_backup(path: &Path) -> Result<(), StoreError> {
-    let p = path.display().to_string();
-    let wrap = |source| StoreError::Sql { path: p.clone(), source };
-    let backup = backup_path(path);
-    let mut tmp = backup.clone().into_os_string();
-    tmp.push(".tmp");
-    let _ = std::fs::remove_file(&tmp);
-    let conn = Connection::open(path).map_err(wrap)?;
-    conn.execute("VACUUM INTO ?1", params![tmp.to_string_lossy()]).map_err(wrap)?;
-    std::fs::rename(&tmp, &backup)
-        .map_err(|source| StoreError::Backup { path: backup.display().to_string(), source })?;
-    Ok(())
+    /// The same error, met at the daemon's start (the reads that load the jobs): damage then
+    /// means the daemon does not start.
+    pub fn found_at_start(self) -> StoreError {
+        match self {
+            StoreError::Damaged { path, report, .. } => StoreError::Damaged { path, report, seen: Seen::AtStart },
+            other => other,
+        }
+    }
 }
 
 /// The script and environment of a job, kept out of memory until launch.
@@ -202,21 +175,39 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`, for reading; changes go through a
-    /// [`crate::daemon::store::writer::Writer`].
+    /// Opens (creating if needed) the store at `path` at the daemon's start, for reading;
+    /// changes go through a [`crate::daemon::store::writer::Writer`]. A store of a newer
+    /// layout, or one SQLite's check finds damaged ([`damage::check_intact`]), is refused
+    /// before anything is written to it.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Ok(Store { conn: Store::connect(path)?, path: path.display().to_string() })
+        Ok(Store { conn: Store::connect_with(path, true)?, path: path.display().to_string() })
     }
 
     /// A connection to the store at `path`, its layout brought to [`schema::LATEST`] (its
-    /// tables created in a new file); a store of a newer layout is refused.
+    /// tables created in a new file); a store of a newer layout is refused. The store is
+    /// taken as intact: the daemon has checked it in [`Store::open`].
     pub fn connect(path: &Path) -> Result<Connection, StoreError> {
+        Store::connect_with(path, false)
+    }
+
+    /// [`Store::connect`], checking first that the store is intact when `check` says so.
+    fn connect_with(path: &Path, check: bool) -> Result<Connection, StoreError> {
         let p = path.display().to_string();
-        let wrap = |source| StoreError::of(&p, source);
+        let wrap = |source| StoreError::of(&p, source, Seen::AtStart);
+        let log_found = damage::log_path(path).exists();
         let mut conn = Connection::open(path).map_err(wrap)?;
-        conn.execute_batch("PRAGMA busy_timeout=5000;").map_err(wrap)?;
-        // Before anything writes to it (even the journal mode): a newer store stays as it is.
-        schema::check_not_newer(path, schema::version(&conn).map_err(wrap)?, schema::LATEST)?;
+        // Before anything writes to it (even the journal mode): a newer or damaged store
+        // stays as it is, its write-ahead log too.
+        let readable = conn
+            .execute_batch("PRAGMA busy_timeout=5000;")
+            .map_err(wrap)
+            .and_then(|()| schema::version(&conn).map_err(wrap))
+            .and_then(|found| schema::check_not_newer(path, found, schema::LATEST))
+            .and_then(|()| if check { damage::check_intact(&conn, path) } else { Ok(()) });
+        if let Err(refused) = readable {
+            damage::close_as_found(conn, log_found);
+            return Err(refused);
+        }
         conn.execute_batch(
             "PRAGMA journal_mode=WAL;
              PRAGMA synchronous=FULL;",
@@ -232,7 +223,7 @@ impl Store {
     /// ([`StoreError::TooNew`], [`StoreError::NotMigrated`]) rather than half read.
     pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
         let p = path.display().to_string();
-        let wrap = |e| StoreError::of(&p, e);
+        let wrap = |e| StoreError::of(&p, e, Seen::WhileRunning);
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(wrap)?;
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(wrap)?;
@@ -244,8 +235,10 @@ impl Store {
         Ok(Store { conn, path: p })
     }
 
+    /// The error of a read: damage found by one is found while the daemon runs (the reads
+    /// of its start say otherwise, [`StoreError::found_at_start`]).
     fn sql(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::of(&self.path, source)
+        StoreError::of(&self.path, source, Seen::WhileRunning)
     }
 
     /// The next job id to hand out (ids are never reused, even across restarts): past the

@@ -169,7 +169,7 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
 /// transaction, after keeping a copy of a store that held jobs; refuses a newer store.
 pub fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[Migration]) -> Result<(), StoreError> {
     let p = path.display().to_string();
-    let sql = |source| StoreError::of(&p, source);
+    let sql = |source| StoreError::of(&p, source, crate::daemon::store::Seen::AtStart);
     let latest = migrations.len() as u32;
     let stamped: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
     let found = version(conn).map_err(sql)?;
@@ -197,13 +197,7 @@ pub fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[Migration]
 
 /// Writes a copy of the store at `path`, at version `version`, to [`pre_migration_copy`].
 fn keep_copy(conn: &Connection, path: &Path, version: u32) -> Result<(), StoreError> {
-    let copy = pre_migration_copy(path, version);
-    let mut tmp = copy.clone().into_os_string();
-    tmp.push(".tmp");
-    let _ = std::fs::remove_file(&tmp);
-    conn.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])
-        .map_err(|source| StoreError::Sql { path: path.display().to_string(), source })?;
-    std::fs::rename(&tmp, &copy).map_err(|source| StoreError::Backup { path: copy.display().to_string(), source })
+    crate::daemon::store::copies::copy_to(conn, path, &pre_migration_copy(path, version))
 }
 
 #[cfg(test)]

@@ -177,9 +177,13 @@ impl Core {
         let store = Store::open(&db)?;
         let writer = Writer::start(&db)?;
         let now = crate::options::now();
-        let next_id = store.next_job_id()?;
-        let jobs: BTreeMap<u32, Job> =
-            store.load_recent(now.saturating_sub(config.min_job_age as u64))?.into_iter().map(|j| (j.id, j)).collect();
+        let next_id = store.next_job_id().map_err(StoreError::found_at_start)?;
+        let jobs: BTreeMap<u32, Job> = store
+            .load_recent(now.saturating_sub(config.min_job_age as u64))
+            .map_err(StoreError::found_at_start)?
+            .into_iter()
+            .map(|j| (j.id, j))
+            .collect();
         let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
         let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
         let dependent = jobs.values().filter(|j| Self::waits_on_dependency(j)).map(|j| j.id).collect();

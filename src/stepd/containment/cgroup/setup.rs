@@ -223,7 +223,9 @@ impl Setup {
         let memory = (s.constrain_ram_space && mem_mb > 0)
             .then(|| (mem_mb as f64 * 1024.0 * 1024.0 * s.allowed_ram_space / 100.0) as u64);
         let swap =
-            memory.filter(|_| s.constrain_swap_space).map(|m| m + (m as f64 * s.allowed_swap_space / 100.0) as u64);
+            // Saturating, as the float conversions are: the percentages are bounded where the
+            // configuration is read, the memory a job asks for only by the node's.
+            memory.filter(|_| s.constrain_swap_space).map(|m| m.saturating_add((m as f64 * s.allowed_swap_space / 100.0) as u64));
         Limits {
             cpus: if s.constrain_cores { cpu_ids.to_vec() } else { Vec::new() },
             memory_bytes: memory,

@@ -1,4 +1,8 @@
-//! The daemon's TOML configuration.
+//! The daemon's TOML configuration: the file as written ([`ConfigFile`]) and the
+//! configuration the daemon runs with ([`Config`]), every numeric value checked against its
+//! range ([`bounds`]) on the way.
+
+pub mod bounds;
 
 use crate::gpu::GpuSetting;
 use serde::Deserialize;
@@ -32,21 +36,30 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A number outside the range of its key ([`bounds`]).
+    #[error("{path}: {which}")]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The key, its value and its range.
+        which: Box<bounds::OutOfRange>,
+    },
 }
 
-/// `gpus = 4` or `gpus = { type = "tesla", ids = [0, 1, 2, 3] }`.
+/// `gpus = 4` or `gpus = { type = "tesla", ids = [0, 1, 2, 3] }`. Numbers are read as TOML
+/// writes them (signed 64-bit) and checked against [`bounds::GPUS`] and [`bounds::GPU_ID`].
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum GpuConfig {
     /// That many GPUs, ids 0..n.
-    Count(u32),
+    Count(i64),
     /// Explicit ids with an optional type.
     List {
         /// GPU type name shown in `gres` (`gpu:tesla:4`).
         #[serde(rename = "type")]
         kind: Option<String>,
         /// Device indices.
-        ids: Vec<u32>,
+        ids: Vec<i64>,
         /// The device file of each, in the same order (gres.conf's `File=`): what a job
         /// given that GPU may open where devices are constrained.
         #[serde(default)]
@@ -69,7 +82,9 @@ pub struct PartitionConfig {
     pub default_time: Option<String>,
 }
 
-/// The configuration file as written.
+/// The configuration file as written. Numbers are kept as TOML writes them (`i64`, `f64`), so
+/// that a negative or oversized one is refused by [`Config::resolve`] with its key, its
+/// value and its range ([`bounds`]), as any other out of range.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
@@ -78,9 +93,9 @@ pub struct ConfigFile {
     /// Node name (default: the host name).
     pub node_name: Option<String>,
     /// CPUs to schedule (default: detected).
-    pub cpus: Option<u32>,
+    pub cpus: Option<i64>,
     /// Memory in MB to schedule (default: detected).
-    pub memory: Option<u64>,
+    pub memory: Option<i64>,
     /// GPUs (default: detected by the daemon at its start).
     pub gpus: Option<GpuConfig>,
     /// The NVML library the daemon loads to detect GPUs (default: the system's
@@ -88,35 +103,35 @@ pub struct ConfigFile {
     pub nvml_library: Option<PathBuf>,
     /// Seconds between two looks at the processes on the GPUs (default
     /// [`DEFAULT_GPU_SAMPLE_INTERVAL`]; 0 turns the look off).
-    pub gpu_sample_interval: Option<u64>,
+    pub gpu_sample_interval: Option<i64>,
     /// Seconds between two looks at a running job's memory in its cgroup, for its average
     /// (Slurm's `JobAcctGatherFrequency`; default 30, 0: none).
-    pub job_acct_gather_frequency: Option<u64>,
+    pub job_acct_gather_frequency: Option<i64>,
     /// Seconds each kept GPU sample stands for: the looks at the GPUs within one step are
     /// averaged into one sample per GPU and per job (default
     /// [`DEFAULT_GPU_HISTORY_RESOLUTION`]).
-    pub gpu_history_resolution: Option<u64>,
+    pub gpu_history_resolution: Option<i64>,
     /// Days the GPU samples are kept in the store (default [`DEFAULT_GPU_HISTORY_DAYS`]; 0:
     /// none are kept).
-    pub gpu_history_days: Option<u32>,
+    pub gpu_history_days: Option<i64>,
     /// GPU memory in MiB above which a process outside the queue counts as using its GPU
     /// (default [`DEFAULT_FOREIGN_GPU_MEMORY_MIB`]).
-    pub foreign_gpu_memory: Option<u64>,
+    pub foreign_gpu_memory: Option<i64>,
     /// What a GPU in use outside the queue means to the scheduler (default `avoid`).
     pub foreign_gpu_processes: Option<ForeignGpuProcesses>,
     /// Memory per CPU for jobs that ask for none, in MB (default: none, memory not reserved).
-    pub def_mem_per_cpu: Option<u64>,
+    pub def_mem_per_cpu: Option<i64>,
     /// Partitions (default: one partition `gpu`).
     pub partitions: Option<Vec<PartitionConfig>>,
     /// Seconds between SIGTERM and SIGKILL (default 30).
-    pub kill_wait: Option<u32>,
+    pub kill_wait: Option<i64>,
     /// Seconds a finished job stays visible in squeue (default 300).
-    pub min_job_age: Option<u32>,
+    pub min_job_age: Option<i64>,
     /// Days a finished job stays in the accounting history (sacct); 0 or absent: forever.
-    pub history_days: Option<u32>,
+    pub history_days: Option<i64>,
     /// Slurm's `MaxArraySize`: array indices run from 0 to one less than this (default
     /// 1001; 0 turns job arrays off).
-    pub max_array_size: Option<u32>,
+    pub max_array_size: Option<i64>,
     /// Where the store and job files live.
     pub state_dir: Option<PathBuf>,
     /// The Unix socket to listen on.
@@ -124,7 +139,7 @@ pub struct ConfigFile {
     /// Whether jobs without GPUs get an empty `CUDA_VISIBLE_DEVICES` (default true).
     pub hide_gpus_from_cpu_jobs: Option<bool>,
     /// Per-user limits (default: only [`DEFAULT_MAX_SUBMITTED_JOBS_PER_USER`]).
-    pub limits: Option<UserLimits>,
+    pub limits: Option<LimitsTable>,
     /// `user` (the default: one daemon per user, started by the first command) or `system`
     /// (one root daemon for every user of the machine).
     pub mode: Option<Mode>,
@@ -145,7 +160,7 @@ pub struct ConfigFile {
     pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
     /// Shards each GPU is split into for jobs that ask for `--gres=shard:N` (gres.conf's
     /// `Name=shard`, spread evenly over the GPUs; default 0: GPUs are given whole only).
-    pub shards_per_gpu: Option<u32>,
+    pub shards_per_gpu: Option<i64>,
     /// What happens to a shard job that uses more of its GPU's memory than its share
     /// (default `warn`).
     pub shard_memory: Option<ShardMemory>,
@@ -236,10 +251,21 @@ pub enum PrivateData {
     Usage,
 }
 
-/// The `[limits]` table: what one user may hold at once (like a Slurm QOS's `MaxJobsPU`,
-/// `MaxSubmitPU` and `MaxTRESPU=gres/gpu=N`).
+/// The `[limits]` table as written (TOML integers, checked by [`Config::resolve`]).
 #[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
+pub struct LimitsTable {
+    /// [`UserLimits::max_running_jobs_per_user`].
+    pub max_running_jobs_per_user: Option<i64>,
+    /// [`UserLimits::max_submitted_jobs_per_user`].
+    pub max_submitted_jobs_per_user: Option<i64>,
+    /// [`UserLimits::max_gpus_per_user`].
+    pub max_gpus_per_user: Option<i64>,
+}
+
+/// What one user may hold at once (like a Slurm QOS's `MaxJobsPU`, `MaxSubmitPU` and
+/// `MaxTRESPU=gres/gpu=N`), from the `[limits]` table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UserLimits {
     /// Running jobs per user; more wait with `QOSMaxJobsPerUserLimit`.
     pub max_running_jobs_per_user: Option<u32>,
@@ -397,11 +423,17 @@ impl Config {
         })
     }
 
-    /// Fills in defaults and checks values.
+    /// Fills in defaults and checks values: a number outside its key's range
+    /// ([`bounds`]) is refused, naming the key, the value and the range.
     pub fn resolve(file: ConfigFile, path: &Path) -> Result<Config, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
+        let out_of_range =
+            |which: bounds::OutOfRange| ConfigError::OutOfRange { path: path.to_path_buf(), which: Box::new(which) };
         let (gpu_setting, gpu_type, gpu_files) = match file.gpus {
-            Some(GpuConfig::Count(n)) => (GpuSetting::Configured((0..n).collect()), None, None),
+            Some(GpuConfig::Count(n)) => {
+                let n: u32 = bounds::GPUS.read("gpus", n).map_err(out_of_range)?;
+                (GpuSetting::Configured((0..n).collect()), None, None)
+            }
             Some(GpuConfig::List { kind, ids, files }) => {
                 if files.as_ref().is_some_and(|f| f.len() != ids.len()) {
                     return Err(invalid(format!(
@@ -410,10 +442,18 @@ impl Config {
                         ids.len()
                     )));
                 }
-                (GpuSetting::Configured(ids), kind, files)
+                (GpuSetting::Configured(gpu_ids(&ids).map_err(out_of_range)?), kind, files)
             }
             None => (GpuSetting::Detect, None, None),
         };
+        if let GpuSetting::Configured(ids) = &gpu_setting {
+            let mut seen = std::collections::BTreeSet::new();
+            if let Some(twice) = ids.iter().find(|&&id| !seen.insert(id)) {
+                return Err(invalid(format!(
+                    "gpus: id {twice} is listed twice: each GPU may be given to one job at a time"
+                )));
+            }
+        }
         let nvml_library = file.nvml_library.unwrap_or_else(|| crate::gpu::DEFAULT_NVML_LIBRARY.into());
         let mut found = match &gpu_setting {
             GpuSetting::Configured(_) => crate::gpu::discover(&gpu_setting, &nvml_library),
@@ -423,11 +463,16 @@ impl Config {
             gpu.devices = vec![file];
         }
         let parse_time = |field: &str, part: &str, v: &Option<String>| -> Result<Option<u32>, ConfigError> {
-            match v {
-                None => Ok(None),
-                Some(t) => crate::options::time::parse_time_limit(t)
-                    .map_err(|_| invalid(format!("partition {part}: invalid {field} '{t}'"))),
+            let Some(t) = v else { return Ok(None) };
+            let secs = crate::options::time::parse_time_secs(t, "time")
+                .map_err(|_| invalid(format!("partition {part}: invalid {field} '{t}'")))?;
+            // Checked before the limit is read, which would hold a longer one to the longest.
+            if let Some(minutes) = secs.map(|s| s.div_ceil(60)) {
+                let key = format!("partition {part}: {field}");
+                bounds::PARTITION_MINUTES.check(&key, minutes).map_err(|e| out_of_range(quoted(e, t)))?;
             }
+            crate::options::time::parse_time_limit(t)
+                .map_err(|_| invalid(format!("partition {part}: invalid {field} '{t}'")))
         };
         let mut partitions = Vec::new();
         for p in file.partitions.unwrap_or_else(|| {
@@ -479,56 +524,97 @@ impl Config {
             }
         };
         let mode = file.mode.unwrap_or_default();
-        let cpus =
-            file.cpus.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
-        if cpus == 0 {
-            return Err(invalid("cpus must be at least 1".into()));
+        let cpus = bounds::CPUS
+            .read_opt("cpus", file.cpus)
+            .map_err(out_of_range)?
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
+        let limits = file.limits.unwrap_or_default();
+        let limits = UserLimits {
+            max_running_jobs_per_user: bounds::JOBS_PER_USER
+                .read_opt("limits.max_running_jobs_per_user", limits.max_running_jobs_per_user)
+                .map_err(out_of_range)?,
+            max_submitted_jobs_per_user: Some(
+                bounds::JOBS_PER_USER
+                    .read_opt("limits.max_submitted_jobs_per_user", limits.max_submitted_jobs_per_user)
+                    .map_err(out_of_range)?
+                    .unwrap_or(DEFAULT_MAX_SUBMITTED_JOBS_PER_USER),
+            ),
+            max_gpus_per_user: bounds::GPUS
+                .read_opt("limits.max_gpus_per_user", limits.max_gpus_per_user)
+                .map_err(out_of_range)?,
+        };
+        let cgroup = file.cgroup.unwrap_or_default();
+        for (key, bounds, value) in [
+            ("cgroup.allowed_ram_space", bounds::ALLOWED_RAM_SPACE, cgroup.allowed_ram_space),
+            ("cgroup.allowed_swap_space", bounds::ALLOWED_SWAP_SPACE, cgroup.allowed_swap_space),
+        ] {
+            value.map(|v| bounds.check(key, v)).transpose().map_err(out_of_range)?;
         }
-        let shards_per_gpu = file.shards_per_gpu.unwrap_or(0);
-        if shards_per_gpu > MAX_SHARDS_PER_GPU {
-            return Err(invalid(format!(
-                "shards_per_gpu = {shards_per_gpu}: a GPU may be split into at most {MAX_SHARDS_PER_GPU} shards"
-            )));
+        if let Some(addr) = file.listen {
+            bounds::PORT.check("listen port", addr.port()).map_err(out_of_range)?;
         }
         Ok(Config {
-            shards_per_gpu,
+            shards_per_gpu: bounds::SHARDS_PER_GPU
+                .read_opt("shards_per_gpu", file.shards_per_gpu)
+                .map_err(out_of_range)?
+                .unwrap_or(0),
             shard_memory: file.shard_memory.unwrap_or_default(),
             mps: file.mps.unwrap_or(false),
             mps_control: None,
             cluster_name: file.cluster_name.unwrap_or_else(|| "slurmlet".into()),
             node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
             cpus,
-            memory: file.memory.unwrap_or_else(detect_memory_mb),
+            memory: bounds::MEMORY_MB
+                .read_opt("memory", file.memory)
+                .map_err(out_of_range)?
+                .unwrap_or_else(detect_memory_mb),
             gpu_setting,
             gpus: found.gpus,
             gpu_type,
             gpu_source: found.source,
             nvml_library,
-            gpu_sample_interval: file.gpu_sample_interval.unwrap_or(DEFAULT_GPU_SAMPLE_INTERVAL),
-            job_acct_gather_frequency: file
-                .job_acct_gather_frequency
+            gpu_sample_interval: bounds::GPU_SAMPLE_INTERVAL
+                .read_opt("gpu_sample_interval", file.gpu_sample_interval)
+                .map_err(out_of_range)?
+                .unwrap_or(DEFAULT_GPU_SAMPLE_INTERVAL),
+            job_acct_gather_frequency: bounds::JOB_ACCT_GATHER_FREQUENCY
+                .read_opt("job_acct_gather_frequency", file.job_acct_gather_frequency)
+                .map_err(out_of_range)?
                 .unwrap_or(crate::stepd::containment::cgroup::setup::DEFAULT_SAMPLE_SECS),
-            gpu_history_resolution: file.gpu_history_resolution.unwrap_or(DEFAULT_GPU_HISTORY_RESOLUTION).max(1),
-            gpu_history_days: file.gpu_history_days.unwrap_or(DEFAULT_GPU_HISTORY_DAYS),
-            foreign_gpu_memory_mib: file.foreign_gpu_memory.unwrap_or(DEFAULT_FOREIGN_GPU_MEMORY_MIB),
+            gpu_history_resolution: bounds::GPU_HISTORY_RESOLUTION
+                .read_opt("gpu_history_resolution", file.gpu_history_resolution)
+                .map_err(out_of_range)?
+                .unwrap_or(DEFAULT_GPU_HISTORY_RESOLUTION),
+            gpu_history_days: bounds::GPU_HISTORY_DAYS
+                .read_opt("gpu_history_days", file.gpu_history_days)
+                .map_err(out_of_range)?
+                .unwrap_or(DEFAULT_GPU_HISTORY_DAYS),
+            foreign_gpu_memory_mib: bounds::FOREIGN_GPU_MEMORY_MIB
+                .read_opt("foreign_gpu_memory", file.foreign_gpu_memory)
+                .map_err(out_of_range)?
+                .unwrap_or(DEFAULT_FOREIGN_GPU_MEMORY_MIB),
             foreign_gpu_processes: file.foreign_gpu_processes.unwrap_or_default(),
-            def_mem_per_cpu: file.def_mem_per_cpu,
+            def_mem_per_cpu: bounds::MEM_PER_CPU_MB
+                .read_opt("def_mem_per_cpu", file.def_mem_per_cpu)
+                .map_err(out_of_range)?,
             partitions,
-            kill_wait: file.kill_wait.unwrap_or(30),
-            min_job_age: file.min_job_age.unwrap_or(300),
-            history_days: file.history_days.filter(|&d| d > 0),
-            max_array_size: file
-                .max_array_size
-                .unwrap_or(crate::options::array::DEFAULT_MAX_ARRAY_SIZE)
-                .min(crate::options::array::MAX_ARRAY_SIZE_LIMIT),
+            kill_wait: bounds::KILL_WAIT.read_opt("kill_wait", file.kill_wait).map_err(out_of_range)?.unwrap_or(30),
+            min_job_age: bounds::MIN_JOB_AGE
+                .read_opt("min_job_age", file.min_job_age)
+                .map_err(out_of_range)?
+                .unwrap_or(300),
+            history_days: bounds::HISTORY_DAYS
+                .read_opt("history_days", file.history_days)
+                .map_err(out_of_range)?
+                .filter(|&d: &u32| d > 0),
+            max_array_size: bounds::MAX_ARRAY_SIZE
+                .read_opt("max_array_size", file.max_array_size)
+                .map_err(out_of_range)?
+                .unwrap_or(crate::options::array::DEFAULT_MAX_ARRAY_SIZE),
             state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
             socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
-            limits: {
-                let mut limits = file.limits.unwrap_or_default();
-                limits.max_submitted_jobs_per_user.get_or_insert(DEFAULT_MAX_SUBMITTED_JOBS_PER_USER);
-                limits
-            },
+            limits,
             cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),
             mode,
             operators,
@@ -590,6 +676,17 @@ impl Config {
     }
 }
 
+/// The configured GPU ids, each within [`bounds::GPU_ID`], at most [`bounds::GPUS`] of them.
+fn gpu_ids(ids: &[i64]) -> Result<Vec<u32>, bounds::OutOfRange> {
+    bounds::GPUS.check("the number of gpus.ids", ids.len() as i64)?;
+    ids.iter().map(|&id| bounds::GPU_ID.read("gpus.ids", id)).collect()
+}
+
+/// `refusal` with its value as the file wrote it, quoted (a partition's time, an address).
+fn quoted(refusal: bounds::OutOfRange, written: &str) -> bounds::OutOfRange {
+    bounds::OutOfRange { value: format!("\"{written}\""), ..refusal }
+}
+
 /// Total memory in MB from /proc/meminfo.
 fn detect_memory_mb() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
@@ -647,6 +744,114 @@ mod tests {
         let f: ConfigFile = toml::from_str("listen = \"127.0.0.1:6820\"").unwrap();
         assert_eq!(f.listen, Some("127.0.0.1:6820".parse().unwrap()));
         assert!(toml::from_str::<ConfigFile>("listen = \"127.0.0.1\"").is_err(), "a port is needed");
+    }
+
+    /// Each numeric key, a value past its range, and the refusal it gets.
+    const OUT_OF_RANGE: &[(&str, &str)] = &[
+        ("gpus = 4000000000", "gpus = 4000000000 is out of range: 0 to 1024"),
+        ("gpus = -1", "gpus = -1 is out of range: 0 to 1024"),
+        ("gpus = { ids = [0, 5000] }", "gpus.ids = 5000 is out of range: 0 to 1023"),
+        ("cpus = 4000000000", "cpus = 4000000000 is out of range: 1 to 8192"),
+        ("cpus = 0", "cpus = 0 is out of range: 1 to 8192"),
+        ("memory = 0", "memory = 0 is out of range: 1 to 4294967296 MB"),
+        ("memory = 4294967297", "memory = 4294967297 is out of range: 1 to 4294967296 MB"),
+        ("def_mem_per_cpu = -1", "def_mem_per_cpu = -1 is out of range: 0 to 4294967296 MB"),
+        (
+            "gpu_sample_interval = 9223372036854775807",
+            "gpu_sample_interval = 9223372036854775807 is out of range: 0 to 86400 seconds",
+        ),
+        (
+            "job_acct_gather_frequency = 9223372036854775807",
+            "job_acct_gather_frequency = 9223372036854775807 is out of range: 0 to 86400 seconds",
+        ),
+        ("job_acct_gather_frequency = -1", "job_acct_gather_frequency = -1 is out of range: 0 to 86400 seconds"),
+        ("gpu_history_resolution = 0", "gpu_history_resolution = 0 is out of range: 1 to 86400 seconds"),
+        ("gpu_history_days = 3651", "gpu_history_days = 3651 is out of range: 0 to 3650 days"),
+        ("history_days = 36501", "history_days = 36501 is out of range: 0 to 36500 days"),
+        ("foreign_gpu_memory = 1048577", "foreign_gpu_memory = 1048577 is out of range: 0 to 1048576 MiB"),
+        ("kill_wait = 65534", "kill_wait = 65534 is out of range: 0 to 65533 seconds"),
+        ("min_job_age = 31536001", "min_job_age = 31536001 is out of range: 0 to 31536000 seconds"),
+        ("max_array_size = 4000002", "max_array_size = 4000002 is out of range: 0 to 4000001"),
+        ("shards_per_gpu = 1025", "shards_per_gpu = 1025 is out of range: 0 to 1024"),
+        (
+            "[limits]\nmax_running_jobs_per_user = -1",
+            "limits.max_running_jobs_per_user = -1 is out of range: 0 to 67108863 jobs",
+        ),
+        (
+            "[limits]\nmax_submitted_jobs_per_user = 67108864",
+            "limits.max_submitted_jobs_per_user = 67108864 is out of range: 0 to 67108863 jobs",
+        ),
+        ("[limits]\nmax_gpus_per_user = 1025", "limits.max_gpus_per_user = 1025 is out of range: 0 to 1024"),
+        ("[cgroup]\nallowed_ram_space = -50", "cgroup.allowed_ram_space = -50 is out of range: 1 to 1000 percent"),
+        ("[cgroup]\nallowed_ram_space = nan", "cgroup.allowed_ram_space = NaN is out of range: 1 to 1000 percent"),
+        (
+            "[cgroup]\nallowed_swap_space = 1000.5",
+            "cgroup.allowed_swap_space = 1000.5 is out of range: 0 to 1000 percent",
+        ),
+        ("[cgroup]\nallowed_swap_space = -1.0", "cgroup.allowed_swap_space = -1 is out of range: 0 to 1000 percent"),
+        ("listen = \"127.0.0.1:0\"", "listen port = 0 is out of range: 1 to 65535"),
+        (
+            "[[partitions]]\nname = \"long\"\nmax_time = \"99999999999\"",
+            "partition long: max_time = \"99999999999\" is out of range: 0 to 4294967294 minutes",
+        ),
+        (
+            "[[partitions]]\nname = \"short\"\ndefault_time = \"9999999-0\"",
+            "partition short: default_time = \"9999999-0\" is out of range: 0 to 4294967294 minutes",
+        ),
+    ];
+
+    /// Each numeric key at the ends of its range: every one is taken.
+    const AT_THE_ENDS: &[&str] = &[
+        "gpus = 1024",
+        "gpus = { ids = [0, 1023] }",
+        "cpus = 1",
+        "cpus = 8192",
+        "memory = 4294967296\ndef_mem_per_cpu = 4294967296",
+        "gpu_sample_interval = 86400\njob_acct_gather_frequency = 86400\ngpu_history_resolution = 86400",
+        "gpu_sample_interval = 0\njob_acct_gather_frequency = 0\ngpu_history_resolution = 1",
+        "gpu_history_days = 3650\nhistory_days = 36500\nforeign_gpu_memory = 1048576",
+        "kill_wait = 65533\nmin_job_age = 31536000\nmax_array_size = 4000001\nshards_per_gpu = 1024",
+        "kill_wait = 0\nmin_job_age = 0\nmax_array_size = 0\nshards_per_gpu = 0",
+        "[limits]\nmax_running_jobs_per_user = 67108863\nmax_submitted_jobs_per_user = 0\nmax_gpus_per_user = 1024",
+        "[cgroup]\nallowed_ram_space = 1.0\nallowed_swap_space = 1000",
+        "listen = \"127.0.0.1:65535\"",
+        "[[partitions]]\nname = \"long\"\nmax_time = \"4294967294\"\ndefault_time = \"UNLIMITED\"",
+    ];
+
+    fn resolve(text: &str) -> Result<Config, ConfigError> {
+        let file = toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        Config::resolve(file, Path::new("slurmlet.toml"))
+    }
+
+    #[test]
+    fn every_numeric_key_is_refused_past_its_range_naming_key_value_and_range() {
+        for (text, says) in OUT_OF_RANGE {
+            match resolve(text) {
+                Err(e @ ConfigError::OutOfRange { .. }) => assert_eq!(e.to_string(), format!("slurmlet.toml: {says}")),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_numeric_key_is_taken_at_the_ends_of_its_range() {
+        for text in AT_THE_ENDS {
+            if let Err(e) = resolve(text) {
+                panic!("{text}: {e}");
+            }
+        }
+        let c = resolve("kill_wait = 65533\njob_acct_gather_frequency = 86400\n[cgroup]\nallowed_ram_space = 101.5")
+            .unwrap();
+        assert_eq!((c.kill_wait, c.job_acct_gather_frequency, c.cgroup.allowed_ram_space), (65533, 86400, 101.5));
+    }
+
+    #[test]
+    fn a_gpu_listed_twice_or_too_many_gpus_are_refused() {
+        let e = resolve("gpus = { ids = [0, 1, 0] }").unwrap_err().to_string();
+        assert_eq!(e, "slurmlet.toml: gpus: id 0 is listed twice: each GPU may be given to one job at a time");
+        let many: Vec<String> = (0..1025).map(|i| i.to_string()).collect();
+        let e = resolve(&format!("gpus = {{ ids = [{}] }}", many.join(", "))).unwrap_err().to_string();
+        assert_eq!(e, "slurmlet.toml: the number of gpus.ids = 1025 is out of range: 0 to 1024");
     }
 
     #[test]
