@@ -151,6 +151,21 @@ impl Identity {
         Ok(())
     }
 
+    /// Makes `cmd` run as `owner` when the daemon acts for another user (see
+    /// [`RunAs::when_needed`]): the child takes the owner's groups, gid and uid before it
+    /// executes the program. Nothing changes when there is nobody to switch to.
+    pub fn run_command_as(cmd: &mut std::process::Command, owner: RunAs) -> Result<(), IdentityError> {
+        use std::os::unix::process::CommandExt;
+        let Some(owner) = RunAs::when_needed(owner.uid, owner.gid) else { return Ok(()) };
+        let user = Identity::lookup(owner)?;
+        // SAFETY: the closure runs in the child right after fork; `become_for_good` makes
+        // only async-signal-safe calls on memory prepared before the fork.
+        unsafe {
+            cmd.pre_exec(move || user.become_for_good().map_err(std::io::Error::from_raw_os_error));
+        }
+        Ok(())
+    }
+
     fn switch_error(&self, source: std::io::Error) -> IdentityError {
         IdentityError::Switch { name: self.name.clone(), uid: self.uid, source }
     }

@@ -99,11 +99,29 @@ pub fn prepare(cmd: &mut Command, input: bool) -> &mut Command {
 
 /// Runs `cmd` within `limits`, with `input` written to it, and returns how it ended.
 pub fn run(cmd: &mut Command, input: Option<&[u8]>, limits: Limits) -> Result<Finished, ProgramError> {
+    prepare(cmd, input.is_some());
+    run_prepared(cmd, input, limits)
+}
+
+/// [`run`] of a command already [`prepare`]d (and changed after, say to drop its output).
+pub fn run_prepared(cmd: &mut Command, input: Option<&[u8]>, limits: Limits) -> Result<Finished, ProgramError> {
     let name = name_of(cmd);
-    let child = prepare(cmd, input.is_some())
-        .spawn()
-        .map_err(|source| ProgramError::Start { program: name.clone(), source })?;
+    let child = {
+        let _one = one_spawn_at_a_time();
+        cmd.spawn().map_err(|source| ProgramError::Start { program: name.clone(), source })?
+    };
     finish(child, &name, input, limits)
+}
+
+/// Every process start of the daemon and every job script's writing, one at a time.
+static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds off every other process start of the daemon (a supervisor's, a helper program's)
+/// and every job script's writing while the caller starts one: a process forked while a
+/// script is open for writing would keep it open until it execs, and the script's own exec
+/// would then fail with "Text file busy".
+pub fn one_spawn_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The name a program is reported by: its path as given.

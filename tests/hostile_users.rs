@@ -88,7 +88,7 @@ fn no_swap_between_the_steps_of_making_an_mps_servers_directories_redirects_root
     assert_eq!((top.uid(), top.mode() & 0o777), (0, 0o711), "the server's own directory stays root's");
     // What the owner may do in theirs, they may: the control daemon writes there.
     as_stranger(|| std::fs::write(place.pipe_dir.join("control"), "")).unwrap();
-    place.remove().unwrap();
+    place.remove(Some(RunAs { uid: STRANGER, gid: STRANGER })).unwrap();
     assert!(!place.dir.exists());
 }
 
@@ -139,7 +139,7 @@ fn the_control_daemons_pid_file_is_read_only_when_it_is_a_small_file_of_its_owne
     plant(&|p| std::fs::write(p, format!("{}\n", std::process::id())));
     assert_eq!(read(), None, "a root process named in the file is not taken for theirs");
     theirs.0.kill().unwrap();
-    place.remove().unwrap();
+    place.remove(Some(RunAs { uid: STRANGER, gid: STRANGER })).unwrap();
 }
 
 /// A child killed and reaped when dropped.
@@ -489,4 +489,40 @@ fn a_gpu_whose_server_cannot_be_started_is_drained_and_its_job_waits_again_never
     program.set(Stand { writes_pid: true, start_fails: false });
     shared.wait_state_within(id, "COMPLETED", Duration::from_secs(60));
     assert!(alice.home.join("shard.ran").exists());
+}
+
+#[test]
+fn a_tree_too_deep_for_a_thread_in_the_owners_mps_directories_neither_crashes_the_daemon_nor_stays() {
+    let test = "a_tree_too_deep_for_a_thread_in_the_owners_mps_directories_neither_crashes_the_daemon_nor_stays";
+    if !is_root(test) {
+        return;
+    }
+    if Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
+        common::skip(test, "no python3 to make the deep tree with");
+        return;
+    }
+    let program = ControlProgram::new(Stand { writes_pid: true, start_fails: false });
+    let mut shared = mps_daemon(&program);
+    let alice = shared.user("mk");
+    let bob = shared.user("ml");
+    // 30,000 directories, one in the other: far deeper than a thread's stack can recurse.
+    let deep = "python3 -c 'import os\nos.chdir(os.environ[\"CUDA_MPS_LOG_DIRECTORY\"])\nfor _ in range(30000):\n    os.mkdir(\"d\"); os.chdir(\"d\")'";
+    hold_gpu(&shared, &alice, "deep", deep);
+    let both = both_gpus(&shared, &bob);
+    std::fs::write(alice.home.join("release"), "").unwrap();
+    bob_runs(&shared, &bob, both, LONG);
+    let exited = shared.daemon.as_mut().unwrap().try_wait().unwrap();
+    assert!(exited.is_none(), "the daemon died: {exited:?}; log:\n{}", shared.log());
+    squeue_answers(&shared, &bob);
+    // Her tree is removed, as her, in the background; nothing of it is left.
+    let base = shared.dir.path().join("state").join("mps");
+    wait_for("her server's directory to be removed", Duration::from_secs(60), || {
+        let left: Vec<String> = std::fs::read_dir(&base)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(&format!("uid{}", alice.uid)))
+            .collect();
+        until(left.is_empty(), || format!("{left:?}; log:\n{}", shared.log()))
+    });
 }

@@ -9,9 +9,8 @@
 //! caller keeps the GPU away from new jobs until it is.
 
 use super::place::{ControlProcess, Server};
-use crate::identity::{Identity, RunAs};
+use crate::identity::Identity;
 use crate::program::{self, Limits};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -138,15 +137,9 @@ impl Control {
         Err(self.failed("quit", server, why))
     }
 
-    /// Runs the control program `cmd` (made ready by [`program::prepare`]) to `deadline`; it
-    /// is forked with no job script open for writing (see `launch::one_spawn_at_a_time`).
+    /// Runs the control program `cmd` (made ready by [`program::prepare`]) to `deadline`.
     fn run(&self, mut cmd: Command, input: Option<&[u8]>, deadline: Duration) -> std::io::Result<program::Finished> {
-        let name = self.program.display().to_string();
-        let child = {
-            let _one = crate::daemon::supervision::launch::one_spawn_at_a_time();
-            cmd.spawn()?
-        };
-        program::finish(child, &name, input, Limits { deadline, max_output: OUTPUT_KEPT })
+        program::run_prepared(&mut cmd, input, Limits { deadline, max_output: OUTPUT_KEPT })
             .map_err(std::io::Error::other)
     }
 
@@ -158,14 +151,7 @@ impl Control {
             .env("CUDA_MPS_PIPE_DIRECTORY", &server.place.pipe_dir)
             .env("CUDA_MPS_LOG_DIRECTORY", &server.place.log_dir)
             .current_dir("/");
-        if let Some(owner) = RunAs::when_needed(server.owner.uid, server.owner.gid) {
-            let user = Identity::lookup(owner).map_err(std::io::Error::other)?;
-            // SAFETY: the closure runs in the child right after fork; `become_for_good` makes
-            // only async-signal-safe calls on memory prepared before the fork.
-            unsafe {
-                cmd.pre_exec(move || user.become_for_good().map_err(std::io::Error::from_raw_os_error));
-            }
-        }
+        Identity::run_command_as(&mut cmd, server.owner).map_err(std::io::Error::other)?;
         Ok(cmd)
     }
 

@@ -81,7 +81,7 @@ impl Place {
             let what = what.display().to_string();
             move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"))
         };
-        self.remove()?;
+        self.remove(owner)?;
         between(CreateStep::Cleared);
         if let Some(base) = self.dir.parent() {
             std::fs::create_dir_all(base).map_err(context(base))?;
@@ -127,17 +127,98 @@ impl Place {
         ControlProcess::of(pid, owner)
     }
 
-    /// Removes the directories, if they are there. (The standard library's removal opens
-    /// each directory without following links and removes entries relative to it, so
-    /// nothing the owner put in theirs leads it elsewhere.)
-    pub fn remove(&self) -> std::io::Result<()> {
-        match std::fs::remove_dir_all(&self.dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(std::io::Error::new(e.kind(), format!("{}: {e}", self.dir.display())))
+    /// Removes the directories, if they are there, of a server of `owner` (`None`: the
+    /// daemon's own user). The place is free at once: its directory is renamed aside in the
+    /// root-owned base, then emptied and removed on a thread of its own ([`sweep`]).
+    pub fn remove(&self, owner: Option<RunAs>) -> std::io::Result<()> {
+        let Some((base, name)) = self.dir.parent().zip(self.dir.file_name()) else { return Ok(()) };
+        let aside = base.join(format!("{REMOVED_PREFIX}{}-{}", name.to_string_lossy(), unique_suffix()));
+        match std::fs::rename(&self.dir, &aside) {
+            Ok(()) => {
+                let spawned = std::thread::Builder::new().name("mps-sweep".into()).spawn(move || sweep(&aside, owner));
+                if let Err(e) = spawned {
+                    tracing::warn!("cannot start removing an MPS server's directory: {e}");
+                }
+                Ok(())
             }
-            _ => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", self.dir.display()))),
         }
     }
+}
+
+/// What a server's directory is renamed to, in the base, when it is removed: `.removed-` and
+/// its name and a number.
+const REMOVED_PREFIX: &str = ".removed-";
+
+/// How long the owner's emptying of a removed server's directories may take.
+const SWEEP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A number no other removal of this daemon's life shares: the time and a count.
+fn unique_suffix() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{}-{n}", std::process::id(), crate::options::now())
+}
+
+/// Empties and removes `aside`, a server's directory renamed aside (root's, with the owner's
+/// `pipe` and `log` in it). What is in those two is the owner's: a tree of any depth, links,
+/// FIFOs, a file system mounted on one of its directories. So it is emptied by the owner
+/// themselves (`find -delete`, which walks a tree of any depth without recursing), in a child
+/// process with a deadline, never on root's behalf nor on one of the daemon's threads; root
+/// then removes the emptied directories one by one, following nothing. What cannot be
+/// removed is left, said once in the log, and tried again at the next start.
+pub fn sweep(aside: &Path, owner: Option<RunAs>) {
+    // From inside the owner's two directories: root's, around them, is not theirs to list.
+    let theirs: Vec<PathBuf> =
+        [PIPE, LOG].iter().map(|sub| aside.join(sub)).filter(|sub| std::fs::symlink_metadata(sub).is_ok()).collect();
+    if let Err(why) = empty_as(&theirs, owner) {
+        tracing::warn!("emptying {}: {why}", aside.display());
+    }
+    let removed = theirs
+        .iter()
+        .try_for_each(|sub| std::fs::remove_dir(sub).map_err(|e| format!("{}: {e}", sub.display())))
+        .and_then(|()| std::fs::remove_dir(aside).map_err(|e| format!("{}: {e}", aside.display())));
+    if let Err(why) = removed {
+        tracing::warn!("an MPS server's directory is left, to be removed at the next start: {why}");
+    }
+}
+
+/// Empties the directories `dirs` (absolute paths; none: nothing is done), as `owner`, with
+/// `find -delete` to [`SWEEP_WAIT`].
+fn empty_as(dirs: &[PathBuf], owner: Option<RunAs>) -> Result<(), String> {
+    // find with no starting point would start from its working directory.
+    if dirs.is_empty() || dirs.iter().any(|d| !d.is_absolute()) {
+        return Ok(());
+    }
+    let mut find = std::process::Command::new("find");
+    find.args(dirs).args(["-xdev", "-mindepth", "1", "-delete"]).current_dir("/");
+    if let Some(owner) = owner {
+        crate::identity::Identity::run_command_as(&mut find, owner).map_err(|e| e.to_string())?;
+    }
+    let limits = crate::program::Limits { deadline: SWEEP_WAIT, max_output: 4096 };
+    match crate::program::run(&mut find, None, limits) {
+        Ok(done) if done.status.success() => Ok(()),
+        Ok(done) => Err(format!("find: {}", done.stderr_text())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The servers' directories that a removal left under `state_dir` (renamed aside but not
+/// emptied: the daemon stopped meanwhile, or the owner's tree resisted), each with the
+/// owner of its `pipe` directory.
+pub fn left_aside(state_dir: &Path) -> Vec<(PathBuf, Option<RunAs>)> {
+    let Ok(entries) = std::fs::read_dir(base(state_dir)) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(REMOVED_PREFIX))
+        .map(|e| {
+            let path = e.path();
+            let owner =
+                std::fs::symlink_metadata(path.join(PIPE)).ok().and_then(|m| RunAs::when_needed(m.uid(), m.gid()));
+            (path, owner)
+        })
+        .collect()
 }
 
 /// A control daemon: its pid and its start time, which tell it from a later process that
@@ -247,7 +328,31 @@ mod tests {
         assert_eq!(Server::recorded(state.path()), vec![server.clone()]);
         assert!(!base(state.path()).join("gpu7.json").exists(), "an unreadable record is removed");
         server.forget(state.path());
-        place.remove().unwrap();
+        place.remove(None).unwrap();
         assert!(Server::recorded(state.path()).is_empty() && !place.dir.exists());
+    }
+
+    #[test]
+    fn a_removed_place_is_free_at_once_and_its_tree_goes_whatever_its_depth() {
+        let state = tempfile::tempdir().unwrap();
+        let place = Place::of(state.path(), 0, crate::paths::uid());
+        place.create(None).unwrap();
+        let mut deep = place.log_dir.clone();
+        // As deep as a path can name (the system test goes deeper, from inside).
+        for _ in 0..1000 {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        std::os::unix::fs::symlink("/", place.pipe_dir.join("root")).unwrap();
+        place.remove(None).unwrap();
+        assert!(!place.dir.exists(), "the place is free at once");
+        place.create(None).unwrap();
+        let gone = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !left_aside(state.path()).is_empty() && std::time::Instant::now() < gone {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(left_aside(state.path()).is_empty(), "{:?}", left_aside(state.path()));
+        assert!(place.pipe_dir.is_dir() && std::path::Path::new("/etc").exists(), "nothing through the link went");
+        assert_eq!(empty_as(&[], None), Ok(()), "no starting point: nothing is run");
     }
 }

@@ -91,8 +91,12 @@ impl Servers {
 
     /// Takes up the servers an earlier daemon recorded: those whose owner still holds
     /// shards of their GPU (`in_use(gpu, uid)`, from the re-adopted jobs) are kept, the
-    /// others quit.
+    /// others quit; the directories of servers an earlier daemon was removing are removed.
     pub fn adopt(&self, in_use: impl Fn(u32, u32) -> bool) {
+        for (aside, owner) in super::place::left_aside(&self.state_dir) {
+            let _ =
+                std::thread::Builder::new().name("mps-sweep".into()).spawn(move || super::place::sweep(&aside, owner));
+        }
         for server in Server::recorded(&self.state_dir) {
             match self.gpus.get(&server.gpu) {
                 Some(slot) if in_use(server.gpu, server.owner.uid) => {
@@ -229,7 +233,7 @@ impl Servers {
             return Some(why);
         }
         tracing::info!(gpu = server.gpu, uid = server.owner.uid, "MPS server quit");
-        if let Err(e) = server.place.remove() {
+        if let Err(e) = server.place.remove(RunAs::when_needed(server.owner.uid, server.owner.gid)) {
             tracing::warn!("cannot remove the MPS server's directory: {e}");
         }
         server.forget(&self.state_dir);

@@ -225,18 +225,7 @@ pub fn cgroup_plan(
     Some(setup.plan(job.id, step, job_limits, setup.limits(cpu_ids, mem_mb), denied))
 }
 
-/// Held while a job's script is written and while a supervisor is started. A process started
-/// while another thread has a script open for writing would inherit that descriptor until it
-/// execs, and the script's own exec would then fail with "Text file busy".
-static SPAWN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Holds off every other process start of the daemon (a supervisor's, a helper program's)
-/// and every job script's writing while the caller starts one: a process forked while a
-/// script is open for writing would keep it open until it execs, and the script's own exec
-/// would then fail with "Text file busy".
-pub fn one_spawn_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub use crate::program::one_spawn_at_a_time;
 
 impl Prepared {
     /// Writes the job directory (script and spec). This needs no durable allocation: until
@@ -286,7 +275,7 @@ pub fn start_supervisor(
     conn: Option<&std::os::unix::net::UnixStream>,
 ) -> std::io::Result<Started> {
     use std::os::fd::AsFd;
-    let _one_at_a_time = SPAWN_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_at_a_time = one_spawn_at_a_time();
     let (ended, end_writer) = crate::sys::pipe()?;
     let fds: Vec<_> = std::iter::once(end_writer.as_fd()).chain(conn.map(|c| c.as_fd())).collect();
     let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
