@@ -69,15 +69,23 @@ pub fn process_start_ticks(pid: i32) -> Option<u64> {
 
 /// Field `n` (1-based, as in proc(5)) of `/proc/PID/stat`, for fields after the command name.
 fn stat_field(pid: i32, n: usize) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat_fields(&stat)?.get(n.checked_sub(3)?).map(|f| f.to_string())
+    read_stat_fields(pid)?.into_iter().nth(n.checked_sub(3)?)
+}
+
+/// The fields of `/proc/PID/stat` from field 3 (the state) on. The file is read as bytes:
+/// the command name (field 2), which its process sets, may be anything, not valid UTF-8 too,
+/// and a process must not hide from the daemon by its name.
+pub fn read_stat_fields(pid: i32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    stat_fields(&raw).map(|f| f.into_iter().map(str::to_string).collect())
 }
 
 /// The fields of a `/proc/PID/stat` text from field 3 (the state) on: the command name
 /// (field 2) is in parentheses and may hold anything, spaces and `)` included, so the
 /// fields start after its last `)`. `None` for a text without one.
-pub fn stat_fields(stat: &str) -> Option<Vec<&str>> {
-    Some(stat[stat.rfind(')')? + 1..].split_whitespace().collect())
+pub fn stat_fields(stat: &[u8]) -> Option<Vec<&str>> {
+    let after = &stat[stat.iter().rposition(|&b| b == b')')? + 1..];
+    Some(std::str::from_utf8(after).ok()?.split_whitespace().collect())
 }
 
 /// The process group of `pid` (field 5 of `/proc/PID/stat`).
@@ -119,9 +127,8 @@ pub fn session_members(sids: &[i32]) -> Vec<(i32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             // Fields 5 and 6: process group, session.
-            let fields = stat_fields(&stat)?;
+            let fields = read_stat_fields(pid)?;
             let pgid = fields.get(2)?.parse().ok()?;
             let sid: i32 = fields.get(3)?.parse().ok()?;
             sids.contains(&sid).then_some((pid, pgid))

@@ -526,3 +526,77 @@ fn a_tree_too_deep_for_a_thread_in_the_owners_mps_directories_neither_crashes_th
         until(left.is_empty(), || format!("{left:?}; log:\n{}", shared.log()))
     });
 }
+
+#[test]
+fn a_huge_command_line_outside_the_queue_is_read_in_part_and_shown_only_where_ps_would() {
+    use common::fake_nvml::{self, A100_MODEL, UUID0, UUID1};
+    let test = "a_huge_command_line_outside_the_queue_is_read_in_part_and_shown_only_where_ps_would";
+    if !is_root(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("nvml.json");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let describe = |pid: u32| {
+        let mut gpu0 = fake_nvml::gpu(0, A100_MODEL, UUID0);
+        gpu0["processes"] = fake_nvml::processes(&[(pid, 2 << 30, 50)]);
+        serde_json::json!({ "gpus": [gpu0, fake_nvml::gpu(1, A100_MODEL, UUID1)] })
+    };
+    fake_nvml::write_machine(&machine, describe(1));
+    let extra = format!(
+        "nvml_library = \"{}\"\ngpu_sample_interval = 1\nprivate_data = [\"jobs\"]\n",
+        fake_nvml::library().display()
+    );
+    let env = vec![(fake_nvml::MACHINE_VARIABLE.to_string(), machine.display().to_string())];
+    let shared = Shared::start_with(&extra, env);
+    let alice = shared.user("mm");
+    let bob = shared.user("mn");
+    // Bob's program outside the queue, with close to two megabytes of arguments.
+    let mut program = Command::new("sh");
+    program.args(["-c", "sleep 600", "train"]).args(vec!["x".repeat(120_000); 15]).uid(bob.uid).gid(bob.gid);
+    let program = KillOnDrop(program.spawn().unwrap());
+    fake_nvml::write_machine(&machine, describe(program.0.id()));
+    let seen_by = |user: &User| {
+        wait_for("the look to see bob's program", LONG, || {
+            let r = node_reason(&shared, user);
+            until(r.contains(&format!("pid {}", program.0.id())), || r.clone()).map(|()| r)
+        })
+    };
+    let his = seen_by(&bob);
+    assert!(his.contains(&format!("pid {} ({}) sh -c sleep 600 train xxx", program.0.id(), bob.name)), "{his}");
+    assert!(his.contains("…, 2.0 GiB") && his.len() < 400, "read and shown in part: {} bytes", his.len());
+    let hers = seen_by(&alice);
+    assert_eq!(hers, format!("gpu 0 busy outside the queue: pid {} ({}), 2.0 GiB", program.0.id(), bob.name));
+    let out = shared.run_as(&alice, "slurmlet", &["gpus", "--json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed["gpus"][0]["outside_queue"][0]["command"], serde_json::Value::Null, "{listed}");
+    let log = shared.log();
+    assert!(log.len() < 64 << 10, "the log holds the command line whole: {} bytes", log.len());
+}
+
+#[test]
+fn a_step_process_whose_name_is_not_utf8_is_still_found_and_ended() {
+    let test = "a_step_process_whose_name_is_not_utf8_is_still_found_and_ended";
+    if Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
+        common::skip(test, "no python3 to rename a process with");
+        return;
+    }
+    // Without cgroups: a step's processes are found through its supervisor's session.
+    let c = common::Cluster::start("0", "");
+    // A task's child that makes a process group of its own and renames itself to bytes that
+    // are not UTF-8, as any process may (prctl PR_SET_NAME), so that a reader of
+    // /proc/PID/stat as text does not see it.
+    let hide = "import os, ctypes, time\nif os.fork() == 0:\n    os.setpgid(0, 0)\n    ctypes.CDLL(None).prctl(15, b'\\xff\\xfe', 0, 0, 0)\n    open('hidden.pid', 'w').write(str(os.getpid()))\n    time.sleep(600)\nos.wait()\n";
+    std::fs::write(c.path("hide.py"), hide).unwrap();
+    let id = c.sbatch(&["-o", "/dev/null", "--wrap", "srun python3 hide.py"]);
+    let pid: i32 = c.wait_file("hidden.pid", LONG).trim().parse().unwrap();
+    let comm = std::fs::read(format!("/proc/{pid}/comm")).unwrap();
+    assert_eq!(comm, b"\xff\xfe\n", "the process renamed itself");
+    let out = c.run("scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    c.wait_state(id, &["CANCELLED"], LONG);
+    wait_for("the renamed process to be ended", Duration::from_secs(10), || {
+        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists() && !slurmlet::sys::is_zombie(pid);
+        until(!alive, || format!("pid {pid} still runs; log:\n{}", c.log()))
+    });
+}

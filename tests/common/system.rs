@@ -116,7 +116,8 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// A system daemon with 2 fake GPUs and `extra` configuration.
+    /// A system daemon with 2 fake GPUs (configured, or those of the NVML library `extra` names)
+    /// and `extra` configuration.
     pub fn start(extra: &str) -> Shared {
         Shared::start_with(extra, Vec::new())
     }
@@ -131,9 +132,11 @@ impl Shared {
         std::fs::write(
             &config,
             format!(
-                "mode = \"system\"\ncluster_name = \"lab\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\ngpus = 2\nkill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
+                "mode = \"system\"\ncluster_name = \"lab\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\n{gpus}kill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
                 dir.path().join("state").display(),
-                socket.display()
+                socket.display(),
+                // A configuration that names an NVML library finds its GPUs through it.
+                gpus = if extra.contains("nvml_library") { "" } else { "gpus = 2\n" },
             ),
         )
         .unwrap();

@@ -13,6 +13,8 @@ pub struct ForeignProcess {
     pub gpu: u32,
     /// Its pid, as the driver gave it.
     pub pid: u32,
+    /// Its owner's uid; `None` when it is not in this pid namespace.
+    pub uid: Option<u32>,
     /// Its owner's name; `None` when it is not in this pid namespace.
     pub user: Option<String>,
     /// Its command line, control characters escaped; `None` when unknown.
@@ -24,7 +26,13 @@ pub struct ForeignProcess {
 impl ForeignProcess {
     /// `gpu 0 busy outside the queue: pid 4242 (bob) python train.py, 11.2 GiB`.
     pub fn describe(&self) -> String {
-        let who = match (&self.user, &self.command) {
+        self.describe_for(true)
+    }
+
+    /// [`ForeignProcess::describe`], without its command line unless `with_command`.
+    pub fn describe_for(&self, with_command: bool) -> String {
+        let command = self.command.as_ref().filter(|_| with_command);
+        let who = match (&self.user, command) {
             (Some(user), Some(command)) => format!(" ({user}) {command}"),
             (Some(user), None) => format!(" ({user})"),
             (None, _) => " (not in this pid namespace)".to_string(),
@@ -61,16 +69,28 @@ pub fn foreign(
     let mut found: Vec<ForeignProcess> = large
         .into_iter()
         .filter(|(_, p)| !owners.contains_key(&p.pid))
-        .map(|(gpu, p)| ForeignProcess {
+        .map(|(gpu, p)| {
+            let owner = process::owner(p.pid as i32);
+            (gpu, p, owner)
+        })
+        .map(|(gpu, p, owner)| ForeignProcess {
             gpu,
             pid: p.pid,
-            user: process::owner(p.pid as i32),
+            uid: owner.as_ref().map(|(uid, _)| *uid),
+            user: owner.map(|(_, name)| name),
             command: process::command_line(p.pid as i32),
             used_memory: p.used_memory,
         })
         .collect();
     found.sort_by_key(|f| (f.gpu, f.pid));
     found
+}
+
+/// Whether `caller` (uid) may see the command line of `p`: its owner, root and the
+/// operators always; others as the machine would show it to them, which is not at all where
+/// `/proc` hides other users' processes or `private_data` hides other users' jobs.
+pub fn command_visible(p: &ForeignProcess, caller: u32, privileged: bool, private_jobs: bool) -> bool {
+    privileged || p.uid == Some(caller) || !(private_jobs || process::proc_hides_processes())
 }
 
 /// The node's index of the whole GPU whose UUID is `uuid`.
@@ -90,13 +110,14 @@ mod tests {
     fn a_process_is_told_with_its_owner_command_and_memory() {
         let p = ForeignProcess {
             gpu: 0,
+            uid: Some(1001),
             pid: 4242,
             user: Some("bob".into()),
             command: Some("python train.py".into()),
             used_memory: Some(12_025_908_428),
         };
         assert_eq!(p.describe(), "gpu 0 busy outside the queue: pid 4242 (bob) python train.py, 11.2 GiB");
-        let elsewhere = ForeignProcess { user: None, command: None, used_memory: Some(300 << 20), ..p };
+        let elsewhere = ForeignProcess { uid: None, user: None, command: None, used_memory: Some(300 << 20), ..p };
         assert_eq!(elsewhere.describe(), "gpu 0 busy outside the queue: pid 4242 (not in this pid namespace), 300 MiB");
     }
 

@@ -365,12 +365,12 @@ pub(in crate::daemon) async fn cancel(
     }
 }
 
-pub(in crate::daemon) async fn nodes(State(d): Shared) -> Response {
+pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
     let core = d.core.lock();
     reply(
         StatusCode::OK,
         NodesResponse {
-            nodes: vec![info::node(&core)],
+            nodes: vec![info::node(&core, Caller { uid: peer.uid, gid: peer.gid })],
             last_update: NoVal::of(crate::options::now()),
             meta: info::meta(&core.config),
             ..Default::default()

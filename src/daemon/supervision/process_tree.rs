@@ -30,7 +30,8 @@ impl ProcessTree {
         let mut processes = HashMap::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-            if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // As bytes: a process's name may be anything (see `sys::read_stat_fields`).
+            if let Ok(stat) = std::fs::read(format!("/proc/{pid}/stat")) {
                 if let Some(u) = parse_stat(&stat, ticks, page_kb) {
                     processes.insert(pid, u);
                 }
@@ -68,7 +69,7 @@ impl ProcessTree {
 
 /// Parent, CPU time and memory from the text of `/proc/PID/stat`: the parent is field 4,
 /// utime and stime 14 and 15, vsize (bytes) 23 and rss (pages) 24.
-fn parse_stat(stat: &str, ticks: u64, page_kb: u64) -> Option<ProcessUse> {
+fn parse_stat(stat: &[u8], ticks: u64, page_kb: u64) -> Option<ProcessUse> {
     let fields = crate::sys::stat_fields(stat)?;
     let number = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
     Some(ProcessUse {
@@ -107,10 +108,10 @@ mod tests {
 
     #[test]
     fn stat_fields_are_read_after_the_command() {
-        let stat = "4242 (a b) c) S 17 4242 4000 0 -1 4194560 0 0 0 0 250 50 0 0 20 0 1 0 100 104857600 512 x";
+        let stat = b"4242 (a b) c) S 17 4242 4000 0 -1 4194560 0 0 0 0 250 50 0 0 20 0 1 0 100 104857600 512 x";
         let u = parse_stat(stat, 100, 4).unwrap();
         assert_eq!(u, ProcessUse { parent: 17, cpu_usec: 3_000_000, rss_kb: 2048, vsize_kb: 102_400 });
-        assert_eq!(parse_stat("garbage", 100, 4), None);
+        assert_eq!(parse_stat(b"garbage", 100, 4), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! the processes outside the queue the last look found on it, and that look's figures.
 
 use crate::api::gpus::{GpuJob, GpuOutsider, GpuStatus, GpusResponse};
+use crate::daemon::gpu_use::foreign::command_visible;
 use crate::daemon::gpu_use::share::{reading_of, total_memory};
 use crate::daemon::gpu_use::ForeignProcess;
 use crate::daemon::http::caller::Caller;
@@ -51,7 +52,9 @@ pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
                 used: &|job| sample.map(|_| core.gpu_memory_of(job.id, gpu.index)),
                 shards_per_gpu: config.shards_per_gpu,
             };
-            status(gpu, reading, &holds, core.foreign_gpu_processes())
+            let command_shown =
+                |p: &ForeignProcess| command_visible(p, caller.uid, caller.privileged(config), config.private_jobs);
+            status(gpu, reading, &holds, core.foreign_gpu_processes(), &command_shown)
         })
         .collect();
     GpusResponse {
@@ -76,7 +79,13 @@ struct Holders<'a> {
 
 /// `gpu` with `reading`, the jobs of `holders` given it (shown in full where visible, a
 /// shard job with its share of the GPU's memory) and the processes of `outsiders` on it.
-fn status(gpu: &Gpu, reading: Option<&GpuReading>, holders: &Holders, outsiders: &[ForeignProcess]) -> GpuStatus {
+fn status(
+    gpu: &Gpu,
+    reading: Option<&GpuReading>,
+    holders: &Holders,
+    outsiders: &[ForeignProcess],
+    command_shown: &dyn Fn(&ForeignProcess) -> bool,
+) -> GpuStatus {
     let memory_total = total_memory(gpu, reading);
     let jobs = holders
         .jobs
@@ -106,7 +115,7 @@ fn status(gpu: &Gpu, reading: Option<&GpuReading>, holders: &Holders, outsiders:
         .map(|p| GpuOutsider {
             pid: p.pid,
             user_name: p.user.clone(),
-            command: p.command.clone(),
+            command: p.command.clone().filter(|_| command_shown(p)),
             used_memory: p.used_memory,
         })
         .collect();
@@ -149,6 +158,7 @@ mod tests {
         let job = Job { id: 7, uid: 1000, gpus: vec![a100(0)], ..Default::default() };
         let outsider = ForeignProcess {
             gpu: 0,
+            uid: Some(1001),
             pid: 4242,
             user: Some("bob".into()),
             command: Some("python train.py".into()),
@@ -162,7 +172,8 @@ mod tests {
             note: None,
         };
         let all = |_: &Job| true;
-        let seen = status(&a100(0), Some(&reading), &check(&[&job], &all, 0), std::slice::from_ref(&outsider));
+        let seen =
+            status(&a100(0), Some(&reading), &check(&[&job], &all, 0), std::slice::from_ref(&outsider), &|_| true);
         assert_eq!((seen.memory_used, seen.memory_total, seen.utilization), (Some(3 << 30), Some(40 << 30), Some(87)));
         assert_eq!(
             seen.jobs,
@@ -177,12 +188,12 @@ mod tests {
         assert_eq!(seen.outside_queue[0].pid, 4242);
 
         // Not read: its size as found, nothing made up; another GPU's holders are not its.
-        let other = status(&a100(1), None, &check(&[&job], &all, 0), &[outsider]);
+        let other = status(&a100(1), None, &check(&[&job], &all, 0), std::slice::from_ref(&outsider), &|_| false);
         assert_eq!((other.memory_used, other.memory_total, other.utilization), (None, Some(40 << 30), None));
         assert!(other.jobs.is_empty() && other.outside_queue.is_empty());
 
         // A job the caller may not see is there, without its id or owner.
-        let hidden = status(&a100(0), None, &check(&[&job], &|_| false, 0), &[]);
+        let hidden = status(&a100(0), None, &check(&[&job], &|_| false, 0), &[], &|_| true);
         assert_eq!(hidden.jobs.len(), 1);
         assert!(hidden.jobs[0].hidden() && hidden.jobs[0].user_id.is_none() && hidden.jobs[0].used_memory.is_none());
     }
@@ -193,7 +204,7 @@ mod tests {
         let one = Job { id: 7, gpus: vec![a100(0)], req: req(1), ..Default::default() };
         let three = Job { id: 8, gpus: vec![a100(0)], req: req(3), ..Default::default() };
         let all = |_: &Job| true;
-        let seen = status(&a100(0), None, &check(&[&one, &three], &all, 4), &[]);
+        let seen = status(&a100(0), None, &check(&[&one, &three], &all, 4), &[], &|_| true);
         assert_eq!(seen.shards, 4);
         let shares: Vec<_> = seen.jobs.iter().map(|j| (j.job_id, j.shards, j.share_bytes, j.used_memory)).collect();
         assert_eq!(

@@ -7,6 +7,8 @@ use crate::api::noval::NoVal;
 use crate::api::release;
 use crate::api::types::*;
 use crate::config::Config;
+use crate::daemon::gpu_use::foreign::command_visible;
+use crate::daemon::http::caller::Caller;
 use crate::daemon::scheduling::core::{Core, GpuHeld};
 use crate::daemon::scheduling::job::{Job, JobState};
 use crate::queue::QueueJob;
@@ -196,7 +198,7 @@ fn job_gres(job: &Job, config: &Config) -> Option<String> {
 }
 
 /// The node as `node`.
-pub fn node(core: &Core) -> Node {
+pub fn node(core: &Core, caller: Caller) -> Node {
     let c = &core.config;
     let used = core.used();
     let state = if used.cpus == 0 && used.gpus == 0 && used.shards == 0 && used.mem_mb == 0 {
@@ -241,7 +243,7 @@ pub fn node(core: &Core) -> Node {
         weight: 1,
         tres,
         version: env!("CARGO_PKG_VERSION").into(),
-        reason: node_reasons(core).join("; "),
+        reason: node_reasons(core, caller).join("; "),
         reason_changed_at: match (!core.foreign_gpu_processes().is_empty(), !core.gpu_drains().is_empty()) {
             (false, false) => NoVal::default(),
             (foreign, drained) => {
@@ -252,7 +254,7 @@ pub fn node(core: &Core) -> Node {
                 }))
             }
         },
-        reason_set_by_user: if node_reasons(core).is_empty() {
+        reason_set_by_user: if core.foreign_gpu_processes().is_empty() && core.gpu_drains().is_empty() {
             String::new()
         } else {
             crate::paths::user_name(crate::paths::uid())
@@ -267,14 +269,16 @@ const REASONS_PER_GPU: usize = 3;
 
 /// Why the node is not wholly usable, one part each (`sinfo -R`): the GPUs in use outside
 /// the queue, and those drained because their MPS server could not be started or quit.
-fn node_reasons(core: &Core) -> Vec<String> {
+fn node_reasons(core: &Core, caller: Caller) -> Vec<String> {
     let mut reasons = Vec::new();
     let mut per_gpu: std::collections::BTreeMap<u32, usize> = Default::default();
+    let privileged = caller.privileged(&core.config);
     for p in core.foreign_gpu_processes() {
         let seen = per_gpu.entry(p.gpu).or_default();
         *seen += 1;
         if *seen <= REASONS_PER_GPU {
-            reasons.push(p.describe());
+            let shown = command_visible(p, caller.uid, privileged, core.config.private_jobs);
+            reasons.push(p.describe_for(shown));
         }
     }
     for (gpu, seen) in per_gpu.into_iter().filter(|(_, n)| *n > REASONS_PER_GPU) {
