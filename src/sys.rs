@@ -318,6 +318,22 @@ pub fn current_umask() -> u32 {
     }
 }
 
+/// Gives the calling thread a umask of its own, `mask`, and leaves every other thread's as
+/// it was. Threads share one umask (with their directory) unless one unshares it
+/// (`CLONE_FS`): a root daemon's private umask must not be what another user's files are
+/// made with, nor may that user's umask reach the daemon's own files.
+pub fn set_thread_umask(mask: u32) -> io::Result<()> {
+    // SAFETY: unshare and umask have no memory preconditions; CLONE_FS affects this thread
+    // alone.
+    unsafe {
+        if libc::unshare(libc::CLONE_FS) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        libc::umask((mask & 0o777) as libc::mode_t);
+    }
+    Ok(())
+}
+
 /// How many descriptors this process may have open (`RLIMIT_NOFILE`'s soft limit; systemd's
 /// `LimitNOFILE`); `None` when it cannot be read or is unlimited.
 pub fn open_files_limit() -> Option<u64> {
@@ -613,5 +629,17 @@ mod tests {
         })
         .expect("the file was published, so the write succeeded");
         assert_eq!(seen, "done");
+    }
+
+    #[test]
+    fn a_threads_own_umask_leaves_the_processs_alone() {
+        let before = current_umask();
+        let theirs = std::thread::spawn(|| {
+            set_thread_umask(0o027).unwrap();
+            current_umask()
+        })
+        .join()
+        .unwrap();
+        assert_eq!((theirs, current_umask()), (0o027, before));
     }
 }
