@@ -12,6 +12,7 @@
 mod allocation;
 mod batch_files;
 pub mod claim;
+mod client_link;
 pub mod containment;
 pub mod errno_text;
 mod events;

@@ -471,7 +471,46 @@ fn read_labels<'a>(desc: &'a JobDescMsg, environment: &[String], cwd: &str) -> R
         ("--input", desc.standard_input.as_deref()),
         ("--chdir", Some(cwd)),
     ])?;
+    check_lengths(&[
+        ("HOSTNAME (the submit host)", submit_host.as_deref(), MAX_FIELD),
+        ("--gres (tres_per_node)", desc.tres_per_node.as_deref(), MAX_FIELD),
+        ("--gpus (tres_per_job)", desc.tres_per_job.as_deref(), MAX_FIELD),
+        ("--gpus-per-task (tres_per_task)", desc.tres_per_task.as_deref(), MAX_FIELD),
+        ("--job-name", Some(name.as_str()), MAX_FIELD),
+        ("--comment", desc.comment.as_deref(), MAX_FIELD),
+        ("--wckey", desc.wckey.as_deref(), MAX_FIELD),
+        ("--account", desc.account.as_deref(), MAX_FIELD),
+        ("--qos", desc.qos.as_deref(), MAX_FIELD),
+        ("--partition", desc.partition.as_deref(), MAX_FIELD),
+        ("--output", desc.standard_output.as_deref(), MAX_PATH),
+        ("--error", desc.standard_error.as_deref(), MAX_PATH),
+        ("--input", desc.standard_input.as_deref(), MAX_PATH),
+        ("--chdir", Some(cwd), MAX_PATH),
+    ])?;
     Ok(Labels { name, command, submit_host })
+}
+
+/// The most bytes of a job's name, comment, account, QOS, submit host and other short text
+/// fields: Slurm's controller refuses longer ones (`_test_job_desc_fields`). Each of them
+/// goes to the job's environment, and the name and host to an interactive client's grant.
+pub(in crate::daemon) const MAX_FIELD: usize = 1024;
+
+/// The most bytes of a job's file and directory paths (`PATH_MAX`, as in Slurm).
+pub(in crate::daemon) const MAX_PATH: usize = 4096;
+
+/// Refuses text fields longer than Slurm takes them, `(option, value, limit)`, as Slurm
+/// does (`ESLURM_PATHNAME_TOO_LONG`), naming the field and its limit.
+pub(in crate::daemon) fn check_lengths(fields: &[(&str, Option<&str>, usize)]) -> Result<(), ApiError> {
+    for (option, value, limit) in fields {
+        if let Some(len) = value.map(str::len).filter(|len| len > limit) {
+            return Err(explained(
+                errno::PATHNAME_TOO_LONG,
+                "Pathname of a file, directory or other parameter too long",
+                format!("{option} has {len} bytes; the limit is {limit}, as in Slurm"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control

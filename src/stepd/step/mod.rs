@@ -11,7 +11,7 @@
 pub mod end;
 mod input;
 mod relay;
-mod sink;
+pub(in crate::stepd) mod sink;
 pub mod spec;
 mod stdio;
 mod tasks;
