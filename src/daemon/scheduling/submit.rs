@@ -557,17 +557,29 @@ pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
     }
 }
 
-/// [`prepare_output_dirs`] with the rights of the job's owner: a root daemon creates and
-/// checks another user's paths as that user, never as root.
-pub fn prepare_output_dirs_as_owner(job: &Job, node: &str) -> Result<(), ApiError> {
-    let Some(owner) = crate::identity::RunAs::when_needed(job.uid, job.gid) else {
+/// [`prepare_output_dirs`] with the rights of the job's owner and the submitter's `umask`
+/// (`SLURM_UMASK`, else 022 for another user's job), as slurmstepd makes them: a root daemon
+/// creates and checks another user's paths as that user, never as root, and never with its
+/// own private umask.
+pub fn prepare_output_dirs_as_owner(job: &Job, node: &str, umask: Option<u32>) -> Result<(), ApiError> {
+    let owner = crate::identity::RunAs::when_needed(job.uid, job.gid);
+    let Some(umask) = umask.or(owner.map(|_| 0o022)) else {
         return prepare_output_dirs(job, node);
+    };
+    let prepare = || {
+        crate::sys::set_thread_umask(umask).map_err(|e| {
+            explained(errno::ERROR, "Unexpected error", format!("cannot take the submitter's umask {umask:04o}: {e}"))
+        })?;
+        prepare_output_dirs(job, node)
+    };
+    let Some(owner) = owner else {
+        return std::thread::scope(|s| s.spawn(prepare).join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
     };
     let refused = |e: crate::identity::IdentityError| {
         explained(errno::ACCESS_DENIED, "Access/permission denied", format!("cannot act as the submitting user: {e}"))
     };
     let user = crate::identity::Identity::lookup(owner).map_err(refused)?;
-    user.on_thread(|| prepare_output_dirs(job, node)).map_err(refused)?
+    user.on_thread(prepare).map_err(refused)?
 }
 
 /// Makes sure the directories of the job's output files exist (creating them as Slurm 24.11
@@ -582,7 +594,7 @@ pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
         if dir.is_dir() {
             continue;
         }
-        if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Err(e) = crate::stepd::stream_files::make_parent_dirs(&path) {
             return Err(explained(
                 errno::INVALID_OUTPUT_PATH,
                 "Invalid output file path",

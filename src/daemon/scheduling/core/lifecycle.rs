@@ -45,8 +45,9 @@ impl Core {
             }
             None => vec![Job { id: self.next_id, ..new.job }],
         };
+        let umask = crate::daemon::supervision::launch::umask_of(&new.payload.environment);
         for job in &jobs {
-            submit::prepare_output_dirs_as_owner(job, &self.config.node_name)?;
+            submit::prepare_output_dirs_as_owner(job, &self.config.node_name, umask)?;
         }
         self.next_id += count;
         // Counted from now on, so that racing submits cannot pass the limit together.
