@@ -80,10 +80,12 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
                 for got in incoming {
                     match got {
                         Incoming::Frame(Frame::Release(wait_status)) => return Ok(ended(wait_status, cause)),
-                        // Held without a client until cancelled or out of time.
+                        // Held without a client until cancelled or out of time: what
+                        // follows (its end, as it leaves) is no longer heard.
                         Incoming::Frame(Frame::Detach) => {
                             detached = true;
                             events.forget_source();
+                            break;
                         }
                         Incoming::Frame(_) => {}
                         // The client went away without a word: its allocation goes with it.
@@ -243,6 +245,20 @@ mod tests {
         let end = end.recv_timeout(Duration::from_secs(30)).expect("the supervisor waited on its client");
         assert_eq!(end.cause, EndCause::TimeLimit);
         drop(client);
+    }
+
+    #[test]
+    fn a_client_that_detaches_and_leaves_at_once_keeps_its_allocation() {
+        // Its time limit a second or two away.
+        let mut s = spec(Some(60), 0);
+        s.start_time -= 58;
+        let (mut client, held) = holding(s);
+        assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
+        Frame::Detach.write_to(&mut client).unwrap();
+        drop(client);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!held.is_finished(), "a detached allocation is held until cancelled or out of time");
+        assert_eq!(held.join().unwrap().cause, EndCause::TimeLimit);
     }
 
     #[test]
