@@ -23,6 +23,23 @@ pub fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
+/// Sends `signal` to the process of pidfd `fd`, never to a later process that reuses its
+/// pid; one that has exited already is not an error.
+pub fn pidfd_send_signal(fd: std::os::fd::BorrowedFd, signal: i32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a valid descriptor, a signal number, no siginfo and no flags.
+    let rc = unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, fd.as_raw_fd(), signal, std::ptr::null::<libc::siginfo_t>(), 0)
+    };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ESRCH) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Reaps `pid` if it is our exited child; returns its raw wait status.
 pub fn reap(pid: i32) -> Option<i32> {
     let mut status = 0;
@@ -325,6 +342,22 @@ pub fn current_umask() -> u32 {
     }
 }
 
+/// Gives the calling thread a umask of its own, `mask`, and leaves every other thread's as
+/// it was. Threads share one umask (with their directory) unless one unshares it
+/// (`CLONE_FS`): a root daemon's private umask must not be what another user's files are
+/// made with, nor may that user's umask reach the daemon's own files.
+pub fn set_thread_umask(mask: u32) -> io::Result<()> {
+    // SAFETY: unshare and umask have no memory preconditions; CLONE_FS affects this thread
+    // alone.
+    unsafe {
+        if libc::unshare(libc::CLONE_FS) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        libc::umask((mask & 0o777) as libc::mode_t);
+    }
+    Ok(())
+}
+
 /// How many descriptors this process may have open (`RLIMIT_NOFILE`'s soft limit; systemd's
 /// `LimitNOFILE`); `None` when it cannot be read or is unlimited.
 pub fn open_files_limit() -> Option<u64> {
@@ -620,5 +653,17 @@ mod tests {
         })
         .expect("the file was published, so the write succeeded");
         assert_eq!(seen, "done");
+    }
+
+    #[test]
+    fn a_threads_own_umask_leaves_the_processs_alone() {
+        let before = current_umask();
+        let theirs = std::thread::spawn(|| {
+            set_thread_umask(0o027).unwrap();
+            current_umask()
+        })
+        .join()
+        .unwrap();
+        assert_eq!((theirs, current_umask()), (0o027, before));
     }
 }

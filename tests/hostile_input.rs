@@ -294,6 +294,36 @@ fn text_that_would_reach_a_terminal_is_refused_and_output_paths_are_the_users() 
 }
 
 #[test]
+fn text_fields_longer_than_slurm_takes_them_are_refused_naming_the_field_and_its_limit() {
+    let c = Cluster::start("1", "");
+    let long = |n: usize| "n".repeat(n);
+    for (field, option, limit) in [
+        ("name", "--job-name", 1024),
+        ("comment", "--comment", 1024),
+        ("account", "--account", 1024),
+        ("qos", "--qos", 1024),
+        ("wckey", "--wckey", 1024),
+        ("standard_output", "--output", 4096),
+        ("standard_error", "--error", 4096),
+    ] {
+        let errors = submit(&c, &with(&c, field, json!(long(limit + 1))))
+            .refused(422, &format!("{option} has {} bytes; the limit is {limit}, as in Slurm", limit + 1));
+        assert_eq!(errors[0]["error_number"], 2012, "Slurm's ESLURM_PATHNAME_TOO_LONG: {errors:?}");
+    }
+    let host = format!("HOSTNAME={}", long(1025));
+    submit(&c, &with(&c, "environment", json!(["PATH=/bin", host])))
+        .refused(422, "HOSTNAME (the submit host) has 1025");
+    // At the limit, it is taken; a renaming past it is refused.
+    let r = submit(&c, &with(&c, "name", json!(long(1024))));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let id = r.json()["job_id"].as_u64().unwrap().to_string();
+    let o = c.run("scontrol", &["update", &format!("JobId={id}"), &format!("JobName={}", long(1025))]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("too long"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_alive(&c);
+}
+
+#[test]
 fn bad_job_ids_unknown_paths_methods_and_media_types_get_4xx_envelopes() {
     let c = Cluster::start("1", "");
     let ok = submit(&c, &json!({ "job": job(&c) }));

@@ -1,6 +1,7 @@
 //! A hostile second user of the machine against the root daemon. Each test plays what such
-//! a user can do with what they own (their MPS server's directories, their own processes)
-//! and checks that the daemon still answers at once and other users' jobs still run. The
+//! a user can do with what they own (their MPS server's directories, their own processes,
+//! FIFOs and clients their job's supervisor would wait on) and checks that the daemon still
+//! answers at once and other users' jobs still run. The
 //! tests make real users with `useradd` and run a system daemon, so they need root (as CI
 //! has); run as anyone else they say so and check nothing.
 
@@ -599,4 +600,282 @@ fn a_step_process_whose_name_is_not_utf8_is_still_found_and_ended() {
         let alive = std::path::Path::new(&format!("/proc/{pid}")).exists() && !slurmlet::sys::is_zombie(pid);
         until(!alive, || format!("pid {pid} still runs; log:\n{}", c.log()))
     });
+}
+
+// A user against their own job's supervisor: files, processes and a client of theirs that
+// would hold it, and with it their job's resources, past `scancel` and the time limit.
+
+/// Starts `program` with `args` as `user` in their home, outside the queue; killed when
+/// dropped.
+fn spawn_as(shared: &Shared, user: &User, program: &str, args: &[&str], env: &[(&str, &str)]) -> KillOnDrop {
+    let mut c = Command::new(program);
+    c.args(args)
+        .current_dir(&user.home)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", shared.bin.display()))
+        .env("HOME", &user.home)
+        .env("USER", &user.name)
+        .env("SLURMLET_SYSTEM_CONF", &shared.config)
+        .envs(env.iter().copied())
+        .uid(user.uid)
+        .gid(user.gid)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    KillOnDrop(common::system::retrying(|| c.spawn()))
+}
+
+/// Makes FIFO `name` in `user`'s home, as theirs.
+fn their_fifo(user: &User, name: &str) -> PathBuf {
+    let path = user.home.join(name);
+    common::mkfifo(&path);
+    std::os::unix::fs::chown(&path, Some(user.uid), Some(user.gid)).unwrap();
+    path
+}
+
+/// Waits for job `id` to end in state `want` by `deadline`, checking meanwhile that `squeue`
+/// answers `watcher` at once.
+fn ends_by(shared: &Shared, watcher: &User, id: u32, want: &str, deadline: Instant) {
+    loop {
+        squeue_answers(shared, watcher);
+        let state = shared.state(id);
+        if state == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "job {id} is {state}, not {want}, past its bound; log:\n{}", shared.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// How long past KillWait (2 s here) a job's end may take in these tests: slack for a busy
+/// machine, far below forever.
+const SLACK: Duration = Duration::from_secs(15);
+
+/// When job `id`, limited to a minute, must have ended: its start, the minute, KillWait and
+/// the slack.
+fn minute_limit_end(shared: &Shared, id: u32) -> Instant {
+    let r = slurmlet::api::client::Client::at(&shared.socket).unwrap().job(&id.to_string()).unwrap();
+    let start = r.jobs[0].start_time.number;
+    let left = (start + 60).saturating_sub(slurmlet::options::now());
+    Instant::now() + Duration::from_secs(left + 2) + SLACK
+}
+
+/// Bob's job needing all 8 CPUs and both GPUs: it runs only once everything Alice's jobs
+/// held is free.
+fn bob_takes_everything(shared: &Shared, bob: &User) {
+    let id = shared.sbatch_as(bob, &["-c", "8", "--gres=gpu:2", "--wrap", "true"]);
+    ends_by(shared, bob, id, "COMPLETED", Instant::now() + LONG);
+}
+
+#[test]
+fn fifos_nobody_opens_hold_a_job_past_neither_scancel_nor_its_time_limit() {
+    let test = "fifos_nobody_opens_hold_a_job_past_neither_scancel_nor_its_time_limit";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("fa");
+    let bob = shared.user("fb");
+    for name in ["out-c", "out-t", "in-c", "in-t"] {
+        their_fifo(&alice, name);
+    }
+    // Output FIFOs no process reads, input FIFOs no process writes; two jobs cancelled, two
+    // out of time; between them they hold all 8 CPUs.
+    let sbatch =
+        |extra: &[&str]| shared.sbatch_as(&alice, &[&["-c", "2"], extra, &["--wrap", "cat; sleep 300"]].concat());
+    let out_c = sbatch(&["-o", "out-c"]);
+    let out_t = sbatch(&["-o", "out-t", "-t", "1"]);
+    let in_c = sbatch(&["-i", "in-c", "-o", "in-c.out"]);
+    let in_t = sbatch(&["-i", "in-t", "-o", "in-t.out", "-t", "1"]);
+    for id in [out_c, out_t, in_c, in_t] {
+        shared.wait_state(id, "RUNNING");
+    }
+    let timed = [(out_t, minute_limit_end(&shared, out_t)), (in_t, minute_limit_end(&shared, in_t))];
+    for id in [out_c, in_c] {
+        let out = shared.run_as(&alice, "scancel", &[&id.to_string()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        ends_by(&shared, &bob, id, "CANCELLED", Instant::now() + Duration::from_secs(2) + SLACK);
+    }
+    for (id, by) in timed {
+        ends_by(&shared, &bob, id, "TIMEOUT", by);
+    }
+    let log = shared.log();
+    assert!(log.contains("waiting for a process to open FIFO"), "what the job waited for was not said:\n{log}");
+    assert!(!log.contains("had not ended it"), "the supervisors ended their jobs themselves:\n{log}");
+    bob_takes_everything(&shared, &bob);
+    // A reader (or writer) that comes is served, as slurmstepd serves it.
+    their_fifo(&alice, "late");
+    let id = shared.sbatch_as(&alice, &["-o", "late", "--wrap", "echo read at last"]);
+    shared.wait_state(id, "RUNNING");
+    let late = alice.home.join("late");
+    let got = alice.as_me(|| std::fs::read_to_string(&late)).unwrap();
+    assert_eq!(got, "read at last\n");
+    ends_by(&shared, &bob, id, "COMPLETED", Instant::now() + LONG);
+}
+
+#[test]
+fn a_reader_that_never_reads_holds_neither_the_job_nor_its_supervisors_last_line() {
+    let test = "a_reader_that_never_reads_holds_neither_the_job_nor_its_supervisors_last_line";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("ra");
+    let bob = shared.user("rb");
+    // Her processes hold the FIFOs open for reading and never read them.
+    let mut readers = Vec::new();
+    for name in ["c", "t"] {
+        their_fifo(&alice, name);
+        readers.push(spawn_as(&shared, &alice, "sh", &["-c", &format!("exec 3<{name}; sleep 600")], &[]));
+    }
+    // Each writes until the FIFO is full, and waits there.
+    let sbatch = |name: &str, extra: &[&str]| {
+        let script = format!("touch {name}.started; yes");
+        shared.sbatch_as(&alice, &[&["-c", "4", "-o", name], extra, &["--wrap", &script]].concat())
+    };
+    let cancelled = sbatch("c", &[]);
+    let timed = sbatch("t", &["-t", "1"]);
+    for (id, name) in [(cancelled, "c"), (timed, "t")] {
+        let started = alice.home.join(format!("{name}.started"));
+        wait_for(&format!("job {id} to write"), LONG, || until(started.exists(), || shared.state(id)));
+    }
+    let timed_by = minute_limit_end(&shared, timed);
+    // Long enough for `yes` to fill the pipe.
+    std::thread::sleep(Duration::from_secs(1));
+    let out = shared.run_as(&alice, "scancel", &[&cancelled.to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ends_by(&shared, &bob, cancelled, "CANCELLED", Instant::now() + Duration::from_secs(2) + SLACK);
+    ends_by(&shared, &bob, timed, "TIMEOUT", timed_by);
+    assert!(!shared.log().contains("had not ended it"), "the supervisors ended their jobs themselves");
+    bob_takes_everything(&shared, &bob);
+    drop(readers);
+}
+
+#[test]
+fn a_stopped_salloc_keeps_its_allocation_past_neither_scancel_nor_its_time_limit() {
+    let test = "a_stopped_salloc_keeps_its_allocation_past_neither_scancel_nor_its_time_limit";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("sa");
+    let bob = shared.user("sb");
+    // Past Slurm's limits, a name or a submit host is refused, saying which.
+    let out = shared.run_as(&alice, "salloc", &["-J", &"n".repeat(1025), "true"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--job-name has 1025 bytes; the limit is 1024"), "{err}");
+    // At the limits, two sallocs wait behind her job holding every CPU, and she stops them.
+    let host = "h".repeat(1024);
+    let blocker = shared.sbatch_as(&alice, &["-c", "8", "--wrap", "sleep 300"]);
+    shared.wait_state(blocker, "RUNNING");
+    let salloc = |name: &str, extra: &[&str]| {
+        let args = [&["-J", name, "-c", "4"], extra, &["sleep", "600"]].concat();
+        spawn_as(&shared, &alice, "salloc", &args, &[("HOSTNAME", &host)])
+    };
+    let (c_name, t_name) = ("c".repeat(1024), "t".repeat(1024));
+    let clients = [salloc(&c_name, &[]), salloc(&t_name, &["-t", "1"])];
+    let id_of = |name: &str| {
+        wait_for("the salloc's job", LONG, || {
+            let out = shared.run_as(&alice, "squeue", &["-h", "-o", "%i %j"]);
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let id = text.lines().find_map(|l| l.strip_suffix(&format!(" {name}"))).map(|i| i.parse::<u32>().unwrap());
+            id.ok_or(text)
+        })
+    };
+    let (cancelled, timed) = (id_of(&c_name), id_of(&t_name));
+    for client in &clients {
+        // SAFETY: kill to a child of this test.
+        unsafe { libc::kill(client.0.id() as i32, libc::SIGSTOP) };
+    }
+    assert!(shared.run_as(&alice, "scancel", &[&blocker.to_string()]).status.success());
+    for id in [cancelled, timed] {
+        shared.wait_state(id, "RUNNING");
+    }
+    let timed_by = minute_limit_end(&shared, timed);
+    let out = shared.run_as(&alice, "scancel", &[&cancelled.to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ends_by(&shared, &bob, cancelled, "CANCELLED", Instant::now() + Duration::from_secs(2) + SLACK);
+    ends_by(&shared, &bob, timed, "TIMEOUT", timed_by);
+    assert!(!shared.log().contains("had not ended it"), "the supervisors ended their jobs themselves");
+    bob_takes_everything(&shared, &bob);
+    drop(clients);
+}
+
+#[test]
+fn a_steps_output_fifo_nobody_reads_leaves_no_supervisor_behind_its_job() {
+    let test = "a_steps_output_fifo_nobody_reads_leaves_no_supervisor_behind_its_job";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("da");
+    let bob = shared.user("db");
+    their_fifo(&alice, "step.out");
+    let id = shared.sbatch_as(&alice, &["-c", "8", "--gres=gpu:2", "--wrap", "srun -o step.out true; sleep 300"]);
+    let pid_file = shared.dir.path().join(format!("state/jobs/{id}/steps/0/stepd.pid"));
+    let (pid, ticks) = wait_for("the step's supervisor", LONG, || {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        let mut it = text.split_whitespace().map(|f| f.parse::<u64>().unwrap_or(0));
+        match (it.next(), it.next()) {
+            (Some(pid), Some(ticks)) => Ok((pid as i32, ticks)),
+            _ => Err(shared.state(id)),
+        }
+    });
+    let out = shared.run_as(&alice, "scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The steps get KillWait, then the batch script does.
+    ends_by(&shared, &bob, id, "CANCELLED", Instant::now() + Duration::from_secs(4) + SLACK);
+    wait_for("the step's supervisor to end", SLACK, || {
+        let alive = slurmlet::sys::process_start_ticks(pid) == Some(ticks) && !slurmlet::sys::is_zombie(pid);
+        until(!alive, || format!("supervisor {pid} of job {id}'s step still runs"))
+    });
+    assert!(!shared.log().contains("had not ended it"), "the supervisors ended their jobs themselves");
+    bob_takes_everything(&shared, &bob);
+}
+
+#[test]
+fn a_supervisor_that_does_not_end_its_job_is_killed_and_the_job_fenced_once_past_kill_wait() {
+    let test = "a_supervisor_that_does_not_end_its_job_is_killed_and_the_job_fenced_once_past_kill_wait";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("ka");
+    let bob = shared.user("kb");
+    let sbatch = |name: &str, extra: &[&str]| {
+        let script = format!("touch {name}.started; exec sleep 600");
+        shared.sbatch_as(&alice, &[&["-c", "4", "--gres=gpu:1"], extra, &["--wrap", &script]].concat())
+    };
+    let cancelled = sbatch("c", &[]);
+    let timed = sbatch("t", &["-t", "1"]);
+    let mut sleeps = Vec::new();
+    for (id, name) in [(cancelled, "c"), (timed, "t")] {
+        let started = alice.home.join(format!("{name}.started"));
+        wait_for(&format!("job {id} to start"), LONG, || until(started.exists(), || shared.state(id)));
+        let job_dir = shared.dir.path().join(format!("state/jobs/{id}"));
+        let read = |file: &str| std::fs::read_to_string(job_dir.join(file)).unwrap();
+        let supervisor: i32 = read("stepd.pid").split_whitespace().next().unwrap().parse().unwrap();
+        sleeps.push(read("pgid").trim().parse::<i32>().unwrap());
+        // Root stops it, as nothing its user does could any longer.
+        // SAFETY: kill to the job's supervisor.
+        unsafe { libc::kill(supervisor, libc::SIGSTOP) };
+    }
+    let timed_by = minute_limit_end(&shared, timed) + Duration::from_secs(2 + 11);
+    let out = shared.run_as(&alice, "scancel", &[&cancelled.to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // KillWait for the steps, KillWait for the supervisor, its grace, and the next look.
+    let cancel_by = Instant::now() + Duration::from_secs(2 + 2 + 10 + 1) + SLACK;
+    ends_by(&shared, &bob, cancelled, "CANCELLED", cancel_by);
+    ends_by(&shared, &bob, timed, "TIMEOUT", timed_by);
+    for pid in sleeps {
+        // Gone, or exited and waiting for whoever adopted it to reap it.
+        let gone = slurmlet::sys::process_start_ticks(pid).is_none() || slurmlet::sys::is_zombie(pid);
+        assert!(gone, "the job's process {pid} outlived its fencing");
+    }
+    let log = shared.log();
+    for id in [cancelled, timed] {
+        let said = log.lines().filter(|l| l.contains(&format!("the supervisor of job {id} had not ended it"))).count();
+        assert_eq!(said, 1, "job {id}:\n{log}");
+    }
+    bob_takes_everything(&shared, &bob);
 }

@@ -80,6 +80,62 @@ fn jobs_run_as_their_owners_and_their_files_are_theirs() {
     assert_eq!(stdout, format!("{}\n{}\n", bob.uid, bob.gid));
 }
 
+/// Runs `command` (sbatch, srun) with `args` as `user`, in their home, under `umask`, as
+/// they would from their shell.
+fn run_with_umask(shared: &Shared, user: &User, umask: &str, command: &str, args: &[&str]) -> std::process::Output {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+        .arg(shared.bin.join(command))
+        .args(args)
+        .current_dir(&user.home)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", shared.bin.display()))
+        .env("HOME", &user.home)
+        .env("USER", &user.name)
+        .env("SLURMLET_SYSTEM_CONF", &shared.config)
+        .uid(user.uid)
+        .gid(user.gid)
+        .stdin(Stdio::null());
+    retrying(|| c.output())
+}
+
+#[test]
+fn output_files_and_their_directories_get_the_submitters_umask_as_slurmstepd_gives_them() {
+    if !is_root("output_files_and_their_directories_get_the_submitters_umask_as_slurmstepd_gives_them") {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("um");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // (umask, directory, file): slurmstepd makes directories 0755 and files 0666, less the
+    // umask (not the root daemon's private 077).
+    for (umask, dir_mode, file_mode) in [("002", 0o755, 0o664), ("027", 0o750, 0o640), ("077", 0o700, 0o600)] {
+        let dir = format!("logs-{umask}");
+        let out = run_with_umask(
+            &shared,
+            &alice,
+            umask,
+            "sbatch",
+            &["--parsable", "-o", &format!("{dir}/%j.out"), "-e", &format!("{dir}/sub/%j.err"), "--wrap", "echo hi"],
+        );
+        let (stdout, err) = text(&out);
+        assert!(out.status.success(), "sbatch: {err}");
+        let id: u32 = stdout.trim().parse().unwrap();
+        shared.wait_state(id, "COMPLETED");
+        let dir = alice.home.join(dir);
+        assert_eq!(mode(&dir), dir_mode, "umask {umask}: {}", dir.display());
+        assert_eq!(mode(&dir.join("sub")), dir_mode, "umask {umask}");
+        assert_eq!(mode(&dir.join(format!("{id}.out"))), file_mode, "umask {umask}");
+        assert_eq!(mode(&dir.join(format!("sub/{id}.err"))), file_mode, "umask {umask}");
+        // A step's output files too.
+        let step_out = format!("step-{umask}.out");
+        let out = run_with_umask(&shared, &alice, umask, "srun", &["-o", &step_out, "true"]);
+        assert!(out.status.success(), "srun: {}", text(&out).1);
+        assert_eq!(mode(&alice.home.join(&step_out)), file_mode, "umask {umask}: the step's file");
+    }
+}
+
 #[test]
 fn nobody_acts_on_another_users_job() {
     if !is_root("nobody_acts_on_another_users_job") {

@@ -249,6 +249,42 @@ impl Frame {
     }
 }
 
+/// Frames taken from bytes as they arrive, for a reader that must never wait inside a frame
+/// (a supervisor whose client may stop, or never send the rest, half-way through one).
+#[derive(Debug, Default)]
+pub struct FrameBuffer {
+    bytes: Vec<u8>,
+}
+
+impl FrameBuffer {
+    /// Adds bytes read from the stream.
+    pub fn push(&mut self, data: &[u8]) {
+        self.bytes.extend_from_slice(data);
+    }
+
+    /// The next whole frame, if the bytes so far hold one; `Err` for a frame that can never
+    /// be read (over [`MAX_PAYLOAD`], or malformed).
+    pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        let Some(head) = self.bytes.get(..5) else { return Ok(None) };
+        let len = u32::from_le_bytes(head[1..].try_into().expect("4 bytes")) as usize;
+        if len > MAX_PAYLOAD {
+            return Err(invalid(format!("frame of {len} bytes is over the limit")));
+        }
+        if self.bytes.len() < 5 + len {
+            return Ok(None);
+        }
+        let t = self.bytes[0];
+        let p = self.bytes[5..5 + len].to_vec();
+        self.bytes.drain(..5 + len);
+        Frame::decode(t, p).map(Some)
+    }
+
+    /// Whether bytes of an unfinished frame are held.
+    pub fn partial(&self) -> bool {
+        !self.bytes.is_empty()
+    }
+}
+
 /// Writes frames for output chunks without copying the data twice: the header, then the
 /// task number, then the bytes, in one `writev`-like `write_all` of a reused buffer.
 pub fn write_output(w: &mut impl Write, buf: &mut Vec<u8>, task: u32, channel: Channel, data: &[u8]) -> io::Result<()> {
@@ -263,6 +299,26 @@ pub fn write_output(w: &mut impl Write, buf: &mut Vec<u8>, task: u32, channel: C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_buffer_gives_whole_frames_only() {
+        let mut wire = Vec::new();
+        Frame::Release(3).write_to(&mut wire).unwrap();
+        Frame::Message("hello".into()).write_to(&mut wire).unwrap();
+        let mut frames = FrameBuffer::default();
+        frames.push(&wire[..3]);
+        assert_eq!(frames.next_frame().unwrap(), None);
+        frames.push(&wire[3..12]);
+        assert_eq!(frames.next_frame().unwrap(), Some(Frame::Release(3)));
+        assert_eq!(frames.next_frame().unwrap(), None);
+        assert!(frames.partial());
+        frames.push(&wire[12..]);
+        assert_eq!(frames.next_frame().unwrap(), Some(Frame::Message("hello".into())));
+        assert!(!frames.partial());
+        let mut huge = FrameBuffer::default();
+        huge.push(&[tag::INPUT, 0xff, 0xff, 0xff, 0xff]);
+        assert!(huge.next_frame().is_err());
+    }
 
     #[test]
     fn every_frame_reads_back_as_written() {

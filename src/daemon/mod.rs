@@ -154,6 +154,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
         tokio::spawn(gpu_use::watch::watch(daemon.clone()));
+        tokio::spawn(supervision::backstop::watch(daemon.clone()));
 
         let tcp = match listen {
             Some(addr) => {

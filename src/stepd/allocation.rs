@@ -6,6 +6,7 @@
 //! (`salloc --no-shell`). So does a shard job over its share of GPU memory under
 //! `shard_memory = "enforce"` (see [`super::gpu_share`]), after the client is told.
 
+use super::client_link::{ClientLink, Incoming};
 use super::events::{Event, Events};
 use super::EndCause;
 use super::{EndStatus, LaunchSpec};
@@ -18,12 +19,15 @@ const WARN_AHEAD: Duration = Duration::from_secs(60);
 
 /// Holds the allocation of `spec` (its directory `dir`) for the client at the other end of
 /// `conn` until it ends. While the job is suspended its time limit waits (see
-/// [`super::timing`]); the client's own processes are the client's to stop.
+/// [`super::timing`]); the client's own processes are the client's to stop. The client is
+/// never waited on (see [`super::client_link`]): one that does not read, or stops half-way
+/// through a frame, loses its allocation to a cancel or the time limit all the same.
 pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::io::Result<EndStatus> {
+    let link = std::cell::RefCell::new(ClientLink::new(conn)?);
     let grant = Grant { job_id: spec.job_id, nodes: spec.node_name.clone(), env: spec.env.clone() };
     // A client already gone is seen as the end of its stream below.
-    let _ = Frame::Granted(grant).write_to(&mut &conn);
-    let mut events = Events::on_readable(conn.try_clone()?.into())?;
+    link.borrow_mut().send(&Frame::Granted(grant));
+    let mut events = Events::on_readable(link.borrow().stream().try_clone()?.into())?;
     let mut timing =
         super::timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
     let mut limit_at = timing.deadline().map(crate::sys::instant_at);
@@ -45,7 +49,7 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     let revoke = |cause_now: EndCause, why: String, cause: &mut EndCause| {
         if *cause == EndCause::Exited {
             *cause = cause_now;
-            let _ = Frame::Revoked(why).write_to(&mut &conn);
+            link.borrow_mut().send(&Frame::Revoked(why));
             return Some(Instant::now() + Duration::from_secs(spec.kill_wait as u64));
         }
         None
@@ -53,7 +57,7 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     // Over its share of GPU memory (see `gpu_share`): the client is told once, and the
     // allocation revoked for it at the top of the next turn.
     let mut share_told = false;
-    let tell = |line: &str| drop(Frame::Message(line.to_string()).write_to(&mut &conn));
+    let tell = |line: &str| link.borrow_mut().send(&Frame::Message(line.to_string()));
     let mut end_for_share = super::gpu_share::follow(spec, dir, &mut share_told, tell);
     loop {
         if std::mem::take(&mut end_for_share) {
@@ -66,22 +70,32 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
                 return Ok(ended(0, cause));
             }
         }
-        let deadline = [warn_at, limit_at, release_by].into_iter().flatten().min();
-        match events.next(deadline)? {
-            Event::Exited => match Frame::read_from(&mut &conn) {
-                Ok(Some(Frame::Release(wait_status))) => return Ok(ended(wait_status, cause)),
-                // Held without a client until cancelled or out of time.
-                Ok(Some(Frame::Detach)) => {
-                    detached = true;
-                    events.forget_source();
+        let flush_at = link.borrow().flush_due();
+        let deadline = [warn_at, limit_at, release_by, flush_at].into_iter().flatten().min();
+        let event = events.next(deadline)?;
+        link.borrow_mut().flush();
+        match event {
+            Event::Exited => {
+                let incoming = link.borrow_mut().receive();
+                for got in incoming {
+                    match got {
+                        Incoming::Frame(Frame::Release(wait_status)) => return Ok(ended(wait_status, cause)),
+                        // Held without a client until cancelled or out of time: what
+                        // follows (its end, as it leaves) is no longer heard.
+                        Incoming::Frame(Frame::Detach) => {
+                            detached = true;
+                            events.forget_source();
+                            break;
+                        }
+                        Incoming::Frame(_) => {}
+                        // The client went away without a word: its allocation goes with it.
+                        Incoming::Ended => {
+                            let cause = if cause == EndCause::Exited { EndCause::Cancelled } else { cause };
+                            return Ok(ended(0, cause));
+                        }
+                    }
                 }
-                Ok(Some(_)) => {}
-                // The client went away without a word: its allocation goes with it.
-                Ok(None) | Err(_) => {
-                    let cause = if cause == EndCause::Exited { EndCause::Cancelled } else { cause };
-                    return Ok(ended(0, cause));
-                }
-            },
+            }
             Event::Terminate => {
                 let why = format!("Job allocation {} has been revoked.", spec.job_id);
                 release_by = release_by.or(revoke(EndCause::Cancelled, why, &mut cause));
@@ -106,8 +120,8 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
                     warn_at = None;
                     warned = true;
                     let end = crate::sys::format_local_time(timing.deadline().unwrap_or_default());
-                    let _ = Frame::Message(format!("Job {} time limit to be reached at {end}", spec.job_id))
-                        .write_to(&mut &conn);
+                    let warning = format!("Job {} time limit to be reached at {end}", spec.job_id);
+                    link.borrow_mut().send(&Frame::Message(warning));
                 }
                 if limit_at.is_some_and(|t| t <= now) {
                     limit_at = None;
@@ -217,6 +231,34 @@ mod tests {
         Frame::Release(5 << 8).write_to(&mut client).unwrap();
         let end = held.join().unwrap();
         assert_eq!((end.wait_status, end.cause), (5 << 8, EndCause::Exited));
+    }
+
+    #[test]
+    fn a_client_that_reads_nothing_still_loses_its_allocation_at_the_time_limit() {
+        // A grant far larger than the socket holds, to a client that never reads it.
+        let mut s = spec(Some(60), 0);
+        s.start_time -= 61;
+        s.env.push(format!("BIG={}", "x".repeat(4 << 20)));
+        let (client, held) = holding(s);
+        let (done, end) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(held.join().unwrap()));
+        let end = end.recv_timeout(Duration::from_secs(30)).expect("the supervisor waited on its client");
+        assert_eq!(end.cause, EndCause::TimeLimit);
+        drop(client);
+    }
+
+    #[test]
+    fn a_client_that_detaches_and_leaves_at_once_keeps_its_allocation() {
+        // Its time limit a second or two away.
+        let mut s = spec(Some(60), 0);
+        s.start_time -= 58;
+        let (mut client, held) = holding(s);
+        assert!(matches!(Frame::read_from(&mut client).unwrap(), Some(Frame::Granted(_))));
+        Frame::Detach.write_to(&mut client).unwrap();
+        drop(client);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!held.is_finished(), "a detached allocation is held until cancelled or out of time");
+        assert_eq!(held.join().unwrap().cause, EndCause::TimeLimit);
     }
 
     #[test]

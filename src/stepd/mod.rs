@@ -10,20 +10,24 @@
 //! finds the supervisor again through `JOBDIR/stepd.pid` (see [`claim`]).
 
 mod allocation;
+mod batch_files;
 pub mod claim;
+mod client_link;
 pub mod containment;
 pub mod errno_text;
 mod events;
 pub mod exec;
 pub mod fork_server;
 pub mod gpu_share;
+mod notes;
+pub mod opener;
 mod spawn;
 pub mod step;
+pub mod stream_files;
 pub mod timing;
 
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `--signal`: a warning signal before the time limit.
@@ -112,6 +116,14 @@ pub struct LaunchSpec {
     /// the GPUs).
     #[serde(flatten)]
     pub share: containment::Share,
+}
+
+impl LaunchSpec {
+    /// The umask the job's files and processes get: the submitter's, else 022 for another
+    /// user's job (never the root daemon's private one); `None` leaves the supervisor's.
+    pub fn owner_umask(&self) -> Option<u32> {
+        self.umask.or(self.run_as.map(|_| 0o022))
+    }
 }
 
 /// How the job ended, written to `JOBDIR/status.json`.
@@ -301,22 +313,31 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
 
 /// Runs the batch script to its end.
 fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
+    let failed = |why: String| {
+        eprintln!("slurmstepd: error: job {}: {why}", spec.job_id);
+        EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now(), usage: None }
+    };
+    let owner = match spec.run_as.map(crate::identity::Identity::lookup).transpose() {
+        Ok(owner) => owner,
+        Err(e) => return Ok(failed(e.to_string())),
+    };
+    let streams = match batch_files::open(spec, dir, owner.clone())? {
+        batch_files::Opened::Open(streams) => streams,
+        batch_files::Opened::Failed(why) => return Ok(failed(why)),
+        batch_files::Opened::Ended(cause) => {
+            eprintln!("slurmstepd: job {}: ended ({cause:?}) before its files could be opened", spec.job_id);
+            let end_time = crate::options::now();
+            return Ok(EndStatus { wait_status: libc::SIGTERM, cause, end_time, usage: None });
+        }
+    };
     // The job's processes are the batch script's process group.
     let mut jail = containment::for_supervisor(&spec.share, false);
-    Ok(match spawn::start(spec, jail.as_mut()) {
+    Ok(match spawn::start(spec, owner, streams, jail.as_mut()) {
         Ok(child) => {
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
             watch(spec, dir, child, jail.as_ref())?
         }
-        Err(e) => {
-            eprintln!("slurmstepd: error: job {}: {e}", spec.job_id);
-            EndStatus {
-                wait_status: 1 << 8,
-                cause: EndCause::LaunchFailed,
-                end_time: crate::options::now(),
-                usage: None,
-            }
-        }
+        Err(e) => failed(e.to_string()),
     })
 }
 
@@ -391,6 +412,8 @@ fn watch(
                     }
                 }
                 let ws = if cause == EndCause::OutOfMemory { SIG_OOM } else { ws };
+                // The last lines get their moment, not more: the job's file is its owner's.
+                child.notes.flush();
                 return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
             }
             events::Event::Terminate => {
@@ -509,12 +532,10 @@ fn send_warning(shell: i32, jail: &dyn containment::Containment, w: WarnSignal) 
 }
 
 impl spawn::Child {
-    /// Writes a line ([`error_line`]) to the job's stderr file.
+    /// Writes a line ([`error_line`]) to the job's stderr file, never waiting long for it
+    /// (see [`notes`]).
     fn note(&mut self, line: &str) {
-        if let Some(f) = self.stderr.as_mut() {
-            // One write: the job's steps may be writing to the same file.
-            let _ = f.write_all(format!("{line}\n").as_bytes());
-        }
+        self.notes.write(line);
     }
 }
 

@@ -70,6 +70,12 @@ pub fn apply(job: &mut Job, fields: &JobDescMsg, caller: Caller, config: &Config
         ("the gres (tres_per_node)", fields.tres_per_node.as_deref()),
     ])
     .map_err(from_api)?;
+    super::submit::check_lengths(&[
+        ("the job name", fields.name.as_deref(), super::submit::MAX_FIELD),
+        ("the comment", fields.comment.as_deref(), super::submit::MAX_FIELD),
+        ("the gres (tres_per_node)", fields.tres_per_node.as_deref(), super::submit::MAX_FIELD),
+    ])
+    .map_err(from_api)?;
     if let Some(name) = &fields.name {
         job.name = name.as_str().into();
     }

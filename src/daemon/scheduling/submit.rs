@@ -471,7 +471,46 @@ fn read_labels<'a>(desc: &'a JobDescMsg, environment: &[String], cwd: &str) -> R
         ("--input", desc.standard_input.as_deref()),
         ("--chdir", Some(cwd)),
     ])?;
+    check_lengths(&[
+        ("HOSTNAME (the submit host)", submit_host.as_deref(), MAX_FIELD),
+        ("--gres (tres_per_node)", desc.tres_per_node.as_deref(), MAX_FIELD),
+        ("--gpus (tres_per_job)", desc.tres_per_job.as_deref(), MAX_FIELD),
+        ("--gpus-per-task (tres_per_task)", desc.tres_per_task.as_deref(), MAX_FIELD),
+        ("--job-name", Some(name.as_str()), MAX_FIELD),
+        ("--comment", desc.comment.as_deref(), MAX_FIELD),
+        ("--wckey", desc.wckey.as_deref(), MAX_FIELD),
+        ("--account", desc.account.as_deref(), MAX_FIELD),
+        ("--qos", desc.qos.as_deref(), MAX_FIELD),
+        ("--partition", desc.partition.as_deref(), MAX_FIELD),
+        ("--output", desc.standard_output.as_deref(), MAX_PATH),
+        ("--error", desc.standard_error.as_deref(), MAX_PATH),
+        ("--input", desc.standard_input.as_deref(), MAX_PATH),
+        ("--chdir", Some(cwd), MAX_PATH),
+    ])?;
     Ok(Labels { name, command, submit_host })
+}
+
+/// The most bytes of a job's name, comment, account, QOS, submit host and other short text
+/// fields: Slurm's controller refuses longer ones (`_test_job_desc_fields`). Each of them
+/// goes to the job's environment, and the name and host to an interactive client's grant.
+pub(in crate::daemon) const MAX_FIELD: usize = 1024;
+
+/// The most bytes of a job's file and directory paths (`PATH_MAX`, as in Slurm).
+pub(in crate::daemon) const MAX_PATH: usize = 4096;
+
+/// Refuses text fields longer than Slurm takes them, `(option, value, limit)`, as Slurm
+/// does (`ESLURM_PATHNAME_TOO_LONG`), naming the field and its limit.
+pub(in crate::daemon) fn check_lengths(fields: &[(&str, Option<&str>, usize)]) -> Result<(), ApiError> {
+    for (option, value, limit) in fields {
+        if let Some(len) = value.map(str::len).filter(|len| len > limit) {
+            return Err(explained(
+                errno::PATHNAME_TOO_LONG,
+                "Pathname of a file, directory or other parameter too long",
+                format!("{option} has {len} bytes; the limit is {limit}, as in Slurm"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control
@@ -518,17 +557,29 @@ pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
     }
 }
 
-/// [`prepare_output_dirs`] with the rights of the job's owner: a root daemon creates and
-/// checks another user's paths as that user, never as root.
-pub fn prepare_output_dirs_as_owner(job: &Job, node: &str) -> Result<(), ApiError> {
-    let Some(owner) = crate::identity::RunAs::when_needed(job.uid, job.gid) else {
+/// [`prepare_output_dirs`] with the rights of the job's owner and the submitter's `umask`
+/// (`SLURM_UMASK`, else 022 for another user's job), as slurmstepd makes them: a root daemon
+/// creates and checks another user's paths as that user, never as root, and never with its
+/// own private umask.
+pub fn prepare_output_dirs_as_owner(job: &Job, node: &str, umask: Option<u32>) -> Result<(), ApiError> {
+    let owner = crate::identity::RunAs::when_needed(job.uid, job.gid);
+    let Some(umask) = umask.or(owner.map(|_| 0o022)) else {
         return prepare_output_dirs(job, node);
+    };
+    let prepare = || {
+        crate::sys::set_thread_umask(umask).map_err(|e| {
+            explained(errno::ERROR, "Unexpected error", format!("cannot take the submitter's umask {umask:04o}: {e}"))
+        })?;
+        prepare_output_dirs(job, node)
+    };
+    let Some(owner) = owner else {
+        return std::thread::scope(|s| s.spawn(prepare).join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
     };
     let refused = |e: crate::identity::IdentityError| {
         explained(errno::ACCESS_DENIED, "Access/permission denied", format!("cannot act as the submitting user: {e}"))
     };
     let user = crate::identity::Identity::lookup(owner).map_err(refused)?;
-    user.on_thread(|| prepare_output_dirs(job, node)).map_err(refused)?
+    user.on_thread(prepare).map_err(refused)?
 }
 
 /// Makes sure the directories of the job's output files exist (creating them as Slurm 24.11
@@ -543,7 +594,7 @@ pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
         if dir.is_dir() {
             continue;
         }
-        if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Err(e) = crate::stepd::stream_files::make_parent_dirs(&path) {
             return Err(explained(
                 errno::INVALID_OUTPUT_PATH,
                 "Invalid output file path",

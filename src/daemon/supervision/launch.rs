@@ -140,7 +140,7 @@ pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
 }
 
 /// The submitter's umask from `SLURM_UMASK` in the job's submit environment.
-fn umask_of(env: &[String]) -> Option<u32> {
+pub fn umask_of(env: &[String]) -> Option<u32> {
     env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok())
 }
 

@@ -1,8 +1,9 @@
 //! The processes the daemon starts and watches: each job's supervisor (its environment,
 //! files and start, through the fork server or `posix_spawn`), the steps of running jobs,
-//! interactive allocations and steps that stream to their clients, and the fencing of a
-//! job whose supervisor vanished.
+//! interactive allocations and steps that stream to their clients, the fencing of a job
+//! whose supervisor vanished, and the backstop for supervisors that do not end their job.
 
+pub mod backstop;
 pub mod fence;
 pub mod fork_client;
 pub mod interactive;

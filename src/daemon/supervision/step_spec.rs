@@ -109,7 +109,7 @@ fn cpu_bind_vars(ids: &[u32], ntasks: u32) -> Vec<(&'static str, String)> {
 /// The spec of a step given its share of `job`.
 pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> StepSpec {
     let env = step_env(job, config, req, step);
-    let umask = env.iter().find_map(|e| e.strip_prefix("SLURM_UMASK=")).and_then(|m| u32::from_str_radix(m, 8).ok());
+    let umask = super::launch::umask_of(&env);
     let now = crate::options::now();
     let job_end = job.limit_end(now);
     let step_end = req.time_limit.map(|m| now + m as u64 * 60);

@@ -11,7 +11,7 @@
 pub mod end;
 mod input;
 mod relay;
-mod sink;
+pub(in crate::stepd) mod sink;
 pub mod spec;
 mod stdio;
 mod tasks;
@@ -21,7 +21,7 @@ mod tests;
 pub use spec::{StepInput, StepSpec};
 
 use crate::api::stream::Frame;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 
@@ -72,7 +72,8 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
     // The tasks, and whatever they start in the supervisor's session (which it leads when the
     // daemon starts it).
     let mut jail = crate::stepd::containment::for_supervisor(&spec.share, true);
-    let started = start_tasks(&spec, &launch, jail.as_mut(), owner.as_ref(), &mut sink);
+    let wired = wire_tasks(&spec, dir, owner.as_ref(), &term, &reader);
+    let started = start_tasks(&spec, wired, &launch, jail.as_mut(), &mut sink);
     // The relay reads the wake pipe without blocking; the reader thread writes it blocking,
     // so that no message is ever lost.
     let wake = crate::sys::pipe().and_then(|(r, w)| {
@@ -141,26 +142,122 @@ struct StartedTasks {
     targets: Vec<stdio::Target>,
 }
 
-/// Starts every task, telling the client about those that cannot start. The tasks' files
-/// and terminal are opened by the job's `owner`, when the step runs as another user.
+/// Opens every task's I/O as the job's `owner` (see [`crate::stepd::opener`]), before any
+/// task starts, as slurmstepd does. A FIFO without its other end is waited for until it is
+/// ready or the step is to end: a SIGTERM (left pending in `term`, for the relay to act on),
+/// its client gone from `conn`, or its time limit. The tasks are then not started, and end
+/// as if that signal had ended them; files that are merely slow are given a moment first
+/// ([`crate::stepd::opener::Opener::settle`]), and the relay then ends the started tasks.
+fn wire_tasks(
+    spec: &StepSpec,
+    dir: &Path,
+    owner: Option<&crate::identity::Identity>,
+    term: &crate::sys::SignalFd,
+    conn: &UnixStream,
+) -> Vec<Result<stdio::TaskIo, NotStarted>> {
+    // Said once, for the step.
+    let every_task = |message: String, wait_status: i32| {
+        (0..spec.ntasks)
+            .map(|task| Err(NotStarted { message: (task == 0).then(|| message.clone()), wait_status }))
+            .collect()
+    };
+    let failed = 1 << 8;
+    let node = &spec.node_name;
+    let own = spec.clone();
+    let mut files = stdio::StepFiles::default();
+    let mut wired: Vec<Result<stdio::TaskIo, NotStarted>> = Vec::new();
+    let opened = crate::stepd::opener::Opener::start(owner.cloned(), spec.owner_umask(), move || {
+        while (wired.len() as u32) < own.ntasks {
+            match stdio::wire(&own, wired.len() as u32, &mut files) {
+                Ok(io) => wired.push(Ok(io)),
+                Err(stdio::NotWired::Failed(message)) => {
+                    wired.push(Err(NotStarted { message: Some(message), wait_status: 1 << 8 }))
+                }
+                Err(stdio::NotWired::Waiting(what)) => return crate::stepd::opener::Attempt::Waiting(what),
+            }
+        }
+        crate::stepd::opener::Attempt::Done(std::mem::take(&mut wired))
+    });
+    let opener = match opened {
+        Ok(o) => o,
+        Err(e) => return every_task(crate::stepd::error_line(node, &format!("I/O setup: {}", describe(&e))), failed),
+    };
+    let job_dir = dir.parent().and_then(|d| d.parent()).unwrap_or(dir);
+    let timing = crate::stepd::timing::Follower::start(job_dir, spec.job_start, spec.end_time);
+    let limit_at = timing.step_deadline(spec.own_end).map(crate::sys::instant_at);
+    if wait_for_files(opener.ready().as_raw_fd(), term.as_raw_fd(), conn.as_raw_fd(), limit_at) || opener.settle() {
+        match opener.take() {
+            Some(Ok(wired)) => return wired,
+            Some(Err(e)) => return every_task(crate::stepd::error_line(node, &e.to_string()), failed),
+            None => {}
+        }
+    }
+    every_task(
+        crate::stepd::error_line(
+            node,
+            &format!("*** STEP {} ON {node} CANCELLED BEFORE ITS FILES COULD BE OPENED ***", spec.step_name()),
+        ),
+        libc::SIGTERM,
+    )
+}
+
+/// A task that is not started: the message for the client, if any, and the status it ends
+/// with.
+struct NotStarted {
+    message: Option<String>,
+    wait_status: i32,
+}
+
+/// Waits until `ready` is readable (`true`), or until `term` is (a SIGTERM, not read here),
+/// the client's connection `conn` is closed or `limit_at` passes (`false`).
+fn wait_for_files(ready: RawFd, term: RawFd, conn: RawFd, limit_at: Option<std::time::Instant>) -> bool {
+    loop {
+        let mut fds = [
+            libc::pollfd { fd: ready, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: term, events: libc::POLLIN, revents: 0 },
+            // Only its end: what the client sends meanwhile is for the reader thread.
+            libc::pollfd { fd: conn, events: libc::POLLRDHUP, revents: 0 },
+        ];
+        let timeout = match limit_at {
+            None => -1,
+            Some(at) => match at.saturating_duration_since(std::time::Instant::now()) {
+                left if left.is_zero() => return false,
+                left => left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32,
+            },
+        };
+        // SAFETY: fds is a valid array of three pollfd structures.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return false;
+        }
+        if fds[0].revents != 0 {
+            return true;
+        }
+        if fds[1].revents != 0 || fds[2].revents != 0 {
+            return false;
+        }
+    }
+}
+
+/// Starts every task whose I/O is `wired`, telling the client about those that cannot
+/// start.
 fn start_tasks(
     spec: &StepSpec,
+    wired: Vec<Result<stdio::TaskIo, NotStarted>>,
     launch: &tasks::Launch,
     jail: &mut dyn crate::stepd::containment::Containment,
-    owner: Option<&crate::identity::Identity>,
     sink: &mut sink::Sink,
 ) -> StartedTasks {
     let mut out = StartedTasks { tasks: Vec::new(), sources: Vec::new(), targets: Vec::new() };
-    let mut files = stdio::OutputFiles::default();
-    for task in 0..spec.ntasks {
-        let io = match owner {
-            Some(user) => user.on_thread(|| stdio::wire(spec, task, &mut files)).unwrap_or_else(|e| Err(e.to_string())),
-            None => stdio::wire(spec, task, &mut files),
-        };
+    for (task, io) in (0..spec.ntasks).zip(wired) {
         let started = io.and_then(|io| {
-            let started = launch
-                .start(task, &io, jail)
-                .map_err(|e| crate::stepd::error_line(&spec.node_name, &format!("task {task}: fork: {e}")))?;
+            let started = launch.start(task, &io, jail).map_err(|e| NotStarted {
+                message: Some(crate::stepd::error_line(&spec.node_name, &format!("task {task}: fork: {e}"))),
+                wait_status: 1 << 8,
+            })?;
             out.sources.extend(io.sources);
             out.targets.extend(io.target);
             Ok(started)
@@ -175,10 +272,12 @@ fn start_tasks(
                 }
                 out.tasks.push(relay::Task { pid: Some(s.pid), done: false, status: None });
             }
-            Err(message) => {
-                sink.frame(&Frame::Message(message));
-                sink.frame(&Frame::TaskExit { task, wait_status: 1 << 8 });
-                out.tasks.push(relay::Task { pid: None, done: true, status: Some(1 << 8) });
+            Err(NotStarted { message, wait_status }) => {
+                if let Some(message) = message {
+                    sink.frame(&Frame::Message(message));
+                }
+                sink.frame(&Frame::TaskExit { task, wait_status });
+                out.tasks.push(relay::Task { pid: None, done: true, status: Some(wait_status) });
             }
         }
     }

@@ -80,4 +80,10 @@ impl StepSpec {
     pub fn step_name(&self) -> String {
         format!("{}.{}", self.job_id, self.step_id)
     }
+
+    /// The umask the tasks and their files get: the submitter's, else 022 for another
+    /// user's step (never the root daemon's private one); `None` leaves the supervisor's.
+    pub fn owner_umask(&self) -> Option<u32> {
+        self.umask.or(self.run_as.map(|_| 0o022))
+    }
 }

@@ -4,10 +4,10 @@
 use super::spec::{StepInput, StepSpec};
 use crate::api::stream::Channel;
 use crate::options::pattern::{self, PatternContext};
+use crate::stepd::stream_files::{self, Ready};
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,23 +43,46 @@ pub struct TaskIo {
     pub target: Option<Target>,
 }
 
-/// Output files, opened once per path: tasks whose pattern expands to the same file share
-/// one open file (and so one offset), so that they do not overwrite each other.
+/// The step's files as opened so far. Output files are opened once per path: tasks whose
+/// pattern expands to the same file share one open file (and so one offset), so that they
+/// do not overwrite each other. An input FIFO that waits for its writer stays open here (see
+/// [`stream_files::open_input`]).
 #[derive(Default)]
-pub struct OutputFiles {
-    open: HashMap<PathBuf, File>,
+pub struct StepFiles {
+    outputs: HashMap<PathBuf, File>,
+    waiting_inputs: HashMap<u32, File>,
 }
 
-impl OutputFiles {
-    fn get(&mut self, path: &Path, append: bool) -> std::io::Result<OwnedFd> {
-        if let Some(f) = self.open.get(path) {
-            return Ok(f.try_clone()?.into());
+impl StepFiles {
+    fn output(&mut self, path: &Path, append: bool) -> std::io::Result<Option<OwnedFd>> {
+        if let Some(f) = self.outputs.get(path) {
+            return Ok(Some(f.try_clone()?.into()));
         }
-        let f = OpenOptions::new().create(true).write(true).append(append).truncate(!append).mode(0o644).open(path)?;
+        let Ready::Open(f) = stream_files::open_output(path, append)? else { return Ok(None) };
         let fd = f.try_clone()?.into();
-        self.open.insert(path.to_path_buf(), f);
-        Ok(fd)
+        self.outputs.insert(path.to_path_buf(), f);
+        Ok(Some(fd))
     }
+
+    fn input(&mut self, path: &Path, task: u32) -> std::io::Result<Option<OwnedFd>> {
+        let mut held = self.waiting_inputs.remove(&task);
+        match stream_files::open_input(path, &mut held)? {
+            Ready::Open(f) => Ok(Some(f.into())),
+            Ready::Waiting => {
+                self.waiting_inputs.extend(held.map(|f| (task, f)));
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Why a task's I/O is not ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotWired {
+    /// It cannot be: the message for the client (the task is not started).
+    Failed(String),
+    /// A FIFO waits for its other end: what it waits for.
+    Waiting(String),
 }
 
 /// The capacity asked for the output pipes (the default is 64 KiB): a task writing fast
@@ -92,24 +115,59 @@ pub fn task_path(spec: &StepSpec, pattern: &str, task: u32) -> PathBuf {
     spec.cwd.join(pattern::expand(pattern, &ctx))
 }
 
-/// Opens `task`'s I/O. `Err` is the message to give the client when a file cannot be
-/// opened (the task is then not started). Task 0 of a `--pty` step gets the terminal as its
-/// input, output and error, whatever the other options say, and the client's input.
-pub fn wire(spec: &StepSpec, task: u32, files: &mut OutputFiles) -> Result<TaskIo, String> {
+/// Opens `task`'s I/O, as far as `files` has it already. A file that cannot be opened
+/// fails the task ([`NotWired::Failed`]: it is then not started); a FIFO without its other
+/// end leaves it [`NotWired::Waiting`], to be tried again. Task 0 of a `--pty` step gets the
+/// terminal as its input, output and error, whatever the other options say, and the
+/// client's input.
+pub fn wire(spec: &StepSpec, task: u32, files: &mut StepFiles) -> Result<TaskIo, NotWired> {
     let fail = |what: &str, path: &Path, e: std::io::Error| {
-        crate::stepd::error_line(
+        NotWired::Failed(crate::stepd::error_line(
             &spec.node_name,
             &format!("Could not open {what} file {}: {}", path.display(), super::describe(&e)),
-        )
+        ))
+    };
+    let waiting = |path: &Path, how: &str| {
+        NotWired::Waiting(format!(
+            "step {}: task {task} waits for a process to open FIFO {} for {how}",
+            spec.step_name(),
+            path.display()
+        ))
     };
     let other = |e: std::io::Error| {
-        crate::stepd::error_line(&spec.node_name, &format!("task {task} I/O setup: {}", super::describe(&e)))
+        NotWired::Failed(crate::stepd::error_line(
+            &spec.node_name,
+            &format!("task {task} I/O setup: {}", super::describe(&e)),
+        ))
     };
     if task == 0 {
         if let Some(ws) = spec.pty {
             return pty(ws.rows, ws.cols).map_err(other);
         }
     }
+    // The files first: nothing else is made while one of them waits.
+    let mut output = |pattern: &Option<String>, what: &str| -> Result<Option<OwnedFd>, NotWired> {
+        let Some(p) = pattern else { return Ok(None) };
+        let path = task_path(spec, p, task);
+        match files.output(&path, spec.append) {
+            Ok(Some(fd)) => Ok(Some(fd)),
+            Ok(None) => Err(waiting(&path, "reading")),
+            Err(e) => Err(fail(what, &path, e)),
+        }
+    };
+    let stdout_file = output(&spec.stdout, "stdout")?;
+    let stderr_file = output(&spec.stderr, "stderr")?;
+    let stdin_file = match &spec.stdin {
+        StepInput::File(p) => {
+            let path = task_path(spec, p, task);
+            match files.input(&path, task) {
+                Ok(Some(fd)) => Some(fd),
+                Ok(None) => return Err(waiting(&path, "writing")),
+                Err(e) => return Err(fail("stdin", &path, e)),
+            }
+        }
+        _ => None,
+    };
     let mut sources = Vec::new();
     let mut target = None;
     let wants_input = match &spec.stdin {
@@ -117,9 +175,8 @@ pub fn wire(spec: &StepSpec, task: u32, files: &mut OutputFiles) -> Result<TaskI
         StepInput::Task(n) => *n == task,
         StepInput::None | StepInput::File(_) => false,
     };
-    let stdin = if let StepInput::File(p) = &spec.stdin {
-        let path = task_path(spec, p, task);
-        File::open(&path).map_err(|e| fail("stdin", &path, e))?.into()
+    let stdin = if let Some(fd) = stdin_file {
+        fd
     } else if wants_input {
         let (r, w) = pipe(false).map_err(other)?;
         target = Some(Target { fd: Arc::new(w), pty: false });
@@ -127,23 +184,17 @@ pub fn wire(spec: &StepSpec, task: u32, files: &mut OutputFiles) -> Result<TaskI
     } else {
         dev_null().map_err(other)?
     };
-    let mut relay = |channel| -> Result<OwnedFd, String> {
+    let mut relay = |channel| -> Result<OwnedFd, NotWired> {
         let (r, w) = pipe(true).map_err(other)?;
         sources.push(Source { fd: Arc::new(r), task, channel });
         Ok(w)
     };
-    let stdout = match &spec.stdout {
-        Some(p) => {
-            let path = task_path(spec, p, task);
-            files.get(&path, spec.append).map_err(|e| fail("stdout", &path, e))?
-        }
+    let stdout = match stdout_file {
+        Some(fd) => fd,
         None => relay(Channel::Stdout)?,
     };
-    let stderr = match (&spec.stderr, &spec.stdout) {
-        (Some(p), _) => {
-            let path = task_path(spec, p, task);
-            files.get(&path, spec.append).map_err(|e| fail("stderr", &path, e))?
-        }
+    let stderr = match (stderr_file, &spec.stdout) {
+        (Some(fd), _) => fd,
         (None, Some(_)) => stdout.try_clone().map_err(other)?,
         (None, None) => relay(Channel::Stderr)?,
     };

@@ -273,6 +273,65 @@ fn one_output_file_for_all_tasks_keeps_all_their_lines() {
     assert_eq!(lines, vec!["line 0", "line 1", "line 2"]);
 }
 
+fn mkfifo(path: &std::path::Path) {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: name is a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn an_output_fifo_is_waited_for_until_a_reader_comes() {
+    let cwd = tempfile::tempdir().unwrap();
+    mkfifo(&cwd.path().join("out"));
+    let mut s = spec(&["echo", "through the fifo"]);
+    s.cwd = cwd.path().to_path_buf();
+    s.stdout = Some("out".into());
+    let step = Step::start(&s);
+    // Opening it for reading waits for the task to open it for writing.
+    assert_eq!(std::fs::read_to_string(cwd.path().join("out")).unwrap(), "through the fifo\n");
+    assert_eq!(step.finish(Seen::default()).exits, vec![(0, 0)]);
+}
+
+#[test]
+fn a_step_waiting_for_its_fifos_ends_on_a_cancel_its_clients_end_or_its_time_limit() {
+    let cwd = tempfile::tempdir().unwrap();
+    mkfifo(&cwd.path().join("out"));
+    mkfifo(&cwd.path().join("in"));
+    let waiting = |output: bool| {
+        let mut s = spec(&["cat"]);
+        s.cwd = cwd.path().to_path_buf();
+        s.ntasks = 2;
+        if output {
+            s.stdout = Some("out".into());
+        } else {
+            s.stdin = StepInput::File("in".into());
+        }
+        s
+    };
+    let ended = |seen: &Seen| {
+        assert_eq!(seen.messages.len(), 1, "{:?}", seen.messages);
+        assert!(seen.messages[0].contains("*** STEP 7.0 ON vm CANCELLED BEFORE ITS FILES COULD BE OPENED ***"));
+        assert_eq!(seen.exits, vec![(0, libc::SIGTERM), (1, libc::SIGTERM)]);
+    };
+    // A cancel from the daemon (SIGTERM).
+    let mut step = Step::start(&waiting(true));
+    let mut seen = Seen::default();
+    step.until(&mut seen, |s| !s.frames.is_empty());
+    // SAFETY: kill to the supervisor child this test started.
+    unsafe { libc::kill(step.pid, libc::SIGTERM) };
+    ended(&step.finish(seen));
+    // Its client gone.
+    let mut step = Step::start(&waiting(false));
+    let mut seen = Seen::default();
+    step.until(&mut seen, |s| !s.frames.is_empty());
+    step.client.shutdown(std::net::Shutdown::Write).unwrap();
+    ended(&step.finish(seen));
+    // Its time limit.
+    let mut s = waiting(true);
+    s.end_time = Some(crate::options::now() + 1);
+    ended(&run(&s));
+}
+
 #[test]
 fn cancel_ends_the_step_with_slurmstepds_line() {
     let mut step = Step::start(&spec(&["sleep", "100"]));

@@ -45,8 +45,9 @@ impl Core {
             }
             None => vec![Job { id: self.next_id, ..new.job }],
         };
+        let umask = crate::daemon::supervision::launch::umask_of(&new.payload.environment);
         for job in &jobs {
-            submit::prepare_output_dirs_as_owner(job, &self.config.node_name)?;
+            submit::prepare_output_dirs_as_owner(job, &self.config.node_name, umask)?;
         }
         self.next_id += count;
         // Counted from now on, so that racing submits cannot pass the limit together.
@@ -151,7 +152,7 @@ impl Core {
 
     /// Whether `pid` is the supervisor of the current run of job `id` (not of a run that
     /// ended before the job was requeued), while it holds resources.
-    fn supervises(&self, id: u32, pid: i32) -> bool {
+    pub(super) fn supervises(&self, id: u32, pid: i32) -> bool {
         self.jobs.get(&id).is_some_and(|j| j.state().holds_resources() && j.stepd_pid == Some(pid))
     }
 
@@ -162,6 +163,10 @@ impl Core {
         if !self.supervises(id, pid) {
             // Ended already (from its status before the exit), or a requeued job's earlier
             // run: its directory, and the process group id in it, belong to the past.
+            return Effects::default();
+        }
+        if status.is_none() && self.killing_stuck(id) {
+            // Killed by the daemon as stuck: its end is recorded once its job is fenced.
             return Effects::default();
         }
         if status.is_none() {

@@ -7,7 +7,8 @@
 //! daemon starts), `schedule` (the allocation and start of pending jobs), `lifecycle`
 //! (a job's staging, admission and end), `cancel` (cancels and signals),
 //! `job_steps` (the steps of running jobs), `cpu_ids` (which of the node's CPUs each job
-//! holds) and `foreign_gpus` (GPUs in use outside the queue).
+//! holds), `foreign_gpus` (GPUs in use outside the queue) and `overdue` (supervisors that
+//! outlive their job's end).
 
 mod cancel;
 mod cpu_ids;
@@ -17,11 +18,13 @@ mod gpu_holds;
 mod gpu_use;
 mod job_steps;
 mod lifecycle;
+mod overdue;
 mod recovery;
 mod schedule;
 
 pub use cancel::CancelError;
 pub use gpu_holds::GpuHeld;
+pub use overdue::{Stuck, GRACE};
 
 use crate::config::Config;
 use crate::daemon::http::request;
@@ -161,6 +164,8 @@ pub struct Core {
     /// The second of the last [`Core::purge`]: MinJobAge is counted in seconds, so one walk
     /// over the jobs a second is enough, however often they are listed.
     purged_at: u64,
+    /// The jobs being ended, to find supervisors that outlive their end (see `overdue`).
+    overdue: overdue::Overdue,
 }
 
 impl Core {
@@ -219,6 +224,7 @@ impl Core {
             steps: Default::default(),
             active,
             purged_at: 0,
+            overdue: Default::default(),
         })
     }
 
