@@ -490,3 +490,36 @@ fn a_gpu_whose_server_cannot_be_started_is_drained_and_its_job_waits_again_never
     shared.wait_state_within(id, "COMPLETED", Duration::from_secs(60));
     assert!(alice.home.join("shard.ran").exists());
 }
+
+/// A directory of root's, closed to others, holding a directory and a file: the paths of
+/// that directory, of that file, and of nothing, none of which a user can tell apart.
+fn closed_paths(shared: &Shared) -> Vec<String> {
+    let closed = shared.dir.path().join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::create_dir(closed.join("dir")).unwrap();
+    std::fs::write(closed.join("file"), "x").unwrap();
+    ["dir", "file", "missing"].iter().map(|name| closed.join(name).display().to_string()).collect()
+}
+
+#[test]
+fn a_step_that_cannot_enter_its_directory_says_what_its_owner_met_there_not_what_root_sees() {
+    let test = "a_step_that_cannot_enter_its_directory_says_what_its_owner_met_there_not_what_root_sees";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("fe");
+    let paths = closed_paths(&shared);
+    // Each task says what its own chdir met there: the same for all three.
+    let script: String = paths.iter().map(|p| format!("srun --chdir={p} pwd\n")).collect();
+    let id = shared.sbatch_as(&alice, &["-o", "steps.out", "--wrap", &script]);
+    shared.wait_state(id, "COMPLETED");
+    let text = common::read(&alice.home.join("steps.out"));
+    for p in &paths {
+        let line =
+            format!("slurmstepd-node1: error: couldn't chdir to `{p}': Permission denied: going to /tmp instead");
+        assert!(text.contains(&line), "no {line:?} in:\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| *l == "/tmp").count(), 3, "{text}");
+}

@@ -99,7 +99,7 @@ pub fn start(spec: &LaunchSpec, containment: &mut dyn Containment) -> std::io::R
         candidates: vec![path],
         env,
         cwd: cstring(spec.cwd.as_os_str().as_bytes())?,
-        chdir_msg: exec::chdir_line(node, &spec.cwd),
+        chdir_line: exec::chdir_line(node, &spec.cwd),
         // Not the root daemon's private umask for another user's job that gave none.
         umask: spec.umask.or(spec.run_as.map(|_| 0o022)),
         owner,
