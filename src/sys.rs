@@ -23,6 +23,23 @@ pub fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
+/// Sends `signal` to the process of pidfd `fd` (Linux 5.1+); one that has ended is not an
+/// error.
+pub fn pidfd_kill(fd: std::os::fd::BorrowedFd, signal: i32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: pidfd_send_signal takes a descriptor, a signal, no siginfo and no flags.
+    let rc = unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, fd.as_raw_fd(), signal, std::ptr::null::<libc::siginfo_t>(), 0)
+    };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ESRCH) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Reaps `pid` if it is our exited child; returns its raw wait status.
 pub fn reap(pid: i32) -> Option<i32> {
     let mut status = 0;
