@@ -11,6 +11,7 @@ pub mod id_set;
 pub mod identity;
 pub mod lock;
 pub mod options;
+pub mod path_looks;
 pub mod paths;
 pub mod program;
 pub mod queue;

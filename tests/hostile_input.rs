@@ -266,8 +266,9 @@ fn text_that_would_reach_a_terminal_is_refused_and_output_paths_are_the_users() 
     }
     submit(&c, &with(&c, "argv", json!(["cmd\u{1b}[31m", "arg"]))).refused(422, "argv[0]");
     submit(&c, &with(&c, "environment", json!(["PATH=/bin", "HOSTNAME=h\u{1b}[1m"]))).refused(422, "HOSTNAME");
+    // Refused for its text, before any look at the path (made as the user, without the lock).
     submit(&c, &with(&c, "current_working_directory", json!(format!("{}\u{1b}", c.work.display()))))
-        .refused(422, "does not exist");
+        .refused(422, "--chdir contains a control character");
     // A relative working directory would be the daemon's, not the submitter's.
     for relative in [".", "work", "../work"] {
         submit(&c, &with(&c, "current_working_directory", json!(relative))).refused(422, "not an absolute path");

@@ -15,6 +15,8 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A uid and gid no account has: what the unit-level attacks act as (the kernel needs no
@@ -878,4 +880,374 @@ fn a_supervisor_that_does_not_end_its_job_is_killed_and_the_job_fenced_once_past
         assert_eq!(said, 1, "job {id}:\n{log}");
     }
     bob_takes_everything(&shared, &bob);
+}
+
+/// A FUSE file system on `dir` whose server never answers: every look inside it waits, as
+/// on a dead network mount, until the connection is aborted when this is dropped. Mounted by
+/// root for the owner with `allow_other`, so that a look by root waits too.
+struct StalledMount {
+    dir: PathBuf,
+    connection: Option<std::fs::File>,
+    /// The server of [`StalledMount::taking_requests`]: told to stop, and its thread.
+    server: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl StalledMount {
+    /// Mounts it on `dir` (made here, `owner`'s); `Err` says why it cannot be.
+    fn on(dir: &Path, owner: &User) -> Result<StalledMount, String> {
+        use std::os::fd::AsRawFd;
+        std::fs::create_dir(dir).unwrap();
+        std::os::unix::fs::chown(dir, Some(owner.uid), Some(owner.gid)).unwrap();
+        let connection = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/fuse")
+            .map_err(|e| format!("cannot open /dev/fuse: {e}"))?;
+        let options = std::ffi::CString::new(format!(
+            "fd={},rootmode=40000,user_id={},group_id={},allow_other",
+            connection.as_raw_fd(),
+            owner.uid,
+            owner.gid
+        ))
+        .unwrap();
+        let target = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: every pointer is a NUL-terminated string that outlives the call.
+        let rc = unsafe {
+            libc::mount(
+                c"stalled".as_ptr(),
+                target.as_ptr(),
+                c"fuse".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                options.as_ptr().cast(),
+            )
+        };
+        if rc != 0 {
+            return Err(format!("cannot mount FUSE on {}: {}", dir.display(), std::io::Error::last_os_error()));
+        }
+        Ok(StalledMount { dir: dir.to_path_buf(), connection: Some(connection), server: None })
+    }
+
+    /// The same, but with a server that answers the first request (`FUSE_INIT`) and takes
+    /// every later one without ever answering it: a look waiting for an answer to a request
+    /// its server has taken does not end even when killed, until the connection is aborted.
+    fn taking_requests(dir: &Path, owner: &User) -> Result<StalledMount, String> {
+        let mut mount = StalledMount::on(dir, owner)?;
+        let connection = mount.connection.as_ref().unwrap().try_clone().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let server = std::thread::spawn(move || take_requests(&connection, &stopped));
+        mount.server = Some((stop, server));
+        Ok(mount)
+    }
+}
+
+/// The server of [`StalledMount::taking_requests`] on `connection`, until `stop`.
+fn take_requests(connection: &std::fs::File, stop: &AtomicBool) {
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    const FUSE_INIT: u32 = 26;
+    let mut request = vec![0u8; (1 << 20) + 4096];
+    while !stop.load(Ordering::Relaxed) {
+        let mut poll = libc::pollfd { fd: connection.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut poll, 1, 100) } <= 0 {
+            continue;
+        }
+        let Ok(n) = (&*connection).read(&mut request) else { return };
+        if n < 40 || u32::from_ne_bytes(request[4..8].try_into().unwrap()) != FUSE_INIT {
+            continue; // Taken, never answered.
+        }
+        // fuse_out_header (length, error, the request's id), then fuse_init_out: protocol
+        // 7.31, writes of 4 KiB, the rest zero.
+        let mut reply = vec![0u8; 16 + 64];
+        reply[0..4].copy_from_slice(&80u32.to_ne_bytes());
+        reply[8..16].copy_from_slice(&request[8..16]);
+        reply[16..20].copy_from_slice(&7u32.to_ne_bytes());
+        reply[20..24].copy_from_slice(&31u32.to_ne_bytes());
+        reply[36..40].copy_from_slice(&4096u32.to_ne_bytes());
+        (&*connection).write_all(&reply).expect("answer FUSE_INIT");
+    }
+}
+
+impl Drop for StalledMount {
+    /// Closing the connection aborts it (every waiting look fails at once); then it is
+    /// unmounted, so that the owner's home can be removed.
+    fn drop(&mut self) {
+        if let Some((stop, server)) = self.server.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = server.join();
+        }
+        drop(self.connection.take());
+        let target = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path that outlives the call.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// Mounts a [`StalledMount`] on `dir`, or says loudly that `test` is skipped and why.
+fn stalled_mount(test: &str, dir: &Path, owner: &User) -> Option<StalledMount> {
+    StalledMount::on(dir, owner).map_err(|why| common::skip(test, &why)).ok()
+}
+
+/// Waits up to `within` for `child` to end, and returns its output.
+fn ended_within(mut child: Child, within: Duration, what: &str) -> std::process::Output {
+    let deadline = Instant::now() + within;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} did not end within {within:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `squeue` as `user`, which must answer within 2 s: a daemon frozen by someone else's look
+/// fails the test rather than hanging it.
+fn squeue_at_once(shared: &Shared, user: &User) {
+    let out = ended_within(shared.start_as(user, "squeue", &[]), Duration::from_secs(2), "squeue");
+    assert!(out.status.success(), "squeue: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `sbatch --parsable ARGS` as `user`, which must be answered within 2 s; the job's id.
+fn sbatch_at_once(shared: &Shared, user: &User, args: &[&str]) -> u32 {
+    let child = shared.start_as(user, "sbatch", &[&["--parsable"], args].concat());
+    let out = ended_within(child, Duration::from_secs(2), "sbatch");
+    assert!(out.status.success(), "sbatch {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().parse().expect("job id")
+}
+
+/// The processes that check user `uid`'s paths (`slurmlet-check`, as that user).
+fn checks_of(uid: u32) -> usize {
+    let mut count = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let dir = entry.path();
+        let (Ok(comm), Ok(status)) =
+            (std::fs::read_to_string(dir.join("comm")), std::fs::read_to_string(dir.join("status")))
+        else {
+            continue;
+        };
+        let real_uid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next());
+        if comm.trim_end() == "slurmlet-check" && real_uid == Some(uid.to_string().as_str()) {
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn a_path_in_a_mount_that_never_answers_is_refused_at_its_deadline_while_everyone_else_is_served() {
+    let test = "a_path_in_a_mount_that_never_answers_is_refused_at_its_deadline_while_everyone_else_is_served";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("pa");
+    let bob = shared.user("pb");
+    let Some(_stalled) = stalled_mount(test, &alice.home.join("fz"), &alice) else { return };
+    let inside = alice.home.join("fz").join("x");
+    let inside = inside.to_str().unwrap();
+    let output = format!("{inside}/out");
+    // Alice names a path in it as an output directory, as a batch job's working directory,
+    // and as the directory of an srun that makes its own allocation, all at once.
+    let begun = Instant::now();
+    let tries = [
+        ("sbatch -o", shared.start_as(&alice, "sbatch", &["-o", &output, "--wrap", "true"])),
+        ("sbatch -D", shared.start_as(&alice, "sbatch", &["-D", inside, "--wrap", "true"])),
+        ("srun --chdir", shared.start_as(&alice, "srun", &["--chdir", inside, "true"])),
+    ];
+    std::thread::sleep(Duration::from_millis(500));
+
+    // Meanwhile Bob is answered at once, and his job is taken and runs.
+    squeue_at_once(&shared, &bob);
+    let id = sbatch_at_once(&shared, &bob, &["-o", "bob.out", "--wrap", "echo ran"]);
+    shared.wait_state(id, "COMPLETED");
+    assert_eq!(common::read(&bob.home.join("bob.out")), "ran\n");
+    squeue_at_once(&shared, &bob);
+
+    // Each of Alice's is refused once the deadline passed, naming the path that did not answer.
+    let said = format!("cannot check {inside}: it did not answer within 5 s");
+    for (what, child) in tries {
+        let out = ended_within(child, Duration::from_secs(20), what);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{what} was taken: {err}");
+        assert!(err.contains(&said), "{what}: {err}");
+    }
+    let took = begun.elapsed();
+    assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(12), "refused after {took:?}");
+    // Afterwards everyone is answered, Alice and root included.
+    squeue_at_once(&shared, &alice);
+    assert_eq!(shared.state(id), "COMPLETED");
+    let ok = shared.sbatch_as(&alice, &["-o", "fine/out", "--wrap", "true"]);
+    shared.wait_state(ok, "COMPLETED");
+}
+
+#[test]
+fn one_user_with_many_checks_stalled_waits_for_their_own_turns_and_nobody_else_does() {
+    let test = "one_user_with_many_checks_stalled_waits_for_their_own_turns_and_nobody_else_does";
+    if !is_root(test) {
+        return;
+    }
+    // Exactly as many jobs as she tries: one her refusals left counted would be seen.
+    let shared = Shared::start("[limits]\nmax_submitted_jobs_per_user = 20\n");
+    let alice = shared.user("fc");
+    let bob = shared.user("fd");
+    let Some(_stalled) = stalled_mount(test, &alice.home.join("fz"), &alice) else { return };
+    let mut tries: Vec<Child> = (0..20)
+        .map(|i| {
+            let output = format!("{}/fz/d{i}/out", alice.home.display());
+            shared.start_as(&alice, "sbatch", &["-o", &output, "--wrap", "true"])
+        })
+        .collect();
+    // Half of them she kills once they are asked: their checks still count as hers.
+    std::thread::sleep(Duration::from_millis(500));
+    for child in tries.iter_mut().skip(1).step_by(2) {
+        child.kill().unwrap();
+    }
+    // For as long as her checks wait, Bob is answered at once, and Alice never has more
+    // than her turns' worth of checks under way.
+    let watch = Instant::now();
+    let mut most = 0;
+    while watch.elapsed() < Duration::from_secs(7) {
+        squeue_at_once(&shared, &bob);
+        most = most.max(checks_of(alice.uid));
+        assert!(most <= 4, "{most} checks of alice's at once");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(most > 0, "no check of alice's was ever seen");
+    let id = sbatch_at_once(&shared, &bob, &["--wrap", "true"]);
+    // Every one she waited for is refused: a check that did not answer, or one that waited
+    // for a turn until the deadline.
+    let mut unanswered = 0;
+    for (i, child) in tries.into_iter().enumerate().step_by(2) {
+        let out = ended_within(child, Duration::from_secs(30), &format!("alice's sbatch {i}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "sbatch {i} was taken: {err}");
+        if err.contains("did not answer within 5 s") {
+            unanswered += 1;
+        } else {
+            assert!(err.contains("earlier checks of this user's paths are still waiting for an answer"), "{err}");
+        }
+    }
+    assert!(unanswered >= 1, "no check ran to the deadline");
+    shared.wait_state(id, "COMPLETED");
+    // Her turns came back, and none of her refused jobs is counted against her: paths that
+    // answer are taken at once, up to her limit.
+    wait_for("alice's checks to end", LONG, || until(checks_of(alice.uid) == 0, String::new));
+    for _ in 0..20 {
+        sbatch_at_once(&shared, &alice, &["-H", "-o", "fine/out", "--wrap", "true"]);
+    }
+}
+
+#[test]
+fn checks_stuck_past_their_kill_hold_their_users_turns_and_nobody_elses() {
+    let test = "checks_stuck_past_their_kill_hold_their_users_turns_and_nobody_elses";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("fg");
+    let bob = shared.user("fh");
+    let stuck = match StalledMount::taking_requests(&alice.home.join("fz"), &alice) {
+        Ok(m) => m,
+        Err(why) => return common::skip(test, &why),
+    };
+    // Four tries fill her turns with checks that even SIGKILL does not end; each is refused
+    // at its deadline all the same.
+    let tries: Vec<Child> = (0..4)
+        .map(|i| {
+            let output = format!("{}/fz/s{i}/out", alice.home.display());
+            shared.start_as(&alice, "sbatch", &["-o", &output, "--wrap", "true"])
+        })
+        .collect();
+    for (i, child) in tries.into_iter().enumerate() {
+        let out = ended_within(child, Duration::from_secs(20), &format!("alice's sbatch {i}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("did not answer within 5 s"), "{err}");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(checks_of(alice.uid), 4, "the stuck checks are gone");
+    // Her next submit, of paths that would answer, waits for a turn until the deadline and
+    // is refused saying why; Bob is not held up at all.
+    let begun = Instant::now();
+    let waiting = shared.start_as(&alice, "sbatch", &["-o", "fine/out", "--wrap", "true"]);
+    squeue_at_once(&shared, &bob);
+    let id = sbatch_at_once(&shared, &bob, &["-o", "bob.out", "--wrap", "true"]);
+    let out = ended_within(waiting, Duration::from_secs(20), "alice's waiting sbatch");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "taken without a turn: {err}");
+    assert!(err.contains("4 earlier checks of this user's paths are still waiting for an answer"), "{err}");
+    assert!(begun.elapsed() >= Duration::from_secs(4), "refused after {:?}", begun.elapsed());
+    shared.wait_state(id, "COMPLETED");
+    // Once the connection is aborted the stuck checks end and are reaped, and her turns
+    // come back.
+    drop(stuck);
+    wait_for("the stuck checks to end", LONG, || until(checks_of(alice.uid) == 0, String::new));
+    sbatch_at_once(&shared, &alice, &["-o", "fine/out", "--wrap", "true"]);
+}
+
+/// A directory of root's, closed to others, holding a directory and a file: the paths of
+/// that directory, of that file, and of nothing, none of which a user can tell apart.
+fn closed_paths(shared: &Shared) -> Vec<String> {
+    let closed = shared.dir.path().join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::create_dir(closed.join("dir")).unwrap();
+    std::fs::write(closed.join("file"), "x").unwrap();
+    ["dir", "file", "missing"].iter().map(|name| closed.join(name).display().to_string()).collect()
+}
+
+#[test]
+fn a_step_that_cannot_enter_its_directory_says_what_its_owner_met_there_not_what_root_sees() {
+    let test = "a_step_that_cannot_enter_its_directory_says_what_its_owner_met_there_not_what_root_sees";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("fe");
+    let paths = closed_paths(&shared);
+    // Each task says what its own chdir met there: the same for all three.
+    let script: String = paths.iter().map(|p| format!("srun --chdir={p} pwd\n")).collect();
+    let id = shared.sbatch_as(&alice, &["-o", "steps.out", "--wrap", &script]);
+    shared.wait_state(id, "COMPLETED");
+    let text = common::read(&alice.home.join("steps.out"));
+    for p in &paths {
+        let line =
+            format!("slurmstepd-node1: error: couldn't chdir to `{p}': Permission denied: going to /tmp instead");
+        assert!(text.contains(&line), "no {line:?} in:\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| *l == "/tmp").count(), 3, "{text}");
+}
+
+#[test]
+fn a_working_directory_a_user_cannot_reach_is_refused_alike_whatever_root_sees_there() {
+    let test = "a_working_directory_a_user_cannot_reach_is_refused_alike_whatever_root_sees_there";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("ff");
+    let paths = closed_paths(&shared);
+    // What a refusal says, the path taken out.
+    let said = |out: &std::process::Output, path: &str| String::from_utf8_lossy(&out.stderr).replace(path, "PATH");
+    // A batch job's and an allocation's working directory.
+    for (command, option) in [("sbatch", "-D"), ("srun", "--chdir")] {
+        let outs: Vec<_> = paths
+            .iter()
+            .map(|p| {
+                let args: Vec<&str> =
+                    if command == "sbatch" { vec![option, p, "--wrap", "true"] } else { vec![option, p, "true"] };
+                (p, shared.run_as(&alice, command, &args))
+            })
+            .collect();
+        for (p, out) in &outs {
+            assert!(!out.status.success(), "{command} {option} {p} was taken");
+            assert!(
+                said(out, p).contains("working directory PATH does not exist or is not a directory"),
+                "{}",
+                said(out, p)
+            );
+        }
+        assert!(outs.iter().all(|(p, out)| said(out, p) == said(&outs[0].1, outs[0].0)), "they differ: {outs:?}");
+    }
 }

@@ -109,8 +109,8 @@ fn take_profile_flag(args: &mut Vec<OsString>) -> Result<(), i32> {
 }
 
 /// `slurmlet [--profile NAME] <command> …`: the Slurm commands plus slurmlet's own
-/// (`daemon`, `gpus`, `board`, `stepd`, `stepd-server`, `profiles`, `install-links`, `generate`,
-/// and `__complete`, which the shell completions call).
+/// (`daemon`, `gpus`, `board`, `stepd`, `stepd-server`, `path-check`, `profiles`,
+/// `install-links`, `generate`, and `__complete`, which the shell completions call).
 fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
     if let Err(code) = take_profile_flag(&mut args) {
         return code;
@@ -127,6 +127,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),
+        Some(crate::path_looks::SUBCOMMAND) => crate::path_looks::run(rest("slurmlet path-check")),
         Some("install-links") => install_links::run(rest("slurmlet install-links")),
         Some("generate") => generate::run(rest("slurmlet generate")),
         Some("profiles") => profiles::run(rest("slurmlet profiles")),

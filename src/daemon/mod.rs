@@ -141,6 +141,10 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             steps_changed: tokio::sync::Notify::new(),
             jwt_key,
             listings: tokio::sync::Semaphore::new(1),
+            path_checks: supervision::path_check::PathChecks::new(
+                std::env::current_exe().unwrap_or_else(|_| "slurmlet".into()),
+                supervision::path_check::DEADLINE,
+            ),
             history,
             mps,
             changes,

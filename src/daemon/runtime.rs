@@ -33,6 +33,8 @@ pub struct Daemon {
     /// time, each a few kilobytes per job. (Their writing is not waited for: a client that
     /// does not read would stop every other listing.)
     pub listings: tokio::sync::Semaphore,
+    /// The checks of the paths users name at submit, each user's turns at them.
+    pub path_checks: crate::daemon::supervision::path_check::PathChecks,
     /// The accounting history's read connections.
     pub history: history::History,
     /// The MPS servers of shard jobs, when the daemon runs them.

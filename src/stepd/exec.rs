@@ -49,7 +49,7 @@ pub struct Program {
     /// The working directory.
     pub cwd: CString,
     /// The line written to the process's error output when it cannot enter `cwd`.
-    pub chdir_msg: String,
+    pub chdir_line: ChdirLine,
     /// The umask to set, if any.
     pub umask: Option<u32>,
     /// The user the processes run as, when the supervisor runs as root for another user.
@@ -97,16 +97,31 @@ pub fn search_path(program: &str, path: Option<&str>) -> io::Result<Vec<CString>
         .collect()
 }
 
-/// slurmstepd's line when a process cannot enter `cwd`, on node `node`. The child cannot
-/// call `strerror` safely: the reason is the one the directory shows from here.
-pub fn chdir_line(node: &str, cwd: &Path) -> String {
-    let errno = match std::fs::metadata(cwd) {
-        Ok(m) if !m.is_dir() => libc::ENOTDIR,
-        Ok(_) => libc::EACCES,
-        Err(e) => e.raw_os_error().unwrap_or(libc::ENOENT),
-    };
-    let why = crate::sys::c_error_text(&io::Error::from_raw_os_error(errno));
-    super::error_line(node, &format!("couldn't chdir to `{}': {why}: going to /tmp instead\n", cwd.display()))
+/// slurmstepd's line when a process cannot enter its directory, in the two parts around
+/// the reason: the child writes the reason its own `chdir` gave, after it became the owner,
+/// so that the line says what the owner sees there and never what root sees.
+pub struct ChdirLine {
+    before: String,
+    after: String,
+}
+
+/// [`ChdirLine`] for directory `cwd` on node `node`.
+pub fn chdir_line(node: &str, cwd: &Path) -> ChdirLine {
+    ChdirLine {
+        before: super::error_line(node, &format!("couldn't chdir to `{}': ", cwd.display())),
+        after: ": going to /tmp instead\n".into(),
+    }
+}
+
+impl ChdirLine {
+    /// Writes the line with the text of `errno` to `fd` (async-signal-safe).
+    pub fn write(&self, fd: libc::c_int, errno: i32) {
+        // SAFETY: writes from strings of the given lengths.
+        unsafe { libc::write(fd, self.before.as_ptr().cast(), self.before.len()) };
+        super::errno_text::write_text(fd, errno);
+        // SAFETY: as above.
+        unsafe { libc::write(fd, self.after.as_ptr().cast(), self.after.len()) };
+    }
 }
 
 impl Program {
@@ -186,7 +201,7 @@ impl Program {
             }
         }
         if libc::chdir(self.cwd.as_ptr()) != 0 {
-            libc::write(2, self.chdir_msg.as_ptr().cast(), self.chdir_msg.len());
+            self.chdir_line.write(2, *libc::__errno_location());
             libc::chdir(c"/tmp".as_ptr());
         }
         crate::sys::write_decimal(pid_room.add(PID_VAR.len()), libc::getpid() as u32);

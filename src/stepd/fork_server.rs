@@ -9,6 +9,11 @@
 //! session (SIGTERM still blocked, as the daemon started the server), and the server answers
 //! with the child's pid and a pidfd for it. The server reaps its children and exits when the
 //! daemon closes the socket; supervisors live on, as they do when started directly.
+//!
+//! The same way, a request tagged [`crate::path_looks::TAG`] starts the process that looks
+//! at a user's paths as that user: forked from this small process, it costs the daemon no
+//! `fork` of its own (whose copy-on-write faults, in a daemon of many threads and mappings,
+//! cost more than the rest of a submit).
 
 use super::Kind;
 use std::ffi::OsStr;
@@ -68,11 +73,15 @@ fn serve(sock: &OwnedFd) -> io::Result<()> {
             return Ok(());
         }
         let reply = match (Kind::from_tag(buf[0]), fds.is_empty()) {
+            (_, true) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request without descriptors")),
             (Some(kind), false) => {
-                fork_supervisor(kind, Path::new(OsStr::from_bytes(&buf[1..n])), fds, sock, &children)
+                let dir = Path::new(OsStr::from_bytes(&buf[1..n]));
+                fork_child(fds, sock, &children, |fds| super::supervise_with(kind, dir, fds))
             }
-            (None, _) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request of an unknown kind")),
-            (_, true) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request without the end pipe")),
+            (None, false) if buf[0] == crate::path_looks::TAG => {
+                fork_child(fds, sock, &children, crate::path_looks::answer)
+            }
+            (None, false) => Err(io::Error::new(io::ErrorKind::InvalidInput, "a request of an unknown kind")),
         };
         match reply {
             Ok((pid, pidfd)) => crate::sys::send_with_fds(sock.as_fd(), &pid.to_ne_bytes(), &[pidfd.as_fd()])?,
@@ -84,13 +93,13 @@ fn serve(sock: &OwnedFd) -> io::Result<()> {
     }
 }
 
-/// Forks the supervisor of `dir`; returns its pid and a pidfd for it.
-fn fork_supervisor(
-    kind: Kind,
-    dir: &Path,
+/// Forks a child that runs `work` on the descriptors passed to it (a supervisor, or the
+/// look at a user's paths) and exits with its code; returns its pid and a pidfd for it.
+fn fork_child(
     fds: Vec<OwnedFd>,
     sock: &OwnedFd,
     children: &ChildSignal,
+    work: impl FnOnce(Vec<OwnedFd>) -> i32,
 ) -> io::Result<(i32, OwnedFd)> {
     // SAFETY: this process has one thread, so the child may go on running Rust code.
     let pid = unsafe { libc::fork() };
@@ -98,7 +107,7 @@ fn fork_supervisor(
         -1 => Err(io::Error::last_os_error()),
         0 => {
             // The child: none of the server's descriptors, its own session, the signal mask
-            // the daemon gave the server (SIGTERM blocked), then the supervisor.
+            // the daemon gave the server (SIGTERM blocked), then its work.
             // SAFETY: closing descriptors this child owns; setsid and sigprocmask have no
             // memory preconditions beyond the initialised set.
             unsafe {
@@ -109,7 +118,7 @@ fn fork_supervisor(
                 // What `ps -o comm` and `top` show, as for Slurm's supervisors.
                 libc::prctl(libc::PR_SET_NAME, c"slurmstepd".as_ptr());
             }
-            std::process::exit(super::supervise_with(kind, dir, fds));
+            std::process::exit(work(fds));
         }
         pid => {
             drop(fds);

@@ -64,7 +64,7 @@ pub fn start(
         candidates: vec![path],
         env,
         cwd: cstring(spec.cwd.as_os_str().as_bytes())?,
-        chdir_msg: exec::chdir_line(node, &spec.cwd),
+        chdir_line: exec::chdir_line(node, &spec.cwd),
         umask: spec.owner_umask(),
         owner,
         failure,

@@ -180,9 +180,9 @@ impl Shared {
         User::create(&name, &self.dir.path().join(format!("home-{tag}")))
     }
 
-    /// Runs a command as `user` in their home, finding the daemon as any user would: through
+    /// A command run as `user` in their home, finding the daemon as any user would: through
     /// the system configuration alone.
-    pub fn run_as(&self, user: &User, name: &str, args: &[&str]) -> Output {
+    pub fn command_as(&self, user: &User, name: &str, args: &[&str]) -> Command {
         let mut c = Command::new(self.bin.join(name));
         c.args(args)
             .current_dir(&user.home)
@@ -194,7 +194,20 @@ impl Shared {
             .uid(user.uid)
             .gid(user.gid)
             .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs [`Shared::command_as`] to its end.
+    pub fn run_as(&self, user: &User, name: &str, args: &[&str]) -> Output {
+        let mut c = self.command_as(user, name, args);
         retrying(|| c.output())
+    }
+
+    /// Starts [`Shared::command_as`], its output piped.
+    pub fn start_as(&self, user: &User, name: &str, args: &[&str]) -> Child {
+        let mut c = self.command_as(user, name, args);
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        retrying(|| c.spawn())
     }
 
     pub fn sbatch_as(&self, user: &User, args: &[&str]) -> u32 {

@@ -6,11 +6,12 @@
 use super::caller::Caller;
 use super::request::parse_job_ref;
 use crate::api::types::*;
-use crate::daemon::fault;
 use crate::daemon::runtime::{Daemon, Peer};
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::job::Job;
+use crate::daemon::scheduling::staging;
 use crate::daemon::scheduling::submit::store_failure;
+use crate::daemon::scheduling::submit_paths::SubmitPaths;
 use crate::daemon::views::info;
 use crate::daemon::views::jobs_reply;
 use crate::daemon::views::listing;
@@ -51,19 +52,28 @@ pub(in crate::daemon) async fn test_only(
     body: axum::body::Bytes,
 ) -> Response {
     let parsed = super::request::parse_submit(&body);
-    let core = d.core.lock();
-    let meta = info::meta(&core.config);
-    let req = match parsed {
-        Ok(r) => r,
-        Err((status, errors)) => return reply(status, JobsResponse { meta, errors, ..Default::default() }),
-    };
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    match core.test_only(&req.job.unwrap_or_default(), req.script.as_deref(), caller) {
-        Ok(job) => {
+    let (meta, estimate) = {
+        let core = d.core.lock();
+        let meta = info::meta(&core.config);
+        let req = match parsed {
+            Ok(r) => r,
+            Err((status, errors)) => return reply(status, JobsResponse { meta, errors, ..Default::default() }),
+        };
+        let estimate = core.test_only(&req.job.unwrap_or_default(), req.script.as_deref(), caller).map(|job| {
             let mut info = info::job_info(&job, &core.config);
             info.nodes = core.config.node_name.clone();
-            reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta, ..Default::default() })
-        }
+            (info, job.cwd)
+        });
+        (meta, estimate)
+    };
+    // Its working directory is checked as the caller sees it, without the lock.
+    let checked = match estimate {
+        Ok((info, cwd)) => SubmitPaths::of_work_dir(cwd.as_str()).check(&d.path_checks, caller).await.map(|()| info),
+        Err(e) => Err(e),
+    };
+    match checked {
+        Ok(info) => reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta, ..Default::default() }),
         Err(e) => reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors: vec![e], ..Default::default() }),
     }
 }
@@ -136,11 +146,7 @@ pub(in crate::daemon) async fn submit(
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let staged = {
-        let mut core = d.core.lock();
-        fault::inject("submit", desc.name.as_deref().unwrap_or_default());
-        core.stage(&desc, req.script.as_deref(), caller, false)
-    };
+    let staged = staging::stage(&d, &desc, req.script.as_deref(), caller, false).await;
     let staged = match staged {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),

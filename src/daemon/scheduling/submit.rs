@@ -34,7 +34,7 @@ pub fn store_failure(e: &str) -> ApiError {
 }
 
 /// A submit error whose description explains more than Slurm's text does.
-fn explained(number: i32, error: &str, description: String) -> ApiError {
+pub(in crate::daemon) fn explained(number: i32, error: &str, description: String) -> ApiError {
     ApiError { description, error_number: number, error: error.into(), source: "slurm_submit_batch_job()".into() }
 }
 
@@ -162,7 +162,9 @@ fn read_environment(desc: &JobDescMsg) -> Result<Vec<String>, ApiError> {
         .ok_or_else(|| submit_error(2127, "Environment is missing in job"))
 }
 
-/// The job's working directory: given, absolute, and an existing directory.
+/// The job's working directory: given and absolute. Whether its owner sees a directory
+/// there is checked later, as the owner and outside the daemon's lock (see
+/// [`super::submit_paths`]).
 fn read_cwd(desc: &JobDescMsg) -> Result<String, ApiError> {
     let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         submit_error(2063, "Job cannot be submitted without the current working directory specified.")
@@ -173,13 +175,6 @@ fn read_cwd(desc: &JobDescMsg) -> Result<String, ApiError> {
             2063,
             "Invalid working directory",
             format!("working directory {cwd} is not an absolute path"),
-        ));
-    }
-    if !Path::new(&cwd).is_dir() {
-        return Err(explained(
-            2063,
-            "Invalid working directory",
-            format!("working directory {cwd} does not exist or is not a directory"),
         ));
     }
     Ok(cwd)
@@ -555,64 +550,6 @@ pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
     } else {
         Path::new(job.cwd.as_str()).join(p)
     }
-}
-
-/// [`prepare_output_dirs`] with the rights of the job's owner and the submitter's `umask`
-/// (`SLURM_UMASK`, else 022 for another user's job), as slurmstepd makes them: a root daemon
-/// creates and checks another user's paths as that user, never as root, and never with its
-/// own private umask.
-pub fn prepare_output_dirs_as_owner(job: &Job, node: &str, umask: Option<u32>) -> Result<(), ApiError> {
-    let owner = crate::identity::RunAs::when_needed(job.uid, job.gid);
-    let Some(umask) = umask.or(owner.map(|_| 0o022)) else {
-        return prepare_output_dirs(job, node);
-    };
-    let prepare = || {
-        crate::sys::set_thread_umask(umask).map_err(|e| {
-            explained(errno::ERROR, "Unexpected error", format!("cannot take the submitter's umask {umask:04o}: {e}"))
-        })?;
-        prepare_output_dirs(job, node)
-    };
-    let Some(owner) = owner else {
-        return std::thread::scope(|s| s.spawn(prepare).join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-    };
-    let refused = |e: crate::identity::IdentityError| {
-        explained(errno::ACCESS_DENIED, "Access/permission denied", format!("cannot act as the submitting user: {e}"))
-    };
-    let user = crate::identity::Identity::lookup(owner).map_err(refused)?;
-    user.on_thread(prepare).map_err(refused)?
-}
-
-/// Makes sure the directories of the job's output files exist (creating them as Slurm 24.11
-/// does), so that a path that can never be written is refused at submit time.
-pub fn prepare_output_dirs(job: &Job, node: &str) -> Result<(), ApiError> {
-    for (what, pat) in [("--output", &job.stdout), ("--error", &job.stderr)] {
-        if pat.is_empty() {
-            continue;
-        }
-        let path = output_path(job, pat, node);
-        let Some(dir) = path.parent() else { continue };
-        if dir.is_dir() {
-            continue;
-        }
-        if let Err(e) = crate::stepd::stream_files::make_parent_dirs(&path) {
-            return Err(explained(
-                errno::INVALID_OUTPUT_PATH,
-                "Invalid output file path",
-                format!("cannot create directory {} for {what} {}: {e}", dir.display(), path.display()),
-            ));
-        }
-    }
-    if !job.stdin.is_empty() {
-        let p = output_path(job, &job.stdin, node);
-        if !p.exists() {
-            return Err(explained(
-                errno::INVALID_OUTPUT_PATH,
-                "Invalid input file path",
-                format!("--input file {} does not exist", p.display()),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// What a job asks for of the node's GPUs: whole GPUs, or shards of one GPU.

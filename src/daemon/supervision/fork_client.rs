@@ -1,5 +1,6 @@
 //! The daemon's side of the supervisors' fork server (see [`crate::stepd::fork_server`]): started
-//! on the first launch, asked for one supervisor per job, replaced when it fails.
+//! on the first launch, asked for one supervisor per job (and for the looks at a user's
+//! paths), replaced when it fails.
 
 use crate::stepd::Kind;
 use std::io;
@@ -27,8 +28,19 @@ impl ForkServer {
     /// Asks for the supervisor of job directory `dir`, handing it `end`, the write end of the
     /// job's end pipe; returns its pid and a pidfd for it.
     pub fn launch(&self, kind: Kind, dir: &Path, fds: &[BorrowedFd]) -> io::Result<(i32, OwnedFd)> {
-        let mut request = vec![kind.tag()];
-        request.extend_from_slice(dir.as_os_str().as_bytes());
+        self.ask(kind.tag(), dir.as_os_str().as_bytes(), fds)
+    }
+
+    /// Asks for the process that looks at a user's paths (see [`crate::path_looks`]),
+    /// handing it its request and report descriptors; returns its pid and a pidfd for it.
+    pub fn path_check(&self, fds: &[BorrowedFd]) -> io::Result<(i32, OwnedFd)> {
+        self.ask(crate::path_looks::TAG, &[], fds)
+    }
+
+    /// Asks for the child that `tag` and `text` name, handing it `fds`.
+    fn ask(&self, tag: u8, text: &[u8], fds: &[BorrowedFd]) -> io::Result<(i32, OwnedFd)> {
+        let mut request = vec![tag];
+        request.extend_from_slice(text);
         if request.len() > crate::stepd::fork_server::MAX_REQUEST {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "job directory path too long"));
         }

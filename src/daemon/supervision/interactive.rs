@@ -175,7 +175,7 @@ pub async fn allocation(
     };
     let desc = req.job.unwrap_or_default();
     let caller = Caller { uid: peer.uid, gid: peer.gid };
-    let staged = d.core.lock().stage(&desc, req.script.as_deref(), caller, true);
+    let staged = crate::daemon::scheduling::staging::stage(&d, &desc, req.script.as_deref(), caller, true).await;
     let staged = match staged {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),

@@ -5,6 +5,7 @@ use crate::daemon::scheduling::job::Job;
 use crate::daemon::scheduling::submit::output_path;
 use crate::stepd::containment::Share;
 use crate::stepd::{files, Kind, LaunchSpec};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -278,6 +279,30 @@ pub fn start_supervisor(
     let _one_at_a_time = one_spawn_at_a_time();
     let (ended, end_writer) = crate::sys::pipe()?;
     let fds: Vec<_> = std::iter::once(end_writer.as_fd()).chain(conn.map(|c| c.as_fd())).collect();
+    let directly = [kind.subcommand().as_ref(), dir.as_os_str()];
+    let (pid, pidfd) = through_fork_server(exe, |s| s.launch(kind, dir, &fds), &directly, &fds)?;
+    Ok(Started { pid, ended, pidfd })
+}
+
+/// Starts the process that looks at a user's paths (see [`crate::path_looks`]), handing it
+/// `fds` (its request, then its report pipe's write end), as [`start_supervisor`] starts a
+/// supervisor. Returns its pid and, when the fork server started it, a pidfd for it (else it
+/// is the daemon's child).
+pub fn start_path_check(exe: &Path, fds: &[BorrowedFd]) -> std::io::Result<(i32, Option<OwnedFd>)> {
+    let _one_at_a_time = one_spawn_at_a_time();
+    let directly = [crate::path_looks::SUBCOMMAND.as_ref()];
+    through_fork_server(exe, |s| s.path_check(fds), &directly, fds)
+}
+
+/// Has the fork server (started if there is none) start a child with `ask`; when no server can
+/// be had, or it fails, starts `slurmlet ARGS FD…` directly instead, with `fds` as FD….
+/// Called with [`SPAWN_LOCK`] held.
+fn through_fork_server(
+    exe: &Path,
+    ask: impl FnOnce(&super::fork_client::ForkServer) -> std::io::Result<(i32, OwnedFd)>,
+    args: &[&std::ffi::OsStr],
+    fds: &[BorrowedFd],
+) -> std::io::Result<(i32, Option<OwnedFd>)> {
     let mut server = FORK_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     if server.is_none() {
         match super::fork_client::ForkServer::start(exe) {
@@ -286,8 +311,8 @@ pub fn start_supervisor(
         }
     }
     if let Some(s) = server.as_ref() {
-        match s.launch(kind, dir, &fds) {
-            Ok((pid, pidfd)) => return Ok(Started { pid, ended, pidfd: Some(pidfd) }),
+        match ask(s) {
+            Ok((pid, pidfd)) => return Ok((pid, Some(pidfd))),
             Err(e) => {
                 tracing::warn!("the supervisors' fork server failed ({e}); starting this one directly");
                 *server = None;
@@ -296,10 +321,11 @@ pub fn start_supervisor(
     }
     drop(server);
     let numbers: Vec<String> = (0..fds.len()).map(|i| (super::spawn::PASSED_FD + i as i32).to_string()).collect();
-    let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref(), kind.subcommand().as_ref(), dir.as_os_str()];
+    let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref()];
+    argv.extend(args);
     argv.extend(numbers.iter().map(std::ffi::OsStr::new));
-    let pid = super::spawn::supervisor(exe, &argv, &fds)?;
-    Ok(Started { pid, ended, pidfd: None })
+    let pid = super::spawn::supervisor(exe, &argv, fds)?;
+    Ok((pid, None))
 }
 
 /// A supervisor just started.

@@ -41,9 +41,9 @@ impl Launch {
         let path = spec.env.iter().find_map(|e| e.strip_prefix("PATH="));
         let candidates = exec::search_path(&argv0, path).map_err(text)?;
         let cwd = cstring(spec.cwd.as_os_str().as_bytes()).map_err(text)?;
-        let chdir_msg = exec::chdir_line(&spec.node_name, &spec.cwd);
+        let chdir_line = exec::chdir_line(&spec.node_name, &spec.cwd);
         let umask = spec.owner_umask();
-        let program = Program { argv, candidates, env, cwd, chdir_msg, umask, owner, failure: Failure::Reported };
+        let program = Program { argv, candidates, env, cwd, chdir_line, umask, owner, failure: Failure::Reported };
         Ok(Launch { argv0, program })
     }
 

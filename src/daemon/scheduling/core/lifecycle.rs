@@ -1,7 +1,8 @@
-//! A job's life in the daemon's state: staged (checked, numbered, its insert queued),
-//! admitted once stored, and ended, from its supervisor's status or its exit.
+//! A job's life in the daemon's state: reserved (checked and numbered), staged once its
+//! paths passed (its insert queued), admitted once stored, and ended, from its supervisor's
+//! status or its exit.
 
-use super::{Core, Effects, Staged};
+use super::{Core, Effects, Reserved, Staged};
 use crate::api::acct::StepId;
 use crate::api::types::ApiError;
 use crate::daemon::http::caller::Caller;
@@ -14,16 +15,18 @@ use crate::stepd::{self, EndCause, EndStatus};
 use std::cmp::Reverse;
 
 impl Core {
-    /// Checks a job, gives it the next id (an array, one id per task), creates its output
-    /// directories and queues its insert. The job becomes visible and schedulable with
-    /// [`Core::admit`], once the insert is durable.
-    pub fn stage(
+    /// Checks a job and sets aside the next id for it (an array, one id per task), counting
+    /// it against its user from now on, so that racing submits cannot pass the limit
+    /// together. Its paths are then checked without the lock (see
+    /// [`crate::daemon::scheduling::staging`]); [`Core::stage`] or [`Core::give_back`]
+    /// follows.
+    pub fn reserve(
         &mut self,
         desc: &crate::api::types::JobDescMsg,
         top_script: Option<&str>,
         caller: Caller,
         interactive: bool,
-    ) -> Result<Staged, ApiError> {
+    ) -> Result<Reserved, ApiError> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
         let array = array::requested(desc, &self.config)?;
@@ -45,17 +48,32 @@ impl Core {
             }
             None => vec![Job { id: self.next_id, ..new.job }],
         };
-        let umask = crate::daemon::supervision::launch::umask_of(&new.payload.environment);
-        for job in &jobs {
-            submit::prepare_output_dirs_as_owner(job, &self.config.node_name, umask)?;
-        }
-        self.next_id += count;
-        // Counted from now on, so that racing submits cannot pass the limit together.
+        let ids = self.next_id..self.next_id + count;
+        self.next_id = ids.end;
         for _ in 0..count {
             self.active.add(caller.uid);
         }
-        let durable = self.writer.insert_all(&jobs, new.payload);
-        Ok(Staged { jobs, warnings: new.warnings, durable })
+        Ok(Reserved { jobs, payload: new.payload, warnings: new.warnings, ids })
+    }
+
+    /// A reserved job whose paths were refused: it no longer counts against its user, and
+    /// its ids are taken again by the next submit unless a later one has been given ids
+    /// meanwhile.
+    pub fn give_back(&mut self, reserved: Reserved) {
+        for job in &reserved.jobs {
+            self.active.remove(job.uid);
+        }
+        if self.next_id == reserved.ids.end {
+            self.next_id = reserved.ids.start;
+        }
+    }
+
+    /// Queues the insert of a reserved job whose paths passed. The job becomes visible and
+    /// schedulable with [`Core::admit`], once the insert is durable.
+    pub fn stage(&mut self, reserved: Reserved) -> Staged {
+        let Reserved { jobs, payload, warnings, .. } = reserved;
+        let durable = self.writer.insert_all(&jobs, payload);
+        Staged { jobs, warnings, durable }
     }
 
     /// Staged jobs that could not be stored: they no longer count against their user.

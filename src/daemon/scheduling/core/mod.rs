@@ -101,7 +101,20 @@ pub struct Watch {
     pub pidfd: Option<std::os::fd::OwnedFd>,
 }
 
-/// A job (or the tasks of an array) checked and numbered, whose insert is queued;
+/// A job (or the tasks of an array) checked and numbered, counted against its user, whose
+/// paths are still to be checked (see [`Core::reserve`]).
+pub struct Reserved {
+    /// The job, or the array's tasks in index order, with their ids.
+    pub jobs: Vec<Job>,
+    /// Script, environment, arguments, stored with it.
+    pub payload: crate::daemon::store::Payload,
+    /// Notices for the submitter.
+    pub warnings: Vec<String>,
+    /// The ids set aside.
+    pub ids: std::ops::Range<u32>,
+}
+
+/// A job (or the tasks of an array) whose insert is queued (see [`Core::stage`]);
 /// [`Core::admit`] it once durable.
 pub struct Staged {
     /// The job, or the array's tasks in index order (the first one's id is the array's).
