@@ -1,8 +1,9 @@
 //! The daemon's backstop for supervisors that do not end their job (see
-//! [`crate::daemon::scheduling::core::Stuck`]): once a second it looks for them, and kills
-//! each with its steps' supervisors and every process of its job, then records the job's end
-//! and gives its resources to the next job. Killing and waiting run on a blocking thread,
-//! never under the daemon's lock.
+//! [`crate::daemon::scheduling::core::Stuck`]): it looks for them when the first could be
+//! overdue, and again whenever a job changes (a cancel, a start, a new time limit may bring
+//! that time forward), never on a tick; and kills each with its steps' supervisors and every
+//! process of its job, then records the job's end and gives its resources to the next job.
+//! Killing and waiting run on a blocking thread, never under the daemon's lock.
 
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Stuck;
@@ -13,20 +14,26 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How often the daemon looks for stuck supervisors.
-const EVERY: Duration = Duration::from_secs(1);
-
 /// How long a killed supervisor is waited for. SIGKILL ends a process at once unless it
 /// sleeps uninterruptibly in the kernel; past this its job is fenced anyway.
 const GONE_WITHIN: Duration = Duration::from_secs(2);
 
 /// Looks for stuck supervisors for as long as the daemon runs.
 pub async fn watch(daemon: Arc<Daemon>) {
-    let mut tick = tokio::time::interval(EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut changes = daemon.changes.subscribe();
     loop {
-        tick.tick().await;
-        let stuck = daemon.core.lock().stuck_supervisors(crate::options::now());
+        let now = crate::options::now();
+        let (stuck, next) = {
+            let mut core = daemon.core.lock();
+            (core.stuck_supervisors(now), core.next_stuck_check(now))
+        };
+        let due = async move {
+            match next {
+                // A second past it, so that the look finds it overdue.
+                Some(at) => tokio::time::sleep_until(crate::sys::instant_at(at.max(now) + 1).into()).await,
+                None => std::future::pending().await,
+            }
+        };
         for s in stuck {
             let daemon = daemon.clone();
             tokio::task::spawn_blocking(move || {
@@ -34,6 +41,10 @@ pub async fn watch(daemon: Arc<Daemon>) {
                 let effects = daemon.core.lock().end_stuck(&s);
                 daemon.apply(effects);
             });
+        }
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return },
+            () = due => {}
         }
     }
 }

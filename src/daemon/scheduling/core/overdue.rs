@@ -47,24 +47,9 @@ impl Core {
     /// The supervisors that should have ended their job by `now` (UNIX seconds) and have
     /// not; each is marked as being killed until [`Core::end_stuck`].
     pub fn stuck_supervisors(&mut self, now: u64) -> Vec<Stuck> {
-        let allowance = 2 * self.config.kill_wait as u64 + GRACE;
-        let jobs = &self.jobs;
-        self.overdue.completing_since.retain(|id, _| jobs.get(id).is_some_and(|j| j.state() == JobState::Completing));
+        let allowance = self.backstop_allowance();
         let mut stuck = Vec::new();
-        for &id in &self.holding {
-            let job = &self.jobs[&id];
-            let Some(pid) = job.stepd_pid else { continue };
-            if self.overdue.killing.contains(&id) {
-                continue;
-            }
-            let (since, cause) = match job.state() {
-                JobState::Completing => (*self.overdue.completing_since.entry(id).or_insert(now), EndCause::Cancelled),
-                JobState::Running => match job.limit_end(now) {
-                    Some(end) if end <= now => (end, EndCause::TimeLimit),
-                    _ => continue,
-                },
-                _ => continue,
-            };
+        for (id, pid, since, cause) in self.endings(now) {
             if now >= since + allowance {
                 let dir = self.job_dir(id);
                 let steps = self.steps.step_supervisors(id);
@@ -75,6 +60,46 @@ impl Core {
             self.overdue.killing.insert(s.job);
         }
         stuck
+    }
+
+    /// When (UNIX seconds) the first supervisor that has not ended its job yet will be
+    /// overdue, as things stand at `now`; `None` when none is due to end its job. A change to
+    /// a job (a cancel, a start, a new time limit) may bring it forward: the caller looks
+    /// again then.
+    pub fn next_stuck_check(&mut self, now: u64) -> Option<u64> {
+        let allowance = self.backstop_allowance();
+        self.endings(now).into_iter().map(|(_, _, since, _)| since + allowance).min()
+    }
+
+    /// Seconds a supervisor has, from its job's cancel or time limit, to end its job.
+    fn backstop_allowance(&self) -> u64 {
+        2 * self.config.kill_wait as u64 + GRACE
+    }
+
+    /// The jobs whose supervisor is to end them (cancelled, or at their time limit by
+    /// `now`) and is not being killed: each with that supervisor's pid, since when (UNIX
+    /// seconds) and why. A job is counted as cancelled from the first time it is seen so.
+    fn endings(&mut self, now: u64) -> Vec<(u32, i32, u64, EndCause)> {
+        let jobs = &self.jobs;
+        self.overdue.completing_since.retain(|id, _| jobs.get(id).is_some_and(|j| j.state() == JobState::Completing));
+        let mut found = Vec::new();
+        for &id in &self.holding {
+            let job = &self.jobs[&id];
+            let Some(pid) = job.stepd_pid else { continue };
+            if self.overdue.killing.contains(&id) {
+                continue;
+            }
+            let (since, cause) = match job.state() {
+                JobState::Completing => (*self.overdue.completing_since.entry(id).or_insert(now), EndCause::Cancelled),
+                JobState::Running => match job.limit_end(now) {
+                    Some(end) => (end, EndCause::TimeLimit),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            found.push((id, pid, since, cause));
+        }
+        found
     }
 
     /// Whether the supervisor of job `id` is being killed as stuck: its exit without a
@@ -144,11 +169,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut core = running(dir.path(), 1_000);
         let limit = 1_060;
+        assert_eq!(core.next_stuck_check(1_000), Some(limit + 2 * 2 + GRACE), "looked for when it could be due");
         assert!(core.stuck_supervisors(limit + 2 * 2 + GRACE - 1).is_empty(), "still within its time");
         let stuck = core.stuck_supervisors(limit + 2 * 2 + GRACE);
         assert_eq!(stuck.len(), 1);
         assert_eq!((stuck[0].job, stuck[0].pid, stuck[0].cause), (1, 4242, EndCause::TimeLimit));
         assert!(core.stuck_supervisors(limit + 100).is_empty(), "being killed already");
+        assert_eq!(core.next_stuck_check(limit + 100), None, "nothing more to look for");
         // Its exit, without a status, is the backstop's to record, not a node failure.
         let _ = core.stepd_exited(1, 4242, None);
         assert_eq!(core.jobs[&1].state(), JobState::Running);
@@ -163,6 +190,7 @@ mod tests {
         let now = crate::options::now();
         let mut core = running(dir.path(), now);
         core.jobs.get_mut(&1).unwrap().state = Some(JobState::Completing);
+        assert_eq!(core.next_stuck_check(now), Some(now + 2 * 2 + GRACE), "the cancel brings it forward");
         assert!(core.stuck_supervisors(now).is_empty());
         assert!(core.stuck_supervisors(now + 2 * 2 + GRACE - 1).is_empty());
         let stuck = core.stuck_supervisors(now + 2 * 2 + GRACE);
