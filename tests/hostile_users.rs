@@ -1251,3 +1251,87 @@ fn a_working_directory_a_user_cannot_reach_is_refused_alike_whatever_root_sees_t
         assert!(outs.iter().all(|(p, out)| said(out, p) == said(&outs[0].1, outs[0].0)), "they differ: {outs:?}");
     }
 }
+
+/// `squeue` as `user` with no system daemon configured and no `XDG_RUNTIME_DIR`: its daemon's
+/// socket is `/tmp/slurmlet-UID/slurmlet.sock`, and `squeue` starts one if none answers.
+fn own_squeue(shared: &Shared, user: &User, env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = Command::new(shared.bin.join("squeue"));
+    c.current_dir(&user.home)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", shared.bin.display()))
+        .env("HOME", &user.home)
+        .env("USER", &user.name)
+        .envs(env.iter().copied())
+        .uid(user.uid)
+        .gid(user.gid)
+        .stdin(Stdio::null());
+    common::system::retrying(|| c.output())
+}
+
+#[test]
+fn a_runtime_directory_another_user_made_first_in_tmp_is_refused_not_used() {
+    let test = "a_runtime_directory_another_user_made_first_in_tmp_is_refused_not_used";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("ra");
+    let bob = shared.user("rb");
+    // Bob makes Alice's runtime directory first, open to all, to receive her socket.
+    let hers = PathBuf::from(format!("/tmp/slurmlet-{}", alice.uid));
+    let _ = std::fs::remove_dir_all(&hers);
+    bob.as_me(|| {
+        std::fs::create_dir(&hers)?;
+        std::fs::set_permissions(&hers, std::fs::Permissions::from_mode(0o777))
+    })
+    .unwrap();
+    let out = own_squeue(&shared, &alice, &[]);
+    let _ = std::fs::remove_dir_all(&hers);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "squeue used bob's directory: {err}");
+    assert!(
+        err.contains(&format!("{} belongs to {} (uid {}), not to this user", hers.display(), bob.name, bob.uid)),
+        "{err}"
+    );
+    // And a link there, to a directory of Bob's, is not followed either.
+    let bobs = bob.home.join("trap");
+    bob.as_me(|| std::fs::create_dir(&bobs)).unwrap();
+    std::os::unix::fs::symlink(&bobs, &hers).unwrap();
+    let out = own_squeue(&shared, &alice, &[]);
+    let _ = std::fs::remove_file(&hers);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && err.contains("is a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&bobs).unwrap().count(), 0, "something of alice's went into bob's directory");
+}
+
+#[test]
+fn a_socket_another_user_listens_on_is_sent_nothing() {
+    let test = "a_socket_another_user_listens_on_is_sent_nothing";
+    if !is_root(test) {
+        return;
+    }
+    let shared = Shared::start("");
+    let alice = shared.user("sa");
+    let bob = shared.user("sb");
+    // Bob listens where Alice's commands are pointed (here by SLURMLET_SOCKET, as a
+    // directory others may write would let him), and keeps what he is sent.
+    let dir = bob.home.join("sock");
+    bob.as_me(|| std::fs::create_dir(&dir)).unwrap();
+    std::fs::set_permissions(&bob.home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let socket = dir.join("slurmlet.sock");
+    let listener = bob.as_me(|| std::os::unix::net::UnixListener::bind(&socket)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let out = own_squeue(&shared, &alice, &[("SLURMLET_SOCKET", socket.to_str().unwrap())]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&format!("served by a process of uid {}, neither yours nor root's", bob.uid)), "{err}");
+    // What reached him: a connection, and not a byte.
+    let (mut conn, _) = listener.accept().expect("alice's command connected");
+    conn.set_nonblocking(false).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+    let mut got = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut conn, &mut got);
+    assert!(got.is_empty(), "alice's command sent bob {} bytes", got.len());
+}

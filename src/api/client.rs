@@ -218,8 +218,12 @@ impl Client {
         let target = crate::paths::client_target();
         let socket = target.socket;
         // The connection that finds the daemon is the one the requests go over.
-        let stream = match std::os::unix::net::UnixStream::connect(&socket) {
+        let stream = match super::http::connect(&socket) {
             Ok(stream) => Some(stream),
+            // Nothing is started in another user's way: they would serve it.
+            Err(e @ super::http::HttpError::Impostor { .. }) => {
+                return Err(ClientError::Connect { why: e.to_string(), socket })
+            }
             Err(e) if target.system => {
                 return Err(ClientError::Connect {
                     why: format!(
@@ -562,14 +566,38 @@ fn autostart(socket: &Path) -> Result<(), ClientError> {
     }
 }
 
-/// Creates `dir` (and parents) with mode 0700 if it does not exist.
+/// Creates `dir` (and parents) with mode 0700 if it does not exist, and makes sure it is a
+/// directory of this user's that nobody else may write: in a directory others may write
+/// (`/tmp`), another user could have made it first, or put a link there, and would then see
+/// or replace what goes in it (the daemon's socket, its start lock).
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
     }
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let refused = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
+    if meta.file_type().is_symlink() {
+        return refused(format!("{} is a symbolic link; remove it", dir.display()));
+    }
+    if !meta.is_dir() {
+        return refused(format!("{} is not a directory", dir.display()));
+    }
+    if meta.uid() != me {
+        return refused(format!(
+            "{} belongs to {} (uid {}), not to this user; remove it",
+            dir.display(),
+            crate::paths::user_name(meta.uid()),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return refused(format!("{} may be written by others (mode {:04o})", dir.display(), meta.mode() & 0o7777));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

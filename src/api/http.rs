@@ -34,6 +34,58 @@ pub enum HttpError {
         /// What is wrong with it.
         why: String,
     },
+    /// The process listening on the socket is another user's: neither this user's own
+    /// daemon nor the system daemon. Nothing is sent to it.
+    #[error("{socket} is served by a process of uid {uid}, neither yours nor root's; nothing was sent to it")]
+    Impostor {
+        /// The socket.
+        socket: PathBuf,
+        /// Its listener's uid.
+        uid: u32,
+    },
+}
+
+/// Connects to `socket`, and only to a daemon of this user's or root's: in a directory
+/// others may write (`/tmp`), another user could listen where the daemon should, and would
+/// be sent the jobs' scripts and environments.
+pub fn connect(socket: &Path) -> Result<UnixStream, HttpError> {
+    let stream = UnixStream::connect(socket).map_err(|source| HttpError::Io {
+        context: "cannot connect to",
+        socket: socket.to_path_buf(),
+        source,
+    })?;
+    let uid = peer_uid(&stream).map_err(|source| HttpError::Io {
+        context: "cannot tell who serves",
+        socket: socket.to_path_buf(),
+        source,
+    })?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if uid != me && uid != 0 {
+        return Err(HttpError::Impostor { socket: socket.to_path_buf(), uid });
+    }
+    Ok(stream)
+}
+
+/// The uid of the process at the other end of `stream` (`SO_PEERCRED`).
+fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` is writable and `len` is its size.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(cred.uid)
 }
 
 /// A reply: its status and its whole body.
@@ -131,11 +183,7 @@ impl UnixHttp {
                 }
             }
         }
-        let stream = UnixStream::connect(&self.socket).map_err(|source| HttpError::Io {
-            context: "cannot connect to",
-            socket: self.socket.clone(),
-            source,
-        })?;
+        let stream = connect(&self.socket)?;
         let mut conn = BufReader::new(stream);
         let (response, head) = exchange(&mut conn, request).map_err(|failure| self.error(failure))?;
         if head.keep_alive {
@@ -170,11 +218,7 @@ impl UnixHttp {
     /// Sends the upgrade `request` once on a new connection; also returns a refusal's
     /// `Retry-After`.
     fn upgrade_once(&self, request: &[u8]) -> Result<(Upgrade, Option<u64>), HttpError> {
-        let stream = UnixStream::connect(&self.socket).map_err(|source| HttpError::Io {
-            context: "cannot connect to",
-            socket: self.socket.clone(),
-            source,
-        })?;
+        let stream = connect(&self.socket)?;
         // One byte at a time: what follows the head belongs to the stream, and must not be
         // read ahead into a buffer.
         let mut conn = BufReader::with_capacity(1, stream);

@@ -53,7 +53,17 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
     move |source| DaemonError::Io { what, source }
 }
 
-fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
+/// Sets directory `path`'s mode through a descriptor: a link put in its place is never
+/// followed (see [`crate::api::client::create_private_dir`], which made sure it is the
+/// daemon's own and nobody else may write it).
+fn set_dir_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
+    crate::fs_at::Dir::open(path)
+        .and_then(|dir| dir.chmod(mode))
+        .map_err(io(format!("cannot set the mode of {}", path.display())))
+}
+
+/// Sets the mode of the socket the daemon just made, in a directory nobody else may write.
+fn set_socket_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .map_err(io(format!("cannot set the mode of {}", path.display())))
@@ -82,7 +92,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     if system {
         // Users pass through (never list) the state directory to their own job's script.
-        set_mode(&config.state_dir, 0o711)?;
+        set_dir_mode(&config.state_dir, 0o711)?;
     }
     let lock_path = config.state_dir.join("daemon.lock");
     let lock_file = std::fs::OpenOptions::new()
@@ -104,7 +114,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
     if let Some(dir) = socket.parent() {
         crate::api::client::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
         if system {
-            set_mode(dir, 0o755)?;
+            set_dir_mode(dir, 0o755)?;
         }
     }
     let _ = std::fs::remove_file(&socket);
@@ -170,7 +180,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             tokio::net::UnixListener::bind(&socket).map_err(io(format!("cannot listen on {}", socket.display())))?;
         // Everyone may connect to the system daemon: it knows each caller by the socket's
         // peer credentials, never by what the caller says.
-        set_mode(&socket, if system { 0o666 } else { 0o700 })?;
+        set_socket_mode(&socket, if system { 0o666 } else { 0o700 })?;
         // One limit on the connections held, for both listeners.
         let gate = http::admission::Gate::new(views::info::meta(&daemon.core.lock().config));
         tracing::info!(socket = %socket.display(), listen = ?listen, max_connections = gate.limit(), "slurmletd listening");
