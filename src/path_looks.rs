@@ -53,7 +53,7 @@ impl Look {
     }
 
     /// Makes the look; the errno of what failed.
-    fn make(&self) -> Result<(), i32> {
+    pub fn make(&self) -> Result<(), i32> {
         let errno = |e: io::Error| e.raw_os_error().unwrap_or(libc::EIO);
         match self {
             Look::Directory(p) => match std::fs::metadata(p) {

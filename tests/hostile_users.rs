@@ -1051,10 +1051,22 @@ fn a_path_in_a_mount_that_never_answers_is_refused_at_its_deadline_while_everyon
     // Alice names a path in it as an output directory, as a batch job's working directory,
     // and as the directory of an srun that makes its own allocation, all at once.
     let begun = Instant::now();
+    // Root's own submit is looked at by a thread of the daemon (there is nobody to become):
+    // given up at the deadline as well.
+    let root_output = format!("{inside}/root.out");
+    let root = Command::new(shared.bin.join("sbatch"))
+        .args(["-o", &root_output, "--wrap", "true"])
+        .env("SLURMLET_SYSTEM_CONF", &shared.config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let tries = [
         ("sbatch -o", shared.start_as(&alice, "sbatch", &["-o", &output, "--wrap", "true"])),
         ("sbatch -D", shared.start_as(&alice, "sbatch", &["-D", inside, "--wrap", "true"])),
         ("srun --chdir", shared.start_as(&alice, "srun", &["--chdir", inside, "true"])),
+        ("root's sbatch -o", root),
     ];
     std::thread::sleep(Duration::from_millis(500));
 

@@ -10,6 +10,9 @@
 //! answers holds it uninterruptibly) keeps one of its owner's turns until it ends: a user has
 //! at most [`TURNS_PER_USER`] checks under way and waits for those, never for anyone else's.
 //!
+//! Where the daemon need not become anyone (a per-user daemon's own user, or root for root),
+//! the looks are made on a thread instead, given up at the deadline.
+//!
 //! The process is forked by the supervisors' fork server (see [`super::fork_client`]), not
 //! by the daemon: a `fork` of the daemon, with its threads and mappings, costs it a hundred
 //! copy-on-write faults afterwards, and an `execve` of its binary more still (that way is
@@ -149,6 +152,9 @@ impl Checking {
     /// deadline, kills it then if it has not finished, and gives the turn back once it is
     /// gone.
     async fn run(self, exe: PathBuf, request: Request) -> Result<Verdict, CheckError> {
+        if request.owner.is_none() {
+            return self.run_here(request).await;
+        }
         let (uid, count) = (self.uid, request.looks.len());
         let started = tokio::task::spawn_blocking(move || start(&exe, &request))
             .await
@@ -179,6 +185,40 @@ impl Checking {
                 Ok(Verdict::Failed { look, error: io::Error::from_raw_os_error(errno) })
             }
             Ok(Ok(Report::Identity { errno })) => Err(owner_refused(uid, errno).into()),
+        }
+    }
+
+    /// Makes `request`'s looks on a thread of this process, for a caller the daemon need not
+    /// become (its own user, or root for root): no process to start, and nothing to learn
+    /// that the caller could not see. A thread stuck in a look cannot be killed: it is given
+    /// up at the deadline and keeps its turn until it ends, so that one user has at most
+    /// [`TURNS_PER_USER`] of them.
+    async fn run_here(self, request: Request) -> Result<Verdict, CheckError> {
+        let passed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (tell, told) = tokio::sync::oneshot::channel();
+        let (deadline, counted) = (self.deadline, passed.clone());
+        let spawned = std::thread::Builder::new().name("path-check".into()).spawn(move || {
+            let made = (|| {
+                if let Some(umask) = request.umask {
+                    crate::sys::set_thread_umask(umask).map_err(|e| (0, e.raw_os_error().unwrap_or(libc::EIO)))?;
+                }
+                for (i, look) in request.looks.iter().enumerate() {
+                    look.make().map_err(|errno| (i, errno))?;
+                    counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                Ok(())
+            })();
+            let _ = tell.send(made);
+            self.give_back();
+        });
+        if let Err(e) = spawned {
+            return Err(CheckError::Io(e));
+        }
+        match tokio::time::timeout_at(deadline, told).await {
+            Err(_elapsed) => Ok(Verdict::NoAnswer { look: passed.load(std::sync::atomic::Ordering::SeqCst) }),
+            Ok(Err(_)) => Err(CheckError::Silent),
+            Ok(Ok(Ok(()))) => Ok(Verdict::Passed),
+            Ok(Ok(Err((look, errno)))) => Ok(Verdict::Failed { look, error: io::Error::from_raw_os_error(errno) }),
         }
     }
 
