@@ -53,3 +53,60 @@ fn an_unknown_cgroup_key_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("unknown field `constrain_ram`"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_system_daemon_whose_jobs_stay_in_its_memory_group_says_that_its_limit_holds_them() {
+    let test = "a_system_daemon_whose_jobs_stay_in_its_memory_group_says_that_its_limit_holds_them";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip(test, "not root: a system daemon and a memory group of its own need root");
+        return;
+    }
+    let machine = Hierarchies::of_this_machine();
+    let Some(place) = machine.choose(Controller::Memory) else {
+        skip(test, "this machine has no memory controller");
+        return;
+    };
+    // A memory group with a limit, as systemd makes one for a unit with MemoryMax=2G.
+    let group = place.mount.join(format!("slurmlet-memtest-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&group) {
+        skip(test, &format!("cannot make a memory group {}: {e}", group.display()));
+        return;
+    }
+    let limit_file = if place.version == slurmlet::stepd::containment::cgroup::hierarchy::Version::V2 {
+        "memory.max"
+    } else {
+        "memory.limit_in_bytes"
+    };
+    std::fs::write(group.join(limit_file), "2147483648").unwrap();
+    let run = |cgroup: &str| {
+        let c = Cluster::configure("0", &format!("mode = \"system\"\n{cgroup}"));
+        // The daemon joins the group before it starts, as a unit's main process does.
+        let mut daemon = std::process::Command::new("sh")
+            .args(["-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\""])
+            .arg(&group)
+            .arg(c.bin.join("slurmletd"))
+            .args(["--system", "--config"])
+            .arg(&c.config)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(c.dir.path().join("daemon.log")).unwrap())
+            .spawn()
+            .unwrap();
+        wait_for("the daemon", std::time::Duration::from_secs(20), || {
+            until(std::os::unix::net::UnixStream::connect(&c.socket).is_ok(), || c.log())
+        });
+        let _ = daemon.kill();
+        let _ = daemon.wait();
+        let log = c.log();
+        remove_daemon_cgroups(true, &c.dir.path().join("state"));
+        log
+    };
+    let said =
+        "jobs stay in the daemon's memory cgroup, whose limit of 2048 MiB (the unit's MemoryMax) they share with it";
+    let kept = run("[cgroup]\ncgroup_plugin = \"disabled\"");
+    let moved = run("");
+    let _ = std::fs::remove_dir(&group);
+    assert!(kept.contains(said), "{kept}");
+    assert!(!moved.contains(said), "jobs that leave the group are not held by its limit: {moved}");
+}

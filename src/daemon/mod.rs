@@ -258,5 +258,12 @@ fn contain_in_cgroups(config: &Config) {
         Ok(_) => tracing::info!("jobs are contained in cgroups"),
         Err(why) => tracing::debug!(?why, "jobs are held by their process groups"),
     }
+    let jobs_leave = setup.as_ref().is_ok_and(|s| s.moves_jobs_out_of_memory_group());
+    if let Some(limit) = machine.own_memory_limit().filter(|_| system && !jobs_leave) {
+        tracing::warn!(
+            "jobs stay in the daemon's memory cgroup, whose limit of {} MiB (the unit's MemoryMax) they share with it; raise that limit, or let the daemon contain jobs in cgroups",
+            limit >> 20
+        );
+    }
     Setup::install(setup.ok());
 }

@@ -160,6 +160,28 @@ impl Hierarchies {
         legacy.map(|mount| Place { version: Version::V1, mount: mount.clone() })
     }
 
+    /// The memory limit of this process's own memory group, bytes (the limit a unit's
+    /// `MemoryMax` sets); `None` when it has none or it cannot be read.
+    pub fn own_memory_limit(&self) -> Option<u64> {
+        let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let Place { version, mount } = self.choose(Controller::Memory)?;
+        let (file, wanted) = match version {
+            Version::V2 => ("memory.max", ""),
+            Version::V1 => ("memory.limit_in_bytes", "memory"),
+        };
+        // `ID:CONTROLLERS:PATH`: the unified hierarchy's line has no controllers.
+        let path = own.lines().find_map(|line| {
+            let mut parts = line.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let matches =
+                if wanted.is_empty() { controllers.is_empty() } else { controllers.split(',').any(|c| c == wanted) };
+            matches.then(|| path.trim_start_matches('/').to_string())
+        })?;
+        let text = std::fs::read_to_string(mount.join(path).join(file)).ok()?;
+        // v1 writes "no limit" as a page-rounded i64::MAX.
+        text.trim().parse::<u64>().ok().filter(|&bytes| bytes < (1 << 60))
+    }
+
     /// These hierarchies with only those of `version` kept (`None`: all of them), as
     /// `CgroupPlugin=cgroup/v1` or `cgroup/v2` asks.
     pub fn restricted_to(&self, version: Option<Version>) -> Hierarchies {

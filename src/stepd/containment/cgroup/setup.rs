@@ -195,6 +195,12 @@ impl Setup {
         }
     }
 
+    /// Whether each job gets a memory group of its own (and so leaves the daemon's): where
+    /// the machine has the memory controller, every job's plan uses it.
+    pub fn moves_jobs_out_of_memory_group(&self) -> bool {
+        self.machine.choose(super::hierarchy::Controller::Memory).is_some()
+    }
+
     /// What is enforced.
     pub fn settings(&self) -> &Settings {
         &self.settings
