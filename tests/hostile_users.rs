@@ -1287,8 +1287,8 @@ fn a_runtime_directory_another_user_made_first_in_tmp_is_refused_not_used() {
         return;
     }
     let shared = Shared::start("");
-    let alice = shared.user("ra");
-    let bob = shared.user("rb");
+    let alice = shared.user("ta");
+    let bob = shared.user("tb");
     // Bob makes Alice's runtime directory first, open to all, to receive her socket.
     let hers = PathBuf::from(format!("/tmp/slurmlet-{}", alice.uid));
     let _ = std::fs::remove_dir_all(&hers);
@@ -1323,8 +1323,8 @@ fn a_socket_another_user_listens_on_is_sent_nothing() {
         return;
     }
     let shared = Shared::start("");
-    let alice = shared.user("sa");
-    let bob = shared.user("sb");
+    let alice = shared.user("ua");
+    let bob = shared.user("ub");
     // Bob listens where Alice's commands are pointed (here by SLURMLET_SOCKET, as a
     // directory others may write would let him), and keeps what he is sent.
     let dir = bob.home.join("sock");

@@ -176,6 +176,13 @@ impl Shared {
 
     /// A user with a home under the temporary directory.
     pub fn user(&self, tag: &str) -> User {
+        // Tests of one binary run at once: two taking the same tag would remove each other's
+        // user.
+        static TAKEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut taken = TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+        assert!(!taken.iter().any(|t| t == tag), "user tag {tag:?} is taken by another test of this file");
+        taken.push(tag.to_string());
+        drop(taken);
         let name = format!("sl{}{tag}", std::process::id() % 100_000);
         User::create(&name, &self.dir.path().join(format!("home-{tag}")))
     }
