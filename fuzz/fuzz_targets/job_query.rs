@@ -4,9 +4,9 @@
 use libfuzzer_sys::fuzz_target;
 use slurmlet::api::types::{JobDescMsg, JobRows};
 use slurmlet::config::{Config, ConfigFile, GpuConfig};
-use slurmlet::daemon::http::caller::Caller;
+use slurmlet::daemon::model::caller::Caller;
 use slurmlet::daemon::http::request::parse_job_query;
-use slurmlet::daemon::scheduling::job::{Job, JobState};
+use slurmlet::daemon::model::job::{Job, JobState};
 use slurmlet::daemon::scheduling::submit::build;
 use slurmlet::daemon::views::listing;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! The `{job_id}` of a path (`N`, `N.STEP`): never a panic, and what is read prints back as
 //! a job id that reads the same.
 use libfuzzer_sys::fuzz_target;
-use slurmlet::daemon::http::request::parse_job_ref;
+use slurmlet::daemon::model::job_ref::parse_job_ref;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -7,9 +7,9 @@
 use libfuzzer_sys::fuzz_target;
 use slurmlet::api::types::JobQuery;
 use slurmlet::config::{Config, ConfigFile, GpuConfig, PartitionConfig};
-use slurmlet::daemon::http::caller::Caller;
+use slurmlet::daemon::model::caller::Caller;
 use slurmlet::daemon::http::request::parse_submit;
-use slurmlet::daemon::scheduling::job::JobState;
+use slurmlet::daemon::model::job::JobState;
 use slurmlet::daemon::scheduling::submit::{build, MAX_TIME};
 use slurmlet::daemon::views::{info, listing};
 use std::sync::OnceLock;

@@ -5,6 +5,7 @@ pub mod accounting;
 pub mod fault;
 pub mod gpu_use;
 pub mod http;
+pub mod model;
 pub mod mps;
 pub mod runtime;
 pub mod scheduling;

@@ -47,15 +47,6 @@ pub struct Daemon {
     pub stopping: tokio::sync::watch::Receiver<bool>,
 }
 
-/// Peer credentials of a connection.
-#[derive(Debug, Clone, Copy)]
-pub struct Peer {
-    /// uid of the calling process.
-    pub uid: u32,
-    /// gid of the calling process.
-    pub gid: u32,
-}
-
 impl Daemon {
     /// Carries out the effects of a state change: start supervisors once their allocation is
     /// durable, watch them, re-arm the timer. Returns the change to wait for before answering.

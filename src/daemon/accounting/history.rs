@@ -5,13 +5,13 @@
 //! the store on a connection of its own, without the lock, skipping the jobs the snapshot
 //! has.
 
-use super::step_record::StepRecord;
 use crate::api::acct::{self, AcctJob, HistoryQuery};
 use crate::config::Config;
 use crate::daemon::accounting;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::Job;
+use crate::daemon::model::step_record::StepRecord;
 use crate::daemon::scheduling::core::Core;
-use crate::daemon::scheduling::job::Job;
 use crate::daemon::store::{Payload, Store, StoreError};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -169,7 +169,7 @@ fn earlier_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::JobState;
+    use crate::daemon::model::job::JobState;
     use crate::daemon::store::writer::Writer;
     use crate::daemon::store::Payload;
 

@@ -1,19 +1,18 @@
 //! A job as Slurm's accounting reports it: its state, times and exit codes as slurmdbd
 //! records them, the batch script's step, and whether it matches a sacct query.
 //!
-//! Its parts: the history sacct reads ([`history`]), each step's record ([`step_record`]),
-//! the accounting endpoints ([`slurmdb`]) and slurmrestd's accounting records ([`dbjson`]).
+//! Its parts: the history sacct reads ([`history`]), the accounting endpoints ([`slurmdb`])
+//! and slurmrestd's accounting records ([`dbjson`]); each step's record is the model's
+//! ([`crate::daemon::model::step_record`]).
 
 pub mod dbjson;
 pub mod history;
 pub mod slurmdb;
-pub mod step_record;
 
 use crate::api::acct::{AcctJob, AcctStep, HistoryQuery, StepId, Tres, NO_VAL};
 use crate::config::Config;
-use crate::daemon::accounting::step_record::{state_of, StepRecord};
-use crate::daemon::scheduling::job::{Job, JobState};
-use crate::daemon::scheduling::submit;
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::step_record::{state_of, StepRecord};
 use crate::stepd::EndCause;
 
 /// The state accounting gives `job`: a cancelled job still ending is `CANCELLED` already
@@ -86,7 +85,7 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
     let started = job.start_time > 0;
     let expand = |pattern: &str| match pattern {
         "" => String::new(),
-        p => submit::output_path(job, p, &config.node_name).display().to_string(),
+        p => crate::daemon::model::output_path::output_path(job, p, &config.node_name).display().to_string(),
     };
     let node = |started: bool| if started { config.node_name.clone() } else { "None assigned".to_string() };
     let mut acct_steps: Vec<AcctStep> = batch_step(job, config).into_iter().collect();

@@ -9,8 +9,8 @@ use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply};
 use crate::api::slurmdb::DbJobsResponse;
 use crate::api::types::{errno, ApiError, ApiWarning, Meta};
 use crate::config::Config;
-use crate::daemon::http::caller::Caller;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
@@ -112,7 +112,7 @@ fn store_error(why: String) -> ApiError {
 /// `POST /slurmlet/v1/history`: sacct's query.
 pub async fn history(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let q: HistoryQuery = match serde_json::from_slice(&body) {
@@ -128,7 +128,7 @@ pub async fn history(
                 .into_response();
         }
     };
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let (json, command) = (q.json, q.command.clone());
     let (jobs, config, now) = match answer(&d, q, caller).await {
         Ok(a) => a,
@@ -173,10 +173,10 @@ fn truthy(v: &str) -> bool {
 /// `end_time`, `step`, `partition`, `account`, `cluster`, `constraints`, `wckey`, `node`, `skip_steps`, `show_duplicates`). Without parameters, every job.
 pub async fn jobs(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let config = d.core.lock().config.clone();
     let mut q = HistoryQuery::default();
     let mut warnings = Vec::new();
@@ -290,10 +290,10 @@ pub async fn jobs(
 /// `GET /slurmdb/v0.0.43/job/{id}`: one job (`N`), or some of its steps (`N.batch`).
 pub async fn job(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let selection = match acct::parse_selection(&id) {
         Ok(s) => s,
         Err(why) => {

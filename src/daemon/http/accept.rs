@@ -13,7 +13,7 @@
 //! sends half a head, or sits idle between requests, is closed then.
 
 use super::admission::{Door, Gate, Refused, Uid, MAX_PER_PEER};
-use crate::daemon::runtime::Peer;
+use crate::daemon::model::caller::Caller;
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper_util::rt::TokioIo;
@@ -34,14 +34,12 @@ pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5
 /// it tries again, rather than spin on the error.
 const ACCEPT_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
-impl Peer {
-    /// The credentials of the process at the other end of `stream` (nobody, who may only
-    /// read, when they cannot be had).
-    pub fn of(stream: &UnixStream) -> Peer {
-        match stream.peer_cred() {
-            Ok(c) => Peer { uid: c.uid(), gid: c.gid() },
-            Err(_) => Peer { uid: u32::MAX - 1, gid: u32::MAX - 1 },
-        }
+/// The credentials of the process at the other end of `stream` (nobody, who may only read,
+/// when they cannot be had).
+pub fn caller_of(stream: &UnixStream) -> Caller {
+    match stream.peer_cred() {
+        Ok(c) => Caller { uid: c.uid(), gid: c.gid() },
+        Err(_) => Caller { uid: u32::MAX - 1, gid: u32::MAX - 1 },
     }
 }
 
@@ -69,7 +67,7 @@ impl Listen for UnixListener {
         self.accept().await.map(|(stream, _)| stream)
     }
     fn peer(conn: &UnixStream) -> Uid {
-        Uid(Peer::of(conn).uid)
+        Uid(caller_of(conn).uid)
     }
     fn write_now(conn: &UnixStream, bytes: &[u8]) {
         let _ = conn.try_write(bytes);
@@ -103,7 +101,7 @@ pub fn http1() -> hyper::server::conn::http1::Builder {
 /// connection; each uid holds at most [`MAX_PER_PEER`] connections, within `gate`'s limit.
 pub async fn serve(listener: UnixListener, router: Router, gate: &Gate, shutdown: impl Future<Output = ()>) {
     let service_for = move |stream: &UnixStream| {
-        let peer = Peer::of(stream);
+        let peer = caller_of(stream);
         let router = router.clone();
         hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
             req.extensions_mut().insert(ConnectInfo(peer));

@@ -3,12 +3,12 @@
 //! Who is calling comes from the socket's peer credentials (SO_PEERCRED), never from the
 //! request; on the TCP address of [`super::tcp`], from the request's verified token.
 
-use super::caller::Caller;
-use super::request::parse_job_ref;
 use crate::api::types::*;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::Job;
+use crate::daemon::model::job_ref::parse_job_ref;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::array;
-use crate::daemon::scheduling::job::Job;
 use crate::daemon::scheduling::staging;
 use crate::daemon::scheduling::submit::store_failure;
 use crate::daemon::scheduling::submit_paths::SubmitPaths;
@@ -48,11 +48,11 @@ pub(in crate::daemon) async fn ping(State(d): Shared) -> Response {
 
 pub(in crate::daemon) async fn test_only(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let parsed = super::request::parse_submit(&body);
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let (meta, estimate) = {
         let core = d.core.lock();
         let meta = info::meta(&core.config);
@@ -133,7 +133,7 @@ pub(in crate::daemon) async fn wait(
 
 pub(in crate::daemon) async fn submit(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let meta = info::meta(&d.core.lock().config);
@@ -145,7 +145,7 @@ pub(in crate::daemon) async fn submit(
         Err((status, errors)) => return fail(status, errors),
     };
     let desc = req.job.unwrap_or_default();
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let staged = staging::stage(&d, &desc, req.script.as_deref(), caller, false).await;
     let staged = match staged {
         Ok(s) => s,
@@ -186,8 +186,8 @@ pub(in crate::daemon) async fn submit(
 /// so it is built and written from a copy of the jobs, on a blocking thread, while the
 /// daemon goes on (under load, building it under the lock stalled every other request),
 /// one such listing at a time.
-pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
+    let caller = peer;
     let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
     let (jobs, config) = {
@@ -208,10 +208,10 @@ pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): Connect
 /// that the reply carries only the values it prints.
 pub(in crate::daemon) async fn jobs_query(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let query = match super::request::parse_job_query(&body) {
         Ok(q) => q,
         Err(error) => return super::refusal::envelope(&d, StatusCode::BAD_REQUEST, error),
@@ -288,10 +288,10 @@ pub(in crate::daemon) fn no_such_job(meta: Meta, n: u32, source: &str) -> Respon
 
 pub(in crate::daemon) async fn job(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let Some(target) = parse_job_ref(&id) else {
         return bad_job_id(&d, &id, "_handle_job_get");
     };
@@ -301,7 +301,7 @@ pub(in crate::daemon) async fn job(
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
     // An array's id names all its tasks, those not yet run listed together.
     let named: Vec<&Job> = core
-        .ids_named(super::request::JobRef { step: None, ..target })
+        .ids_named(crate::daemon::model::job_ref::JobRef { step: None, ..target })
         .iter()
         .map(|id| &core.jobs[id])
         .filter(|j| caller.may_see(j, &core.config))
@@ -318,11 +318,11 @@ pub(in crate::daemon) async fn job(
 
 pub(in crate::daemon) async fn cancel(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let meta = info::meta(&d.core.lock().config);
     let refuse = |error: ApiError| {
         reply(
@@ -371,12 +371,12 @@ pub(in crate::daemon) async fn cancel(
     }
 }
 
-pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
     let core = d.core.lock();
     reply(
         StatusCode::OK,
         NodesResponse {
-            nodes: vec![info::node(&core, Caller { uid: peer.uid, gid: peer.gid })],
+            nodes: vec![info::node(&core, peer)],
             last_update: NoVal::of(crate::options::now()),
             meta: info::meta(&core.config),
             ..Default::default()
@@ -405,7 +405,7 @@ pub(in crate::daemon) async fn config(State(d): Shared) -> Response {
     )
 }
 
-pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
+pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
     let daemon_uid = crate::paths::uid();
     if peer.uid != daemon_uid && peer.uid != 0 {
         tracing::warn!(uid = peer.uid, user = %crate::paths::user_name(peer.uid), "shutdown refused: Access/permission denied");

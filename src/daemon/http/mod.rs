@@ -6,7 +6,6 @@ pub mod accept;
 pub mod admission;
 pub mod auth;
 pub mod body;
-pub mod caller;
 pub mod changes;
 pub mod handlers;
 pub mod openapi;

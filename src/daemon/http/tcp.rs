@@ -9,7 +9,8 @@
 use super::admission::{Gate, MAX_PER_PEER};
 use super::auth::{self, TokenError};
 use crate::api::types::{errno, ApiError, Envelope};
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
@@ -46,12 +47,12 @@ pub fn credentials(headers: &HeaderMap) -> Result<(&str, Option<&str>), TokenErr
 }
 
 /// The caller a request's token stands for, checked with `key` at `now`.
-pub fn authenticate(headers: &HeaderMap, key: &auth::Key, now: i64) -> Result<(Peer, String), TokenError> {
+pub fn authenticate(headers: &HeaderMap, key: &auth::Key, now: i64) -> Result<(Caller, String), TokenError> {
     let (token, header_user) = credentials(headers)?;
     let claims = key.verify(token, now)?;
     let user = auth::acting_user(&claims, header_user)?;
     let (uid, gid) = crate::paths::user_ids(user).ok_or_else(|| TokenError::UnknownUser(user.into()))?;
-    Ok((Peer { uid, gid }, user.to_string()))
+    Ok((Caller { uid, gid }, user.to_string()))
 }
 
 /// The 401 reply to a request whose token is refused: slurmrestd's envelope, with the error

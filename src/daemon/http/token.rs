@@ -3,9 +3,9 @@
 //! others only for their own, as Slurm's controller decides.
 
 use super::auth::DEFAULT_LIFESPAN;
-use super::caller::Caller;
 use crate::api::types::{errno, ApiError, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
@@ -53,7 +53,7 @@ fn token_user(caller: Caller, requested: Option<String>) -> Result<String, ApiEr
 /// The handler.
 pub async fn token(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let meta = info::meta(&d.core.lock().config);
@@ -72,7 +72,7 @@ pub async fn token(
             }
         }
     };
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let user = match token_user(caller, req.username) {
         Ok(u) => u,
         Err(e) => return fail(StatusCode::FORBIDDEN, e),

@@ -3,10 +3,10 @@
 //! [`crate::daemon::scheduling::job_edit::FIELDS`]. Any other field is refused, never
 //! dropped: a client must not believe a change was made that was not.
 
-use super::caller::Caller;
 use crate::api::noval::NoVal;
 use crate::api::types::{errno, ApiError, JobDescMsg, JobPostResponse};
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::hold;
 use crate::daemon::scheduling::job_edit::{Changes, FIELDS};
 use crate::daemon::scheduling::submit;
@@ -114,7 +114,7 @@ impl JobAction<'_> {
 /// The handler: parses the body, applies it for the caller, waits until it is stored.
 pub async fn update(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
@@ -134,7 +134,7 @@ pub async fn update(
 /// caller `peer`; answers once it is stored, or with Slurm's error for `action`.
 pub async fn change_job(
     d: &Arc<Daemon>,
-    peer: Peer,
+    peer: Caller,
     id: &str,
     action: JobAction<'_>,
     mut change: impl FnMut(
@@ -145,13 +145,13 @@ pub async fn change_job(
 ) -> Response {
     let meta = info::meta(&d.core.lock().config);
     let fail = |status, errors| reply(status, JobPostResponse { meta: meta.clone(), errors, ..Default::default() });
-    let Some(target) = super::request::parse_job_ref(id).filter(|r| r.step.is_none()) else {
+    let Some(target) = crate::daemon::model::job_ref::parse_job_ref(id).filter(|r| r.step.is_none()) else {
         return fail(
             StatusCode::UNPROCESSABLE_ENTITY,
             vec![action.error(errno::INVALID_JOB_ID, "Invalid job id specified")],
         );
     };
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let unknown = hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
     let result = d.core.lock().for_each_named(target, unknown, |core, job| change(core, job, caller));
     match result {

@@ -4,7 +4,7 @@
 
 use super::place::Place;
 use crate::config::Config;
-use crate::daemon::scheduling::job::Job;
+use crate::daemon::model::job::Job;
 
 /// `CUDA_MPS_PIPE_DIRECTORY`, `CUDA_MPS_LOG_DIRECTORY`, `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`
 /// (`max(1, shards × 100 / shards_per_gpu)`) and, when the GPU's memory is known,
@@ -33,7 +33,7 @@ pub fn job_vars(job: &Job, config: &Config) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::Resources;
+    use crate::daemon::model::job::Resources;
 
     fn config(shards_per_gpu: u32, control: bool) -> Config {
         let text = format!("gpus = 2\nshards_per_gpu = {shards_per_gpu}\nmps = true\nstate_dir = \"/state\"\n");

@@ -5,9 +5,9 @@
 //! starts; here every task is its own record from the start, and listings gather the
 //! pending ones back into Slurm's compressed `A_[3-15%2]` line (see `pending_groups`).
 
-use super::job::{ArrayTask, Job, JobState};
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
+use crate::daemon::model::job::{ArrayTask, Job, JobState};
 use crate::options::array::{format_array, parse_array, ArraySpec};
 
 /// Where an array task's output goes when the job names no file: `slurm-%A_%a.out`, as in

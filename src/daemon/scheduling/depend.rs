@@ -6,8 +6,8 @@
 //! once nothing is left the field is empty, as Slurm clears it. Items are re-read from that
 //! text at each scheduling pass: dependent jobs are few, and the text survives a restart.
 
-use super::job::{Job, JobState};
 use crate::api::types::{errno, ApiError};
+use crate::daemon::model::job::{Job, JobState};
 use crate::options::dependency::{parse_dependency, DepItem, DepKind, DependencySpec};
 
 /// Where one dependency item, or a whole dependency, stands.
@@ -245,7 +245,7 @@ pub fn evaluate(job: &Job, spec: &DependencySpec, jobs: &impl Jobs, now: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::ArrayTask;
+    use crate::daemon::model::job::ArrayTask;
 
     struct Fixed(Vec<Job>);
 

@@ -6,10 +6,10 @@
 //! hold is part of the stored job record, so it survives a restart. The update itself is
 //! [`super::core::Core::update_job`] (see [`super::job_edit`]).
 
-use super::job::{Job, JobState};
 use crate::api::types::errno;
 use crate::config::Config;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
 
 /// One change to a job's place in the queue, in the order a request lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

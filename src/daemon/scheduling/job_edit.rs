@@ -10,10 +10,10 @@
 
 use super::core::{Core, Effects};
 use super::hold::{refused, QueueChange, UpdateError};
-use super::job::{Job, JobState};
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::Config;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
 use std::cmp::Reverse;
 
 /// The `job_desc_msg` fields [`apply`] changes.
@@ -165,7 +165,7 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
         return Err(refused(errno::REQUESTED_NODE_CONFIG_UNAVAILABLE, "Requested node configuration is not available"));
     }
     let mut new = job.clone();
-    new.req = super::job::Resources { cpus, mem_mb, gpus, shards };
+    new.req = crate::daemon::model::job::Resources { cpus, mem_mb, gpus, shards };
     super::limits::check_submit(&config.limits, &new, 0).map_err(from_api)?;
     job.req = new.req;
     job.mem_per_cpu = mem_per_cpu;
@@ -251,7 +251,7 @@ mod tests {
             time_limit: Some(20),
             ntasks: 1,
             cpus_per_task: 1,
-            req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0 },
             ..Default::default()
         }
     }
@@ -298,7 +298,7 @@ mod tests {
         };
         apply(&mut pending, &fields, OWNER, &c).unwrap();
         assert_eq!(&*pending.partition, "long");
-        assert_eq!(pending.req, crate::daemon::scheduling::job::Resources { cpus: 3, mem_mb: 300, gpus: 2, shards: 0 });
+        assert_eq!(pending.req, crate::daemon::model::job::Resources { cpus: 3, mem_mb: 300, gpus: 2, shards: 0 });
         assert_eq!((&*pending.name, &*pending.tres_per_node), ("renamed", "gres/gpu:2"));
 
         let cpt = JobDescMsg { cpus_per_task: Some(2), ..Default::default() };

@@ -3,9 +3,9 @@
 //! submit errors. With no limit on running jobs or GPUs set, scheduling passes skip them;
 //! the queued jobs of each user are counted as they come and go ([`Active`]).
 
-use super::job::Job;
 use crate::api::types::ApiError;
 use crate::config::UserLimits;
+use crate::daemon::model::job::Job;
 use std::collections::HashMap;
 
 /// What one user holds now.
@@ -105,7 +105,7 @@ mod tests {
     fn job(uid: u32, gpus: u32) -> Job {
         Job {
             uid,
-            req: crate::daemon::scheduling::job::Resources { cpus: 1, mem_mb: 0, gpus, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus, shards: 0 },
             ..Default::default()
         }
     }

@@ -11,7 +11,7 @@
 //! throughout its time; one asking for shards needs that many units of one GPU. So a GPU is
 //! given whole or in shards, never both at once.
 
-use super::job::Resources;
+use crate::daemon::model::job::Resources;
 use std::collections::BTreeMap;
 
 /// "Never" on the plan's time axis.

@@ -8,10 +8,10 @@
 
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
-use super::job::JobState;
 use crate::api::types::errno;
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::update;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::JobState;
 use std::cmp::Reverse;
 
 impl Core {
@@ -95,7 +95,7 @@ impl Core {
 /// or every task of the array the id names.
 pub async fn handler(
     axum::extract::State(d): axum::extract::State<std::sync::Arc<crate::daemon::runtime::Daemon>>,
-    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<crate::daemon::runtime::Peer>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<crate::daemon::model::caller::Caller>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> axum::response::Response {
     let action = update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };

@@ -10,7 +10,7 @@ use super::submit::explained;
 use super::submit_paths::SubmitPaths;
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::daemon::fault;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
 use crate::daemon::runtime::Daemon;
 use std::sync::Arc;
 

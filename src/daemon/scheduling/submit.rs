@@ -3,15 +3,15 @@
 //! A request that no configuration of this node could ever satisfy is refused here, at
 //! submit time, instead of pending forever.
 
-use super::job::{Job, JobState, Resources};
-use super::text::Text;
 use crate::api::types::{errno, ApiError, JobDescMsg};
 use crate::config::{Config, Partition};
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState, Resources};
+use crate::daemon::model::text::Text;
 use crate::daemon::store::Payload;
-use crate::options::{gres, pattern, signal};
+use crate::options::{gres, signal};
 use crate::stepd::WarnSignal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A submit error with Slurm's number and text.
 pub fn submit_error(number: i32, error: &str) -> ApiError {
@@ -522,34 +522,6 @@ pub(in crate::daemon) fn check_printable(fields: &[(&str, Option<&str>)]) -> Res
         }
     }
     Ok(())
-}
-
-/// The values file name patterns of `job`'s step `step` (`batch`, or a step id) refer to, as
-/// Slurm's `fname_create` takes them for any step: `%A`/`%a` are the array's job id and this
-/// task's index when the job is an array task, `%j` is the job's own id; `task_id` is task 0's.
-pub fn pattern_context(job: &Job, node: &str, step: &str) -> pattern::PatternContext {
-    pattern::PatternContext {
-        job_id: job.id,
-        job_name: job.name.to_string(),
-        user: crate::paths::user_name(job.uid),
-        node: node.to_string(),
-        array_job_id: job.array.map_or(job.id, |a| a.job_id),
-        array_task_id: job.array.map(|a| a.task_id),
-        step: step.into(),
-        task_id: 0,
-        node_id: 0,
-    }
-}
-
-/// Expands an output pattern to an absolute path (relative ones are under the job's cwd).
-pub fn output_path(job: &Job, pattern_text: &str, node: &str) -> PathBuf {
-    let expanded = pattern::expand(pattern_text, &pattern_context(job, node, "batch"));
-    let p = PathBuf::from(expanded);
-    if p.is_absolute() {
-        p
-    } else {
-        Path::new(job.cwd.as_str()).join(p)
-    }
 }
 
 /// What a job asks for of the node's GPUs: whole GPUs, or shards of one GPU.

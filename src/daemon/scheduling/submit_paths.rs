@@ -8,10 +8,11 @@
 //! themselves: a working directory the user cannot reach is refused as one that does not
 //! exist, whatever root sees there.
 
-use super::job::Job;
-use super::submit::{explained, output_path};
+use super::submit::explained;
 use crate::api::types::{errno, ApiError};
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::Job;
+use crate::daemon::model::output_path::output_path;
 use crate::daemon::supervision::path_check::{CheckError, PathChecks, Verdict};
 use crate::path_looks::Look;
 use std::path::PathBuf;

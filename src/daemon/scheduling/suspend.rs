@@ -11,11 +11,11 @@
 
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
-use super::job::{Job, JobState};
 use crate::api::types::errno;
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::update;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::runtime::Daemon;
 use crate::stepd::timing::{Timing, NOTIFY};
 use axum::extract::{ConnectInfo, Path, State};
 use axum::response::Response;
@@ -131,7 +131,7 @@ pub fn continue_for_cancel(job: &Job, dir: &std::path::Path) {
 }
 
 /// The handler of both paths: the job, or every task of the array the id names.
-async fn handle(d: Arc<Daemon>, peer: Peer, id: String, op: Op) -> Response {
+async fn handle(d: Arc<Daemon>, peer: Caller, id: String, op: Op) -> Response {
     let failed = format!("Job {} failed", op.name());
     let action = update::JobAction { what: op.name(), failed: &failed, source: "slurm_suspend2()" };
     update::change_job(&d, peer, &id, action, |core, job, caller| core.suspend(job, op, caller)).await
@@ -140,7 +140,7 @@ async fn handle(d: Arc<Daemon>, peer: Peer, id: String, op: Op) -> Response {
 /// `POST /slurmlet/v1/job/{job_id}/suspend`.
 pub async fn suspend(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
     handle(d, peer, id, Op::Suspend).await
@@ -149,7 +149,7 @@ pub async fn suspend(
 /// `POST /slurmlet/v1/job/{job_id}/resume`.
 pub async fn resume(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
     handle(d, peer, id, Op::Resume).await

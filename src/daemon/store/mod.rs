@@ -18,8 +18,8 @@ pub use copies::{backup_path, write_backup};
 pub use damage::Seen;
 
 use crate::api::acct::{GpuUse, Usage};
-use crate::daemon::accounting::step_record::StepRecord;
-use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::step_record::StepRecord;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use thiserror::Error;
@@ -410,7 +410,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::Resources;
+    use crate::daemon::model::job::Resources;
     use crate::stepd::WarnSignal;
 
     /// A record as version 1 stored it (job 3 of `tests/fixtures/stores/v1-2026-11-25.db`).

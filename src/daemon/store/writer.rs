@@ -7,8 +7,8 @@
 //! durable (a submit before the client hears its id, a launch before its process exists)
 //! waits for that change's [`Durable`].
 
-use crate::daemon::accounting::step_record::{StepEnding, StepRecord, ENDED_WITH_JOB};
-use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::step_record::{StepEnding, StepRecord, ENDED_WITH_JOB};
 use crate::daemon::store::{Payload, Store, StoreError};
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};

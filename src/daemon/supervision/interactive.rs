@@ -15,10 +15,10 @@ use crate::api::stream::{self, Frame};
 use crate::api::types::*;
 use crate::daemon::http::accept;
 use crate::daemon::http::body;
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::request;
-use crate::daemon::runtime::{Daemon, Peer};
-use crate::daemon::scheduling::job;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::submit;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, StatusCode};
@@ -159,7 +159,7 @@ async fn held_connection(on_upgrade: hyper::upgrade::OnUpgrade) -> std::io::Resu
 /// client until the job runs.
 pub async fn allocation(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     request: Request,
 ) -> Response {
     let (on_upgrade, body) = match stream_request(request).await {
@@ -174,7 +174,7 @@ pub async fn allocation(
         Err((status, errors)) => return fail(status, errors),
     };
     let desc = req.job.unwrap_or_default();
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let staged = crate::daemon::scheduling::staging::stage(&d, &desc, req.script.as_deref(), caller, true).await;
     let staged = match staged {
         Ok(s) => s,
@@ -218,11 +218,11 @@ fn refused(id: u32, why: &str) -> Response {
 /// (waiting for other steps if it must) and starts its supervisor.
 pub async fn step(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    let Some(id) = request::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
+    let Some(id) = crate::daemon::model::job_ref::parse_job_ref(&id).filter(|r| r.step.is_none()).map(|r| r.job) else {
         return refused(0, "Invalid job id specified");
     };
     let (on_upgrade, body) = match stream_request(request).await {
@@ -241,7 +241,7 @@ pub async fn step(
             )
         }
     };
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     // What can never start is refused before the upgrade; what must wait waits after it.
     let first = d.core.lock().create_step(id, &req, caller);
     if let Err(StepRefusal::Fatal(why)) = &first {

@@ -1,8 +1,8 @@
 //! Starting a job: its environment, its files, and its supervisor process.
 
 use crate::config::Config;
-use crate::daemon::scheduling::job::Job;
-use crate::daemon::scheduling::submit::output_path;
+use crate::daemon::model::job::Job;
+use crate::daemon::model::output_path::output_path;
 use crate::stepd::containment::Share;
 use crate::stepd::{files, Kind, LaunchSpec};
 use std::os::fd::{BorrowedFd, OwnedFd};

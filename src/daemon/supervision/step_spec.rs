@@ -5,9 +5,8 @@ use super::launch::batch_env;
 use super::steps::{Granted, Held};
 use crate::api::step::StepRequest;
 use crate::config::Config;
-use crate::daemon::accounting::step_record::StepRecord;
-use crate::daemon::scheduling::job::Job;
-use crate::daemon::scheduling::submit;
+use crate::daemon::model::job::Job;
+use crate::daemon::model::step_record::StepRecord;
 use crate::stepd::containment::Share;
 use crate::stepd::step::StepSpec;
 use std::path::{Path, PathBuf};
@@ -130,7 +129,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
         job_start: job.start_time,
         kill_wait: config.kill_wait,
         node_name: config.node_name.clone(),
-        names: submit::pattern_context(job, &config.node_name, &step.step_id.to_string()),
+        names: crate::daemon::model::output_path::pattern_context(job, &config.node_name, &step.step_id.to_string()),
         umask,
         run_as: crate::identity::RunAs::when_needed(job.uid, job.gid),
         share: Share {

@@ -10,8 +10,8 @@
 use super::step_spec::RunningStep;
 use crate::api::step::StepRequest;
 use crate::config::Config;
-use crate::daemon::accounting::step_record::StepRecord;
-use crate::daemon::scheduling::job::{Job, JobState};
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::step_record::StepRecord;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 

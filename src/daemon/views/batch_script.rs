@@ -7,9 +7,9 @@
 //! specified`. An array's id, or one of its tasks', names the array's one script.
 
 use crate::api::types::{errno, ApiError, BatchScriptResponse};
-use crate::daemon::http::caller::Caller;
-use crate::daemon::http::request::{parse_job_ref, JobRef};
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job_ref::{parse_job_ref, JobRef};
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
@@ -50,10 +50,10 @@ fn missing() -> (StatusCode, ApiError) {
 /// `GET /slurmlet/v1/job/{job_id}/script`.
 pub async fn handler(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let (meta, found) = {
         let mut core = d.core.lock();
         core.purge(crate::options::now());

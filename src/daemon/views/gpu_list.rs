@@ -6,10 +6,10 @@ use crate::api::gpus::{GpuJob, GpuOutsider, GpuStatus, GpusResponse};
 use crate::daemon::gpu_use::foreign::command_visible;
 use crate::daemon::gpu_use::share::{reading_of, total_memory};
 use crate::daemon::gpu_use::ForeignProcess;
-use crate::daemon::http::caller::Caller;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::Job;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
-use crate::daemon::scheduling::job::Job;
 use crate::gpu::{Gpu, GpuReading};
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The reply for `peer` (owners' names looked up once the lock is let go).
-pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
+    let caller = peer;
     let mut reply = {
         let core = d.core.lock();
         GpusResponse { meta: super::info::meta(&core.config), ..listing(&core, caller) }
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn a_shard_job_is_shown_with_its_share() {
-        let req = |shards| crate::daemon::scheduling::job::Resources { shards, ..Default::default() };
+        let req = |shards| crate::daemon::model::job::Resources { shards, ..Default::default() };
         let one = Job { id: 7, gpus: vec![a100(0)], req: req(1), ..Default::default() };
         let three = Job { id: 8, gpus: vec![a100(0)], req: req(3), ..Default::default() };
         let all = |_: &Job| true;

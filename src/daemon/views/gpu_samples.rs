@@ -5,10 +5,10 @@
 
 use crate::api::activity::{GpuSamplesResponse, GpuSeries, JobGpuSamplesResponse, Sample};
 use crate::daemon::gpu_use::share::{reading_of, total_memory};
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::handlers::{bad_job_id, no_such_job};
 use crate::daemon::http::{params, refusal};
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::store::gpu_samples::StepSamples;
 use crate::daemon::store::Store;
 use axum::extract::{ConnectInfo, Path, Query, State};
@@ -65,11 +65,11 @@ pub async fn handler(State(d): State<Arc<Daemon>>, Query(query): Query<Vec<(Stri
 /// that does not exist.
 pub async fn job_handler(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
     const SOURCE: &str = "_handle_job_get";
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let Ok(job) = id.trim().parse::<u32>() else { return bad_job_id(&d, &id, SOURCE) };
     let (in_memory, config, unstored, resolution) = {
         let core = d.core.lock();

@@ -8,9 +8,9 @@ use crate::api::release;
 use crate::api::types::*;
 use crate::config::Config;
 use crate::daemon::gpu_use::foreign::command_visible;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::scheduling::core::{Core, GpuHeld};
-use crate::daemon::scheduling::job::{Job, JobState};
 use crate::queue::QueueJob;
 
 /// The `meta` block of every reply.

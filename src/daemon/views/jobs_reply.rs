@@ -5,7 +5,7 @@
 use crate::api::noval::NoVal;
 use crate::api::types::{errno, ApiError, ApiWarning, Meta};
 use crate::config::Config;
-use crate::daemon::scheduling::job::Job;
+use crate::daemon::model::job::Job;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 /// `jobs` as the reply's `jobs` array.
@@ -92,7 +92,7 @@ fn whole(jobs: &[Job], config: &Config, ids_found: bool, now: u64) -> crate::api
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::JobState;
+    use crate::daemon::model::job::JobState;
 
     #[test]
     fn the_reply_written_job_by_job_is_the_reply_built_whole() {

@@ -6,9 +6,8 @@
 
 use crate::api::types::{JobQuery, LayoutItem};
 use crate::config::Config;
+use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::scheduling::array;
-use crate::daemon::scheduling::job::{Job, JobState};
-use crate::daemon::scheduling::submit;
 use crate::queue::{self, QueueJob};
 use std::borrow::Cow;
 
@@ -42,7 +41,7 @@ impl JobRow<'_> {
     }
 
     fn expand(&self, pattern: &str) -> String {
-        submit::output_path(self.job, pattern, &self.config.node_name).display().to_string()
+        crate::daemon::model::output_path::output_path(self.job, pattern, &self.config.node_name).display().to_string()
     }
 }
 
@@ -359,7 +358,7 @@ pub fn laid_out<'a>(
 mod tests {
     use super::*;
     use crate::api::types::{JobRows, JobsResponse};
-    use crate::daemon::scheduling::job::Resources;
+    use crate::daemon::model::job::Resources;
     use crate::queue::{value, FIELDS};
     use crate::stepd::EndCause;
 

@@ -5,11 +5,11 @@
 //! a queue of ten thousand costs a walk over their ids, not ten thousand entries.
 
 use crate::api::activity::{QueueJob, QueueResponse};
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::params;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
-use crate::daemon::scheduling::job::{Job, JobState};
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -23,10 +23,10 @@ pub const DEFAULT_PENDING: u32 = 200;
 /// The reply for `peer` (owners' names looked up once the lock is let go).
 pub async fn handler(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let pending = match params::number::<u32>(&query, "pending") {
         Ok(n) => n.unwrap_or(DEFAULT_PENDING),
         Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
@@ -116,7 +116,7 @@ mod tests {
             submit_time: 100,
             begin_time: 500,
             time_limit: Some(10),
-            req: crate::daemon::scheduling::job::Resources { cpus: 2, mem_mb: 0, gpus: 1, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 2, mem_mb: 0, gpus: 1, shards: 0 },
             ..Default::default()
         };
         let e = entry(&pending);

@@ -8,11 +8,11 @@
 use crate::api::acct::StepId;
 use crate::api::step_info::{StepInfo, StepsResponse};
 use crate::config::Config;
-use crate::daemon::accounting::step_record::StepRecord;
-use crate::daemon::http::caller::Caller;
-use crate::daemon::runtime::{Daemon, Peer};
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::step_record::StepRecord;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
-use crate::daemon::scheduling::job::{Job, JobState};
 use crate::daemon::supervision::steps::Srun;
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::StatusCode;
@@ -33,10 +33,10 @@ pub struct StepsQuery {
 /// once the lock is let go).
 pub async fn handler(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Query(query): Query<StepsQuery>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let (mut steps, meta, sources) = {
         let core = d.core.lock();
         let steps = running(&core, caller);
@@ -149,7 +149,7 @@ mod tests {
         let config = Config::resolve(file, std::path::Path::new("test.toml")).unwrap();
         let mut job = Job { id: 7, uid: 1000, partition: "gpu".into(), start_time: 990, ..Default::default() };
         job.state = Some(JobState::Running);
-        job.array = Some(crate::daemon::scheduling::job::ArrayTask { job_id: 5, task_id: 2, ..Default::default() });
+        job.array = Some(crate::daemon::model::job::ArrayTask { job_id: 5, task_id: 2, ..Default::default() });
         let (a, b) = (record(0, "sleep", 1, 0), record(1, "train", 2, 1));
         let srun = Srun { host: "vm".into(), pid: 42 };
         let steps = job_steps(&job, [(&a, &srun), (&b, &srun)].into_iter(), &config);

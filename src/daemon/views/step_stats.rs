@@ -6,7 +6,7 @@
 
 use crate::api::acct::{GpuUse, StepId};
 use crate::api::step_info::{StepInfo, StepStats};
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
 use crate::daemon::scheduling::core::Core;
 use crate::daemon::supervision::process_tree::ProcessTree;
 

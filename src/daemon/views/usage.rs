@@ -6,10 +6,10 @@
 //! only, as Slurm's `PrivateData=usage` keeps sshare and sreport to the caller's own.
 
 use crate::api::activity::{UsageResponse, UserUsage};
-use crate::daemon::http::caller::Caller;
 use crate::daemon::http::{params, refusal};
-use crate::daemon::runtime::{Daemon, Peer};
-use crate::daemon::scheduling::job::Job;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::Job;
+use crate::daemon::runtime::Daemon;
 use crate::daemon::store::Store;
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::StatusCode;
@@ -69,10 +69,10 @@ pub fn tally(runs: &[Run], since: u64, until: u64) -> BTreeMap<u32, (f64, u32)> 
 /// The reply for `peer`.
 pub async fn handler(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    ConnectInfo(peer): ConnectInfo<Caller>,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = Caller { uid: peer.uid, gid: peer.gid };
+    let caller = peer;
     let days = match params::number::<u32>(&query, "days") {
         Ok(n) => n.unwrap_or(DEFAULT_DAYS).min(MAX_DAYS),
         Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
@@ -127,7 +127,7 @@ fn unreadable(d: &Daemon, why: String) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::scheduling::job::{JobState, Resources};
+    use crate::daemon::model::job::{JobState, Resources};
 
     #[test]
     fn gpu_seconds_count_the_part_of_each_run_within_the_window() {

@@ -3,9 +3,8 @@
 
 use super::{Core, Effects};
 use crate::api::types::{errno, SignalScope};
-use crate::daemon::http::caller::Caller;
-use crate::daemon::http::request;
-use crate::daemon::scheduling::job::JobState;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::JobState;
 use crate::daemon::scheduling::suspend;
 use crate::daemon::store::writer::Durable;
 use crate::stepd::{self, containment, EndCause};
@@ -129,7 +128,7 @@ impl Core {
     /// can act on none.
     pub fn cancel_named(
         &mut self,
-        target: request::JobRef,
+        target: crate::daemon::model::job_ref::JobRef,
         signal: Option<i32>,
         scope: SignalScope,
         caller: Caller,
@@ -144,7 +143,7 @@ impl Core {
     /// `target` names no job.
     pub fn for_each_named<E>(
         &mut self,
-        target: request::JobRef,
+        target: crate::daemon::model::job_ref::JobRef,
         unknown: E,
         mut act: impl FnMut(&mut Core, u32) -> Result<Effects, E>,
     ) -> Result<Effects, E> {

@@ -46,7 +46,7 @@ impl Core {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::daemon::scheduling::job::{Job, JobState, Resources};
+    use crate::daemon::model::job::{Job, JobState, Resources};
     use crate::stepd::{EndCause, EndStatus};
 
     /// A daemon's state on a node of `cpus` CPUs and no GPUs, its store in `dir`.

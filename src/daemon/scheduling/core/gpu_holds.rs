@@ -3,7 +3,7 @@
 //! whole holds every unit. The scheduler's plan starts from these counts.
 
 use super::Core;
-use crate::daemon::scheduling::job::Job;
+use crate::daemon::model::job::Job;
 use crate::daemon::scheduling::plan::{GpuStart, GpuUnits};
 
 /// What jobs hold of one GPU.

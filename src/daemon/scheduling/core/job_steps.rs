@@ -3,9 +3,9 @@
 
 use super::{Core, Effects, Watch};
 use crate::api::acct::StepId;
-use crate::daemon::accounting::step_record;
-use crate::daemon::http::caller::Caller;
-use crate::daemon::scheduling::job::JobState;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::JobState;
+use crate::daemon::model::step_record;
 use crate::daemon::supervision::launch;
 use crate::daemon::supervision::step_spec;
 use crate::daemon::supervision::steps;

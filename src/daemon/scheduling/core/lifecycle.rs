@@ -5,10 +5,10 @@
 use super::{Core, Effects, Reserved, Staged};
 use crate::api::acct::StepId;
 use crate::api::types::ApiError;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
-use crate::daemon::scheduling::job::{Job, JobState};
 use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::submit;
 use crate::stepd::{self, EndCause, EndStatus};

@@ -27,11 +27,10 @@ pub use gpu_holds::GpuHeld;
 pub use overdue::{Stuck, GRACE};
 
 use crate::config::Config;
-use crate::daemon::http::request;
+use crate::daemon::model::job::{Job, JobState, Resources};
+use crate::daemon::model::text;
 use crate::daemon::scheduling::depend;
-use crate::daemon::scheduling::job::{Job, JobState, Resources};
 use crate::daemon::scheduling::limits;
-use crate::daemon::scheduling::text;
 use crate::daemon::store::writer::{Durable, Writer};
 use crate::daemon::store::{Store, StoreError};
 use crate::daemon::supervision::steps;
@@ -272,7 +271,7 @@ impl Core {
     /// The ids of the jobs `r` names: the job; every task in memory of the array `r.job`;
     /// or task `r.task` of that array. Empty when none is known. An array's tasks have the
     /// ids from the array's on, so they are found even once its first task has left memory.
-    pub fn ids_named(&self, r: request::JobRef) -> Vec<u32> {
+    pub fn ids_named(&self, r: crate::daemon::model::job_ref::JobRef) -> Vec<u32> {
         let of_array = |j: &Job| j.array.is_some_and(|a| a.job_id == r.job);
         let tasks: Vec<(u32, u32)> = self
             .jobs

@@ -8,7 +8,7 @@
 //! supervisor keeps a job's resources past its cancel or its time limit.
 
 use super::{Core, Effects};
-use crate::daemon::scheduling::job::JobState;
+use crate::daemon::model::job::JobState;
 use crate::stepd::{EndCause, EndStatus};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -136,7 +136,7 @@ impl Core {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::daemon::scheduling::job::{Job, Resources};
+    use crate::daemon::model::job::{Job, Resources};
 
     /// A daemon's state (KillWait 2 s) running job 1, of 2 CPUs and a minute's limit, started
     /// at `start` and supervised by a (made-up) pid 4242.

@@ -3,7 +3,7 @@
 //! queue when no supervisor took them up, or fenced and failed when theirs vanished.
 
 use super::{Core, Effects, Watch};
-use crate::daemon::scheduling::job::JobState;
+use crate::daemon::model::job::JobState;
 use crate::daemon::supervision::fence;
 use crate::daemon::supervision::step_spec;
 use crate::stepd::{self, EndCause, EndStatus};

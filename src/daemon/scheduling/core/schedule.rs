@@ -4,10 +4,10 @@
 
 use super::{Core, Effects, Watch};
 use crate::api::types::ApiError;
-use crate::daemon::http::caller::Caller;
+use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::{Job, JobState, Resources};
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
-use crate::daemon::scheduling::job::{Job, JobState, Resources};
 use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::plan::{Disregard, GpuUnits, Hold, Plan, Verdict};
 use crate::daemon::scheduling::submit;

@@ -2,7 +2,7 @@
 //! supervisor starts, completed when its tasks are gone.
 
 use crate::api::acct::{GpuUse, Usage};
-use crate::daemon::scheduling::job::JobState;
+use crate::daemon::model::job::JobState;
 
 /// One srun step of a job.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -1,15 +1,17 @@
-//! Who makes a request (the peer's uid and gid from the socket's credentials), and what
-//! that caller may see and do: every permission check of the daemon goes through here.
+//! Who makes a request, and what that caller may see and do: every permission check of the
+//! daemon goes through here. The Unix socket learns the caller from the connection's
+//! credentials (`SO_PEERCRED`), the TCP address from a signed token; both give this one type.
 
 use crate::config::Config;
-use crate::daemon::scheduling::job::Job;
+use crate::daemon::model::job::Job;
 
 /// Who makes a request.
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
-    /// uid.
+    /// The user the request acts as: owner of what it submits, and whose jobs it may manage.
     pub uid: u32,
-    /// gid.
+    /// The primary group of the calling process (or of the token's user), which a job
+    /// submitted through it runs with.
     pub gid: u32,
 }
 

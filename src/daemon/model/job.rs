@@ -239,7 +239,7 @@ pub struct Job {
     pub requeue_on_end: bool,
     /// In a listing's copy of a pending array task only: the indices of the array's
     /// pending tasks it stands for (`3-15%2`), as Slurm lists them in one record (see
-    /// [`super::array::fold_pending`]). Never stored.
+    /// `fold_pending` of the scheduler's arrays). Never stored.
     #[serde(skip)]
     pub listed_tasks: Text,
     /// When the job was last suspended or resumed (Slurm's `SuspendTime`); 0: never.

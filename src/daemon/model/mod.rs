@@ -1,0 +1,11 @@
+//! What the daemon's other folders talk about, and nothing that acts: the job record and its
+//! interned texts, the record of a step, who calls ([`caller::Caller`]), how a request names
+//! a job ([`job_ref::JobRef`]), and where a job's files go ([`output_path`]). Everything else
+//! in the daemon looks down to here; this folder looks at nothing of the daemon's above it.
+
+pub mod caller;
+pub mod job;
+pub mod job_ref;
+pub mod output_path;
+pub mod step_record;
+pub mod text;
