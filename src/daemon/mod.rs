@@ -2,6 +2,7 @@
 //! store, and serves the REST API on a Unix socket (and, to token holders, on a TCP address).
 
 pub mod accounting;
+pub mod auth;
 pub mod fault;
 pub mod gpu_use;
 pub mod http;
@@ -13,9 +14,6 @@ pub mod store;
 pub mod supervision;
 pub mod views;
 
-/// The REST tokens' module at its earlier path, for programs outside the crate that sign
-/// tokens as the daemon does.
-pub use http::auth;
 /// The store's layout at its earlier path, for programs outside the crate that build
 /// stores of earlier versions.
 pub use store::schema;
@@ -107,7 +105,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
     }
     // The one place GPUs are looked for: client commands only read the configuration.
     config.discover_gpus();
-    mps::watch::find(&mut config);
+    mps::found::find(&mut config);
     contain_in_cgroups(&config);
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
@@ -137,7 +135,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             }
         });
         let effects = core.recover();
-        let mps = mps::watch::servers(&core);
+        let mps = runtime::mps::servers(&core);
         let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
         let (timer, _) = tokio::sync::watch::channel(0u64);
         let changes = core.changes();
@@ -162,14 +160,14 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
             stopping: stopping.clone(),
         });
         // Listening for job ends before any is recorded.
-        tokio::spawn(mps::watch::quit_idle(daemon.clone()));
+        tokio::spawn(runtime::mps::quit_idle(daemon.clone()));
         tokio::spawn(daemon.clone().run_scheduler());
-        tokio::spawn(accounting::slurmdb::purge_periodically(daemon.clone()));
+        tokio::spawn(runtime::purge::purge_periodically(daemon.clone()));
         daemon.apply(effects);
         tokio::spawn(daemon.clone().run_timer());
         tokio::spawn(daemon.clone().reload_on_hangup(config_path));
-        tokio::spawn(gpu_use::watch::watch(daemon.clone()));
-        tokio::spawn(supervision::backstop::watch(daemon.clone()));
+        tokio::spawn(runtime::gpu_watch::watch(daemon.clone()));
+        tokio::spawn(runtime::backstop::watch(daemon.clone()));
 
         let tcp = match listen {
             Some(addr) => {

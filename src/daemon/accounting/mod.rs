@@ -1,13 +1,12 @@
 //! A job as Slurm's accounting reports it: its state, times and exit codes as slurmdbd
 //! records them, the batch script's step, and whether it matches a sacct query.
 //!
-//! Its parts: the history sacct reads ([`history`]), the accounting endpoints ([`slurmdb`])
-//! and slurmrestd's accounting records ([`dbjson`]); each step's record is the model's
-//! ([`crate::daemon::model::step_record`]).
+//! Its parts: the history sacct reads ([`history`]) and slurmrestd's accounting records
+//! ([`dbjson`]); each step's record is the model's ([`crate::daemon::model::step_record`]),
+//! and the accounting endpoints are served by `http/slurmdb.rs`.
 
 pub mod dbjson;
 pub mod history;
-pub mod slurmdb;
 
 use crate::api::acct::{AcctJob, AcctStep, HistoryQuery, StepId, Tres, NO_VAL};
 use crate::config::Config;

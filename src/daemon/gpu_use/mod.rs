@@ -1,5 +1,5 @@
 //! How the node's GPUs are used: the daemon looks at them every `gpu_sample_interval`
-//! seconds ([`watch`]), finds which job and step each process on them belongs to
+//! seconds (the runtime's GPU watch), finds which job and step each process on them belongs to
 //! ([`owners`]), sums each step's GPU memory and SM utilisation for its accounting
 //! ([`tally`]), and finds the processes that belong to no job and use more than
 //! `foreign_gpu_memory` ([`foreign`]); the scheduler keeps new jobs off their GPUs while they
@@ -13,7 +13,6 @@ pub mod owners;
 pub mod process;
 pub mod share;
 pub mod tally;
-pub mod watch;
 
 pub use foreign::ForeignProcess;
 pub use history::GpuHistory;

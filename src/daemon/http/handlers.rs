@@ -7,9 +7,9 @@ use crate::api::types::*;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
 use crate::daemon::model::job_ref::parse_job_ref;
+use crate::daemon::runtime::submit::{self, SubmitRefused};
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::array;
-use crate::daemon::scheduling::staging;
 use crate::daemon::scheduling::submit::store_failure;
 use crate::daemon::scheduling::submit_paths::SubmitPaths;
 use crate::daemon::views::info;
@@ -48,11 +48,10 @@ pub(in crate::daemon) async fn ping(State(d): Shared) -> Response {
 
 pub(in crate::daemon) async fn test_only(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let parsed = super::request::parse_submit(&body);
-    let caller = peer;
     let (meta, estimate) = {
         let core = d.core.lock();
         let meta = info::meta(&core.config);
@@ -133,7 +132,7 @@ pub(in crate::daemon) async fn wait(
 
 pub(in crate::daemon) async fn submit(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let meta = info::meta(&d.core.lock().config);
@@ -145,24 +144,11 @@ pub(in crate::daemon) async fn submit(
         Err((status, errors)) => return fail(status, errors),
     };
     let desc = req.job.unwrap_or_default();
-    let caller = peer;
-    let staged = staging::stage(&d, &desc, req.script.as_deref(), caller, false).await;
-    let staged = match staged {
-        Ok(s) => s,
-        Err(e) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
-    };
     // The client hears the id only once the job is stored.
-    let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
-    if stored.is_err() {
-        d.core.lock().unstage(&staged.jobs);
-    }
-    let result = stored.map(|()| {
-        let (id, warnings) = (staged.jobs[0].id, staged.warnings);
-        let effects = d.core.lock().admit(staged.jobs);
-        ((id, warnings), effects)
-    });
-    match result {
-        Ok(((id, warnings), effects)) => {
+    match submit::store(&d, &desc, req.script.as_deref(), caller, false).await {
+        Ok(stored) => {
+            let id = stored.jobs[0].id;
+            let effects = d.core.lock().admit(stored.jobs);
             d.apply(effects);
             reply(
                 StatusCode::OK,
@@ -170,7 +156,8 @@ pub(in crate::daemon) async fn submit(
                     job_id: id,
                     step_id: "batch".into(),
                     meta,
-                    warnings: warnings
+                    warnings: stored
+                        .warnings
                         .into_iter()
                         .map(|w| ApiWarning { description: w, source: "slurm_submit_batch_job()".into() })
                         .collect(),
@@ -178,7 +165,8 @@ pub(in crate::daemon) async fn submit(
                 },
             )
         }
-        Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e)]),
+        Err(SubmitRefused::Invalid(e)) => fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
+        Err(SubmitRefused::NotStored(e)) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e)]),
     }
 }
 
@@ -186,8 +174,7 @@ pub(in crate::daemon) async fn submit(
 /// so it is built and written from a copy of the jobs, on a blocking thread, while the
 /// daemon goes on (under load, building it under the lock stalled every other request),
 /// one such listing at a time.
-pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
-    let caller = peer;
+pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(caller): ConnectInfo<Caller>) -> Response {
     let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
     let now = crate::options::now();
     let (jobs, config) = {
@@ -208,10 +195,9 @@ pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(peer): Connect
 /// that the reply carries only the values it prints.
 pub(in crate::daemon) async fn jobs_query(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
-    let caller = peer;
     let query = match super::request::parse_job_query(&body) {
         Ok(q) => q,
         Err(error) => return super::refusal::envelope(&d, StatusCode::BAD_REQUEST, error),
@@ -288,10 +274,9 @@ pub(in crate::daemon) fn no_such_job(meta: Meta, n: u32, source: &str) -> Respon
 
 pub(in crate::daemon) async fn job(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let caller = peer;
     let Some(target) = parse_job_ref(&id) else {
         return bad_job_id(&d, &id, "_handle_job_get");
     };
@@ -318,11 +303,10 @@ pub(in crate::daemon) async fn job(
 
 pub(in crate::daemon) async fn cancel(
     State(d): Shared,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     Path(id): Path<String>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = peer;
     let meta = info::meta(&d.core.lock().config);
     let refuse = |error: ApiError| {
         reply(
@@ -356,7 +340,7 @@ pub(in crate::daemon) async fn cancel(
         },
         Err(e) => {
             if e.code == errno::ACCESS_DENIED {
-                tracing::warn!(job = n, uid = peer.uid, "cancel denied");
+                tracing::warn!(job = n, uid = caller.uid, "cancel denied");
             }
             let known = e.code != errno::INVALID_JOB_ID;
             reply(
@@ -371,12 +355,12 @@ pub(in crate::daemon) async fn cancel(
     }
 }
 
-pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
+pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(caller): ConnectInfo<Caller>) -> Response {
     let core = d.core.lock();
     reply(
         StatusCode::OK,
         NodesResponse {
-            nodes: vec![info::node(&core, peer)],
+            nodes: vec![info::node(&core, caller)],
             last_update: NoVal::of(crate::options::now()),
             meta: info::meta(&core.config),
             ..Default::default()
@@ -405,10 +389,10 @@ pub(in crate::daemon) async fn config(State(d): Shared) -> Response {
     )
 }
 
-pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
+pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(caller): ConnectInfo<Caller>) -> Response {
     let daemon_uid = crate::paths::uid();
-    if peer.uid != daemon_uid && peer.uid != 0 {
-        tracing::warn!(uid = peer.uid, user = %crate::paths::user_name(peer.uid), "shutdown refused: Access/permission denied");
+    if caller.uid != daemon_uid && caller.uid != 0 {
+        tracing::warn!(uid = caller.uid, user = %crate::paths::user_name(caller.uid), "shutdown refused: Access/permission denied");
         return reply(
             StatusCode::FORBIDDEN,
             Envelope {

@@ -4,16 +4,25 @@
 
 pub mod accept;
 pub mod admission;
-pub mod auth;
+pub mod batch_script;
 pub mod body;
 pub mod changes;
+pub mod gpu_samples;
+pub mod gpus;
 pub mod handlers;
+pub mod interactive;
 pub mod openapi;
 pub mod params;
+pub mod queue;
 pub mod refusal;
 pub mod request;
+pub mod requeue;
 pub mod routes;
+pub mod slurmdb;
+pub mod steps;
 pub mod submit_keys;
+pub mod suspend;
 pub mod tcp;
 pub mod token;
 pub mod update;
+pub mod usage;

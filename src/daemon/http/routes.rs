@@ -1,18 +1,8 @@
 //! Every endpoint the daemon serves, in one table: the router is built from it, and the
 //! OpenAPI document the daemon serves ([`super::openapi`]) is checked against it.
 
-use super::handlers;
-use crate::daemon::accounting::slurmdb;
+use super::{batch_script, gpu_samples, gpus, handlers, interactive, queue, requeue, slurmdb, steps, suspend, usage};
 use crate::daemon::runtime::Daemon;
-use crate::daemon::scheduling::requeue;
-use crate::daemon::scheduling::suspend;
-use crate::daemon::supervision::interactive;
-use crate::daemon::views::batch_script;
-use crate::daemon::views::gpu_list;
-use crate::daemon::views::gpu_samples;
-use crate::daemon::views::queue;
-use crate::daemon::views::step_list;
-use crate::daemon::views::usage;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use std::sync::Arc;
@@ -161,9 +151,9 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Requeue => on(method, requeue::handler),
         Op::Suspend => on(method, suspend::suspend),
         Op::Resume => on(method, suspend::resume),
-        Op::Steps => on(method, step_list::handler),
+        Op::Steps => on(method, steps::handler),
         Op::BatchScript => on(method, batch_script::handler),
-        Op::Gpus => on(method, gpu_list::handler),
+        Op::Gpus => on(method, gpus::handler),
         Op::GpuSamples => on(method, gpu_samples::handler),
         Op::JobGpuSamples => on(method, gpu_samples::job_handler),
         Op::Queue => on(method, queue::handler),

@@ -1,5 +1,5 @@
 //! The REST API on a TCP address (`listen` in the configuration), for clients written for
-//! slurmrestd: every request carries a token of [`super::auth`], and the user it names
+//! slurmrestd: every request carries a token of [`crate::daemon::auth`], and the user it names
 //! becomes the caller the handlers see, as the peer credentials do on the Unix socket.
 //!
 //! Only slurmrestd's paths (`/slurm/…`, `/slurmdb/…`, and `/openapi/v3`, which clients read to
@@ -7,8 +7,8 @@
 //! allocations, steps, shutdown) stay on the Unix socket.
 
 use super::admission::{Gate, MAX_PER_PEER};
-use super::auth::{self, TokenError};
 use crate::api::types::{errno, ApiError, Envelope};
+use crate::daemon::auth::{self, TokenError};
 use crate::daemon::model::caller::Caller;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;

@@ -2,8 +2,8 @@
 //! socket only, where the peer credentials say who asks. Root may ask for any user's token;
 //! others only for their own, as Slurm's controller decides.
 
-use super::auth::DEFAULT_LIFESPAN;
 use crate::api::types::{errno, ApiError, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
+use crate::daemon::auth::DEFAULT_LIFESPAN;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
@@ -53,7 +53,7 @@ fn token_user(caller: Caller, requested: Option<String>) -> Result<String, ApiEr
 /// The handler.
 pub async fn token(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let meta = info::meta(&d.core.lock().config);
@@ -72,7 +72,6 @@ pub async fn token(
             }
         }
     };
-    let caller = peer;
     let user = match token_user(caller, req.username) {
         Ok(u) => u,
         Err(e) => return fail(StatusCode::FORBIDDEN, e),
@@ -83,7 +82,7 @@ pub async fn token(
         return fail(StatusCode::UNPROCESSABLE_ENTITY, refused(errno::INVALID_TIME_LIMIT, TIME_LIMIT_TEXT, why));
     }
     let token = d.jwt_key.issue(&user, crate::options::now() as i64, lifespan as i64);
-    tracing::info!(uid = peer.uid, "created token for {user} for {lifespan} seconds");
+    tracing::info!(uid = caller.uid, "created token for {user} for {lifespan} seconds");
     (StatusCode::OK, Json(TokenResponse { token, meta, ..Default::default() })).into_response()
 }
 

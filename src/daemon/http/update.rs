@@ -114,7 +114,7 @@ impl JobAction<'_> {
 /// The handler: parses the body, applies it for the caller, waits until it is stored.
 pub async fn update(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
@@ -127,14 +127,14 @@ pub async fn update(
     };
     let what = format!("{changes:?}");
     let action = JobAction { what: &what, failed: "Job update requested failed", source: "slurm_update_job2()" };
-    change_job(&d, peer, &id, action, |core, job, caller| core.update_job(job, &changes, caller)).await
+    change_job(&d, caller, &id, action, |core, job, caller| core.update_job(job, &changes, caller)).await
 }
 
 /// Applies `change` to the job (or every task of the array) path id `id` names, for the
-/// caller `peer`; answers once it is stored, or with Slurm's error for `action`.
+/// `caller`; answers once it is stored, or with Slurm's error for `action`.
 pub async fn change_job(
     d: &Arc<Daemon>,
-    peer: Caller,
+    caller: Caller,
     id: &str,
     action: JobAction<'_>,
     mut change: impl FnMut(
@@ -151,7 +151,6 @@ pub async fn change_job(
             vec![action.error(errno::INVALID_JOB_ID, "Invalid job id specified")],
         );
     };
-    let caller = peer;
     let unknown = hold::refused(errno::INVALID_JOB_ID, "Invalid job id specified");
     let result = d.core.lock().for_each_named(target, unknown, |core, job| change(core, job, caller));
     match result {
@@ -161,7 +160,7 @@ pub async fn change_job(
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {
-                tracing::warn!(job = id, uid = peer.uid, what = action.what, "job change denied: {message}");
+                tracing::warn!(job = id, uid = caller.uid, what = action.what, "job change denied: {message}");
             }
             let status =
                 if code == errno::INVALID_JOB_ID { StatusCode::NOT_FOUND } else { StatusCode::UNPROCESSABLE_ENTITY };

@@ -8,4 +8,5 @@ pub mod job;
 pub mod job_ref;
 pub mod output_path;
 pub mod step_record;
+pub mod step_share;
 pub mod text;

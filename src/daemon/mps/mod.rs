@@ -10,14 +10,14 @@
 //! record the daemon keeps of it, by which a restarted daemon finds it again), [`control`]
 //! (running the control program: starting a server, telling it to quit), [`env`](mod@env) (the
 //! variables of a job under a server), [`servers`] (which server runs on each GPU, for
-//! whom, and when one is started or quit) and [`watch`] (the daemon's side: the control
-//! program found at start, a job's GPUs readied before it starts, idle servers quit).
+//! whom, and when one is started or quit) and [`found`] (the control program found at
+//! start). The daemon's side (servers taken up at start, idle servers quit) is the runtime's.
 
 pub mod control;
 pub mod env;
+pub mod found;
 pub mod place;
 pub mod servers;
-pub mod watch;
 
 pub use control::{find_control, Control, CONTROL_PROGRAM};
 pub use env::job_vars;

@@ -1,7 +1,8 @@
-//! The daemon's state and its changes: the job record, the state ([`core::Core`]) behind
-//! its one lock, submits and their checks (their paths' without the lock), the backfill
-//! plan, dependencies, per-user limits, arrays, and the changes made to queued or running
-//! jobs (hold, release, edit, requeue, suspend).
+//! The daemon's state and its changes: the state ([`core::Core`]) behind its one lock,
+//! submits and their checks (their paths' without the lock), the backfill plan,
+//! dependencies, per-user limits, arrays, the ledger of running steps' shares
+//! ([`steps`]), and the changes made to queued or running jobs (hold, release, edit,
+//! requeue, suspend). Nothing here answers a request: `http/` does, calling in.
 
 pub mod array;
 pub mod core;
@@ -12,7 +13,7 @@ pub mod job_edit;
 pub mod limits;
 pub mod plan;
 pub mod requeue;
-pub mod staging;
+pub mod steps;
 pub mod submit;
 pub mod submit_paths;
 pub mod suspend;

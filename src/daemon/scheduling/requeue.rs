@@ -9,7 +9,6 @@
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
 use crate::api::types::errno;
-use crate::daemon::http::update;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::JobState;
 use std::cmp::Reverse;
@@ -89,15 +88,4 @@ impl Core {
         self.count_active(uid);
         Effects { durable: Some(durable), reschedule: true, ..Default::default() }
     }
-}
-
-/// `POST /slurmlet/v1/job/{job_id}/requeue` (slurmrestd has no requeue): requeues the job,
-/// or every task of the array the id names.
-pub async fn handler(
-    axum::extract::State(d): axum::extract::State<std::sync::Arc<crate::daemon::runtime::Daemon>>,
-    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<crate::daemon::model::caller::Caller>,
-    axum::extract::Path(id): axum::extract::Path<String>,
-) -> axum::response::Response {
-    let action = update::JobAction { what: "requeue", failed: "Job requeue failed", source: "slurm_requeue2()" };
-    update::change_job(&d, peer, &id, action, |core, job, caller| core.requeue(job, caller)).await
 }

@@ -12,14 +12,9 @@
 use super::core::{Core, Effects};
 use super::hold::{refused, UpdateError};
 use crate::api::types::errno;
-use crate::daemon::http::update;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState};
-use crate::daemon::runtime::Daemon;
 use crate::stepd::timing::{Timing, NOTIFY};
-use axum::extract::{ConnectInfo, Path, State};
-use axum::response::Response;
-use std::sync::Arc;
 
 /// Suspend or resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,31 +123,6 @@ pub fn continue_for_cancel(job: &Job, dir: &std::path::Path) {
     if job.state() == JobState::Suspended {
         crate::stepd::containment::of_job(dir, None).thaw();
     }
-}
-
-/// The handler of both paths: the job, or every task of the array the id names.
-async fn handle(d: Arc<Daemon>, peer: Caller, id: String, op: Op) -> Response {
-    let failed = format!("Job {} failed", op.name());
-    let action = update::JobAction { what: op.name(), failed: &failed, source: "slurm_suspend2()" };
-    update::change_job(&d, peer, &id, action, |core, job, caller| core.suspend(job, op, caller)).await
-}
-
-/// `POST /slurmlet/v1/job/{job_id}/suspend`.
-pub async fn suspend(
-    State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
-    Path(id): Path<String>,
-) -> Response {
-    handle(d, peer, id, Op::Suspend).await
-}
-
-/// `POST /slurmlet/v1/job/{job_id}/resume`.
-pub async fn resume(
-    State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
-    Path(id): Path<String>,
-) -> Response {
-    handle(d, peer, id, Op::Resume).await
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 //! `JOBDIR/steps/STEP/spec.json`.
 
 use super::launch::batch_env;
-use super::steps::{Granted, Held};
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use crate::daemon::model::job::Job;
 use crate::daemon::model::step_record::StepRecord;
+use crate::daemon::model::step_share::{Granted, Held};
 use crate::stepd::containment::Share;
 use crate::stepd::step::StepSpec;
 use std::path::{Path, PathBuf};

@@ -8,31 +8,8 @@ use crate::daemon::gpu_use::share::{reading_of, total_memory};
 use crate::daemon::gpu_use::ForeignProcess;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
-use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
 use crate::gpu::{Gpu, GpuReading};
-use axum::extract::{ConnectInfo, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use std::collections::HashMap;
-use std::sync::Arc;
-
-/// The reply for `peer` (owners' names looked up once the lock is let go).
-pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(peer): ConnectInfo<Caller>) -> Response {
-    let caller = peer;
-    let mut reply = {
-        let core = d.core.lock();
-        GpusResponse { meta: super::info::meta(&core.config), ..listing(&core, caller) }
-    };
-    let mut names: HashMap<u32, String> = HashMap::new();
-    for job in reply.gpus.iter_mut().flat_map(|g| g.jobs.iter_mut()) {
-        if let Some(uid) = job.user_id {
-            job.user_name = Some(names.entry(uid).or_insert_with(|| crate::paths::user_name(uid)).clone());
-        }
-    }
-    (StatusCode::OK, Json(reply)).into_response()
-}
 
 /// Every GPU of the node as `caller` may see it, without the job owners' names.
 pub fn listing(core: &Core, caller: Caller) -> GpusResponse {

@@ -303,7 +303,7 @@ pub fn config(core: &Core) -> ConfigInfo {
         def_mem_per_cpu: c.def_mem_per_cpu,
         gres_types: gres_types(c).into(),
         gpu_source: c.gpu_source.clone().unwrap_or_default(),
-        mps: crate::daemon::mps::watch::describe(c),
+        mps: crate::daemon::mps::found::describe(c),
         private_data: [("jobs", c.private_jobs), ("usage", c.private_usage)]
             .iter()
             .filter(|(_, on)| *on)

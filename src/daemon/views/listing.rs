@@ -292,9 +292,8 @@ fn pick<'j>(
 }
 
 /// Calls `answer` with the rows a query lists over `jobs` at UNIX time `now`, in the order it
-/// asks for (squeue's default when none; an order squeue refuses, which
-/// [`parse_job_query`](crate::daemon::http::request::parse_job_query) turns away first,
-/// lists in the default order), an array's pending tasks folded into one entry unless the
+/// asks for (squeue's default when none; an order squeue refuses, which the query's parser
+/// in `http/request.rs` turns away first, lists in the default order), an array's pending tasks folded into one entry unless the
 /// query asks for one per line; and whether any job has one of its ids.
 fn with_rows<'a, T>(
     jobs: impl Iterator<Item = &'a Job>,

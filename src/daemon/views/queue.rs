@@ -5,50 +5,12 @@
 //! a queue of ten thousand costs a walk over their ids, not ten thousand entries.
 
 use crate::api::activity::{QueueJob, QueueResponse};
-use crate::daemon::http::params;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState};
-use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
-use axum::extract::{ConnectInfo, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use std::collections::HashMap;
-use std::sync::Arc;
 
 /// How many pending jobs the queue lists when the caller does not say.
 pub const DEFAULT_PENDING: u32 = 200;
-
-/// The reply for `peer` (owners' names looked up once the lock is let go).
-pub async fn handler(
-    State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
-    Query(query): Query<Vec<(String, String)>>,
-) -> Response {
-    let caller = peer;
-    let pending = match params::number::<u32>(&query, "pending") {
-        Ok(n) => n.unwrap_or(DEFAULT_PENDING),
-        Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
-    };
-    let now = crate::options::now();
-    let mut reply = {
-        let mut core = d.core.lock();
-        core.purge(now);
-        let generation = *d.changes.borrow();
-        QueueResponse {
-            generation,
-            now: now as i64,
-            meta: Some(super::info::meta(&core.config)),
-            ..listing(&core, caller, pending as usize)
-        }
-    };
-    let mut names: HashMap<u32, String> = HashMap::new();
-    for job in reply.running.iter_mut().chain(reply.pending.iter_mut()) {
-        job.user_name = names.entry(job.user_id).or_insert_with(|| crate::paths::user_name(job.user_id)).clone();
-    }
-    (StatusCode::OK, Json(reply)).into_response()
-}
 
 /// The queue as `caller` may see it, with at most `pending` pending jobs, without the
 /// owners' names.

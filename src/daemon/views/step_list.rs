@@ -6,20 +6,13 @@
 //! listing nothing; the jobs listing (`squeue`) does not build steps at all.
 
 use crate::api::acct::StepId;
-use crate::api::step_info::{StepInfo, StepsResponse};
+use crate::api::step_info::StepInfo;
 use crate::config::Config;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::step_record::StepRecord;
-use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
-use crate::daemon::supervision::steps::Srun;
-use axum::extract::{ConnectInfo, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::daemon::scheduling::steps::Srun;
 
 /// `?stats=true`: with what each step's processes use now (`sstat`).
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
@@ -27,38 +20,6 @@ pub struct StepsQuery {
     /// Fill in [`crate::api::step_info::StepInfo::stats`].
     #[serde(default)]
     pub stats: bool,
-}
-
-/// The reply: the steps `peer` may see (owners' names looked up, and their processes read,
-/// once the lock is let go).
-pub async fn handler(
-    State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
-    Query(query): Query<StepsQuery>,
-) -> Response {
-    let caller = peer;
-    let (mut steps, meta, sources) = {
-        let core = d.core.lock();
-        let steps = running(&core, caller);
-        let sources = if query.stats { super::step_stats::sources(&core, &steps, caller) } else { Vec::new() };
-        (steps, super::info::meta(&core.config), sources)
-    };
-    if !sources.is_empty() {
-        // Reading `/proc` blocks: off the runtime's threads.
-        let listed = steps.clone();
-        steps = tokio::task::spawn_blocking(move || {
-            let mut steps = listed;
-            super::step_stats::fill(&mut steps, &sources);
-            steps
-        })
-        .await
-        .unwrap_or(steps);
-    }
-    let mut names: HashMap<u32, String> = HashMap::new();
-    for s in &mut steps {
-        s.user_name = names.entry(s.user_id).or_insert_with(|| crate::paths::user_name(s.user_id)).clone();
-    }
-    (StatusCode::OK, Json(StepsResponse { steps, meta, ..Default::default() })).into_response()
 }
 
 /// The steps of the running (or suspended) jobs `caller` may see, by job id, without their

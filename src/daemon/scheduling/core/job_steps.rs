@@ -6,9 +6,9 @@ use crate::api::acct::StepId;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::JobState;
 use crate::daemon::model::step_record;
+use crate::daemon::scheduling::steps;
 use crate::daemon::supervision::launch;
 use crate::daemon::supervision::step_spec;
-use crate::daemon::supervision::steps;
 use step_record::{StepEnding, ENDED_WITH_JOB};
 
 impl Core {

@@ -17,9 +17,8 @@ use std::cmp::Reverse;
 impl Core {
     /// Checks a job and sets aside the next id for it (an array, one id per task), counting
     /// it against its user from now on, so that racing submits cannot pass the limit
-    /// together. Its paths are then checked without the lock (see
-    /// [`crate::daemon::scheduling::staging`]); [`Core::stage`] or [`Core::give_back`]
-    /// follows.
+    /// together. Its paths are then checked without the lock (by the runtime's submit);
+    /// [`Core::stage`] or [`Core::give_back`] follows.
     pub fn reserve(
         &mut self,
         desc: &crate::api::types::JobDescMsg,

@@ -7,11 +7,12 @@
 //! fits the job but not what other steps leave waits for them; one that can never fit is
 //! refused. `--overlap` shares everything and takes nothing.
 
-use super::step_spec::RunningStep;
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::step_record::StepRecord;
+use crate::daemon::model::step_share::{Granted, Held};
+use crate::daemon::supervision::step_spec::RunningStep;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -55,31 +56,6 @@ pub enum StepRefusal {
     Fatal(String),
     /// Not now: other steps hold what it needs (Slurm's reason).
     Busy(String),
-}
-
-/// A step given its share of the job.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Granted {
-    /// Its id.
-    pub step_id: u32,
-    /// Its task count.
-    pub ntasks: u32,
-    /// The GPUs its tasks see.
-    pub gpus: Vec<crate::gpu::Gpu>,
-    /// What it holds so that other steps cannot have it.
-    pub held: Held,
-    /// Its accounting record (not yet started).
-    pub record: StepRecord,
-}
-
-/// The part of a job a step holds, kept in `STEPDIR/held.json` so that a restarted daemon
-/// knows it again.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Held {
-    /// CPUs.
-    pub cpus: u32,
-    /// GPUs.
-    pub gpus: Vec<u32>,
 }
 
 /// Every job's steps.

@@ -1,14 +1,21 @@
 //! The running daemon: its shared state ([`Daemon`]), and what it does between requests:
 //! applying the effects of a change, starting supervisors, watching them end, the scheduler
-//! and its timer, reloading the configuration. The REST handlers are in
-//! [`crate::daemon::http::handlers`].
+//! and its timer, reloading the configuration; and the tasks that run beside requests: the
+//! GPU watch, the MPS servers' idle quit, the history's purge, the backstop for stuck
+//! supervisors, the clients of interactive jobs, and the one way submits come in.
+
+pub mod backstop;
+pub mod gpu_watch;
+pub mod interactive;
+pub mod mps;
+pub mod purge;
+pub mod submit;
 
 use crate::daemon::accounting::history;
-use crate::daemon::http::auth;
+use crate::daemon::auth;
 use crate::daemon::scheduling::core::{Effects, Watch};
 use crate::daemon::scheduling::core_lock;
 use crate::daemon::store::writer;
-use crate::daemon::supervision::interactive;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -120,7 +127,7 @@ impl Daemon {
         // A change of the drained GPUs, to apply with the outcome of the start.
         let mut drained = Effects::default();
         if let Some(servers) = &self.mps {
-            let tenant = crate::daemon::mps::watch::tenant(&self.core.lock(), id);
+            let tenant = mps::tenant(&self.core.lock(), id);
             let served = tenant.map_or(Ok(()), |t| servers.serve(&t));
             let mut core = self.core.lock();
             let mut effects = core.set_gpu_drains(servers.troubles());

@@ -1,51 +1,12 @@
-//! The daemon's side of the MPS servers: finding the control program at start, taking up
-//! the servers an earlier daemon left, readying a job's GPUs before its supervisor starts,
-//! and quitting the servers left idle each time jobs end.
+//! The daemon's side of the MPS servers: taking up the servers an earlier daemon left, what
+//! a job needs of them before its supervisor starts, and quitting the servers left idle each
+//! time jobs end.
 
-use super::servers::RETRY_AFTER;
-use super::{Control, Servers, Tenant};
-use crate::config::Config;
+use crate::daemon::mps::servers::RETRY_AFTER;
+use crate::daemon::mps::{Control, Servers, Tenant};
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Core;
 use std::sync::Arc;
-
-/// At the daemon's start: with `mps = true`, looks for the control program on the daemon's
-/// `PATH` and records it in `config` (`mps_control`). Says in one warning line when it is
-/// not there (shard jobs then run without MPS), and names each GPU whose memory is unknown
-/// (its shard jobs get no memory limit).
-pub fn find(config: &mut Config) {
-    if !config.mps {
-        return;
-    }
-    config.mps_control = super::find_control(std::env::var_os("PATH").as_deref());
-    match &config.mps_control {
-        None => tracing::warn!(
-            "mps = true, but {} is not on the daemon's PATH: shard jobs run without MPS",
-            super::CONTROL_PROGRAM
-        ),
-        Some(program) => {
-            tracing::info!("shard jobs run under MPS servers started with {}", program.display());
-            for gpu in config.gpus.iter().filter(|g| g.memory_mb.is_none()) {
-                tracing::warn!(
-                    "the memory of GPU {} is unknown: its shard jobs get no CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
-                    gpu.index
-                );
-            }
-        }
-    }
-}
-
-/// What `scontrol show config` says of MPS (`SLURMLET_MPS`): the control program servers
-/// are started with, or why shard jobs run without MPS; nothing when MPS is not asked for.
-pub fn describe(config: &Config) -> String {
-    match (&config.mps_control, config.mps) {
-        (_, false) => String::new(),
-        (Some(program), true) => program.display().to_string(),
-        (None, true) => {
-            format!("none: {} is not on the daemon's PATH; shard jobs run without MPS", super::CONTROL_PROGRAM)
-        }
-    }
-}
 
 /// The daemon's servers, when it runs them, with those of an earlier daemon taken up
 /// against the re-adopted jobs of `core`.

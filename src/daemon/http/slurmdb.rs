@@ -2,13 +2,13 @@
 //! `GET /slurmdb/v0.0.43/job/{id}`, and sacct's `POST /slurmlet/v1/history`.
 //!
 //! Each query copies what it needs of the in-memory jobs under the daemon's lock, then reads
-//! the store and builds its reply on a blocking thread (see [`super::history`]).
+//! the store and builds its reply on a blocking thread (see [`crate::daemon::accounting::history`]).
 
-use super::history::Snapshot;
 use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply};
 use crate::api::slurmdb::DbJobsResponse;
 use crate::api::types::{errno, ApiError, ApiWarning, Meta};
 use crate::config::Config;
+use crate::daemon::accounting::history::Snapshot;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
@@ -17,9 +17,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use std::sync::Arc;
-
-/// How often the history older than `history_days` is removed.
-const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The query parameters of `GET /slurmdb/v0.0.43/jobs` that slurmrestd knows and slurmlet
 /// does not filter on: each one given is answered with a warning.
@@ -68,7 +65,7 @@ fn meta(config: &Config, cli: Option<(Caller, &[String])>) -> Meta {
 /// The records of `jobs` at `now` as slurmrestd's reply.
 fn db_reply(jobs: &[AcctJob], now: u64, meta: Meta, warnings: Vec<ApiWarning>) -> DbJobsResponse {
     let mut reply = DbJobsResponse {
-        jobs: jobs.iter().map(|j| super::dbjson::job(j, now)).collect(),
+        jobs: jobs.iter().map(|j| crate::daemon::accounting::dbjson::job(j, now)).collect(),
         meta,
         warnings,
         ..Default::default()
@@ -112,7 +109,7 @@ fn store_error(why: String) -> ApiError {
 /// `POST /slurmlet/v1/history`: sacct's query.
 pub async fn history(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     body: axum::body::Bytes,
 ) -> Response {
     let q: HistoryQuery = match serde_json::from_slice(&body) {
@@ -128,7 +125,6 @@ pub async fn history(
                 .into_response();
         }
     };
-    let caller = peer;
     let (json, command) = (q.json, q.command.clone());
     let (jobs, config, now) = match answer(&d, q, caller).await {
         Ok(a) => a,
@@ -173,10 +169,9 @@ fn truthy(v: &str) -> bool {
 /// `end_time`, `step`, `partition`, `account`, `cluster`, `constraints`, `wckey`, `node`, `skip_steps`, `show_duplicates`). Without parameters, every job.
 pub async fn jobs(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
-    let caller = peer;
     let config = d.core.lock().config.clone();
     let mut q = HistoryQuery::default();
     let mut warnings = Vec::new();
@@ -290,10 +285,9 @@ pub async fn jobs(
 /// `GET /slurmdb/v0.0.43/job/{id}`: one job (`N`), or some of its steps (`N.batch`).
 pub async fn job(
     State(d): State<Arc<Daemon>>,
-    ConnectInfo(peer): ConnectInfo<Caller>,
+    ConnectInfo(caller): ConnectInfo<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let caller = peer;
     let selection = match acct::parse_selection(&id) {
         Ok(s) => s,
         Err(why) => {
@@ -326,14 +320,5 @@ async fn db_answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller, warnings: V
                 DbJobsResponse { meta: meta(&config, None), errors: vec![store_error(why)], ..Default::default() };
             (StatusCode::INTERNAL_SERVER_ERROR, Json(reply)).into_response()
         }
-    }
-}
-
-/// Removes the history older than `history_days`, and the GPU samples older than
-/// `gpu_history_days`, now and every hour.
-pub async fn purge_periodically(d: Arc<Daemon>) {
-    loop {
-        d.core.lock().purge_history(crate::options::now());
-        tokio::time::sleep(PURGE_EVERY).await;
     }
 }

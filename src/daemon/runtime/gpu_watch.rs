@@ -1,8 +1,8 @@
 //! The periodic look at the GPUs. It runs only to see; the scheduler is told when what it
 //! sees changes, and a pass runs only then.
 
-use super::foreign::{foreign, ForeignProcess};
-use super::owners::{owners, JobProcesses, Owner};
+use crate::daemon::gpu_use::foreign::{foreign, ForeignProcess};
+use crate::daemon::gpu_use::owners::{owners, JobProcesses, Owner};
 use crate::daemon::runtime::Daemon;
 use crate::gpu::{sampler_for, GpuSample, GpuSampler, TOOL_DEADLINE};
 use std::collections::{HashMap, HashSet};
