@@ -590,7 +590,7 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         return refused(format!(
             "{} belongs to {} (uid {}), not to this user; remove it",
             dir.display(),
-            crate::paths::user_name(meta.uid()),
+            crate::identity::user_name(meta.uid()),
             meta.uid()
         ));
     }

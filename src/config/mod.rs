@@ -499,7 +499,7 @@ impl Config {
         }
         let mut operators = Vec::new();
         for name in file.operators.unwrap_or_default() {
-            match crate::paths::user_uid(&name) {
+            match crate::identity::user_uid(&name) {
                 Some(uid) => operators.push(uid),
                 None => return Err(invalid(format!("operators: no such user '{name}'"))),
             }
@@ -513,7 +513,7 @@ impl Config {
             Some(table) => {
                 let mut by_uid = std::collections::BTreeMap::new();
                 for (name, list) in table {
-                    let uid = crate::paths::user_uid(&name)
+                    let uid = crate::identity::user_uid(&name)
                         .ok_or_else(|| invalid(format!("accounts: no such user '{name}'")))?;
                     if list.is_empty() || list.iter().any(|a| a.is_empty() || a.contains([',', ' '])) {
                         return Err(invalid(format!("accounts.{name}: give one or more account names")));

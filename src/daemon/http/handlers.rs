@@ -406,9 +406,9 @@ pub(in crate::daemon) async fn config(State(d): Shared) -> Response {
 }
 
 pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(peer): ConnectInfo<Peer>) -> Response {
-    let daemon_uid = crate::paths::uid();
+    let daemon_uid = crate::identity::uid();
     if peer.uid != daemon_uid && peer.uid != 0 {
-        tracing::warn!(uid = peer.uid, user = %crate::paths::user_name(peer.uid), "shutdown refused: Access/permission denied");
+        tracing::warn!(uid = peer.uid, user = %crate::identity::user_name(peer.uid), "shutdown refused: Access/permission denied");
         return reply(
             StatusCode::FORBIDDEN,
             Envelope {
