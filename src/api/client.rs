@@ -212,10 +212,10 @@ impl Client {
         self.remote.as_ref().map(|r| r.user.as_str())
     }
 
-    /// Connects to the local daemon (see [`crate::paths::client_target`]); a per-user daemon
-    /// is started when none answers, the system daemon never is.
+    /// Connects to the local daemon (see [`crate::config::target::client_target`]); a
+    /// per-user daemon is started when none answers, the system daemon never is.
     pub fn local() -> Result<Client, ClientError> {
-        let target = crate::paths::client_target();
+        let target = crate::config::target::client_target();
         let socket = target.socket;
         // The connection that finds the daemon is the one the requests go over.
         let stream = match super::http::connect(&socket) {

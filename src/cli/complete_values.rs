@@ -349,7 +349,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if !matches!(crate::api::profile::selected(None), Ok(None)) {
         return 0;
     }
-    let socket = crate::paths::client_target().socket;
+    let socket = crate::config::target::client_target().socket;
     let (tx, rx) = std::sync::mpsc::channel();
     let (kind, prefix) = (request.kind, request.prefix.clone());
     std::thread::spawn(move || {

@@ -36,7 +36,7 @@ fn check(client: Result<Client, crate::api::client::ClientError>) -> String {
 /// The local daemon's line: pinged when it answers. A listing starts no daemon: when none
 /// answers, it says so (the first command that needs a per-user daemon starts it).
 fn local_status() -> String {
-    let target = crate::paths::client_target();
+    let target = crate::config::target::client_target();
     if std::os::unix::net::UnixStream::connect(&target.socket).is_ok() {
         return check(Client::at(&target.socket));
     }

@@ -1,10 +1,16 @@
 //! The daemon's TOML configuration: the file as written ([`ConfigFile`]) and the
 //! configuration the daemon runs with ([`Config`]), every numeric value checked against its
-//! range ([`bounds`]) on the way.
+//! range ([`bounds`]) on the way. How the daemon is shared, and the defaults that follow from
+//! it, are [`mode`]'s; which daemon the commands talk to is [`target`]'s.
 
 pub mod bounds;
+pub mod mode;
+pub mod target;
+
+pub use mode::Mode;
 
 use crate::gpu::GpuSetting;
+use mode::{default_socket, default_state_dir};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -225,19 +231,6 @@ pub const MAX_SHARDS_PER_GPU: u32 = 1024;
 
 /// The account of jobs that name none when the configuration names no `default_account`.
 pub const DEFAULT_ACCOUNT: &str = "default";
-
-/// How the daemon is shared.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// One daemon per user, started on demand, with its socket and state in the user's
-    /// directories.
-    #[default]
-    User,
-    /// One daemon run by root for all users: jobs run as their owners, and callers are
-    /// known by their socket's peer credentials.
-    System,
-}
 
 /// One `private_data` item.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -611,8 +604,8 @@ impl Config {
                 .read_opt("max_array_size", file.max_array_size)
                 .map_err(out_of_range)?
                 .unwrap_or(crate::options::array::DEFAULT_MAX_ARRAY_SIZE),
-            state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
-            socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
+            state_dir: file.state_dir.unwrap_or_else(|| default_state_dir(mode)),
+            socket: file.socket.unwrap_or_else(|| default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
             limits,
             cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),

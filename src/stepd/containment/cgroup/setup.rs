@@ -5,6 +5,7 @@
 use super::hierarchy::{Controller, Hierarchies};
 use super::plan::{CgroupPlan, Limits};
 use super::settings::Settings;
+use crate::config::mode::{default_state_dir, Mode};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -17,7 +18,7 @@ pub const BASE: &str = "slurmlet";
 /// state directory `state_dir` (a user may run several daemons, each with its own job ids,
 /// whose `job_N` groups must not meet).
 pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> PathBuf {
-    if system_mode && state_dir == crate::paths::default_state_dir(crate::config::Mode::System) {
+    if system_mode && state_dir == default_state_dir(Mode::System) {
         return PathBuf::from(BASE);
     }
     // FNV-1a: stable across builds and machines, unlike the standard library's hasher.
