@@ -4,6 +4,7 @@
 //! it, are [`mode`]'s; which daemon the commands talk to is [`target`]'s.
 
 pub mod bounds;
+pub mod cgroup;
 pub mod mode;
 pub mod target;
 
@@ -177,7 +178,7 @@ pub struct ConfigFile {
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
     /// `allowed_swap_space`, `constrain_devices`).
-    pub cgroup: Option<crate::stepd::containment::cgroup::settings::CgroupTable>,
+    pub cgroup: Option<cgroup::CgroupTable>,
 }
 
 /// Seconds between two looks at the GPUs' processes when the configuration gives none.
@@ -363,7 +364,7 @@ pub struct Config {
     /// configuration looks for none).
     pub mps_control: Option<PathBuf>,
     /// How jobs are to be confined (what the machine lets them be is worked out at start).
-    pub cgroup: crate::stepd::containment::cgroup::settings::Settings,
+    pub cgroup: cgroup::Settings,
     /// The uids of the operators.
     pub operators: Vec<u32>,
     /// Whether other users' jobs are hidden from non-operators.
@@ -573,7 +574,7 @@ impl Config {
             job_acct_gather_frequency: bounds::JOB_ACCT_GATHER_FREQUENCY
                 .read_opt("job_acct_gather_frequency", file.job_acct_gather_frequency)
                 .map_err(out_of_range)?
-                .unwrap_or(crate::stepd::containment::cgroup::setup::DEFAULT_SAMPLE_SECS),
+                .unwrap_or(cgroup::DEFAULT_SAMPLE_SECS),
             gpu_history_resolution: bounds::GPU_HISTORY_RESOLUTION
                 .read_opt("gpu_history_resolution", file.gpu_history_resolution)
                 .map_err(out_of_range)?
@@ -608,7 +609,7 @@ impl Config {
             socket: file.socket.unwrap_or_else(|| default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
             limits,
-            cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),
+            cgroup: cgroup::Settings::resolve(file.cgroup, mode == Mode::System),
             mode,
             operators,
             private_jobs: file.private_data.as_deref().unwrap_or_default().contains(&PrivateData::Jobs),

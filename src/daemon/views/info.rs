@@ -326,7 +326,7 @@ fn gres_types(c: &Config) -> &'static str {
 }
 
 /// The `Cgroup Support Configuration` keys: what the daemon asked for `asked` enforces.
-fn cgroup_keys(asked: &crate::stepd::containment::cgroup::settings::Settings) -> Vec<(String, String)> {
+fn cgroup_keys(asked: &crate::config::cgroup::Settings) -> Vec<(String, String)> {
     use crate::stepd::containment::cgroup::setup::Setup;
     Setup::slurm_keys(Setup::installed(), asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
