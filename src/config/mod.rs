@@ -226,10 +226,6 @@ impl ShardMemory {
     }
 }
 
-/// The most shards a GPU may be split into (a GPU's memory in MiB is counted in shards, so
-/// more would give shares of less than a few MiB).
-pub const MAX_SHARDS_PER_GPU: u32 = 1024;
-
 /// The account of jobs that name none when the configuration names no `default_account`.
 pub const DEFAULT_ACCOUNT: &str = "default";
 
