@@ -512,7 +512,7 @@ impl Client {
 fn autostart(socket: &Path) -> Result<(), ClientError> {
     let fail = |why: String| ClientError::Connect { socket: socket.to_path_buf(), why };
     let dir = socket.parent().unwrap_or(Path::new("/tmp"));
-    create_private_dir(dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
+    crate::sys::create_private_dir(dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
     let lock_path = dir.join("start.lock");
     let lock = std::fs::OpenOptions::new()
         .create(true)
@@ -564,40 +564,6 @@ fn autostart(socket: &Path) -> Result<(), ClientError> {
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-/// Creates `dir` (and parents) with mode 0700 if it does not exist, and makes sure it is a
-/// directory of this user's that nobody else may write: in a directory others may write
-/// (`/tmp`), another user could have made it first, or put a link there, and would then see
-/// or replace what goes in it (the daemon's socket, its start lock).
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    let meta = std::fs::symlink_metadata(dir)?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    let refused = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
-    if meta.file_type().is_symlink() {
-        return refused(format!("{} is a symbolic link; remove it", dir.display()));
-    }
-    if !meta.is_dir() {
-        return refused(format!("{} is not a directory", dir.display()));
-    }
-    if meta.uid() != me {
-        return refused(format!(
-            "{} belongs to {} (uid {}), not to this user; remove it",
-            dir.display(),
-            crate::identity::user_name(meta.uid()),
-            meta.uid()
-        ));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return refused(format!("{} may be written by others (mode {:04o})", dir.display(), meta.mode() & 0o7777));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
