@@ -214,7 +214,7 @@ pub fn gres_candidates(gres: &str) -> Vec<Candidate> {
 enum FetchError {
     /// The daemon did not answer, or not as asked.
     #[error(transparent)]
-    Client(#[from] crate::api::client::ClientError),
+    Client(#[from] crate::api::client_error::ClientError),
 }
 
 /// The job listing of the daemon behind `client`: laid out by the daemon as tab-separated

@@ -7,7 +7,8 @@
 //! All of it is blocking: the server calls it from `spawn_blocking`.
 
 use crate::api::activity::{GpuSeries, QueueJob, UserUsage};
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use crate::api::gpus::GpuStatus;
 use crate::api::types::{ApiError, JobInfo};
 use serde::Serialize;

@@ -3,7 +3,8 @@
 mod steps;
 
 use super::format::{self, Field, Token};
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use crate::api::types::{JobQuery, JobsResponse};
 use crate::queue::fields::{by_name, field_code, header_title};
 use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
