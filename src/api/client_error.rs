@@ -16,7 +16,9 @@ pub enum ClientError {
     Connect {
         /// The socket tried.
         socket: PathBuf,
-        /// Why.
+        /// What failed: the connection (another user's daemon on the socket, a system daemon
+        /// that does not answer), the start lock, or the daemon's start (its last error, read
+        /// from its log).
         why: String,
     },
     /// The HTTP exchange failed.
@@ -41,7 +43,7 @@ pub enum ClientError {
         "the cluster refused the token of profile '{profile}' (HTTP {status}); it may have expired: get a new one (scontrol token on the cluster) and try again"
     )]
     Auth {
-        /// The profile.
+        /// The profile whose token was refused, so that the user knows which file to renew.
         profile: String,
         /// 401 or 511.
         status: u16,
@@ -49,7 +51,7 @@ pub enum ClientError {
     /// The profile's token expired: it is not sent.
     #[error("the token of profile '{profile}' expired at {at}; {renew}")]
     Expired {
-        /// The profile.
+        /// The profile whose token expired.
         profile: String,
         /// When, in local time as Slurm prints times.
         at: String,
@@ -59,7 +61,7 @@ pub enum ClientError {
     /// The cluster offers no data_parser version slurmlet can speak.
     #[error("profile '{profile}': {source}")]
     Version {
-        /// The profile.
+        /// The profile whose cluster speaks no version of ours.
         profile: String,
         /// What it offers and what slurmlet speaks.
         source: VersionError,

@@ -21,7 +21,7 @@ pub fn client_config() -> (PathBuf, bool) {
 /// The daemon the commands talk to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientTarget {
-    /// Its socket.
+    /// The socket its requests go to.
     pub socket: PathBuf,
     /// Whether it is a system daemon, which the commands never start themselves.
     pub system: bool,
