@@ -1,6 +1,6 @@
 //! Why a measurement could not be taken.
 
-use slurmlet::api::client::ClientError;
+use slurmlet::api::client_error::ClientError;
 use thiserror::Error;
 
 /// A failure of the harness itself (not a slow figure: slow figures are reported, not errors).

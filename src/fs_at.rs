@@ -208,7 +208,7 @@ mod tests {
         let dir = Dir::open(tmp.path()).unwrap();
         std::fs::write(tmp.path().join("pid"), "4242\n").unwrap();
         assert_eq!(dir.read_small_file("pid", None, 32).unwrap(), b"4242\n");
-        let me = crate::paths::uid();
+        let me = crate::identity::uid();
         assert!(matches!(
             dir.read_small_file("pid", Some(me + 1), 32),
             Err(SmallFileError::Open(OpenError::WrongOwner { .. }))
@@ -237,7 +237,7 @@ mod tests {
         dir.make_child("sub", 0o700).unwrap();
         let sub = dir.open_child("sub").unwrap();
         sub.chmod(0o711).unwrap();
-        assert_eq!(sub.owner_and_mode().unwrap(), (crate::paths::uid(), 0o711));
+        assert_eq!(sub.owner_and_mode().unwrap(), (crate::identity::uid(), 0o711));
         std::os::unix::fs::symlink(tmp.path().join("sub"), tmp.path().join("link")).unwrap();
         assert!(dir.open_child("link").is_err());
         assert!(Dir::open(&tmp.path().join("link")).is_err());

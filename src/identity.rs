@@ -1,4 +1,6 @@
-//! Who a job runs as: a user's ids, groups and passwd fields, and taking them on.
+//! Who a job runs as: a user's ids, groups and passwd fields, and taking them on; and the
+//! user and group databases' names and ids as the commands and the daemon print and read them
+//! (this process's own ids, a uid's name, a name's uid).
 //!
 //! The system daemon and the supervisors run as root; everything done for a job's owner —
 //! creating its output files, checking its paths, running its programs — is done with the
@@ -189,15 +191,128 @@ fn group_list(name: &str, gid: u32) -> Result<Vec<libc::gid_t>, IdentityError> {
     Err(IdentityError::Groups(name.to_string()))
 }
 
+/// The current user's uid.
+pub fn uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// The current user's primary gid.
+pub fn gid() -> u32 {
+    // SAFETY: getgid has no preconditions and cannot fail.
+    unsafe { libc::getgid() }
+}
+
+/// The name of a uid, or the number as text.
+pub fn user_name(uid: u32) -> String {
+    lookup_name(uid, false)
+}
+
+/// The name of a gid, or the number as text.
+pub fn group_name(gid: u32) -> String {
+    lookup_name(gid, true)
+}
+
+/// Names already looked up, as ((is group, id), name): a listing of many jobs asks for the
+/// same few users over and over, and each NSS lookup reads files.
+static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<(bool, u32), String>>> =
+    std::sync::OnceLock::new();
+
+fn lookup_name(id: u32, group: bool) -> String {
+    let names = NAMES.get_or_init(Default::default);
+    if let Some(name) = names.lock().ok().and_then(|n| n.get(&(group, id)).cloned()) {
+        return name;
+    }
+    let name = lookup_name_uncached(id, group);
+    if let Ok(mut n) = names.lock() {
+        n.insert((group, id), name.clone());
+    }
+    name
+}
+
+fn lookup_name_uncached(id: u32, group: bool) -> String {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: all pointers refer to live, correctly sized buffers; the result pointer is only
+    // read when the call reports success.
+    unsafe {
+        if group {
+            let mut grp: libc::group = std::mem::zeroed();
+            let mut res: *mut libc::group = std::ptr::null_mut();
+            if libc::getgrgid_r(id, &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+                return std::ffi::CStr::from_ptr(grp.gr_name).to_string_lossy().into_owned();
+            }
+        } else {
+            let mut pw: libc::passwd = std::mem::zeroed();
+            let mut res: *mut libc::passwd = std::ptr::null_mut();
+            if libc::getpwuid_r(id, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
+                return std::ffi::CStr::from_ptr(pw.pw_name).to_string_lossy().into_owned();
+            }
+        }
+    }
+    id.to_string()
+}
+
+/// The uid of a user name (or a numeric uid), if it exists.
+pub fn user_uid(name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    user_ids(name).map(|(uid, _)| uid)
+}
+
+/// The gid of a group name (or a numeric gid), if it exists.
+pub fn group_gid(name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    let cname = std::ffi::CString::new(name).ok()?;
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: all pointers refer to live, correctly sized buffers; the result is only read
+    // when the call reports success.
+    unsafe {
+        let mut grp: libc::group = std::mem::zeroed();
+        let mut res: *mut libc::group = std::ptr::null_mut();
+        if libc::getgrnam_r(cname.as_ptr(), &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
+            && !res.is_null()
+        {
+            return Some(grp.gr_gid);
+        }
+    }
+    None
+}
+
+/// The uid and primary gid of the passwd entry of user `name` (a name, never a number).
+pub fn user_ids(name: &str) -> Option<(u32, u32)> {
+    let cname = std::ffi::CString::new(name).ok()?;
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: as in lookup_name.
+    unsafe {
+        let mut pw: libc::passwd = std::mem::zeroed();
+        let mut res: *mut libc::passwd = std::ptr::null_mut();
+        if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
+            && !res.is_null()
+        {
+            return Some((pw.pw_uid, pw.pw_gid));
+        }
+    }
+    None
+}
+
+/// The name of the passwd entry of `uid`, if it has one.
+pub fn user_name_of(uid: u32) -> Option<String> {
+    let name = user_name(uid);
+    (name != uid.to_string() || user_ids(&name).is_some_and(|(u, _)| u == uid)).then_some(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_current_user_has_a_name_and_its_primary_group() {
-        let me = RunAs { uid: crate::paths::uid(), gid: crate::paths::gid() };
+        let me = RunAs { uid: uid(), gid: gid() };
         let id = Identity::lookup(me).unwrap();
-        assert_eq!(id.name, crate::paths::user_name(me.uid));
+        assert_eq!(id.name, user_name(me.uid));
         assert!(id.groups.contains(&me.gid), "{:?}", id.groups);
     }
 
@@ -224,7 +339,7 @@ mod tests {
         if unsafe { libc::geteuid() } != 0 {
             return; // Only root can take on another user.
         }
-        let Some(uid) = crate::paths::user_uid("nobody") else { return };
+        let Some(uid) = user_uid("nobody") else { return };
         let nobody = Identity::lookup(RunAs { uid, gid: uid }).unwrap();
         // SAFETY: as above.
         let inside = nobody.on_thread(|| unsafe { libc::geteuid() }).unwrap();

@@ -1,20 +1,8 @@
-//! Where the per-user daemon keeps its socket, state and configuration.
+//! Where the configuration files and the per-user runtime directory are, and this machine's
+//! host name: what every process finds without reading a configuration (the defaults that
+//! depend on the daemon's mode are the configuration's, in `config::mode`).
 
 use std::path::PathBuf;
-
-/// The current user's uid.
-pub fn uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
-}
-
-/// The current user's primary gid.
-pub fn gid() -> u32 {
-    // SAFETY: getgid has no preconditions and cannot fail.
-    unsafe { libc::getgid() }
-}
-
-use crate::config::Mode;
 
 /// The system daemon's configuration file, whose presence tells the commands to use the
 /// system daemon: `SLURMLET_SYSTEM_CONF`, else `/etc/slurmlet/slurmlet.toml`.
@@ -25,80 +13,11 @@ pub fn system_config() -> PathBuf {
     }
 }
 
-/// The daemon's socket when the configuration names none: `SLURMLET_SOCKET`, else
-/// `/run/slurmlet/slurmlet.sock` for the system daemon, else
-/// `$XDG_RUNTIME_DIR/slurmlet/slurmlet.sock`, else `/tmp/slurmlet-$UID/slurmlet.sock`.
-pub fn default_socket(mode: Mode) -> PathBuf {
-    if let Some(p) = std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    match mode {
-        Mode::System => PathBuf::from("/run/slurmlet/slurmlet.sock"),
-        Mode::User => runtime_dir().join("slurmlet.sock"),
-    }
-}
-
-/// The configuration the commands read: `SLURMLET_CONF`, else the system configuration when
-/// it exists, else the per-user one. The flag says whether it is the system configuration.
-pub fn client_config() -> (PathBuf, bool) {
-    if let Some(p) = std::env::var_os("SLURMLET_CONF").filter(|p| !p.is_empty()) {
-        return (PathBuf::from(p), false);
-    }
-    let system = system_config();
-    if system.exists() {
-        return (system, true);
-    }
-    (user_config(), false)
-}
-
-/// The daemon the commands talk to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientTarget {
-    /// Its socket.
-    pub socket: PathBuf,
-    /// Whether it is a system daemon, which the commands never start themselves.
-    pub system: bool,
-    /// The configuration file that said so.
-    pub config: PathBuf,
-}
-
-/// The daemon the commands talk to: the socket is `SLURMLET_SOCKET`, else the `socket` key
-/// of [`client_config`] (so that commands and daemon agree), else [`default_socket`].
-pub fn client_target() -> ClientTarget {
-    let (config, from_system) = client_config();
-    let file = std::fs::read_to_string(&config)
-        .ok()
-        .and_then(|text| toml::from_str::<crate::config::ConfigFile>(&text).ok())
-        .unwrap_or_default();
-    let mode = if from_system { Mode::System } else { file.mode.unwrap_or_default() };
-    let socket = match std::env::var_os("SLURMLET_SOCKET").filter(|p| !p.is_empty()) {
-        Some(p) => PathBuf::from(p),
-        None => file.socket.unwrap_or_else(|| default_socket(mode)),
-    };
-    ClientTarget { socket, system: mode == Mode::System, config }
-}
-
-/// The socket the commands talk to (see [`client_target`]).
-pub fn client_socket() -> PathBuf {
-    client_target().socket
-}
-
 /// The per-user runtime directory holding the socket and the start lock.
 pub fn runtime_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
         Some(dir) => PathBuf::from(dir).join("slurmlet"),
-        None => PathBuf::from(format!("/tmp/slurmlet-{}", uid())),
-    }
-}
-
-/// The state directory when the configuration names none: `/var/lib/slurmlet` for the
-/// system daemon, else `~/.local/share/slurmlet`.
-pub fn default_state_dir(mode: Mode) -> PathBuf {
-    match mode {
-        Mode::System => PathBuf::from("/var/lib/slurmlet"),
-        Mode::User => dirs::data_dir()
-            .unwrap_or_else(|| std::env::temp_dir().join(format!("slurmlet-{}-data", uid())))
-            .join("slurmlet"),
+        None => PathBuf::from(format!("/tmp/slurmlet-{}", crate::identity::uid())),
     }
 }
 
@@ -130,105 +49,4 @@ pub fn kernel_hostname() -> Option<String> {
     }
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     Some(String::from_utf8_lossy(&buf[..end]).into_owned())
-}
-
-/// The name of a uid, or the number as text.
-pub fn user_name(uid: u32) -> String {
-    lookup_name(uid, false)
-}
-
-/// The name of a gid, or the number as text.
-pub fn group_name(gid: u32) -> String {
-    lookup_name(gid, true)
-}
-
-/// Names already looked up, as ((is group, id), name): a listing of many jobs asks for the
-/// same few users over and over, and each NSS lookup reads files.
-static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<(bool, u32), String>>> =
-    std::sync::OnceLock::new();
-
-fn lookup_name(id: u32, group: bool) -> String {
-    let names = NAMES.get_or_init(Default::default);
-    if let Some(name) = names.lock().ok().and_then(|n| n.get(&(group, id)).cloned()) {
-        return name;
-    }
-    let name = lookup_name_uncached(id, group);
-    if let Ok(mut n) = names.lock() {
-        n.insert((group, id), name.clone());
-    }
-    name
-}
-
-fn lookup_name_uncached(id: u32, group: bool) -> String {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: all pointers refer to live, correctly sized buffers; the result pointer is only
-    // read when the call reports success.
-    unsafe {
-        if group {
-            let mut grp: libc::group = std::mem::zeroed();
-            let mut res: *mut libc::group = std::ptr::null_mut();
-            if libc::getgrgid_r(id, &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
-                return std::ffi::CStr::from_ptr(grp.gr_name).to_string_lossy().into_owned();
-            }
-        } else {
-            let mut pw: libc::passwd = std::mem::zeroed();
-            let mut res: *mut libc::passwd = std::ptr::null_mut();
-            if libc::getpwuid_r(id, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0 && !res.is_null() {
-                return std::ffi::CStr::from_ptr(pw.pw_name).to_string_lossy().into_owned();
-            }
-        }
-    }
-    id.to_string()
-}
-
-/// The uid of a user name (or a numeric uid), if it exists.
-pub fn user_uid(name: &str) -> Option<u32> {
-    if let Ok(n) = name.parse() {
-        return Some(n);
-    }
-    user_ids(name).map(|(uid, _)| uid)
-}
-
-/// The gid of a group name (or a numeric gid), if it exists.
-pub fn group_gid(name: &str) -> Option<u32> {
-    if let Ok(n) = name.parse() {
-        return Some(n);
-    }
-    let cname = std::ffi::CString::new(name).ok()?;
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: all pointers refer to live, correctly sized buffers; the result is only read
-    // when the call reports success.
-    unsafe {
-        let mut grp: libc::group = std::mem::zeroed();
-        let mut res: *mut libc::group = std::ptr::null_mut();
-        if libc::getgrnam_r(cname.as_ptr(), &mut grp, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
-            && !res.is_null()
-        {
-            return Some(grp.gr_gid);
-        }
-    }
-    None
-}
-
-/// The uid and primary gid of the passwd entry of user `name` (a name, never a number).
-pub fn user_ids(name: &str) -> Option<(u32, u32)> {
-    let cname = std::ffi::CString::new(name).ok()?;
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: as in lookup_name.
-    unsafe {
-        let mut pw: libc::passwd = std::mem::zeroed();
-        let mut res: *mut libc::passwd = std::ptr::null_mut();
-        if libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) == 0
-            && !res.is_null()
-        {
-            return Some((pw.pw_uid, pw.pw_gid));
-        }
-    }
-    None
-}
-
-/// The name of the passwd entry of `uid`, if it has one.
-pub fn user_name_of(uid: u32) -> Option<String> {
-    let name = user_name(uid);
-    (name != uid.to_string() || user_ids(&name).is_some_and(|(u, _)| u == uid)).then_some(name)
 }

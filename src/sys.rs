@@ -1,4 +1,4 @@
-//! Small wrappers over the Linux calls the daemon and the job supervisor need.
+//! Small wrappers over the Linux calls the daemon, the job supervisor and the commands need.
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -635,6 +635,40 @@ pub fn tune_allocator() {
         libc::mallopt(libc::M_ARENA_MAX, 2);
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
+}
+
+/// Creates `dir` (and parents) with mode 0700 if it does not exist, and makes sure it is a
+/// directory of this user's that nobody else may write: in a directory others may write
+/// (`/tmp`), another user could have made it first, or put a link there, and would then see
+/// or replace what goes in it (the daemon's socket, its start lock).
+pub fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let refused = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
+    if meta.file_type().is_symlink() {
+        return refused(format!("{} is a symbolic link; remove it", dir.display()));
+    }
+    if !meta.is_dir() {
+        return refused(format!("{} is not a directory", dir.display()));
+    }
+    if meta.uid() != me {
+        return refused(format!(
+            "{} belongs to {} (uid {}), not to this user; remove it",
+            dir.display(),
+            crate::identity::user_name(meta.uid()),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return refused(format!("{} may be written by others (mode {:04o})", dir.display(), meta.mode() & 0o7777));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

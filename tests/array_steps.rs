@@ -95,7 +95,7 @@ fn submitits_array_logs_land_in_each_tasks_own_folder() {
 #[test]
 fn every_pattern_code_and_the_array_variables_in_a_step_of_an_array_task() {
     let c = Cluster::start("0", "");
-    let user = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let user = slurmlet::identity::user_name(slurmlet::identity::uid());
     std::fs::create_dir(c.path("codes")).unwrap();
     for t in [1, 2] {
         std::fs::write(c.path(&format!("in-{t}.txt")), format!("input of task {t}\n")).unwrap();

@@ -160,7 +160,7 @@ fn slurmlet_gpus_shows_each_gpus_figures_and_who_holds_it() {
         serde_json::json!([{
             "job": job.to_string(),
             "job_id": job,
-            "user_id": slurmlet::paths::uid(),
+            "user_id": slurmlet::identity::uid(),
             "user_name": me(),
             // None of its processes was on the GPU; it holds the GPU whole.
             "used_memory": 0,

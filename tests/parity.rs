@@ -149,7 +149,7 @@ fn a_cancelled_job_is_recorded_as_slurm_records_it() {
     let show = stdout(&c.run("scontrol", &["show", "job", &id.to_string()]));
     assert!(show.contains(" ExitCode=0:15\n"), "{show}");
     let sacct = c.run("sacct", &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,State,ExitCode"]);
-    let uid = slurmlet::paths::uid();
+    let uid = slurmlet::identity::uid();
     assert_eq!(
         stdout(&sacct),
         format!("{id}|CANCELLED by {uid}|0:0\n{id}.batch|CANCELLED|0:15\n{id}.0|CANCELLED|0:15\n"),
@@ -199,7 +199,7 @@ fn every_job_has_an_account() {
 /// and another is refused at submit in Slurm's words; a user not listed charges the default.
 #[test]
 fn accounts_a_user_may_not_charge_are_refused() {
-    let me = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let me = slurmlet::identity::user_name(slurmlet::identity::uid());
     let c = Cluster::start("0", &format!("[accounts]\n{me} = [\"vision\", \"nlp\"]\n"));
     let id = c.sbatch(&["--hold", "--wrap", "true"]);
     assert_eq!(c.job(id).account, "vision", "the first listed is the default");

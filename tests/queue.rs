@@ -196,7 +196,7 @@ fn output_files_follow_patterns_and_missing_directories_are_created() {
     assert_eq!(read(&c.path(&format!("logs/err-{id:04}.txt"))), "err\n");
     let id = c.sbatch(&["-o", "o_%x_%j_%u_%N_%%.txt", "-J", "n", "--wrap", "echo hi"]);
     c.wait_state(id, &["COMPLETED"], T);
-    let user = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let user = slurmlet::identity::user_name(slurmlet::identity::uid());
     assert_eq!(read(&c.path(&format!("o_n_{id}_{user}_node1_%.txt"))), "hi\n");
     // Default output name.
     let id = c.sbatch(&["--wrap", "echo default"]);

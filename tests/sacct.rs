@@ -28,7 +28,7 @@ fn rows(c: &Cluster, args: &[&str]) -> Vec<String> {
 }
 
 fn uid() -> u32 {
-    slurmlet::paths::uid()
+    slurmlet::identity::uid()
 }
 
 #[test]
@@ -324,7 +324,7 @@ fn json_and_slurmrestds_accounting_replies() {
     assert_eq!(one["jobs"][0]["job_id"], id);
     assert_eq!(one["jobs"][0]["steps"], job["steps"]);
     assert_eq!(one["meta"]["plugin"]["type"], "openapi/slurmdbd");
-    let me = slurmlet::paths::user_name(uid());
+    let me = slurmlet::identity::user_name(uid());
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let window = format!("start_time={}&end_time={}", now - 3600, now + 60);
     let listed = http(&addr, "GET", &format!("/slurmdb/v0.0.43/jobs?users={me}&state=FAILED&{window}"), &auth, None);

@@ -92,7 +92,7 @@ fn show_job_of_a_running_and_a_pending_job() {
         until(j.state_reason == "Resources", || format!("{:?} {}", j.job_state, j.state_reason))
     });
     let work = c.work.display().to_string();
-    let user = slurmlet::paths::user_name(slurmlet::paths::uid());
+    let user = slurmlet::identity::user_name(slurmlet::identity::uid());
 
     let shown = scontrol(&c, &["show", "job", &running.to_string()]);
     assert_eq!((shown.code, shown.stderr.as_str()), (0, ""), "{shown:?}");

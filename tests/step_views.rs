@@ -26,7 +26,7 @@ fn wait_steps(c: &Cluster, ids: &[String]) {
 }
 
 fn user() -> String {
-    slurmlet::paths::user_name(slurmlet::paths::uid())
+    slurmlet::identity::user_name(slurmlet::identity::uid())
 }
 
 /// A running array task with an srun step: squeue names its steps `A_T.0` and `A_T.batch`
@@ -65,7 +65,7 @@ fn the_steps_of_a_running_array_task_are_named_by_the_array() {
     let text = stdout(&o);
     let records: Vec<&str> = text.split("\n\n").filter(|r| !r.is_empty()).collect();
     assert_eq!(records.len(), 2, "{text}");
-    let uid = slurmlet::paths::uid();
+    let uid = slurmlet::identity::uid();
     assert!(records[0].starts_with(&format!("StepId={a}_1.batch UserId={uid} StartTime=")), "{text}");
     assert!(records[1].starts_with(&format!("StepId={a}_1.0 UserId={uid} StartTime=")), "{text}");
     let srun: Vec<&str> = records[1].lines().collect();
@@ -116,7 +116,7 @@ fn squeue_lists_the_running_steps_of_a_job_in_slurms_formats() {
     let j = c.sbatch(&["-J", "plain", "-o", "/dev/null", "--wrap", script]);
     wait_steps(&c, &[format!("{j}.1"), format!("{j}.2"), format!("{j}.batch")]);
     let me = user();
-    let uid = slurmlet::paths::uid();
+    let uid = slurmlet::identity::uid();
     assert_eq!(
         lines(&c, "squeue", &["-s", "-h", "-o", "%i|%j|%l|%A|%U|%u|%N|%b"]),
         [

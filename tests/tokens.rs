@@ -45,7 +45,7 @@ fn assert_refused(reply: &Reply, why: &str) {
 }
 
 fn me() -> String {
-    slurmlet::paths::user_name(slurmlet::paths::uid())
+    slurmlet::identity::user_name(slurmlet::identity::uid())
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn tcp_requests_without_a_valid_token_are_refused() {
     assert!(c.client().jobs().unwrap().jobs.is_empty(), "a refused request queued a job");
 
     // Another user's name with a token that is not root's.
-    if slurmlet::paths::uid() == 0 {
+    if slurmlet::identity::uid() == 0 {
         let nobodys = token(&c, &["username=nobody"]);
         let reply = http(&addr, "GET", ping, &[("X-SLURM-USER-NAME", "root"), ("X-SLURM-USER-TOKEN", &nobodys)], None);
         assert_refused(&reply, "the token of user nobody cannot act as user root");
@@ -159,7 +159,7 @@ fn a_token_lets_a_tcp_client_act_as_its_user() {
     let job = c.job(id);
     assert_eq!(
         (job.user_id, job.user_name.as_str()),
-        (slurmlet::paths::uid(), user.as_str()),
+        (slurmlet::identity::uid(), user.as_str()),
         "owned by the token's user"
     );
     assert_eq!(job.state_reason, "JobHeldUser");

@@ -123,7 +123,7 @@ pub fn run(client: &Client, jobs: &Jobs, seed: u64, deadline: Instant, recent: D
 }
 
 /// A failure's text, if the answer failed or carries errors.
-fn errors_of(answer: Result<Errors, slurmlet::api::client::ClientError>) -> Option<String> {
+fn errors_of(answer: Result<Errors, slurmlet::api::client_error::ClientError>) -> Option<String> {
     match answer {
         Ok(e) if e.errors.is_empty() => None,
         Ok(e) => Some(format!("{:?}", e.errors)),

@@ -5,80 +5,20 @@
 //! When no daemon answers on the per-user socket, [`Client::connect`] starts one in the
 //! background (guarded by a lock file so two racing commands start only one) and waits for it.
 
-use super::http::{HttpError, Response, UnixHttp};
+use super::client_error::ClientError;
+use super::http::{Response, UnixHttp};
 use super::negotiate::{Fetched, Negotiated};
+use super::profile::Remote;
 use super::remote::RemoteHttp;
 use super::step_info::StepsResponse;
 use super::types::*;
 use super::version::{self, DataParser};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use thiserror::Error;
-
-/// Why a request did not produce a reply.
-#[derive(Debug, Error)]
-pub enum ClientError {
-    /// No daemon answers and none could be started.
-    #[error("Unable to contact slurm controller (connect failure): {socket}: {why}")]
-    Connect {
-        /// The socket tried.
-        socket: PathBuf,
-        /// Why.
-        why: String,
-    },
-    /// The HTTP exchange failed.
-    #[error("request to the daemon failed: {0}")]
-    Http(#[from] HttpError),
-    /// The reply is not what the API describes.
-    #[error("unexpected reply from the daemon ({status}): {body}")]
-    Decode {
-        /// HTTP status.
-        status: u16,
-        /// Start of the body.
-        body: String,
-    },
-    /// The profile asked for cannot be used.
-    #[error("{0}")]
-    Profile(String),
-    /// A remote endpoint did not answer.
-    #[error("request to the cluster failed: {0}")]
-    Remote(#[from] super::remote::RemoteError),
-    /// A remote endpoint refused the profile's token.
-    #[error(
-        "the cluster refused the token of profile '{profile}' (HTTP {status}); it may have expired: get a new one (scontrol token on the cluster) and try again"
-    )]
-    Auth {
-        /// The profile.
-        profile: String,
-        /// 401 or 511.
-        status: u16,
-    },
-    /// The profile's token expired: it is not sent.
-    #[error("the token of profile '{profile}' expired at {at}; {renew}")]
-    Expired {
-        /// The profile.
-        profile: String,
-        /// When, in local time as Slurm prints times.
-        at: String,
-        /// How to get a new one.
-        renew: String,
-    },
-    /// The cluster offers no data_parser version slurmlet can speak.
-    #[error("profile '{profile}': {source}")]
-    Version {
-        /// The profile.
-        profile: String,
-        /// What it offers and what slurmlet speaks.
-        source: version::VersionError,
-    },
-    /// What the endpoint cannot do (slurmrestd has no step launch).
-    #[error("{0}")]
-    Unsupported(String),
-}
 
 /// How requests travel.
 enum Transport {
@@ -109,6 +49,12 @@ struct RemoteState {
     renegotiated: AtomicBool,
     /// When the token expires, and how to renew it.
     expiry: Option<(i64, String)>,
+}
+
+/// The transport a remote profile names, its token read now.
+fn remote_http(remote: &Remote, base: &str) -> Result<RemoteHttp, ClientError> {
+    let token = remote.token().map_err(|e| ClientError::Profile(e.to_string()))?;
+    RemoteHttp::new(base, &remote.user, token).map_err(|e| ClientError::Profile(e.to_string()))
 }
 
 /// Whether a remote reply refuses the token: 401 or 511 (slurmrestd's answer to a bad or
@@ -150,11 +96,11 @@ impl Client {
 
     /// A client for a remote profile's endpoint, speaking the data_parser version it offers
     /// (see [`super::version`]; cached per profile, else read from its `/openapi/v3`).
-    pub fn remote(remote: &super::profile::Remote) -> Result<Client, ClientError> {
+    pub fn remote(remote: &Remote) -> Result<Client, ClientError> {
         let (transport, expiry) = match &remote.address {
             super::profile::Address::Unix(socket) => (Transport::Unix(UnixHttp::new(socket, None)), None),
             super::profile::Address::Http(base) => {
-                let http = RemoteHttp::for_profile(remote, base)?;
+                let http = remote_http(remote, base)?;
                 let expiry = http.expires().map(|at| (at, remote.renewal()));
                 (Transport::Remote(http), expiry)
             }
@@ -212,10 +158,10 @@ impl Client {
         self.remote.as_ref().map(|r| r.user.as_str())
     }
 
-    /// Connects to the local daemon (see [`crate::paths::client_target`]); a per-user daemon
-    /// is started when none answers, the system daemon never is.
+    /// Connects to the local daemon (see [`crate::config::target::client_target`]); a
+    /// per-user daemon is started when none answers, the system daemon never is.
     pub fn local() -> Result<Client, ClientError> {
-        let target = crate::paths::client_target();
+        let target = crate::config::target::client_target();
         let socket = target.socket;
         // The connection that finds the daemon is the one the requests go over.
         let stream = match super::http::connect(&socket) {
@@ -512,7 +458,7 @@ impl Client {
 fn autostart(socket: &Path) -> Result<(), ClientError> {
     let fail = |why: String| ClientError::Connect { socket: socket.to_path_buf(), why };
     let dir = socket.parent().unwrap_or(Path::new("/tmp"));
-    create_private_dir(dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
+    crate::sys::create_private_dir(dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
     let lock_path = dir.join("start.lock");
     let lock = std::fs::OpenOptions::new()
         .create(true)
@@ -564,40 +510,6 @@ fn autostart(socket: &Path) -> Result<(), ClientError> {
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-/// Creates `dir` (and parents) with mode 0700 if it does not exist, and makes sure it is a
-/// directory of this user's that nobody else may write: in a directory others may write
-/// (`/tmp`), another user could have made it first, or put a link there, and would then see
-/// or replace what goes in it (the daemon's socket, its start lock).
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    let meta = std::fs::symlink_metadata(dir)?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    let refused = |why: String| Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why));
-    if meta.file_type().is_symlink() {
-        return refused(format!("{} is a symbolic link; remove it", dir.display()));
-    }
-    if !meta.is_dir() {
-        return refused(format!("{} is not a directory", dir.display()));
-    }
-    if meta.uid() != me {
-        return refused(format!(
-            "{} belongs to {} (uid {}), not to this user; remove it",
-            dir.display(),
-            crate::paths::user_name(meta.uid()),
-            meta.uid()
-        ));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return refused(format!("{} may be written by others (mode {:04o})", dir.display(), meta.mode() & 0o7777));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

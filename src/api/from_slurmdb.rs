@@ -57,7 +57,7 @@ impl ClusterUids {
     fn uid_of(&self, name: &str) -> Option<u32> {
         match self.0.get(name) {
             Some(&uid) => Some(uid),
-            None => (!name.is_empty()).then(|| crate::paths::user_uid(name)).flatten(),
+            None => (!name.is_empty()).then(|| crate::identity::user_uid(name)).flatten(),
         }
     }
 }
@@ -142,7 +142,7 @@ impl DbJob {
             name: self.name.clone(),
             uid: uids.uid_of(&self.user).unwrap_or(0),
             user: self.user.clone(),
-            gid: crate::paths::group_gid(&self.group).unwrap_or(0),
+            gid: crate::identity::group_gid(&self.group).unwrap_or(0),
             group: self.group.clone(),
             partition: self.partition.clone(),
             account: self.account.clone(),

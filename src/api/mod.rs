@@ -3,6 +3,7 @@
 pub mod acct;
 pub mod activity;
 pub mod client;
+pub mod client_error;
 pub mod from_slurmdb;
 pub mod gpus;
 pub mod http;

@@ -2,7 +2,7 @@
 //! entry (see [`super::parser_cache`]), else from the server's OpenAPI document, read once and
 //! remembered. The choice itself is [`super::version::choose`]'s.
 
-use super::client::ClientError;
+use super::client_error::ClientError;
 use super::parser_cache::{self, Entry};
 use super::version::{self, DataParser};
 use std::collections::BTreeSet;

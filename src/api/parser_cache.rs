@@ -65,7 +65,7 @@ pub fn load(dir: &Path, name: &str, url: &str, now: u64) -> Option<Entry> {
 pub fn store(dir: &Path, name: &str, entry: &Entry) {
     let path = file(dir, name);
     let tmp = path.with_extension(format!("json.{}", std::process::id()));
-    let written = super::client::create_private_dir(dir)
+    let written = crate::sys::create_private_dir(dir)
         .and_then(|()| std::fs::write(&tmp, serde_json::to_vec(entry).expect("entries serialize")))
         .and_then(|()| std::fs::rename(&tmp, &path));
     if written.is_err() {

@@ -252,7 +252,7 @@ pub fn remote(file: &ProfilesFile, path: &Path, name: &str) -> Result<Option<Rem
     Ok(Some(Remote {
         name: name.into(),
         address: address(name, &profile.url)?,
-        user: profile.user.clone().unwrap_or_else(|| crate::paths::user_name(crate::paths::uid())),
+        user: profile.user.clone().unwrap_or_else(|| crate::identity::user_name(crate::identity::uid())),
         profile: profile.clone(),
     }))
 }

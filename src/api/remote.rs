@@ -3,7 +3,6 @@
 //! reads them.
 
 use super::http::Response;
-use super::profile::Remote;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -57,12 +56,6 @@ impl RemoteHttp {
             .map_err(|e| RemoteError::Setup(e.to_string()))?;
         let expires = super::jwt::expiry(&token);
         Ok(RemoteHttp { base: base.to_string(), user: user.to_string(), token, expires, http })
-    }
-
-    /// The transport a remote profile names, its token read now.
-    pub fn for_profile(remote: &Remote, base: &str) -> Result<RemoteHttp, super::client::ClientError> {
-        let token = remote.token().map_err(|e| super::client::ClientError::Profile(e.to_string()))?;
-        RemoteHttp::new(base, &remote.user, token).map_err(|e| super::client::ClientError::Profile(e.to_string()))
     }
 
     /// When the token expires (UNIX seconds), if it is a JWT with an `exp` claim.

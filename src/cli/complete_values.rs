@@ -214,7 +214,7 @@ pub fn gres_candidates(gres: &str) -> Vec<Candidate> {
 enum FetchError {
     /// The daemon did not answer, or not as asked.
     #[error(transparent)]
-    Client(#[from] crate::api::client::ClientError),
+    Client(#[from] crate::api::client_error::ClientError),
 }
 
 /// The job listing of the daemon behind `client`: laid out by the daemon as tab-separated
@@ -251,7 +251,7 @@ fn job_row<'a>(mut cells: impl Iterator<Item = &'a str>) -> Option<JobRow> {
 /// The candidates of `kind` the daemon behind `client` has (job ids: those starting with
 /// `prefix`).
 fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, FetchError> {
-    let uid = crate::paths::uid();
+    let uid = crate::identity::uid();
     Ok(match kind {
         Kind::Jobs => job_candidates(&job_rows(client)?, uid, prefix),
         Kind::Partitions => {
@@ -287,7 +287,7 @@ fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, Fe
             .map(|n| Candidate { value: n.name, description: n.state.join(",") })
             .collect(),
         Kind::Users => {
-            let own = crate::paths::user_name(uid);
+            let own = crate::identity::user_name(uid);
             let mut out = vec![Candidate { value: own.clone(), description: "you".into() }];
             let mut counts: Vec<(String, usize)> = Vec::new();
             for row in job_rows(client)? {
@@ -349,7 +349,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if !matches!(crate::api::profile::selected(None), Ok(None)) {
         return 0;
     }
-    let socket = crate::paths::client_target().socket;
+    let socket = crate::config::target::client_target().socket;
     let (tx, rx) = std::sync::mpsc::channel();
     let (kind, prefix) = (request.kind, request.prefix.clone());
     std::thread::spawn(move || {

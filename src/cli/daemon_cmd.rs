@@ -98,7 +98,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let socket = args.socket.clone().unwrap_or_else(crate::paths::client_socket);
+    let socket = args.socket.clone().unwrap_or_else(crate::config::target::client_socket);
     match args.action.unwrap_or(Action::Run) {
         Action::Run => foreground(&args),
         Action::Start => match crate::api::client::Client::local() {

@@ -257,7 +257,7 @@ pub fn choose_cluster(name: Option<&str>) {
 
 /// Connects to the profile `-M` chose, else the selected one, else the local daemon (see
 /// [`crate::api::client::Client::connect_to`]).
-pub fn try_connect() -> Result<crate::api::client::Client, crate::api::client::ClientError> {
+pub fn try_connect() -> Result<crate::api::client::Client, crate::api::client_error::ClientError> {
     crate::api::client::Client::connect_to(CLUSTER.get().map(String::as_str))
 }
 

@@ -16,7 +16,7 @@ fn token_source(p: &Profile) -> String {
 
 /// Pings the endpoint `client` talks to: `UP` with its cluster and version (and, for a
 /// cluster profile, the data_parser version it is spoken to in), or why not.
-fn check(client: Result<Client, crate::api::client::ClientError>) -> String {
+fn check(client: Result<Client, crate::api::client_error::ClientError>) -> String {
     match client.and_then(|c| Ok((c.ping()?, c))) {
         Ok((r, c)) => {
             let up = r.pings.iter().any(|p| p.responding);
@@ -36,7 +36,7 @@ fn check(client: Result<Client, crate::api::client::ClientError>) -> String {
 /// The local daemon's line: pinged when it answers. A listing starts no daemon: when none
 /// answers, it says so (the first command that needs a per-user daemon starts it).
 fn local_status() -> String {
-    let target = crate::paths::client_target();
+    let target = crate::config::target::client_target();
     if std::os::unix::net::UnixStream::connect(&target.socket).is_ok() {
         return check(Client::at(&target.socket));
     }
@@ -92,7 +92,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 println!("    {}", local_status());
                 continue;
             }
-            Err(e) => Err(crate::api::client::ClientError::Profile(e.to_string())),
+            Err(e) => Err(crate::api::client_error::ClientError::Profile(e.to_string())),
         };
         let status = check(client);
         if !status.starts_with("UP") {

@@ -177,9 +177,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     if filters {
         let user = if args.me {
-            Some(crate::paths::uid())
+            Some(crate::identity::uid())
         } else {
-            args.user.as_deref().map(crate::paths::user_uid).map(|u| u.unwrap_or(u32::MAX))
+            args.user.as_deref().map(crate::identity::user_uid).map(|u| u.unwrap_or(u32::MAX))
         };
         let jobs = match client.jobs() {
             Ok(r) => r.jobs,

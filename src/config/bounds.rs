@@ -1,5 +1,5 @@
 //! The range each numeric key of the configuration file must lie in, checked where the file
-//! is read ([`super::Config::resolve`]), on the daemon's start and on each reload alike.
+//! is read (`Config::resolve`), on the daemon's start and on each reload alike.
 //!
 //! Without them a value no machine could have went through and did its harm later:
 //! `cpus = 4000000000` aborted the daemon on a 16 GB allocation, a
@@ -107,9 +107,12 @@ pub const GPUS: Bounds<i64> = ints(0, 1024, "");
 /// Each of `gpus.ids`: a device index below [`GPUS`]'s largest count.
 pub const GPU_ID: Bounds<i64> = ints(0, GPUS.max - 1, "");
 
-/// `shards_per_gpu`: a GPU's memory in MiB is counted in shards, so more would give shares
-/// of a few MiB.
-pub const SHARDS_PER_GPU: Bounds<i64> = ints(0, super::MAX_SHARDS_PER_GPU as i64, "");
+/// The most shards a GPU may be split into (a GPU's memory in MiB is counted in shards, so
+/// more would give shares of less than a few MiB).
+pub const MAX_SHARDS_PER_GPU: u32 = 1024;
+
+/// `shards_per_gpu`: 0 (GPUs are given whole) to [`MAX_SHARDS_PER_GPU`].
+pub const SHARDS_PER_GPU: Bounds<i64> = ints(0, MAX_SHARDS_PER_GPU as i64, "");
 
 /// `gpu_sample_interval`, seconds: 0 turns the look off; at most a day ([`DAY_SECS`]).
 pub const GPU_SAMPLE_INTERVAL: Bounds<i64> = ints(0, DAY_SECS, " seconds");

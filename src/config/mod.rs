@@ -1,10 +1,17 @@
 //! The daemon's TOML configuration: the file as written ([`ConfigFile`]) and the
 //! configuration the daemon runs with ([`Config`]), every numeric value checked against its
-//! range ([`bounds`]) on the way.
+//! range ([`bounds`]) on the way. How the daemon is shared, and the defaults that follow from
+//! it, are [`mode`]'s; which daemon the commands talk to is [`target`]'s.
 
 pub mod bounds;
+pub mod cgroup;
+pub mod mode;
+pub mod target;
+
+pub use mode::Mode;
 
 use crate::gpu::GpuSetting;
+use mode::{default_socket, default_state_dir};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -171,7 +178,7 @@ pub struct ConfigFile {
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
     /// `allowed_swap_space`, `constrain_devices`).
-    pub cgroup: Option<crate::stepd::containment::cgroup::settings::CgroupTable>,
+    pub cgroup: Option<cgroup::CgroupTable>,
 }
 
 /// Seconds between two looks at the GPUs' processes when the configuration gives none.
@@ -219,25 +226,8 @@ impl ShardMemory {
     }
 }
 
-/// The most shards a GPU may be split into (a GPU's memory in MiB is counted in shards, so
-/// more would give shares of less than a few MiB).
-pub const MAX_SHARDS_PER_GPU: u32 = 1024;
-
 /// The account of jobs that name none when the configuration names no `default_account`.
 pub const DEFAULT_ACCOUNT: &str = "default";
-
-/// How the daemon is shared.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// One daemon per user, started on demand, with its socket and state in the user's
-    /// directories.
-    #[default]
-    User,
-    /// One daemon run by root for all users: jobs run as their owners, and callers are
-    /// known by their socket's peer credentials.
-    System,
-}
 
 /// One `private_data` item.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -370,7 +360,7 @@ pub struct Config {
     /// configuration looks for none).
     pub mps_control: Option<PathBuf>,
     /// How jobs are to be confined (what the machine lets them be is worked out at start).
-    pub cgroup: crate::stepd::containment::cgroup::settings::Settings,
+    pub cgroup: cgroup::Settings,
     /// The uids of the operators.
     pub operators: Vec<u32>,
     /// Whether other users' jobs are hidden from non-operators.
@@ -499,7 +489,7 @@ impl Config {
         }
         let mut operators = Vec::new();
         for name in file.operators.unwrap_or_default() {
-            match crate::paths::user_uid(&name) {
+            match crate::identity::user_uid(&name) {
                 Some(uid) => operators.push(uid),
                 None => return Err(invalid(format!("operators: no such user '{name}'"))),
             }
@@ -513,7 +503,7 @@ impl Config {
             Some(table) => {
                 let mut by_uid = std::collections::BTreeMap::new();
                 for (name, list) in table {
-                    let uid = crate::paths::user_uid(&name)
+                    let uid = crate::identity::user_uid(&name)
                         .ok_or_else(|| invalid(format!("accounts: no such user '{name}'")))?;
                     if list.is_empty() || list.iter().any(|a| a.is_empty() || a.contains([',', ' '])) {
                         return Err(invalid(format!("accounts.{name}: give one or more account names")));
@@ -580,7 +570,7 @@ impl Config {
             job_acct_gather_frequency: bounds::JOB_ACCT_GATHER_FREQUENCY
                 .read_opt("job_acct_gather_frequency", file.job_acct_gather_frequency)
                 .map_err(out_of_range)?
-                .unwrap_or(crate::stepd::containment::cgroup::setup::DEFAULT_SAMPLE_SECS),
+                .unwrap_or(cgroup::DEFAULT_SAMPLE_SECS),
             gpu_history_resolution: bounds::GPU_HISTORY_RESOLUTION
                 .read_opt("gpu_history_resolution", file.gpu_history_resolution)
                 .map_err(out_of_range)?
@@ -611,11 +601,11 @@ impl Config {
                 .read_opt("max_array_size", file.max_array_size)
                 .map_err(out_of_range)?
                 .unwrap_or(crate::options::array::DEFAULT_MAX_ARRAY_SIZE),
-            state_dir: file.state_dir.unwrap_or_else(|| crate::paths::default_state_dir(mode)),
-            socket: file.socket.unwrap_or_else(|| crate::paths::default_socket(mode)),
+            state_dir: file.state_dir.unwrap_or_else(|| default_state_dir(mode)),
+            socket: file.socket.unwrap_or_else(|| default_socket(mode)),
             hide_gpus_from_cpu_jobs: file.hide_gpus_from_cpu_jobs.unwrap_or(true),
             limits,
-            cgroup: crate::stepd::containment::cgroup::settings::Settings::resolve(file.cgroup, mode == Mode::System),
+            cgroup: cgroup::Settings::resolve(file.cgroup, mode == Mode::System),
             mode,
             operators,
             private_jobs: file.private_data.as_deref().unwrap_or_default().contains(&PrivateData::Jobs),

@@ -234,7 +234,7 @@ pub fn acting_user<'a>(claims: &'a Claims, header_user: Option<&'a str>) -> Resu
     match header_user.filter(|h| !h.is_empty()) {
         None => Ok(user),
         Some(h) if h == user => Ok(user),
-        Some(h) if crate::paths::user_ids(user).is_some_and(|(uid, _)| uid == 0) => Ok(h),
+        Some(h) if crate::identity::user_ids(user).is_some_and(|(uid, _)| uid == 0) => Ok(h),
         Some(h) => Err(TokenError::WrongUser { token: user.into(), header: h.into() }),
     }
 }

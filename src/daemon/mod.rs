@@ -53,7 +53,7 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
 }
 
 /// Sets directory `path`'s mode through a descriptor: a link put in its place is never
-/// followed (see [`crate::api::client::create_private_dir`], which made sure it is the
+/// followed (see [`crate::sys::create_private_dir`], which made sure it is the
 /// daemon's own and nobody else may write it).
 fn set_dir_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError> {
     crate::fs_at::Dir::open(path)
@@ -87,7 +87,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         unsafe { libc::umask(0o077) };
     }
     crate::sys::tune_allocator();
-    crate::api::client::create_private_dir(&config.state_dir)
+    crate::sys::create_private_dir(&config.state_dir)
         .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
     if system {
         // Users pass through (never list) the state directory to their own job's script.
@@ -111,7 +111,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
     let socket = config.socket.clone();
     let listen = config.listen;
     if let Some(dir) = socket.parent() {
-        crate::api::client::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+        crate::sys::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?;
         if system {
             set_dir_mode(dir, 0o755)?;
         }

@@ -46,7 +46,7 @@ impl User {
                 .expect("run useradd");
             super::until(out.status.success(), || String::from_utf8_lossy(&out.stderr).into_owned())
         });
-        let uid = slurmlet::paths::user_uid(name).expect("new user exists");
+        let uid = slurmlet::identity::user_uid(name).expect("new user exists");
         let gid = std::fs::metadata(home).expect("home exists").gid();
         User { name: name.into(), uid, gid, home: home.into() }
     }

@@ -49,7 +49,7 @@ pub fn read(client: &Client, id: &str) -> Result<JobPage, String> {
     };
     let mine = match client.remote_user() {
         Some(user) => job.user_name == user,
-        None => job.user_id == crate::paths::uid(),
+        None => job.user_id == crate::identity::uid(),
     };
     let output_tail = if !mine {
         None
@@ -57,7 +57,7 @@ pub fn read(client: &Client, id: &str) -> Result<JobPage, String> {
         missing.push(state::Missing { part: "output", why: "the output of a cluster's job is on the cluster".into() });
         None
     } else {
-        match super::output_tail::read(&output_path(&job), crate::paths::uid()) {
+        match super::output_tail::read(&output_path(&job), crate::identity::uid()) {
             Ok(text) => Some(text),
             Err(e) => {
                 missing.push(state::Missing { part: "output", why: e.to_string() });

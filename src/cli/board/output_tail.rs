@@ -50,7 +50,7 @@ pub fn read(path: &Path, owner: u32) -> Result<String, TailError> {
         OpenError::SymbolicLink => TailError::SymbolicLink(path.to_path_buf()),
         OpenError::NotRegular => TailError::NotRegular(path.to_path_buf()),
         OpenError::WrongOwner { found, .. } => {
-            TailError::NotYours { path: path.to_path_buf(), owner: crate::paths::user_name(found) }
+            TailError::NotYours { path: path.to_path_buf(), owner: crate::identity::user_name(found) }
         }
         OpenError::Io(e) => io(e),
     })?;
@@ -71,7 +71,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn me() -> u32 {
-        crate::paths::uid()
+        crate::identity::uid()
     }
 
     #[test]
@@ -116,6 +116,9 @@ mod tests {
         let path = dir.path().join("out");
         std::fs::write(&path, "text\n").unwrap();
         let err = read(&path, me().wrapping_add(1)).unwrap_err();
-        assert!(err.to_string().ends_with(&format!("owned by {}, not by you", crate::paths::user_name(me()))), "{err}");
+        assert!(
+            err.to_string().ends_with(&format!("owned by {}, not by you", crate::identity::user_name(me()))),
+            "{err}"
+        );
     }
 }

@@ -7,7 +7,8 @@
 //! All of it is blocking: the server calls it from `spawn_blocking`.
 
 use crate::api::activity::{GpuSeries, QueueJob, UserUsage};
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use crate::api::gpus::GpuStatus;
 use crate::api::types::{ApiError, JobInfo};
 use serde::Serialize;
@@ -132,8 +133,8 @@ pub fn first_error(errors: &[ApiError]) -> Option<String> {
 
 /// Who the caller is for `client`.
 pub fn caller(client: &Client) -> Caller {
-    let uid = crate::paths::uid();
-    let name = client.remote_user().map(str::to_string).unwrap_or_else(|| crate::paths::user_name(uid));
+    let uid = crate::identity::uid();
+    let name = client.remote_user().map(str::to_string).unwrap_or_else(|| crate::identity::user_name(uid));
     Caller { name, uid }
 }
 
@@ -313,7 +314,7 @@ fn recent_jobs(client: &Client) -> Result<Vec<RecentJob>, String> {
     }
     let now = crate::options::now();
     let query = HistoryQuery {
-        users: Some(vec![crate::paths::uid()]),
+        users: Some(vec![crate::identity::uid()]),
         window: Some((now.saturating_sub(7 * 86400), now + 1)),
         skip_steps: true,
         ..HistoryQuery::default()

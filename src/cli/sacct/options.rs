@@ -543,7 +543,7 @@ impl Plan {
     /// Reads the users and groups named into this machine's ids, for the local history:
     /// `Err` (after the message) names one this machine does not know.
     pub fn resolve_local(&mut self) -> Result<(), i32> {
-        let me = crate::paths::uid();
+        let me = crate::identity::uid();
         self.query.users = match &self.users {
             Users::Everyone => None,
             Users::Me if me == 0 => None,
@@ -551,7 +551,7 @@ impl Plan {
             Users::Named(names) => Some(
                 names
                     .iter()
-                    .map(|u| crate::paths::user_uid(u).ok_or_else(|| error(&format!("Invalid user id: {u}"))))
+                    .map(|u| crate::identity::user_uid(u).ok_or_else(|| error(&format!("Invalid user id: {u}"))))
                     .collect::<Result<_, _>>()?,
             ),
         };
@@ -559,7 +559,7 @@ impl Plan {
             let gids = self
                 .groups
                 .iter()
-                .map(|g| crate::paths::group_gid(g).ok_or_else(|| error(&format!("Invalid group id: {g}"))))
+                .map(|g| crate::identity::group_gid(g).ok_or_else(|| error(&format!("Invalid group id: {g}"))))
                 .collect::<Result<_, _>>()?;
             self.query.gids = Some(gids);
         }
@@ -593,7 +593,7 @@ mod tests {
     #[test]
     fn default_users_and_window() {
         let p = plan_of(&[]).ok().unwrap();
-        let me = crate::paths::uid();
+        let me = crate::identity::uid();
         assert_eq!(p.query.users, if me == 0 { None } else { Some(vec![me]) });
         let (start, end) = p.query.window.unwrap();
         assert_eq!(start, crate::sys::local_midnight(crate::options::now()));

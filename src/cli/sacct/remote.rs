@@ -5,7 +5,8 @@
 use super::options::Users;
 use super::Plan;
 use crate::api::acct::{self, AcctJob, HistoryQuery, HistoryReply, Selection};
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use crate::api::from_slurmdb::ClusterUids;
 use crate::api::http::Response;
 use crate::api::slurmdb::DbJobsResponse;

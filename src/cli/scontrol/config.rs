@@ -101,7 +101,7 @@ pub fn run() -> i32 {
             crate::cli::format::emit_text(&text);
             0
         }
-        Err(e @ crate::api::client::ClientError::Unsupported(_)) => {
+        Err(e @ crate::api::client_error::ClientError::Unsupported(_)) => {
             crate::cli::error("scontrol", &e.to_string());
             1
         }

@@ -125,7 +125,7 @@ fn hold_word(
     op: Op,
     word: &str,
     quiet: bool,
-) -> Result<Option<String>, crate::api::client::ClientError> {
+) -> Result<Option<String>, crate::api::client_error::ClientError> {
     let body = json!({ "hold": op != Op::Release });
     let mut last_error = None;
     let ids: Vec<String> = match target(word) {

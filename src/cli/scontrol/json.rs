@@ -8,8 +8,8 @@ use serde::Serialize;
 /// group, as Slurm's commands do in their JSON output.
 pub fn stamp(meta: &mut Meta, argv: &[String]) {
     meta.command = argv.to_vec();
-    meta.client.user = crate::paths::user_name(crate::paths::uid());
-    meta.client.group = crate::paths::group_name(crate::paths::gid());
+    meta.client.user = crate::identity::user_name(crate::identity::uid());
+    meta.client.group = crate::identity::group_name(crate::identity::gid());
 }
 
 /// Prints `reply` pretty-printed, with a final newline.

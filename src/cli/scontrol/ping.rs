@@ -28,7 +28,7 @@ pub fn run() -> i32 {
         }
         Err(_) => {
             println!("{}", line(&crate::paths::hostname(), false));
-            if crate::paths::uid() == 0 {
+            if crate::identity::uid() == 0 {
                 println!("*****************************************");
                 println!("** RESTORE SLURMCTLD DAEMON TO SERVICE **");
                 println!("*****************************************");

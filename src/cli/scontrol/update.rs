@@ -11,7 +11,8 @@
 //! A new key: add a branch to `Update::key`.
 
 use super::abbreviates;
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use serde_json::{json, Map, Value};
 
 /// Slurm's `NICE_OFFSET - 3`: the largest nice value, either way.

@@ -5,7 +5,8 @@
 //! no script to give, and reports a refusal (`job script retrieval failed: …`) or a file it
 //! cannot open on stderr while still exiting 0; only a malformed command line exits 1.
 
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use std::io::Write;
 
 /// The first word after `write` that names `batch_script` (`batch`, `batch_s`…).

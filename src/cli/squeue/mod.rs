@@ -3,7 +3,8 @@
 mod steps;
 
 use super::format::{self, Field, Token};
-use crate::api::client::{Client, ClientError};
+use crate::api::client::Client;
+use crate::api::client_error::ClientError;
 use crate::api::types::{JobQuery, JobsResponse};
 use crate::queue::fields::{by_name, field_code, header_title};
 use crate::queue::{read_sort, rows, select, value, QueueJob, SortItem, START_SORT};
@@ -216,7 +217,7 @@ fn users(args: &SqueueArgs) -> (Option<Vec<u32>>, Option<String>) {
     if let Some(list) = &args.user {
         let mut uids = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match crate::paths::user_uid(name) {
+            match crate::identity::user_uid(name) {
                 Some(u) => uids.push(u),
                 None => {
                     bad_user.get_or_insert_with(|| name.to_string());
@@ -226,7 +227,7 @@ fn users(args: &SqueueArgs) -> (Option<Vec<u32>>, Option<String>) {
         users = Some(uids);
     }
     if args.me {
-        users.get_or_insert_with(Vec::new).push(crate::paths::uid());
+        users.get_or_insert_with(Vec::new).push(crate::identity::uid());
     }
     (users, bad_user)
 }

@@ -15,6 +15,7 @@ use crate::api::client::Client;
 use crate::api::http::Upgrade;
 use crate::api::step::StepRequest;
 use crate::api::types::Envelope;
+use crate::config::target::client_config;
 use crate::options::{gres, time, JobOptions, Tool};
 use crate::stepd::step::StepInput;
 use std::ffi::OsString;
@@ -52,7 +53,7 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
             let node = std::env::var("SLURMD_NODENAME")
                 .or_else(|_| std::env::var("SLURM_JOB_NODELIST"))
                 .ok()
-                .or_else(|| crate::config::Config::load(&crate::paths::client_config().0).ok().map(|c| c.node_name))
+                .or_else(|| crate::config::Config::load(&client_config().0).ok().map(|c| c.node_name))
                 .unwrap_or_else(crate::paths::hostname);
             run_step(&client, id, &step, &o, node)
         }
@@ -120,7 +121,7 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: 
         disable_status: o.has("disable-status"),
         quit_on_interrupt: o.has("quit-on-interrupt"),
         ntasks: step.ntasks.unwrap_or(1),
-        kill_wait: crate::config::Config::load(&crate::paths::client_config().0).map(|c| c.kill_wait).unwrap_or(30),
+        kill_wait: crate::config::Config::load(&client_config().0).map(|c| c.kill_wait).unwrap_or(30),
         verbose: o.count("verbose"),
         job_id: Some(id),
         kill_on_bad_exit: o.value("kill-on-bad-exit").is_some_and(|v| v != "0"),

@@ -116,7 +116,7 @@ fn time_limit(limit: Option<u32>) -> NoVal<u32> {
 
 /// The user name of a uid, for `kill_request_user`.
 fn requester(uid: Option<u32>) -> String {
-    uid.map(crate::paths::user_name).unwrap_or_default()
+    uid.map(crate::identity::user_name).unwrap_or_default()
 }
 
 /// One step.

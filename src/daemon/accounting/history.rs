@@ -123,8 +123,8 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
             }
         }
         steps.sort_by_key(|s| s.step);
-        let user = names.entry(job.uid).or_insert_with(|| crate::paths::user_name(job.uid));
-        let group = groups.entry(job.gid).or_insert_with(|| crate::paths::group_name(job.gid));
+        let user = names.entry(job.uid).or_insert_with(|| crate::identity::user_name(job.uid));
+        let group = groups.entry(job.gid).or_insert_with(|| crate::identity::group_name(job.gid));
         let mut acct = accounting::acct_job(&job, &steps, &config, user, group);
         if let Some(only) = accounting::only_steps(q, &job) {
             acct.show_full = false;
@@ -223,7 +223,7 @@ mod tests {
         }
         writer.step_started(step(2, 0, JobState::Running));
         writer.flush();
-        let caller = Caller { uid: crate::paths::uid(), gid: 0 };
+        let caller = Caller { uid: crate::identity::uid(), gid: 0 };
         // Job 2 is in memory, and has ended there since the store saw it.
         let fresher = job(2, JobState::Completed, 170);
         let mut ended = step(2, 0, JobState::Completed);

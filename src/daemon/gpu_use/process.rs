@@ -45,7 +45,7 @@ pub fn ancestors(pid: i32) -> Vec<i32> {
 /// The uid and the name of the user who owns process `pid`, if it is in this pid namespace.
 pub fn owner(pid: i32) -> Option<(u32, String)> {
     let uid = std::fs::metadata(format!("/proc/{pid}")).ok()?.uid();
-    Some((uid, crate::paths::user_name(uid)))
+    Some((uid, crate::identity::user_name(uid)))
 }
 
 /// How much of a command line is read: the kernel lets a program's arguments run to
@@ -175,7 +175,7 @@ mod tests {
         let me = std::process::id() as i32;
         assert!(kin(me).is_some());
         assert!(command_line(me).is_some());
-        assert_eq!(owner(me), Some((crate::paths::uid(), crate::paths::user_name(crate::paths::uid()))));
+        assert_eq!(owner(me), Some((crate::identity::uid(), crate::identity::user_name(crate::identity::uid()))));
         assert!(ancestors(me).iter().all(|&p| p > 1));
     }
 }

@@ -21,7 +21,7 @@ pub async fn handler(State(d): State<Arc<Daemon>>, ConnectInfo(caller): ConnectI
     let mut names: HashMap<u32, String> = HashMap::new();
     for job in reply.gpus.iter_mut().flat_map(|g| g.jobs.iter_mut()) {
         if let Some(uid) = job.user_id {
-            job.user_name = Some(names.entry(uid).or_insert_with(|| crate::paths::user_name(uid)).clone());
+            job.user_name = Some(names.entry(uid).or_insert_with(|| crate::identity::user_name(uid)).clone());
         }
     }
     (StatusCode::OK, Json(reply)).into_response()

@@ -390,9 +390,9 @@ pub(in crate::daemon) async fn config(State(d): Shared) -> Response {
 }
 
 pub(in crate::daemon) async fn shutdown(State(d): Shared, ConnectInfo(caller): ConnectInfo<Caller>) -> Response {
-    let daemon_uid = crate::paths::uid();
+    let daemon_uid = crate::identity::uid();
     if caller.uid != daemon_uid && caller.uid != 0 {
-        tracing::warn!(uid = caller.uid, user = %crate::paths::user_name(caller.uid), "shutdown refused: Access/permission denied");
+        tracing::warn!(uid = caller.uid, user = %crate::identity::user_name(caller.uid), "shutdown refused: Access/permission denied");
         return reply(
             StatusCode::FORBIDDEN,
             Envelope {

@@ -37,7 +37,7 @@ pub async fn handler(
     };
     let mut names: HashMap<u32, String> = HashMap::new();
     for job in reply.running.iter_mut().chain(reply.pending.iter_mut()) {
-        job.user_name = names.entry(job.user_id).or_insert_with(|| crate::paths::user_name(job.user_id)).clone();
+        job.user_name = names.entry(job.user_id).or_insert_with(|| crate::identity::user_name(job.user_id)).clone();
     }
     (StatusCode::OK, Json(reply)).into_response()
 }

@@ -54,8 +54,8 @@ fn meta(config: &Config, cli: Option<(Caller, &[String])>) -> Meta {
         Some((caller, command)) => {
             meta.plugin.kind = String::new();
             meta.plugin.name = String::new();
-            meta.client.user = crate::paths::user_name(caller.uid);
-            meta.client.group = crate::paths::group_name(caller.gid);
+            meta.client.user = crate::identity::user_name(caller.uid);
+            meta.client.group = crate::identity::group_name(caller.gid);
             meta.command = command.to_vec();
         }
     }
@@ -183,7 +183,7 @@ pub async fn jobs(
             "users" => {
                 let users = q.users.get_or_insert_with(Vec::new);
                 let at = users.len();
-                match crate::paths::user_uid(value).or_else(|| value.parse().ok().filter(|_| !value.is_empty())) {
+                match crate::identity::user_uid(value).or_else(|| value.parse().ok().filter(|_| !value.is_empty())) {
                     Some(uid) => users.push(uid),
                     None => errors.push(ApiError {
                         description: format!("Unable to resolve user: {value}"),
@@ -205,7 +205,7 @@ pub async fn jobs(
             "groups" => {
                 let gids = q.gids.get_or_insert_with(Vec::new);
                 for group in csv(value) {
-                    match crate::paths::group_gid(&group).or_else(|| group.parse().ok()) {
+                    match crate::identity::group_gid(&group).or_else(|| group.parse().ok()) {
                         Some(gid) => gids.push(gid),
                         None => errors.push(ApiError {
                             description: format!("Unable to resolve group: {group}"),

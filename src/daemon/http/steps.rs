@@ -39,7 +39,7 @@ pub async fn handler(
     }
     let mut names: HashMap<u32, String> = HashMap::new();
     for s in &mut steps {
-        s.user_name = names.entry(s.user_id).or_insert_with(|| crate::paths::user_name(s.user_id)).clone();
+        s.user_name = names.entry(s.user_id).or_insert_with(|| crate::identity::user_name(s.user_id)).clone();
     }
     (StatusCode::OK, Json(StepsResponse { steps, meta, ..Default::default() })).into_response()
 }

@@ -51,7 +51,7 @@ pub fn authenticate(headers: &HeaderMap, key: &auth::Key, now: i64) -> Result<(C
     let (token, header_user) = credentials(headers)?;
     let claims = key.verify(token, now)?;
     let user = auth::acting_user(&claims, header_user)?;
-    let (uid, gid) = crate::paths::user_ids(user).ok_or_else(|| TokenError::UnknownUser(user.into()))?;
+    let (uid, gid) = crate::identity::user_ids(user).ok_or_else(|| TokenError::UnknownUser(user.into()))?;
     Ok((Caller { uid, gid }, user.to_string()))
 }
 
@@ -158,11 +158,11 @@ mod tests {
     #[test]
     fn a_valid_token_of_a_real_user_gives_that_users_ids() {
         let key = auth::Key::from_bytes(vec![1; 32]);
-        let name = crate::paths::user_name(crate::paths::uid());
+        let name = crate::identity::user_name(crate::identity::uid());
         let token = key.issue(&name, 100, 60);
         let (peer, user) = authenticate(&headers(&[("x-slurm-user-token", &token)]), &key, 100).unwrap();
-        assert_eq!(Some((peer.uid, peer.gid)), crate::paths::user_ids(&name));
-        assert_eq!((peer.uid, user.as_str()), (crate::paths::uid(), name.as_str()));
+        assert_eq!(Some((peer.uid, peer.gid)), crate::identity::user_ids(&name));
+        assert_eq!((peer.uid, user.as_str()), (crate::identity::uid(), name.as_str()));
         let ghost = key.issue("no-such-user-slurmlet", 100, 60);
         assert_eq!(
             authenticate(&headers(&[("x-slurm-user-token", &ghost)]), &key, 100).unwrap_err(),

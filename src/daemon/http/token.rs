@@ -22,7 +22,7 @@ fn refused(code: i32, error: &str, description: String) -> ApiError {
 
 /// The user a token is for: `requested`, or the caller's own name.
 fn token_user(caller: Caller, requested: Option<String>) -> Result<String, ApiError> {
-    let own = crate::paths::user_name_of(caller.uid);
+    let own = crate::identity::user_name_of(caller.uid);
     let user = match (requested, own) {
         (Some(u), Some(me)) if u == me => u,
         // Only root mints tokens for others: an operator acts on jobs, not as their owners.
@@ -44,7 +44,7 @@ fn token_user(caller: Caller, requested: Option<String>) -> Result<String, ApiEr
             ))
         }
     };
-    if crate::paths::user_ids(&user).is_none() {
+    if crate::identity::user_ids(&user).is_none() {
         return Err(refused(errno::USER_ID_MISSING, "Invalid user id", format!("user {user} does not exist")));
     }
     Ok(user)
@@ -92,8 +92,8 @@ mod tests {
 
     #[test]
     fn a_caller_gets_its_own_token_and_root_anyones() {
-        let me = Caller { uid: crate::paths::uid(), gid: crate::paths::gid() };
-        let name = crate::paths::user_name(me.uid);
+        let me = Caller { uid: crate::identity::uid(), gid: crate::identity::gid() };
+        let name = crate::identity::user_name(me.uid);
         assert_eq!(token_user(me, None), Ok(name.clone()));
         assert_eq!(token_user(me, Some(name.clone())), Ok(name));
         let root = Caller { uid: 0, gid: 0 };

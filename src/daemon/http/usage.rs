@@ -54,7 +54,7 @@ pub async fn handler(
     let mut users: Vec<UserUsage> = tally(&runs, since, until)
         .into_iter()
         .map(|(uid, (seconds, jobs))| UserUsage {
-            user_name: crate::paths::user_name(uid),
+            user_name: crate::identity::user_name(uid),
             gpu_seconds: seconds.round() as u64,
             jobs,
         })

@@ -24,9 +24,9 @@ impl Caller {
         if !allowed {
             tracing::warn!(
                 uid = self.uid,
-                user = %crate::paths::user_name(self.uid),
+                user = %crate::identity::user_name(self.uid),
                 job = job.id,
-                owner = %crate::paths::user_name(job.uid),
+                owner = %crate::identity::user_name(job.uid),
                 "{action} refused: not the job's owner, root or an operator"
             );
         }

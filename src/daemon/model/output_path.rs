@@ -13,7 +13,7 @@ pub fn pattern_context(job: &Job, node: &str, step: &str) -> pattern::PatternCon
     pattern::PatternContext {
         job_id: job.id,
         job_name: job.name.to_string(),
-        user: crate::paths::user_name(job.uid),
+        user: crate::identity::user_name(job.uid),
         node: node.to_string(),
         array_job_id: job.array.map_or(job.id, |a| a.job_id),
         array_task_id: job.array.map(|a| a.task_id),

@@ -313,7 +313,7 @@ mod tests {
     #[test]
     fn a_server_is_recorded_read_back_and_forgotten() {
         let state = tempfile::tempdir().unwrap();
-        let owner = RunAs { uid: crate::paths::uid(), gid: crate::paths::gid() };
+        let owner = RunAs { uid: crate::identity::uid(), gid: crate::identity::gid() };
         let place = Place::of(state.path(), 1, owner.uid);
         assert!(place.pipe_dir.ends_with(format!("mps/gpu1-uid{}/pipe", owner.uid)), "{place:?}");
         place.create(None).unwrap();
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn a_removed_place_is_free_at_once_and_its_tree_goes_whatever_its_depth() {
         let state = tempfile::tempdir().unwrap();
-        let place = Place::of(state.path(), 0, crate::paths::uid());
+        let place = Place::of(state.path(), 0, crate::identity::uid());
         place.create(None).unwrap();
         let mut deep = place.log_dir.clone();
         // As deep as a path can name (the system test goes deeper, from inside).

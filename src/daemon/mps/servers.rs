@@ -274,7 +274,7 @@ mod tests {
         let state = dir.path().join("state");
         let gpus = [Gpu::nvidia(0), Gpu::nvidia(1)];
         let servers = Servers::new(control, state.clone(), &gpus);
-        let me = RunAs { uid: crate::paths::uid(), gid: crate::paths::gid() };
+        let me = RunAs { uid: crate::identity::uid(), gid: crate::identity::gid() };
         let shard_job = Tenant { gpus: vec![gpus[1].clone()], shards: true, owner: me };
         servers.serve(&shard_job).unwrap();
         servers.serve(&shard_job).unwrap();

@@ -190,7 +190,7 @@ fn read_account(desc: &JobDescMsg, caller: Caller, config: &Config) -> Result<St
             format!(
                 "account '{}' is not one user {} may charge ({})",
                 desc.account.as_deref().unwrap_or_default(),
-                crate::paths::user_name(caller.uid),
+                crate::identity::user_name(caller.uid),
                 allowed.join(", ")
             ),
         )

@@ -32,7 +32,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         ("SLURM_JOB_NUM_NODES", "1".into()),
         ("SLURM_JOB_PARTITION", job.partition.to_string()),
         ("SLURM_JOB_UID", job.uid.to_string()),
-        ("SLURM_JOB_USER", crate::paths::user_name(job.uid)),
+        ("SLURM_JOB_USER", crate::identity::user_name(job.uid)),
         ("SLURM_JOB_START_TIME", job.start_time.to_string()),
         ("SLURM_LOCALID", "0".into()),
         ("SLURM_NNODES", "1".into()),

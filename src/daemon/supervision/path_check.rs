@@ -234,7 +234,7 @@ fn owner_refused(uid: u32, errno: i32) -> IdentityError {
     match errno {
         path_looks::NO_SUCH_USER => IdentityError::NoSuchUser(uid),
         errno => IdentityError::Switch {
-            name: crate::paths::user_name(uid),
+            name: crate::identity::user_name(uid),
             uid,
             source: io::Error::from_raw_os_error(errno),
         },

@@ -113,7 +113,7 @@ pub fn tres_string(job: &Job) -> String {
 /// One job as `job_info`. The fields squeue prints are read through [`JobRow`], as the
 /// rows of `POST /slurmlet/v1/jobs/query` are.
 pub fn job_info(job: &Job, config: &Config) -> JobInfo {
-    let user_name = crate::paths::user_name(job.uid);
+    let user_name = crate::identity::user_name(job.uid);
     let row = JobRow { job, config, user_name: &user_name, tasks: None };
     let state = job.state();
     let (exit, signal) = job.exit_pair();
@@ -257,7 +257,7 @@ pub fn node(core: &Core, caller: Caller) -> Node {
         reason_set_by_user: if core.foreign_gpu_processes().is_empty() && core.gpu_drains().is_empty() {
             String::new()
         } else {
-            crate::paths::user_name(crate::paths::uid())
+            crate::identity::user_name(crate::identity::uid())
         },
         ..Default::default()
     }
@@ -291,7 +291,7 @@ fn node_reasons(core: &Core, caller: Caller) -> Vec<String> {
 /// The configuration as `scontrol show config` reports it.
 pub fn config(core: &Core) -> ConfigInfo {
     let c = &core.config;
-    let uid = crate::paths::uid();
+    let uid = crate::identity::uid();
     ConfigInfo {
         cluster_name: c.cluster_name.clone(),
         control_host: c.node_name.clone(),
@@ -311,7 +311,7 @@ pub fn config(core: &Core) -> ConfigInfo {
             .collect(),
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
-        slurm_user_name: crate::paths::user_name(uid),
+        slurm_user_name: crate::identity::user_name(uid),
         cgroup: cgroup_keys(&c.cgroup),
     }
 }
@@ -326,7 +326,7 @@ fn gres_types(c: &Config) -> &'static str {
 }
 
 /// The `Cgroup Support Configuration` keys: what the daemon asked for `asked` enforces.
-fn cgroup_keys(asked: &crate::stepd::containment::cgroup::settings::Settings) -> Vec<(String, String)> {
+fn cgroup_keys(asked: &crate::config::cgroup::Settings) -> Vec<(String, String)> {
     use crate::stepd::containment::cgroup::setup::Setup;
     Setup::slurm_keys(Setup::installed(), asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }

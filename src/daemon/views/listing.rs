@@ -93,7 +93,7 @@ impl QueueJob for JobRow<'_> {
         self.job.gid
     }
     fn group_name(&self) -> Cow<'_, str> {
-        Cow::Owned(crate::paths::group_name(self.job.gid))
+        Cow::Owned(crate::identity::group_name(self.job.gid))
     }
     fn state(&self) -> &str {
         if self.job.configuring() {
@@ -254,7 +254,7 @@ impl UserNames {
         *last = match self.0.iter().position(|(u, _)| *u == uid) {
             Some(k) => k,
             None => {
-                self.0.push((uid, crate::paths::user_name(uid)));
+                self.0.push((uid, crate::identity::user_name(uid)));
                 self.0.len() - 1
             }
         };
@@ -425,7 +425,7 @@ mod tests {
         let config = config();
         for job in jobs() {
             let full = crate::daemon::views::info::job_info(&job, &config);
-            let user = crate::paths::user_name(job.uid);
+            let user = crate::identity::user_name(job.uid);
             let row = JobRow { job: &job, config: &config, user_name: &user, tasks: None };
             for code in FIELDS.iter().map(|f| f.code) {
                 for now in [1_050, 1_200, 9_999] {
@@ -442,7 +442,7 @@ mod tests {
         configuring.stepd_pid = None;
         let full = crate::daemon::views::info::job_info(&configuring, &config);
         assert_eq!(full.job_state, vec!["RUNNING", "CONFIGURING"]);
-        let user = crate::paths::user_name(configuring.uid);
+        let user = crate::identity::user_name(configuring.uid);
         let row = JobRow { job: &configuring, config: &config, user_name: &user, tasks: None };
         for code in ['t', 'T', 'M'] {
             assert_eq!(value(code, &row, 1_200), value(code, &full, 1_200), "%{code}");

@@ -4,7 +4,8 @@
 
 use super::hierarchy::{Controller, Hierarchies};
 use super::plan::{CgroupPlan, Limits};
-use super::settings::Settings;
+use crate::config::cgroup::{PluginChoice, Settings, DEFAULT_SAMPLE_SECS};
+use crate::config::mode::{default_state_dir, Mode};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -17,7 +18,7 @@ pub const BASE: &str = "slurmlet";
 /// state directory `state_dir` (a user may run several daemons, each with its own job ids,
 /// whose `job_N` groups must not meet).
 pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> PathBuf {
-    if system_mode && state_dir == crate::paths::default_state_dir(crate::config::Mode::System) {
+    if system_mode && state_dir == default_state_dir(Mode::System) {
         return PathBuf::from(BASE);
     }
     // FNV-1a: stable across builds and machines, unlike the standard library's hasher.
@@ -28,10 +29,6 @@ pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> Pat
         .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
     PathBuf::from(format!("{BASE}-{uid}-{:08x}", hash as u32))
 }
-
-/// Seconds between two looks at a running step's memory: Slurm's default
-/// `JobAcctGatherFrequency`.
-pub const DEFAULT_SAMPLE_SECS: u64 = 30;
 
 /// How the daemon contains its jobs in cgroups.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +74,7 @@ impl Setup {
         delegated: Option<super::delegation::Delegated>,
     ) -> Result<Setup, NoCgroups> {
         let machine = asked.plugin.hierarchies(machine);
-        if asked.plugin == super::settings::PluginChoice::Disabled {
+        if asked.plugin == PluginChoice::Disabled {
             return Err(NoCgroups::Disabled);
         }
         if !root {
