@@ -7,7 +7,11 @@
 //! - a low module (anything but `cli` and `daemon`) names neither `crate::cli` nor
 //!   `crate::daemon`;
 //! - `daemon` does not name `crate::cli`;
-//! - `cli` does not name `crate::daemon`, but for the [`EXCEPTIONS`].
+//! - `cli` does not name `crate::daemon`, but for the [`EXCEPTIONS`];
+//! - inside `daemon`, each folder names only folders of a lower rank ([`DAEMON_RANKS`], drawn
+//!   in `docs/development.md`), never one of its own rank or above;
+//! - only `daemon/http/` (and the commands' own web servers under `cli/`) names `axum` or
+//!   `hyper`: the rest of the daemon knows nothing of HTTP.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +25,49 @@ const EXCEPTIONS: &[(&str, &[&str], &str)] = &[(
     // knows of it.
     "the `slurmletd` command starts the daemon",
 )];
+
+/// The daemon's folders (and top-level files), bottom to top: a folder names only those of a
+/// lower rank. `mod.rs` of the daemon, which starts it all, stands above them all.
+const DAEMON_RANKS: &[(&str, u32)] = &[
+    // What the others talk about: records and values, nothing that acts.
+    ("model", 0),
+    ("fault", 0),
+    // Drivers, knowing nothing of the daemon's state: the store, token signing, MPS, GPU use.
+    ("store", 1),
+    ("auth", 1),
+    ("mps", 2),
+    ("gpu_use", 2),
+    // The processes the daemon starts.
+    ("supervision", 3),
+    // The state and its changes.
+    ("scheduling", 4),
+    // Projections of the state into the API's types.
+    ("accounting", 5),
+    ("views", 6),
+    // The running daemon: effects applied, background tasks, held clients, submits.
+    ("runtime", 7),
+    // Listeners, authentication, routing and every handler.
+    ("http", 8),
+];
+
+/// The rank of daemon folder (or file) `name`; `None` for one the table does not know.
+fn daemon_rank(name: &str) -> Option<u32> {
+    DAEMON_RANKS.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// The crates that speak HTTP, named only by the modules that serve or send it.
+const HTTP_CRATES: &[&str] = &["axum", "hyper"];
+
+/// Where a module may name [`HTTP_CRATES`]: the daemon's `http/`, and outside the daemon
+/// anything but the daemon (the commands' board and the REST client have servers and
+/// clients of their own).
+fn may_speak_http(module: &[String]) -> bool {
+    match module {
+        [top, folder, ..] if top == "daemon" => folder == "http",
+        [top] if top == "daemon" => false,
+        _ => true,
+    }
+}
 
 /// The layer a top-level module belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -366,8 +413,35 @@ fn violations(shown: &str, module: &[String], source: &str, used: &mut Vec<usize
     let (code, docs) = tokenize(source);
     let lines: Vec<&str> = source.lines().collect();
     let mut found = Vec::new();
+    let own_rank = match module {
+        [top, folder, ..] if top == "daemon" => daemon_rank(folder),
+        _ => None,
+    };
+    if let ([top, folder, ..], None) = (module, own_rank) {
+        if top == "daemon" {
+            found.push(format!("{shown}:1: daemon/{folder} has no rank in DAEMON_RANKS: give it one"));
+        }
+    }
     for reach in reaches(&code, module, true).into_iter().chain(reaches(&docs, module, false)) {
         let Some(target) = reach.path.first() else { continue };
+        let text = lines.get(reach.line - 1).map_or("", |l| l.trim());
+        if let (Some(own), [top, folder, ..]) = (own_rank, reach.path.as_slice()) {
+            let same_folder = module.get(1) == Some(folder);
+            if top == "daemon" && !same_folder {
+                match daemon_rank(folder) {
+                    Some(rank) if rank < own => {}
+                    Some(rank) => found.push(format!(
+                        "{shown}:{}: daemon/{} (rank {own}) names daemon/{folder} (rank {rank}), not below it: {text}",
+                        reach.line,
+                        module[1]
+                    )),
+                    None => found.push(format!(
+                        "{shown}:{}: names daemon/{folder}, which has no rank in DAEMON_RANKS: {text}",
+                        reach.line
+                    )),
+                }
+            }
+        }
         if may_name(from, target) {
             continue;
         }
@@ -380,8 +454,15 @@ fn violations(shown: &str, module: &[String], source: &str, used: &mut Vec<usize
             used.push(e);
             continue;
         }
-        let text = lines.get(reach.line - 1).map_or("", |l| l.trim());
         found.push(format!("{shown}:{}: names crate::{}: {text}", reach.line, reach.path.join("::")));
+    }
+    if !may_speak_http(module) {
+        for token in &code {
+            if HTTP_CRATES.contains(&token.text.as_str()) {
+                let text = lines.get(token.line - 1).map_or("", |l| l.trim());
+                found.push(format!("{shown}:{}: names {} outside daemon/http/: {text}", token.line, token.text));
+            }
+        }
     }
     found
 }
@@ -437,9 +518,30 @@ fn every_form_of_naming_a_module_is_seen() {
     assert!(api("// crate::daemon is above\nuse crate::options::daemon;").is_empty());
     assert!(api("use super::daemon;\nuse slurmlet::daemon;\nlet x: &'a str = daemon::x;").is_empty());
     assert!(api("/* crate::cli /* nested */ crate::daemon */ fn f() {}").is_empty());
-    let daemon = |source: &str| violations("src/daemon/x.rs", &["daemon".into(), "x".into()], source, &mut Vec::new());
+    let daemon = |source: &str| {
+        violations("src/daemon/http/x.rs", &["daemon".into(), "http".into(), "x".into()], source, &mut Vec::new())
+    };
     assert_eq!(daemon("use crate::cli::squeue::QueueJob;").len(), 1);
-    assert!(daemon("use crate::daemon::job::Job;\nuse crate::queue::QueueJob;").is_empty());
+    assert!(daemon("use crate::daemon::model::job::Job;\nuse crate::queue::QueueJob;").is_empty());
+    // Inside the daemon: lower folders only, wherever the path starts.
+    let at = |folder: &str, source: &str| {
+        let module = ["daemon".to_string(), folder.to_string(), "x".to_string()];
+        violations(&format!("src/daemon/{folder}/x.rs"), &module, source, &mut Vec::new())
+    };
+    assert!(at("scheduling", "use crate::daemon::model::job::Job;\nuse super::core::Core;").is_empty());
+    assert!(at("http", "use crate::daemon::runtime::Daemon;\nuse axum::Router;").is_empty());
+    assert_eq!(at("scheduling", "use crate::daemon::http::caller::Caller;").len(), 1);
+    assert_eq!(at("scheduling", "use super::super::runtime::Daemon;").len(), 1);
+    assert_eq!(at("views", "use crate::daemon::accounting::history;\nuse super::super::views::info;").len(), 0);
+    assert_eq!(at("accounting", "use crate::daemon::views::info;").len(), 1);
+    assert_eq!(at("store", "/// See [`crate::daemon::scheduling::core::Core`].\nfn f() {}").len(), 1);
+    assert_eq!(at("mps", "use crate::daemon::gpu_use::share;").len(), 1, "a folder of its own rank");
+    assert_eq!(at("attic", "fn f() {}").len(), 1, "a folder without a rank");
+    assert_eq!(at("scheduling", "use crate::daemon::attic::x;").len(), 1, "a folder without a rank");
+    // HTTP is http/'s alone.
+    assert_eq!(at("views", "use axum::Json;").len(), 1);
+    assert_eq!(at("runtime", "fn f(u: hyper::upgrade::OnUpgrade) {}").len(), 1);
+    assert!(at("views", "const S: &str = \"axum\"; // hyper").is_empty());
     let cli = |file: &str, source: &str| violations(file, &["cli".into(), "x".into()], source, &mut Vec::new());
     assert_eq!(cli("src/cli/sbatch.rs", "use crate::daemon::job::JobState;").len(), 1);
     assert!(cli("src/cli/daemon_cmd.rs", "fn f() { crate::daemon::run(c, p); }").is_empty());
