@@ -81,3 +81,20 @@ fn a_reload_with_a_value_out_of_range_is_refused_and_the_daemon_goes_on_as_it_wa
     reload(&c, "configuration reloaded");
     assert_eq!(shown(&c, "MaxArraySize"), "20");
 }
+
+#[test]
+fn a_reload_names_each_key_that_waits_for_the_next_start_and_takes_the_others() {
+    let c = Cluster::start("0", "max_array_size = 10");
+    let base = read(&c.config);
+    let changed = format!(
+        "{}\nnvml_library = \"/nonexistent/libnvidia-ml.so.1\"\n",
+        base.replace("max_array_size = 10", "max_array_size = 30")
+    );
+    std::fs::write(&c.config, &changed).unwrap();
+    reload(&c, "configuration reloaded");
+    let log = c.log();
+    // The library was neither applied nor reported before: it is named now.
+    assert!(log.contains("configuration reload: nvml_library changed; it takes effect after a restart"), "{log}");
+    assert!(!log.contains("configuration reload: max_array_size"), "{log}");
+    assert_eq!(shown(&c, "MaxArraySize"), "30");
+}

@@ -6,6 +6,7 @@
 pub mod bounds;
 pub mod cgroup;
 pub mod mode;
+pub mod reload;
 pub mod target;
 
 pub use mode::Mode;
@@ -309,9 +310,6 @@ pub struct Config {
     pub gpus: Vec<crate::gpu::Gpu>,
     /// GPU type, if any: the configured one, or the one the found GPUs share.
     pub gpu_type: Option<String>,
-    /// The [`GpuSource::name`](crate::gpu::GpuSource::name) of the source the GPUs came
-    /// from (`configured`, `nvml`, `nvidia-smi`, …); `None` while none is found.
-    pub gpu_source: Option<String>,
     /// The NVML library loaded to detect GPUs.
     pub nvml_library: PathBuf,
     /// Seconds between two looks at the GPUs' processes; 0: never.
@@ -355,10 +353,6 @@ pub struct Config {
     pub shard_memory: ShardMemory,
     /// Whether shard jobs run under a per-GPU MPS server.
     pub mps: bool,
-    /// The MPS control program (`nvidia-cuda-mps-control`) the daemon found on its `PATH`
-    /// at its start when `mps` is on; `None`: shard jobs run without MPS (reading the
-    /// configuration looks for none).
-    pub mps_control: Option<PathBuf>,
     /// How jobs are to be confined (what the machine lets them be is worked out at start).
     pub cgroup: cgroup::Settings,
     /// The uids of the operators.
@@ -550,7 +544,6 @@ impl Config {
                 .unwrap_or(0),
             shard_memory: file.shard_memory.unwrap_or_default(),
             mps: file.mps.unwrap_or(false),
-            mps_control: None,
             cluster_name: file.cluster_name.unwrap_or_else(|| "slurmlet".into()),
             node_name: file.node_name.unwrap_or_else(crate::paths::hostname),
             cpus,
@@ -561,7 +554,6 @@ impl Config {
             gpu_setting,
             gpus: found.gpus,
             gpu_type,
-            gpu_source: found.source,
             nvml_library,
             gpu_sample_interval: bounds::GPU_SAMPLE_INTERVAL
                 .read_opt("gpu_sample_interval", file.gpu_sample_interval)
@@ -619,12 +611,14 @@ impl Config {
 
     /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]), and
     /// types them when they share a type; the daemon does this once at its start and again
-    /// when it re-reads the file, and logs what it found and where.
-    pub fn discover_gpus(&mut self) {
-        if self.gpu_setting != GpuSetting::Detect {
-            return;
-        }
+    /// when it re-reads the file, and logs what it found and where. Returns the name of the
+    /// source they came from (`configured` for those the file lists).
+    pub fn discover_gpus(&mut self) -> Option<String> {
         let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
+        if self.gpu_setting != GpuSetting::Detect {
+            // Listed in the file: read as the file was, with no hardware probed.
+            return found.source;
+        }
         self.gpu_type = crate::gpu::common_gres_type(&found.gpus);
         let types: std::collections::BTreeSet<&str> =
             found.gpus.iter().filter_map(|g| g.gres_type.as_deref()).collect();
@@ -632,11 +626,11 @@ impl Config {
             tracing::info!("GPUs of several types ({types:?}): the node's GPUs are untyped");
         }
         self.gpus = found.gpus;
-        self.gpu_source = found.source;
-        match &self.gpu_source {
+        match &found.source {
             Some(source) => tracing::info!("GPUs found by {source}: {}", self.gres()),
             None => tracing::info!("no GPU found"),
         }
+        found.source
     }
 
     /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, `gpu:4,shard:32`, or `(null)`).

@@ -104,9 +104,11 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
     }
     // The one place GPUs are looked for: client commands only read the configuration.
-    config.discover_gpus();
-    mps::found::find(&mut config);
-    contain_in_cgroups(&config);
+    let machine = model::machine::Machine {
+        gpu_source: config.discover_gpus(),
+        mps_control: mps::found::find(&config),
+        cgroups: contain_in_cgroups(&config),
+    };
     let jwt_key = auth::Key::load_or_create(&config.state_dir)?;
     let socket = config.socket.clone();
     let listen = config.listen;
@@ -125,7 +127,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         .map_err(io("cannot start the runtime"))?;
     rt.block_on(async move {
         let db = config.state_dir.join("slurmlet.db");
-        let mut core = scheduling::core::Core::open(config)?;
+        let mut core = scheduling::core::Core::open(config, machine)?;
         // A copy to go back to if the store is ever damaged, made once the daemon serves.
         let _ = std::thread::Builder::new().name("backup".into()).spawn(move || {
             std::thread::sleep(std::time::Duration::from_secs(2));
@@ -213,7 +215,7 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         let _ = std::fs::remove_file(&socket);
         let core = daemon.core.lock();
         tokio::task::block_in_place(|| core.flush());
-        if let Some(setup) = crate::stepd::containment::cgroup::setup::Setup::installed() {
+        if let Some(setup) = &core.machine.cgroups {
             setup.remove_base();
         }
         tracing::info!("slurmletd stopped");
@@ -223,8 +225,8 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
 
 /// Works out whether and how jobs are contained in cgroups, for the rest of the daemon's
 /// life, and says in one warning line which of the constraints asked for are not enforced
-/// (none said: all of them are).
-fn contain_in_cgroups(config: &Config) {
+/// (none said: all of them are). `None`: jobs are held by their process groups only.
+fn contain_in_cgroups(config: &Config) -> Option<crate::stepd::containment::cgroup::setup::Setup> {
     use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::NoCgroups, setup::Setup};
     let machine = Hierarchies::of_this_machine();
     // SAFETY: geteuid has no preconditions.
@@ -264,5 +266,5 @@ fn contain_in_cgroups(config: &Config) {
             limit >> 20
         );
     }
-    Setup::install(setup.ok());
+    setup.ok()
 }

@@ -6,6 +6,7 @@
 pub mod caller;
 pub mod job;
 pub mod job_ref;
+pub mod machine;
 pub mod output_path;
 pub mod step_record;
 pub mod step_share;

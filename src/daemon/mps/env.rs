@@ -10,10 +10,10 @@ use crate::daemon::model::job::Job;
 /// (`max(1, shards × 100 / shards_per_gpu)`) and, when the GPU's memory is known,
 /// `CUDA_MPS_PINNED_DEVICE_MEM_LIMIT` (`0=<share>M`: the job's shards of the GPU's memory in
 /// MiB, on the one device it sees). None for a job that is not a shard job or when the
-/// daemon runs no MPS servers.
-pub fn job_vars(job: &Job, config: &Config) -> Vec<(&'static str, String)> {
+/// daemon runs no MPS servers (`runs_mps`).
+pub fn job_vars(job: &Job, config: &Config, runs_mps: bool) -> Vec<(&'static str, String)> {
     let Some(gpu) = job.gpus.first() else { return Vec::new() };
-    if job.req.shards == 0 || config.mps_control.is_none() {
+    if job.req.shards == 0 || !runs_mps {
         return Vec::new();
     }
     let place = Place::of(&config.state_dir, gpu.index, job.uid);
@@ -35,11 +35,9 @@ mod tests {
     use super::*;
     use crate::daemon::model::job::Resources;
 
-    fn config(shards_per_gpu: u32, control: bool) -> Config {
+    fn config(shards_per_gpu: u32) -> Config {
         let text = format!("gpus = 2\nshards_per_gpu = {shards_per_gpu}\nmps = true\nstate_dir = \"/state\"\n");
-        let mut c = Config::resolve(toml::from_str(&text).unwrap(), std::path::Path::new("x")).unwrap();
-        c.mps_control = control.then(|| "/usr/bin/nvidia-cuda-mps-control".into());
-        c
+        Config::resolve(toml::from_str(&text).unwrap(), std::path::Path::new("x")).unwrap()
     }
 
     fn job(shards: u32, memory_mb: Option<u64>) -> Job {
@@ -50,7 +48,7 @@ mod tests {
 
     #[test]
     fn a_shard_job_is_told_its_server_and_its_share() {
-        let vars = job_vars(&job(3, Some(81559)), &config(8, true));
+        let vars = job_vars(&job(3, Some(81559)), &config(8), true);
         assert_eq!(
             vars,
             vec![
@@ -64,14 +62,14 @@ mod tests {
 
     #[test]
     fn a_small_share_gets_one_percent_and_unknown_memory_no_limit() {
-        let vars = job_vars(&job(1, None), &config(128, true));
+        let vars = job_vars(&job(1, None), &config(128), true);
         assert_eq!(vars.len(), 3, "{vars:?}");
         assert_eq!(vars[2], ("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "1".to_string()));
     }
 
     #[test]
     fn no_variables_without_a_server_or_shards() {
-        assert!(job_vars(&job(2, Some(1000)), &config(8, false)).is_empty());
-        assert!(job_vars(&job(0, Some(1000)), &config(8, true)).is_empty());
+        assert!(job_vars(&job(2, Some(1000)), &config(8), false).is_empty());
+        assert!(job_vars(&job(0, Some(1000)), &config(8), true).is_empty());
     }
 }

@@ -2,17 +2,17 @@
 //! config` says of it.
 
 use crate::config::Config;
+use std::path::{Path, PathBuf};
 
 /// At the daemon's start: with `mps = true`, looks for the control program on the daemon's
-/// `PATH` and records it in `config` (`mps_control`). Says in one warning line when it is
-/// not there (shard jobs then run without MPS), and names each GPU whose memory is unknown
-/// (its shard jobs get no memory limit).
-pub fn find(config: &mut Config) {
+/// `PATH`. Says in one warning line when it is not there (shard jobs then run without MPS),
+/// and names each GPU whose memory is unknown (its shard jobs get no memory limit).
+pub fn find(config: &Config) -> Option<PathBuf> {
     if !config.mps {
-        return;
+        return None;
     }
-    config.mps_control = super::find_control(std::env::var_os("PATH").as_deref());
-    match &config.mps_control {
+    let found = super::find_control(std::env::var_os("PATH").as_deref());
+    match &found {
         None => tracing::warn!(
             "mps = true, but {} is not on the daemon's PATH: shard jobs run without MPS",
             super::CONTROL_PROGRAM
@@ -27,12 +27,14 @@ pub fn find(config: &mut Config) {
             }
         }
     }
+    found
 }
 
 /// What `scontrol show config` says of MPS (`SLURMLET_MPS`): the control program servers
-/// are started with, or why shard jobs run without MPS; nothing when MPS is not asked for.
-pub fn describe(config: &Config) -> String {
-    match (&config.mps_control, config.mps) {
+/// are started with (`found`), or why shard jobs run without MPS; nothing when MPS is not
+/// asked for.
+pub fn describe(config: &Config, found: Option<&Path>) -> String {
+    match (found, config.mps) {
         (_, false) => String::new(),
         (Some(program), true) => program.display().to_string(),
         (None, true) => {

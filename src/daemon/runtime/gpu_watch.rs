@@ -35,7 +35,7 @@ pub async fn watch(daemon: Arc<Daemon>) {
     let (interval, sampler) = {
         let core = daemon.core.lock();
         let c = &core.config;
-        (c.gpu_sample_interval, sampler_for(c.gpu_source.as_deref(), &c.nvml_library, &c.gpus))
+        (c.gpu_sample_interval, sampler_for(core.machine.gpu_source.as_deref(), &c.nvml_library, &c.gpus))
     };
     let Some(sampler) = sampler.filter(|_| interval > 0) else { return };
     let sampler: Arc<dyn GpuSampler> = sampler.into();

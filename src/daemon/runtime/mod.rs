@@ -229,10 +229,20 @@ impl Daemon {
         let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
     }
 
-    /// Re-reads the configuration on SIGHUP and schedules with it.
-    pub async fn reload_on_hangup(self: Arc<Self>, path: std::path::PathBuf) {
+    /// Re-reads the configuration on SIGHUP and schedules with it. SIGHUP is caught from
+    /// the call on, not from the first poll: one sent as soon as the daemon listens must not
+    /// find the signal's default action (the end of the daemon) still in place.
+    pub fn reload_on_hangup(self: Arc<Self>, path: std::path::PathBuf) -> impl std::future::Future<Output = ()> {
         use tokio::signal::unix::{signal, SignalKind};
-        let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
+        let hup = signal(SignalKind::hangup());
+        async move {
+            let Ok(hup) = hup else { return };
+            self.reload_each_hangup(hup, path).await;
+        }
+    }
+
+    /// Re-reads the configuration at each signal `hup` receives.
+    async fn reload_each_hangup(self: Arc<Self>, mut hup: tokio::signal::unix::Signal, path: std::path::PathBuf) {
         while hup.recv().await.is_some() {
             let mode = self.core.lock().config.mode;
             // GPU discovery runs programs and library calls (each to a deadline): on a

@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// The daemon's servers, when it runs them, with those of an earlier daemon taken up
 /// against the re-adopted jobs of `core`.
 pub fn servers(core: &Core) -> Option<Servers> {
-    let program = core.config.mps_control.clone()?;
+    let program = core.machine.mps_control.clone()?;
     let servers = Servers::new(Control::new(program), core.config.state_dir.clone(), &core.config.gpus);
     servers.adopt(|gpu, uid| core.shard_user(gpu) == Some(uid));
     Some(servers)

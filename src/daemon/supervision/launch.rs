@@ -2,7 +2,9 @@
 
 use crate::config::Config;
 use crate::daemon::model::job::Job;
+use crate::daemon::model::machine::Machine;
 use crate::daemon::model::output_path::output_path;
+use crate::daemon::store::Payload;
 use crate::stepd::containment::Share;
 use crate::stepd::{files, Kind, LaunchSpec};
 use std::os::fd::{BorrowedFd, OwnedFd};
@@ -15,7 +17,7 @@ const UNLIMITED_END: u64 = 365 * 24 * 60 * 60;
 
 /// The variables a batch step gets on top of its submit environment (compare a real batch
 /// step's `env | grep SLURM`).
-pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<String> {
+pub fn batch_env(job: &Job, config: &Config, machine: &Machine, submit_env: &[String]) -> Vec<String> {
     let node = &config.node_name;
     let gpus = crate::gpu::index_list(&job.gpus);
     let mut vars: Vec<(&str, String)> = vec![
@@ -88,7 +90,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
         if job.req.shards > 0 {
             vars.push(("SLURM_SHARDS_ON_NODE", job.req.shards.to_string()));
         }
-        vars.extend(crate::daemon::mps::job_vars(job, config));
+        vars.extend(crate::daemon::mps::job_vars(job, config, machine.runs_mps()));
     } else if config.hide_gpus_from_cpu_jobs && !config.gpus.is_empty() {
         // Each vendor's variable, empty: the job sees none of the node's GPUs.
         vars.extend(crate::gpu::visible_devices(&[], &config.gpus));
@@ -106,7 +108,7 @@ pub fn batch_env(job: &Job, config: &Config, submit_env: &[String]) -> Vec<Strin
 
 /// The variables a command run in an interactive allocation gets (compare `salloc … env`
 /// on a real cluster): the job's, none of a step's.
-pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
+pub fn allocation_env(job: &Job, config: &Config, machine: &Machine) -> Vec<String> {
     const KEPT: &[&str] = &[
         "SLURM_CLUSTER_NAME",
         "SLURM_JOBID",
@@ -129,7 +131,7 @@ pub fn allocation_env(job: &Job, config: &Config) -> Vec<String> {
         "SLURM_MEM_PER_CPU",
         "SLURM_MEM_PER_NODE",
     ];
-    let mut env: Vec<String> = batch_env(job, config, &[])
+    let mut env: Vec<String> = batch_env(job, config, machine, &[])
         .into_iter()
         .filter(|e| KEPT.iter().any(|k| e.split('=').next() == Some(*k)))
         .collect();
@@ -159,8 +161,8 @@ pub struct Prepared {
 pub fn prepare(
     job: &Job,
     config: &Config,
-    script: &str,
-    argv: &[String],
+    machine: &Machine,
+    payload: &Payload,
     env: Vec<String>,
     exe: &Path,
     dir: &Path,
@@ -176,7 +178,7 @@ pub fn prepare(
     let spec = LaunchSpec {
         job_id: job.id,
         script: script_path,
-        argv: argv.to_vec(),
+        argv: payload.argv.clone(),
         env,
         cwd: job.cwd.as_str().into(),
         stdout,
@@ -199,13 +201,14 @@ pub fn prepare(
             cgroup: cgroup_plan(
                 job,
                 config,
+                machine,
                 if job.interactive { "interactive" } else { "batch" },
                 &job.cpu_ids,
                 job.req.mem_mb,
             ),
         },
     };
-    Prepared { spec, script: script.to_string(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
+    Prepared { spec, script: payload.script.clone(), exe: exe.to_path_buf(), dir: dir.to_path_buf() }
 }
 
 /// The cgroups of step `step` (`batch`, `interactive`, `0`…) of `job`, given `cpu_ids` and
@@ -215,11 +218,12 @@ pub fn prepare(
 pub fn cgroup_plan(
     job: &Job,
     config: &Config,
+    machine: &Machine,
     step: &str,
     cpu_ids: &[u32],
     mem_mb: u64,
 ) -> Option<crate::stepd::containment::cgroup::plan::CgroupPlan> {
-    let setup = crate::stepd::containment::cgroup::setup::Setup::installed()?;
+    let setup = machine.cgroups.as_ref()?;
     let given: Vec<&PathBuf> = job.gpus.iter().flat_map(|g| &g.devices).collect();
     let denied = config.gpus.iter().flat_map(|g| &g.devices).filter(|d| !given.contains(d)).cloned().collect();
     let job_limits = setup.limits(&job.cpu_ids, job.req.mem_mb);

@@ -5,6 +5,7 @@ use super::launch::batch_env;
 use crate::api::step::StepRequest;
 use crate::config::Config;
 use crate::daemon::model::job::Job;
+use crate::daemon::model::machine::Machine;
 use crate::daemon::model::step_record::StepRecord;
 use crate::daemon::model::step_share::{Granted, Held};
 use crate::stepd::containment::Share;
@@ -38,7 +39,7 @@ pub fn steps_dir(job_dir: &Path) -> PathBuf {
 /// variables as a batch step has them, then the step's (compare a real step's
 /// `env | grep SLURM`). Each task adds its own `SLURM_PROCID`, `SLURM_LOCALID` and
 /// `SLURM_TASK_PID`.
-pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> Vec<String> {
+pub fn step_env(job: &Job, config: &Config, machine: &Machine, req: &StepRequest, step: &Granted) -> Vec<String> {
     let node = &config.node_name;
     let ntasks = step.ntasks.to_string();
     let gpus = crate::gpu::index_list(&step.gpus);
@@ -76,8 +77,10 @@ pub fn step_env(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -
     // SLURM_JOB_GPUS is a batch job's: a step of an allocation (srun's own, salloc's) has
     // only its step's GPUs, as in Slurm.
     let batch_only = |entry: &String| job.interactive && entry.starts_with("SLURM_JOB_GPUS=");
-    let mut env: Vec<String> =
-        batch_env(job, config, &req.environment).into_iter().filter(|e| !replaced(e) && !batch_only(e)).collect();
+    let mut env: Vec<String> = batch_env(job, config, machine, &req.environment)
+        .into_iter()
+        .filter(|e| !replaced(e) && !batch_only(e))
+        .collect();
     env.extend(vars.into_iter().map(|(k, v)| format!("{k}={v}")));
     env
 }
@@ -106,8 +109,8 @@ fn cpu_bind_vars(ids: &[u32], ntasks: u32) -> Vec<(&'static str, String)> {
 }
 
 /// The spec of a step given its share of `job`.
-pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) -> StepSpec {
-    let env = step_env(job, config, req, step);
+pub fn step_spec(job: &Job, config: &Config, machine: &Machine, req: &StepRequest, step: &Granted) -> StepSpec {
+    let env = step_env(job, config, machine, req, step);
     let umask = super::launch::umask_of(&env);
     let now = crate::options::now();
     let job_end = job.limit_end(now);
@@ -140,6 +143,7 @@ pub fn step_spec(job: &Job, config: &Config, req: &StepRequest, step: &Granted) 
             cgroup: super::launch::cgroup_plan(
                 job,
                 config,
+                machine,
                 &step.step_id.to_string(),
                 &step_cpu_ids(job, step),
                 step.record.mem_mb,

@@ -15,7 +15,7 @@ use crate::gpu::{Gpu, GpuReading};
 pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
     let config = &core.config;
     let looked_at = config.gpu_sample_interval > 0
-        && crate::gpu::sampler_for(config.gpu_source.as_deref(), &config.nvml_library, &config.gpus).is_some();
+        && crate::gpu::sampler_for(core.machine.gpu_source.as_deref(), &config.nvml_library, &config.gpus).is_some();
     let sample = core.gpu_sample().filter(|_| looked_at);
     let holders: Vec<&Job> = core.holding().collect();
     let gpus = config

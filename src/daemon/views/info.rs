@@ -302,8 +302,8 @@ pub fn config(core: &Core) -> ConfigInfo {
         max_array_size: c.max_array_size,
         def_mem_per_cpu: c.def_mem_per_cpu,
         gres_types: gres_types(c).into(),
-        gpu_source: c.gpu_source.clone().unwrap_or_default(),
-        mps: crate::daemon::mps::found::describe(c),
+        gpu_source: core.machine.gpu_source.clone().unwrap_or_default(),
+        mps: crate::daemon::mps::found::describe(c, core.machine.mps_control.as_deref()),
         private_data: [("jobs", c.private_jobs), ("usage", c.private_usage)]
             .iter()
             .filter(|(_, on)| *on)
@@ -312,7 +312,7 @@ pub fn config(core: &Core) -> ConfigInfo {
         state_save_location: c.state_dir.display().to_string(),
         slurm_user_id: uid,
         slurm_user_name: crate::identity::user_name(uid),
-        cgroup: cgroup_keys(&c.cgroup),
+        cgroup: cgroup_keys(&c.cgroup, core.machine.cgroups.as_ref()),
     }
 }
 
@@ -326,9 +326,12 @@ fn gres_types(c: &Config) -> &'static str {
 }
 
 /// The `Cgroup Support Configuration` keys: what the daemon asked for `asked` enforces.
-fn cgroup_keys(asked: &crate::config::cgroup::Settings) -> Vec<(String, String)> {
+fn cgroup_keys(
+    asked: &crate::config::cgroup::Settings,
+    setup: Option<&crate::stepd::containment::cgroup::setup::Setup>,
+) -> Vec<(String, String)> {
     use crate::stepd::containment::cgroup::setup::Setup;
-    Setup::slurm_keys(Setup::installed(), asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    Setup::slurm_keys(setup, asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The partitions as `partition_info`.

@@ -53,7 +53,7 @@ mod tests {
     fn core(dir: &std::path::Path, cpus: u32) -> Core {
         let text = format!("cpus = {cpus}\nmemory = 16000\ngpus = 0\nstate_dir = \"{}\"\n", dir.display());
         let config = Config::resolve(toml::from_str(&text).unwrap(), &dir.join("slurmlet.toml")).unwrap();
-        Core::open(config).unwrap()
+        Core::open(config, Default::default()).unwrap()
     }
 
     /// Queues job `id` asking for `cpus` CPUs.

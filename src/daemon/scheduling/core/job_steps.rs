@@ -29,7 +29,7 @@ impl Core {
         }
         let steps_dir = step_spec::steps_dir(&job_dir);
         let granted = self.steps.create(job, req, &self.config, &steps_dir)?;
-        let spec = step_spec::step_spec(job, &self.config, req, &granted);
+        let spec = step_spec::step_spec(job, &self.config, &self.machine, req, &granted);
         Ok(step_spec::NewStep {
             dir: step_spec::step_dir(&job_dir, granted.step_id),
             spec,

@@ -28,6 +28,7 @@ pub use overdue::{Stuck, GRACE};
 
 use crate::config::Config;
 use crate::daemon::model::job::{Job, JobState, Resources};
+use crate::daemon::model::machine::Machine;
 use crate::daemon::model::text;
 use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::limits;
@@ -128,6 +129,8 @@ pub struct Staged {
 pub struct Core {
     /// The configuration.
     pub config: Config,
+    /// What the daemon found of the machine at its start.
+    pub machine: Machine,
     store: Store,
     pub(in crate::daemon) writer: Writer,
     /// Jobs that are active or ended within MinJobAge, by id.
@@ -181,8 +184,9 @@ pub struct Core {
 }
 
 impl Core {
-    /// Opens the store under the configured state directory and loads recent jobs.
-    pub fn open(config: Config) -> Result<Core, StoreError> {
+    /// Opens the store under the configured state directory and loads recent jobs, for a
+    /// daemon on `machine`.
+    pub fn open(config: Config, machine: Machine) -> Result<Core, StoreError> {
         let jobs_dir = config.state_dir.join("jobs");
         let _ = std::fs::create_dir_all(&jobs_dir);
         if config.mode == crate::config::Mode::System {
@@ -210,6 +214,7 @@ impl Core {
         }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
+            machine,
             gpu_holds: gpu_holds::GpuHolds::new(config.gpus.len(), config.gpu_units()),
             free_cpus: (0..config.cpus).collect(),
             foreign_gpu_processes: Vec::new(),
@@ -309,60 +314,12 @@ impl Core {
         self.active.add(uid);
     }
 
-    /// Applies a re-read configuration. Partitions, KillWait, MinJobAge, history_days,
-    /// MaxArraySize, default memory, GPU hiding, per-user limits, operators, private data and
-    /// gpu_history_days change at once; the node's resources, names and paths need a
-    /// restart: their names are returned and the old values kept.
+    /// Takes the keys of `new` that a reload may change (see [`Config::reloaded`]); returns
+    /// those that changed but wait for the next start.
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
-        let old = &self.config;
-        let mut kept = Vec::new();
-        if new.cpus != old.cpus || new.memory != old.memory {
-            kept.push("cpus/memory");
-        }
-        if new.gpus != old.gpus
-            || new.gpu_type != old.gpu_type
-            || new.shards_per_gpu != old.shards_per_gpu
-            || new.mps != old.mps
-        {
-            kept.push("gpus");
-        }
-        if new.node_name != old.node_name || new.cluster_name != old.cluster_name {
-            kept.push("node_name/cluster_name");
-        }
-        if new.state_dir != old.state_dir || new.socket != old.socket || new.listen != old.listen {
-            kept.push("state_dir/socket/listen");
-        }
-        if new.gpu_sample_interval != old.gpu_sample_interval {
-            kept.push("gpu_sample_interval");
-        }
-        if new.cgroup != old.cgroup {
-            kept.push("cgroup");
-        }
-        if new.job_acct_gather_frequency != old.job_acct_gather_frequency {
-            kept.push("job_acct_gather_frequency");
-        }
-        if new.gpu_history_resolution != old.gpu_history_resolution {
-            kept.push("gpu_history_resolution");
-        }
-        self.config.operators = new.operators;
-        self.config.private_jobs = new.private_jobs;
-        self.config.private_usage = new.private_usage;
-        self.config.gpu_history_days = new.gpu_history_days;
-        // Jobs queued in a partition that is gone stay pending until it comes back.
-        self.config.partitions = new.partitions;
-        self.config.kill_wait = new.kill_wait;
-        self.config.min_job_age = new.min_job_age;
-        self.config.history_days = new.history_days;
-        self.config.max_array_size = new.max_array_size;
-        self.config.def_mem_per_cpu = new.def_mem_per_cpu;
-        self.config.hide_gpus_from_cpu_jobs = new.hide_gpus_from_cpu_jobs;
-        self.config.foreign_gpu_processes = new.foreign_gpu_processes;
-        self.config.foreign_gpu_memory_mib = new.foreign_gpu_memory_mib;
-        self.config.shard_memory = new.shard_memory;
-        self.config.limits = new.limits;
-        self.config.default_account = new.default_account;
-        self.config.accounts = new.accounts;
-        kept
+        let reloaded = self.config.reloaded(new);
+        self.config = reloaded.config;
+        reloaded.restart_only
     }
 
     /// Drops finished jobs older than MinJobAge from memory (they stay in the store).

@@ -143,7 +143,7 @@ mod tests {
     fn running(dir: &std::path::Path, start: u64) -> Core {
         let text = format!("cpus = 4\nmemory = 16000\ngpus = 0\nkill_wait = 2\nstate_dir = \"{}\"\n", dir.display());
         let config = Config::resolve(toml::from_str(&text).unwrap(), &dir.join("slurmlet.toml")).unwrap();
-        let mut core = Core::open(config).unwrap();
+        let mut core = Core::open(config, Default::default()).unwrap();
         let job = Job {
             id: 1,
             state: Some(JobState::Pending),

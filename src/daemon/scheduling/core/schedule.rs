@@ -251,11 +251,11 @@ impl Core {
         match payload {
             Ok(p) => {
                 let env = if job.interactive {
-                    launch::allocation_env(job, &self.config)
+                    launch::allocation_env(job, &self.config, &self.machine)
                 } else {
-                    launch::batch_env(job, &self.config, &p.environment)
+                    launch::batch_env(job, &self.config, &self.machine, &p.environment)
                 };
-                Ok(launch::prepare(job, &self.config, &p.script, &p.argv, env, &self.exe, &self.job_dir(id)))
+                Ok(launch::prepare(job, &self.config, &self.machine, &p, env, &self.exe, &self.job_dir(id)))
             }
             Err(e) => Err(self.launch_failed(id, &e.to_string())),
         }

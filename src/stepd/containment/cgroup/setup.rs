@@ -7,7 +7,6 @@ use super::plan::{CgroupPlan, Limits};
 use crate::config::cgroup::{PluginChoice, Settings, DEFAULT_SAMPLE_SECS};
 use crate::config::mode::{default_state_dir, Mode};
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 /// The group below each hierarchy's root that holds the jobs' groups of the machine's
 /// shared daemon.
@@ -171,17 +170,6 @@ impl Setup {
         Setup { sample_secs: secs, ..self }
     }
 
-    /// Makes this process's setup the one [`Setup::installed`] answers (once; later calls
-    /// change nothing).
-    pub fn install(setup: Option<Setup>) {
-        let _ = INSTALLED.set(setup);
-    }
-
-    /// The setup installed in this process, if its jobs are contained in cgroups.
-    pub fn installed() -> Option<&'static Setup> {
-        INSTALLED.get().and_then(Option::as_ref)
-    }
-
     /// Removes the group that holds the jobs' groups, in each hierarchy, where it is empty
     /// (the daemon stops with no job running).
     pub fn remove_base(&self) {
@@ -267,9 +255,6 @@ impl Setup {
         }
     }
 }
-
-/// The setup of this process ([`Setup::install`]).
-static INSTALLED: OnceLock<Option<Setup>> = OnceLock::new();
 
 #[cfg(test)]
 mod tests {
