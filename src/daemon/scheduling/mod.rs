@@ -17,3 +17,5 @@ pub mod steps;
 pub mod submit;
 pub mod submit_paths;
 pub mod suspend;
+#[cfg(test)]
+mod tests;

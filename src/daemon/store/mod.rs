@@ -21,7 +21,7 @@ use crate::api::acct::{GpuUse, Usage};
 use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::step_record::StepRecord;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// The stored states of jobs that have not ended, as an SQL list.
@@ -181,6 +181,15 @@ impl Store {
     /// before anything is written to it.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         Ok(Store { conn: Store::connect_with(path, true)?, path: path.display().to_string() })
+    }
+
+    /// The path of a new store that lives in memory only, shared by the connections that
+    /// open it (the reader's and the writer's) and gone when the last of them closes: a
+    /// SQLite URI naming a memory database of its own.
+    pub fn memory_path() -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        PathBuf::from(format!("file:slurmlet-{}-{n}?mode=memory&cache=shared", std::process::id()))
     }
 
     /// A connection to the store at `path`, its layout brought to [`schema::LATEST`] (its
