@@ -73,7 +73,9 @@ pub(in crate::daemon) async fn test_only(
     };
     match checked {
         Ok(info) => reply(StatusCode::OK, JobsResponse { jobs: vec![info], meta, ..Default::default() }),
-        Err(e) => reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors: vec![e], ..Default::default() }),
+        Err(e) => {
+            reply(super::refusal::status_of(&e), JobsResponse { meta, errors: vec![e.into()], ..Default::default() })
+        }
     }
 }
 
@@ -165,8 +167,8 @@ pub(in crate::daemon) async fn submit(
                 },
             )
         }
-        Err(SubmitRefused::Invalid(e)) => fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
-        Err(SubmitRefused::NotStored(e)) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e)]),
+        Err(SubmitRefused::Invalid(e)) => fail(super::refusal::status_of(&e), vec![e.into()]),
+        Err(SubmitRefused::NotStored(e)) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e).into()]),
     }
 }
 
@@ -335,7 +337,7 @@ pub(in crate::daemon) async fn cancel(
             Ok(()) => reply(StatusCode::OK, CancelResponse { meta, ..Default::default() }),
             Err(e) => reply(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                CancelResponse { meta, errors: vec![store_failure(&e)], ..Default::default() },
+                CancelResponse { meta, errors: vec![store_failure(&e).into()], ..Default::default() },
             ),
         },
         Err(e) => {

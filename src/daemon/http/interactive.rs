@@ -93,8 +93,10 @@ pub async fn allocation(
     let desc = req.job.unwrap_or_default();
     let stored = match submit::store(&d, &desc, req.script.as_deref(), caller, true).await {
         Ok(stored) => stored,
-        Err(SubmitRefused::Invalid(e)) => return fail(StatusCode::UNPROCESSABLE_ENTITY, vec![e]),
-        Err(SubmitRefused::NotStored(e)) => return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e)]),
+        Err(SubmitRefused::Invalid(e)) => return fail(super::refusal::status_of(&e), vec![e.into()]),
+        Err(SubmitRefused::NotStored(e)) => {
+            return fail(StatusCode::INTERNAL_SERVER_ERROR, vec![store_failure(&e).into()])
+        }
     };
     let job = stored.jobs.into_iter().next().expect("an interactive job is one job");
     tokio::spawn(async move {

@@ -4,6 +4,7 @@
 //! a client gets is JSON with `meta`, `errors` and `warnings`.
 
 use crate::api::types::{errno, ApiError, Envelope};
+use crate::daemon::model::refusal::Refusal;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::views::info;
 use axum::extract::{Request, State};
@@ -14,6 +15,16 @@ use std::sync::Arc;
 
 /// The most bytes of a plain-text error read to rewrite it.
 const MAX_PLAIN_ERROR: usize = 64 << 10;
+
+/// The HTTP status a refusal of the daemon's is sent with.
+pub fn status_of(refusal: &Refusal) -> StatusCode {
+    StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+/// A refusal of the daemon's, as slurmrestd's error envelope with its status.
+pub fn refused(d: &Daemon, refusal: Refusal) -> Response {
+    envelope(d, status_of(&refusal), refusal.into())
+}
 
 /// An error reply: the envelope with one error.
 pub fn envelope(d: &Daemon, status: StatusCode, error: ApiError) -> Response {

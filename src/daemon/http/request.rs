@@ -101,7 +101,7 @@ pub fn parse_cancel_query<'a>(mut params: impl Iterator<Item = (&'a str, &'a str
             }
             _ => {}
         }
-        Ok(())
+        Ok::<(), ApiError>(())
     })?;
     Ok(q)
 }

@@ -87,7 +87,7 @@ async fn answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller) -> Result<(Vec
     };
     // What the daemon knew when the snapshot was taken (a step's end, say) is read from the
     // store once it is there.
-    stored.await.map_err(|_| "the store writer has stopped".to_string())??;
+    stored.await.map_err(|e| e.to_string())?;
     let daemon = d.clone();
     let now = crate::options::now();
     let jobs = tokio::task::spawn_blocking(move || daemon.history.query(&q, snapshot))

@@ -156,7 +156,7 @@ pub async fn change_job(
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),
-            Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit::store_failure(&e)]),
+            Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit::store_failure(&e).into()]),
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {

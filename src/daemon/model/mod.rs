@@ -8,6 +8,7 @@ pub mod job;
 pub mod job_ref;
 pub mod machine;
 pub mod output_path;
+pub mod refusal;
 pub mod step_record;
 pub mod step_share;
 pub mod text;

@@ -15,7 +15,7 @@ use crate::daemon::accounting::history;
 use crate::daemon::auth;
 use crate::daemon::scheduling::core::{Effects, Watch};
 use crate::daemon::scheduling::core_lock;
-use crate::daemon::store::writer;
+use crate::daemon::store::writer::{self, WriteFailed};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -104,8 +104,8 @@ impl Daemon {
             let files = p.write_files();
             (p, files)
         });
-        match durable.blocking_recv() {
-            Ok(Ok(())) => tracing::debug!(job = id, "allocation stored"),
+        match durable.wait() {
+            Ok(()) => tracing::debug!(job = id, "allocation stored"),
             // The allocation is not stored: starting the job could hand its GPUs out twice
             // after a restart. It stays recorded as running in memory only; the store error
             // is in the log.
@@ -308,9 +308,9 @@ impl Daemon {
     }
 
     /// Applies `effects` and waits until their last change is durable.
-    pub async fn apply_durably(self: &Arc<Self>, effects: Effects) -> Result<(), String> {
+    pub async fn apply_durably(self: &Arc<Self>, effects: Effects) -> Result<(), WriteFailed> {
         match self.apply(effects) {
-            Some(durable) => durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into())),
+            Some(durable) => durable.await,
             None => Ok(()),
         }
     }

@@ -7,14 +7,16 @@
 //! answers); under the one lock it would stop every other user's request. Holding the ids
 //! and the user's count from the first step keeps racing submits apart as before.
 
-use crate::api::types::{errno, ApiError, JobDescMsg};
+use crate::api::types::{errno, JobDescMsg};
 use crate::daemon::fault;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
+use crate::daemon::model::refusal::Refusal;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Staged;
 use crate::daemon::scheduling::submit::explained;
 use crate::daemon::scheduling::submit_paths::SubmitPaths;
+use crate::daemon::store::writer::WriteFailed;
 use std::sync::Arc;
 
 /// Checks and numbers the job of `desc` (see [`crate::daemon::scheduling::core::Core::reserve`]), checks its
@@ -25,7 +27,7 @@ async fn stage(
     top_script: Option<&str>,
     caller: Caller,
     interactive: bool,
-) -> Result<Staged, ApiError> {
+) -> Result<Staged, Refusal> {
     let (reserved, paths) = {
         let mut core = d.core.lock();
         if !interactive {
@@ -66,9 +68,9 @@ pub struct Stored {
 /// Why a submit was not taken.
 pub enum SubmitRefused {
     /// The request was refused as Slurm refuses it (bad options, paths, limits).
-    Invalid(ApiError),
+    Invalid(Refusal),
     /// The store could not keep the jobs; nothing of them is left in memory.
-    NotStored(String),
+    NotStored(WriteFailed),
 }
 
 /// Takes the job of `desc` into the daemon as `caller` submits it (staged as above) and waits
@@ -82,7 +84,7 @@ pub async fn store(
     interactive: bool,
 ) -> Result<Stored, SubmitRefused> {
     let staged = stage(d, desc, top_script, caller, interactive).await.map_err(SubmitRefused::Invalid)?;
-    let stored = staged.durable.await.unwrap_or_else(|_| Err("the store writer has stopped".into()));
+    let stored = staged.durable.await;
     match stored {
         Ok(()) => Ok(Stored { jobs: staged.jobs, warnings: staged.warnings }),
         Err(e) => {

@@ -5,9 +5,10 @@
 //! starts; here every task is its own record from the start, and listings gather the
 //! pending ones back into Slurm's compressed `A_[3-15%2]` line (see `pending_groups`).
 
-use crate::api::types::{errno, ApiError, JobDescMsg};
+use crate::api::types::{errno, JobDescMsg};
 use crate::config::Config;
 use crate::daemon::model::job::{ArrayTask, Job, JobState};
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::options::array::{format_array, parse_array, ArraySpec};
 
 /// Where an array task's output goes when the job names no file: `slurm-%A_%a.out`, as in
@@ -16,14 +17,15 @@ pub const DEFAULT_OUTPUT: &str = "slurm-%A_%a.out";
 
 /// The array a job description asks for, checked against `MaxArraySize`; `None`: not an
 /// array.
-pub fn requested(desc: &JobDescMsg, config: &Config) -> Result<Option<ArraySpec>, ApiError> {
+pub fn requested(desc: &JobDescMsg, config: &Config) -> Result<Option<ArraySpec>, Refusal> {
     let Some(text) = desc.array.as_deref().filter(|a| !a.is_empty()) else { return Ok(None) };
-    parse_array(text, config.max_array_size).map(Some).map_err(|e| ApiError {
+    parse_array(text, config.max_array_size).map(Some).map_err(|e| Refusal {
+        kind: Kind::Invalid,
         description: match e {
             crate::options::OptionError::InvalidArray { value, why } => format!("--array={value}: {why}"),
             other => other.to_string(),
         },
-        error_number: errno::INVALID_ARRAY,
+        number: errno::INVALID_ARRAY,
         error: "Invalid job array specification".into(),
         source: "slurm_submit_batch_job()".into(),
     })

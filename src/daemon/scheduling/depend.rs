@@ -6,8 +6,9 @@
 //! once nothing is left the field is empty, as Slurm clears it. Items are re-read from that
 //! text at each scheduling pass: dependent jobs are few, and the text survives a restart.
 
-use crate::api::types::{errno, ApiError};
+use crate::api::types::errno;
 use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::options::dependency::{parse_dependency, DepItem, DepKind, DependencySpec};
 
 /// Where one dependency item, or a whole dependency, stands.
@@ -101,10 +102,11 @@ pub fn spec_of(job: &Job) -> Option<DependencySpec> {
 /// Checks a submitted `--dependency` against the jobs there are and returns the text the job
 /// keeps (every item unfulfilled). Slurm refuses a dependency on a job that does not exist
 /// (`Job dependency problem`); so does slurmlet, naming the job.
-pub fn on_submit(text: &str, jobs: &impl Jobs) -> Result<String, ApiError> {
-    let refuse = |why: String| ApiError {
+pub fn on_submit(text: &str, jobs: &impl Jobs) -> Result<String, Refusal> {
+    let refuse = |why: String| Refusal {
+        kind: Kind::Invalid,
         description: why,
-        error_number: errno::INVALID_DEPENDENCY,
+        number: errno::INVALID_DEPENDENCY,
         error: "Job dependency problem".into(),
         source: "slurm_submit_batch_job()".into(),
     };
@@ -343,7 +345,7 @@ mod tests {
         let jobs = Fixed(vec![job(1, JobState::Running), task(10, 10, 0, JobState::Pending)]);
         assert_eq!(on_submit("afterok:1", &jobs).unwrap(), "afterok:1(unfulfilled)");
         let e = on_submit("afterok:1:999999", &jobs).unwrap_err();
-        assert_eq!((e.error_number, e.error.as_str()), (2038, "Job dependency problem"));
+        assert_eq!((e.number, e.error.as_str()), (2038, "Job dependency problem"));
         assert!(e.description.contains("job 999999 does not exist"), "{}", e.description);
         assert!(on_submit("afterok:10_0", &jobs).is_ok());
         assert!(on_submit("afterok:10_5", &jobs).unwrap_err().description.contains("10_5"));

@@ -10,10 +10,11 @@
 
 use super::core::{Core, Effects};
 use super::hold::{refused, QueueChange, UpdateError};
-use crate::api::types::{errno, ApiError, JobDescMsg};
+use crate::api::types::{errno, JobDescMsg};
 use crate::config::Config;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::refusal::Refusal;
 use std::cmp::Reverse;
 
 /// The `job_desc_msg` fields [`apply`] changes.
@@ -49,8 +50,8 @@ impl Changes {
 }
 
 /// A submit check's refusal as an update's.
-fn from_api(e: ApiError) -> UpdateError {
-    UpdateError { code: e.error_number, message: e.error.into() }
+fn from_api(e: Refusal) -> UpdateError {
+    UpdateError { code: e.number, message: e.error.into() }
 }
 
 /// Slurm's `ESLURM_INVALID_TASK_MEMORY`.

@@ -3,9 +3,9 @@
 //! submit errors. With no limit on running jobs or GPUs set, scheduling passes skip them;
 //! the queued jobs of each user are counted as they come and go ([`Active`]).
 
-use crate::api::types::ApiError;
 use crate::config::UserLimits;
 use crate::daemon::model::job::Job;
+use crate::daemon::model::refusal::{Kind, Refusal};
 use std::collections::HashMap;
 
 /// What one user holds now.
@@ -76,10 +76,11 @@ pub fn blocked(limits: &UserLimits, held: Held, job: &Job) -> Option<&'static st
 
 /// Slurm's refusal of a submit that can never run under the limits, or that passes the
 /// submit limit: `active` is how many pending and running jobs the user has.
-pub fn check_submit(limits: &UserLimits, job: &Job, active: u32) -> Result<(), ApiError> {
-    let refuse = |reason: &str, why: String| ApiError {
+pub fn check_submit(limits: &UserLimits, job: &Job, active: u32) -> Result<(), Refusal> {
+    let refuse = |reason: &str, why: String| Refusal {
+        kind: Kind::Invalid,
         description: format!("{reason}: {why}"),
-        error_number: crate::api::types::errno::ACCOUNTING_POLICY,
+        number: crate::api::types::errno::ACCOUNTING_POLICY,
         error: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)".into(),
         source: "slurm_submit_batch_job()".into(),
     };

@@ -3,10 +3,11 @@
 //! A request that no configuration of this node could ever satisfy is refused here, at
 //! submit time, instead of pending forever.
 
-use crate::api::types::{errno, ApiError, JobDescMsg};
+use crate::api::types::{errno, JobDescMsg};
 use crate::config::{Config, Partition};
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState, Resources};
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::model::text::Text;
 use crate::daemon::store::Payload;
 use crate::options::{gres, signal};
@@ -14,28 +15,18 @@ use crate::stepd::WarnSignal;
 use std::path::Path;
 
 /// A submit error with Slurm's number and text.
-pub fn submit_error(number: i32, error: &str) -> ApiError {
-    ApiError {
-        description: "Batch job submission failed".into(),
-        error_number: number,
-        error: error.into(),
-        source: "slurm_submit_batch_job()".into(),
-    }
+pub fn submit_error(number: i32, error: &str) -> Refusal {
+    Refusal::new(Kind::Invalid, number, error, "slurm_submit_batch_job()").saying("Batch job submission failed")
 }
 
 /// The error a client gets when its change could not be stored.
-pub fn store_failure(e: &str) -> ApiError {
-    ApiError {
-        description: format!("cannot store the job: {e}"),
-        error_number: errno::ERROR,
-        error: "Unexpected error".into(),
-        source: "store".into(),
-    }
+pub fn store_failure(e: &impl std::fmt::Display) -> Refusal {
+    Refusal::new(Kind::Failed, errno::ERROR, "Unexpected error", "store").saying(format!("cannot store the job: {e}"))
 }
 
 /// A submit error whose description explains more than Slurm's text does.
-pub(in crate::daemon) fn explained(number: i32, error: &str, description: String) -> ApiError {
-    ApiError { description, error_number: number, error: error.into(), source: "slurm_submit_batch_job()".into() }
+pub(in crate::daemon) fn explained(number: i32, error: &str, description: String) -> Refusal {
+    Refusal::new(Kind::Invalid, number, error, "slurm_submit_batch_job()").saying(description)
 }
 
 const NODE_CONFIG: &str = "Requested node configuration is not available";
@@ -69,7 +60,7 @@ pub fn build(
     config: &Config,
     now: u64,
     interactive: bool,
-) -> Result<NewJob, ApiError> {
+) -> Result<NewJob, Refusal> {
     let script = read_script(desc, top_script, interactive)?;
     let environment = read_environment(desc)?;
     let cwd = read_cwd(desc)?;
@@ -132,12 +123,13 @@ pub fn build(
 
 /// The batch script: the description's, else the one beside it; required (and at most
 /// [`MAX_SCRIPT`] bytes) but for an interactive allocation, whose script is empty.
-fn read_script<'a>(desc: &'a JobDescMsg, top_script: Option<&'a str>, interactive: bool) -> Result<&'a str, ApiError> {
+fn read_script<'a>(desc: &'a JobDescMsg, top_script: Option<&'a str>, interactive: bool) -> Result<&'a str, Refusal> {
     let script = desc.script.as_deref().or(top_script).filter(|s| !s.is_empty() || interactive);
     let script = if interactive { Some(script.unwrap_or_default()) } else { script };
-    let script = script.ok_or_else(|| ApiError {
+    let script = script.ok_or_else(|| Refusal {
+        kind: Kind::Invalid,
         description: "Populated \"script\" field is required for job submission".into(),
-        error_number: 9000,
+        number: 9000,
         error: "Query empty or not RFC7320 compliant".into(),
         source: "_job_post".into(),
     })?;
@@ -155,7 +147,7 @@ fn read_script<'a>(desc: &'a JobDescMsg, top_script: Option<&'a str>, interactiv
 }
 
 /// The job's environment, which must not be missing or empty.
-fn read_environment(desc: &JobDescMsg) -> Result<Vec<String>, ApiError> {
+fn read_environment(desc: &JobDescMsg) -> Result<Vec<String>, Refusal> {
     desc.environment
         .clone()
         .filter(|e| !e.is_empty())
@@ -165,7 +157,7 @@ fn read_environment(desc: &JobDescMsg) -> Result<Vec<String>, ApiError> {
 /// The job's working directory: given and absolute. Whether its owner sees a directory
 /// there is checked later, as the owner and outside the daemon's lock (see
 /// [`super::submit_paths`]).
-fn read_cwd(desc: &JobDescMsg) -> Result<String, ApiError> {
+fn read_cwd(desc: &JobDescMsg) -> Result<String, Refusal> {
     let cwd = desc.current_working_directory.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         submit_error(2063, "Job cannot be submitted without the current working directory specified.")
     })?;
@@ -182,7 +174,7 @@ fn read_cwd(desc: &JobDescMsg) -> Result<String, ApiError> {
 
 /// The account the job is charged to: the one asked for, when the caller may charge it,
 /// else the caller's default.
-fn read_account(desc: &JobDescMsg, caller: Caller, config: &Config) -> Result<String, ApiError> {
+fn read_account(desc: &JobDescMsg, caller: Caller, config: &Config) -> Result<String, Refusal> {
     config.account_for(caller.uid, desc.account.as_deref()).map_err(|allowed| {
         explained(
             errno::INVALID_ACCOUNT,
@@ -199,7 +191,7 @@ fn read_account(desc: &JobDescMsg, caller: Caller, config: &Config) -> Result<St
 
 /// The job's partition: the first of those it names (each of which must exist), else the
 /// default one.
-fn read_partition<'a>(desc: &JobDescMsg, config: &'a Config) -> Result<&'a Partition, ApiError> {
+fn read_partition<'a>(desc: &JobDescMsg, config: &'a Config) -> Result<&'a Partition, Refusal> {
     let partition = match desc.partition.as_deref().filter(|p| !p.is_empty()) {
         None => config.partitions.iter().find(|p| p.default).expect("config has a default partition"),
         Some(list) => {
@@ -245,7 +237,7 @@ fn read_time_limit(desc: &JobDescMsg, partition: &Partition, warnings: &mut Vec<
 
 /// Refuses node requests this one-node cluster can never satisfy: more than one node, a
 /// node by another name, or the exclusion of its only node.
-fn check_nodes(desc: &JobDescMsg, config: &Config) -> Result<(), ApiError> {
+fn check_nodes(desc: &JobDescMsg, config: &Config) -> Result<(), Refusal> {
     let min_nodes = desc.minimum_nodes.unwrap_or(1).max(1);
     let min_nodes = match desc.nodes.as_deref().filter(|t| !t.is_empty()) {
         None => min_nodes,
@@ -311,7 +303,7 @@ struct Requested {
 
 /// The CPUs, memory and GPUs a job asks for, refused (in that order) when the node has
 /// fewer.
-fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, ApiError> {
+fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, Refusal> {
     // CPUs and GPUs.
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
@@ -363,7 +355,7 @@ fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, ApiEr
 }
 
 /// The signal sent ahead of the time limit (`--signal`), when one is asked for.
-fn read_warn_signal(desc: &JobDescMsg) -> Result<Option<WarnSignal>, ApiError> {
+fn read_warn_signal(desc: &JobDescMsg) -> Result<Option<WarnSignal>, Refusal> {
     let warn_signal = match desc.kill_warning_signal.as_deref() {
         None | Some("") => None,
         Some(s) => Some(WarnSignal {
@@ -379,18 +371,19 @@ fn read_warn_signal(desc: &JobDescMsg) -> Result<Option<WarnSignal>, ApiError> {
 /// Refuses flags this daemon does not know (in `open_mode`, `kill_warning_flags` and
 /// `flags`); returns whether the job is cancelled when its dependency can never be
 /// satisfied (`--kill-on-invalid-dep`).
-fn read_flags(desc: &JobDescMsg) -> Result<bool, ApiError> {
+fn read_flags(desc: &JobDescMsg) -> Result<bool, Refusal> {
     for (field, values, known) in [
         ("open_mode", &desc.open_mode, &["APPEND", "TRUNCATE"][..]),
         ("kill_warning_flags", &desc.kill_warning_flags, &["BATCH_JOB"][..]),
     ] {
         if let Some(v) = values.iter().flatten().find(|v| !known.contains(&v.as_str())) {
-            return Err(ApiError {
+            return Err(Refusal {
+                kind: Kind::Invalid,
                 description: format!(
                     "Unknown or unsupported flag \"{v}\" in {field} (slurmlet knows {})",
                     known.join(", ")
                 ),
-                error_number: errno::DATA_FLAGS_INVALID,
+                number: errno::DATA_FLAGS_INVALID,
                 error: "Data parser unable to parse invalid flag".into(),
                 source: format!("#/job/{field}/"),
             });
@@ -406,11 +399,11 @@ fn read_flags(desc: &JobDescMsg) -> Result<bool, ApiError> {
         .flatten()
         .find(|f| !matches!(f.as_str(), "KILL_INVALID_DEPENDENCY" | "NO_KILL_INVALID_DEPENDENCY"))
     {
-        return Err(ApiError {
+        return Err(Refusal { kind: Kind::Invalid,
             description: format!(
                 "Unknown or unsupported flag \"{f}\" in flags (slurmlet knows KILL_INVALID_DEPENDENCY, NO_KILL_INVALID_DEPENDENCY)"
             ),
-            error_number: errno::DATA_FLAGS_INVALID,
+            number: errno::DATA_FLAGS_INVALID,
             error: "Data parser unable to parse invalid flag".into(),
             source: "#/job/flags/".into(),
         });
@@ -419,7 +412,7 @@ fn read_flags(desc: &JobDescMsg) -> Result<bool, ApiError> {
 }
 
 /// The time before which the job may not start (0: none), at most [`MAX_TIME`].
-fn read_begin_time(desc: &JobDescMsg) -> Result<u64, ApiError> {
+fn read_begin_time(desc: &JobDescMsg) -> Result<u64, Refusal> {
     let begin_time = desc.begin_time.and_then(|b| b.get()).unwrap_or(0);
     if begin_time > MAX_TIME {
         return Err(explained(
@@ -443,7 +436,7 @@ struct Labels<'a> {
 
 /// The job's name, command and submit host, once its text fields are known to be
 /// printable (see [`check_printable`]).
-fn read_labels<'a>(desc: &'a JobDescMsg, environment: &[String], cwd: &str) -> Result<Labels<'a>, ApiError> {
+fn read_labels<'a>(desc: &'a JobDescMsg, environment: &[String], cwd: &str) -> Result<Labels<'a>, Refusal> {
     let env_value = |name: &str| {
         environment.iter().find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('='))).map(str::to_string)
     };
@@ -495,7 +488,7 @@ pub(in crate::daemon) const MAX_PATH: usize = 4096;
 
 /// Refuses text fields longer than Slurm takes them, `(option, value, limit)`, as Slurm
 /// does (`ESLURM_PATHNAME_TOO_LONG`), naming the field and its limit.
-pub(in crate::daemon) fn check_lengths(fields: &[(&str, Option<&str>, usize)]) -> Result<(), ApiError> {
+pub(in crate::daemon) fn check_lengths(fields: &[(&str, Option<&str>, usize)]) -> Result<(), Refusal> {
     for (option, value, limit) in fields {
         if let Some(len) = value.map(str::len).filter(|len| len > limit) {
             return Err(explained(
@@ -511,7 +504,7 @@ pub(in crate::daemon) fn check_lengths(fields: &[(&str, Option<&str>, usize)]) -
 /// Refuses text fields that `squeue`, `scontrol` and `sacct` would print with control
 /// characters in them: an escape sequence in a job name would run in the terminal of whoever
 /// lists the queue.
-pub(in crate::daemon) fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), ApiError> {
+pub(in crate::daemon) fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), Refusal> {
     for (option, value) in fields {
         if let Some(c) = value.and_then(|v| v.chars().find(|c| c.is_control())) {
             return Err(explained(
@@ -540,7 +533,7 @@ pub(in crate::daemon) fn requested_gres(
     desc: &JobDescMsg,
     config: &Config,
     ntasks: u32,
-) -> Result<GpuRequest, ApiError> {
+) -> Result<GpuRequest, Refusal> {
     let invalid = |why: String| {
         explained(
             errno::INVALID_GRES,
@@ -599,7 +592,7 @@ pub(in crate::daemon) fn requested_gres(
 
 /// The number in a per-GPU request (`gres/gpu:N`, as sent for `--cpus-per-gpu` and
 /// `--mem-per-gpu`).
-fn per_gpu(tres: Option<&str>) -> Result<Option<u64>, ApiError> {
+fn per_gpu(tres: Option<&str>) -> Result<Option<u64>, Refusal> {
     let Some(tres) = tres.filter(|t| !t.is_empty()) else { return Ok(None) };
     tres.strip_prefix("gres/gpu:")
         .or_else(|| tres.strip_prefix("gpu:"))

@@ -9,10 +9,11 @@
 //! exist, whatever root sees there.
 
 use super::submit::explained;
-use crate::api::types::{errno, ApiError};
+use crate::api::types::errno;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
 use crate::daemon::model::output_path::output_path;
+use crate::daemon::model::refusal::Refusal;
 use crate::daemon::supervision::path_check::{CheckError, PathChecks, Verdict};
 use crate::path_looks::Look;
 use std::path::PathBuf;
@@ -77,7 +78,7 @@ impl SubmitPaths {
     }
 
     /// Checks the paths as `caller` sees them; `Err` is the refusal.
-    pub async fn check(&self, checks: &PathChecks, caller: Caller) -> Result<(), ApiError> {
+    pub async fn check(&self, checks: &PathChecks, caller: Caller) -> Result<(), Refusal> {
         match checks.check(caller.uid, caller.gid, self.umask, &self.looks).await {
             Ok(Verdict::Passed) => Ok(()),
             Ok(Verdict::Failed { look, error }) => Err(self.failed(look, &error)),
@@ -94,7 +95,7 @@ impl SubmitPaths {
     }
 
     /// The refusal when look `look` failed with `error`.
-    fn failed(&self, look: usize, error: &std::io::Error) -> ApiError {
+    fn failed(&self, look: usize, error: &std::io::Error) -> Refusal {
         let path = self.looks[look].path().display();
         match &self.named[look] {
             Named::WorkDir => explained(
@@ -116,7 +117,7 @@ impl SubmitPaths {
     }
 
     /// The refusal when look `look` could not be made (`why`).
-    fn unanswered(&self, look: usize, why: String) -> ApiError {
+    fn unanswered(&self, look: usize, why: String) -> Refusal {
         let description = format!("cannot check {}: {why}", self.looks[look].path().display());
         match &self.named[look] {
             Named::WorkDir => explained(2063, "Invalid working directory", description),

@@ -113,7 +113,7 @@ mod tests {
         );
         assert_eq!(store.job_gpu_samples(7).unwrap(), [(60, 4 << 30, 10), (120, 4 << 30, 20), (180, 4 << 30, 30)]);
         assert!(store.job_gpu_samples(8).unwrap().is_empty());
-        assert_eq!(writer.prune_gpu_samples(180).blocking_recv().unwrap(), Ok(()));
+        assert_eq!(writer.prune_gpu_samples(180).wait(), Ok(()));
         assert_eq!(store.gpu_samples(0).unwrap().iter().map(|(_, s)| s.len()).collect::<Vec<_>>(), [1, 1]);
         assert_eq!(store.job_gpu_samples(7).unwrap(), [(180, 4 << 30, 30)]);
     }

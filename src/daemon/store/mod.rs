@@ -457,12 +457,12 @@ mod tests {
         let writer = writer::Writer::start(&path).unwrap();
         let mut job = jobs[0].clone();
         job.cpu_ids = vec![0, 2, 3];
-        writer.update(&job).blocking_recv().unwrap().unwrap();
+        writer.update(&job).wait().unwrap();
         let mut new = Job { id: 4, state: Some(JobState::Running), cpu_ids: vec![1], ..Default::default() };
-        writer.insert_all(std::slice::from_ref(&new), Payload::default()).blocking_recv().unwrap().unwrap();
+        writer.insert_all(std::slice::from_ref(&new), Payload::default()).wait().unwrap();
         new.cpu_ids.clear();
         new.state = Some(JobState::Pending);
-        writer.update(&new).blocking_recv().unwrap().unwrap();
+        writer.update(&new).wait().unwrap();
         drop((store, writer));
         let store = Store::open(&path).unwrap();
         let recent: Vec<(u32, Vec<u32>)> =

@@ -16,8 +16,35 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 
-/// Resolves once a queued change is committed (or has failed, with the reason).
-pub type Durable = oneshot::Receiver<Result<(), String>>;
+/// Why a queued change is not durable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteFailed {
+    /// The writer thread is gone (the daemon is stopping, or the thread died).
+    #[error("the store writer has stopped")]
+    Stopped,
+    /// SQLite refused the transaction the change was in: what it said, with the store's path.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// Resolves once a queued change is committed, or with why it was not.
+#[derive(Debug)]
+pub struct Durable(oneshot::Receiver<Result<(), WriteFailed>>);
+
+impl Durable {
+    /// Waits on this thread (never on one of the runtime's) until the change is durable.
+    pub fn wait(self) -> Result<(), WriteFailed> {
+        self.0.blocking_recv().unwrap_or(Err(WriteFailed::Stopped))
+    }
+}
+
+impl std::future::Future for Durable {
+    type Output = Result<(), WriteFailed>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(|r| r.unwrap_or(Err(WriteFailed::Stopped)))
+    }
+}
 
 /// The most changes one transaction takes.
 const MAX_GROUP: usize = 4096;
@@ -67,7 +94,7 @@ enum Change {
 /// A queued change, what to tell when it is durable, and a directory to remove after.
 struct Queued {
     change: Change,
-    done: Option<oneshot::Sender<Result<(), String>>>,
+    done: Option<oneshot::Sender<Result<(), WriteFailed>>>,
     remove_after: Option<PathBuf>,
     /// Nobody waits for it: it may wait [`LAZY_WAIT`] for other changes.
     lazy: bool,
@@ -107,10 +134,10 @@ impl Writer {
         let queued = Queued { change, done: Some(done), remove_after, lazy };
         if let Err(mpsc::SendError(q)) = self.queue.send(queued) {
             if let Some(done) = q.done {
-                let _ = done.send(Err("the store writer has stopped".into()));
+                let _ = done.send(Err(WriteFailed::Stopped));
             }
         }
-        durable
+        Durable(durable)
     }
 
     /// The change counter, which moves whenever a job's record is queued (its state or
@@ -189,7 +216,7 @@ impl Writer {
     /// Blocks until everything queued so far is durable and the directories it frees are
     /// removed (before the daemon exits).
     pub fn flush(&self) {
-        let _ = self.barrier().blocking_recv();
+        let _ = self.barrier().wait();
     }
 
     /// Queues a job's current record, and removes `dir` once it is durable (the job's
@@ -207,7 +234,7 @@ enum Removal {
     Dir(PathBuf),
     /// Resolves once every directory sent before it is removed (a barrier: the daemon exits
     /// with no directory of an ended job left behind).
-    Done(oneshot::Sender<Result<(), String>>),
+    Done(oneshot::Sender<Result<(), WriteFailed>>),
 }
 
 /// The remover thread: removes the directories of jobs whose end is committed. Unlinking
@@ -275,7 +302,7 @@ fn run(mut conn: Connection, label: String, rx: mpsc::Receiver<Queued>, removals
                     }
                 }
                 (Some(done), _) => {
-                    let _ = done.send(result);
+                    let _ = done.send(result.map_err(WriteFailed::Refused));
                 }
                 (None, _) => {}
             }
@@ -468,8 +495,8 @@ mod tests {
         let job_dir = dir.path().join("job1");
         std::fs::create_dir(&job_dir).unwrap();
         let second = writer.update_then_remove(&job, job_dir.clone());
-        assert_eq!(first.blocking_recv().unwrap(), Ok(()));
-        assert_eq!(second.blocking_recv().unwrap(), Ok(()));
+        assert_eq!(first.wait(), Ok(()));
+        assert_eq!(second.wait(), Ok(()));
         // The remover thread takes the directory after the commit; a flush waits for it.
         writer.flush();
         assert!(!job_dir.exists(), "the directory goes once the end is durable");
@@ -553,7 +580,7 @@ mod tests {
         );
         assert!(store.has_step(1, 0).unwrap());
         // Jobs that ended before 1000 go, with their steps and payloads; ids are not reused.
-        assert_eq!(writer.purge(1000).blocking_recv().unwrap(), Ok(()));
+        assert_eq!(writer.purge(1000).wait(), Ok(()));
         let left: Vec<u32> = store.history(None, |_| true).unwrap().iter().map(|j| j.id).collect();
         assert_eq!(left, vec![2, 3]);
         assert!(!store.has_step(1, 0).unwrap());
@@ -568,8 +595,8 @@ mod tests {
         let _store = Store::open(&path).unwrap();
         let writer = Writer::start(&path).unwrap();
         let job = Job { id: 7, state: Some(JobState::Pending), ..Default::default() };
-        assert_eq!(writer.insert(&job, Payload::default()).blocking_recv().unwrap(), Ok(()));
-        let again = writer.insert(&job, Payload::default()).blocking_recv().unwrap();
-        assert!(again.unwrap_err().contains("UNIQUE"), "a duplicate id is refused");
+        assert_eq!(writer.insert(&job, Payload::default()).wait(), Ok(()));
+        let again = writer.insert(&job, Payload::default()).wait();
+        assert!(again.unwrap_err().to_string().contains("UNIQUE"), "a duplicate id is refused");
     }
 }

@@ -4,9 +4,9 @@
 
 use super::{Core, Effects, Reserved, Staged};
 use crate::api::acct::StepId;
-use crate::api::types::ApiError;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState};
+use crate::daemon::model::refusal::Refusal;
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::limits;
@@ -25,7 +25,7 @@ impl Core {
         top_script: Option<&str>,
         caller: Caller,
         interactive: bool,
-    ) -> Result<Reserved, ApiError> {
+    ) -> Result<Reserved, Refusal> {
         let now = crate::options::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
         let array = array::requested(desc, &self.config)?;

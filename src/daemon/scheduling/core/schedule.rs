@@ -3,9 +3,9 @@
 //! durable; and `--test-only`'s estimate of when a job would start.
 
 use super::{Core, Effects, Watch};
-use crate::api::types::ApiError;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::{Job, JobState, Resources};
+use crate::daemon::model::refusal::Refusal;
 use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::limits;
@@ -333,7 +333,7 @@ impl Core {
         desc: &crate::api::types::JobDescMsg,
         top_script: Option<&str>,
         caller: Caller,
-    ) -> Result<Job, ApiError> {
+    ) -> Result<Job, Refusal> {
         let now = crate::options::now();
         // Without a script it is an allocation's (srun or salloc --test-only).
         let interactive = desc.script.is_none() && top_script.is_none();

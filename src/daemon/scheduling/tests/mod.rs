@@ -44,7 +44,7 @@ fn desc(change: impl FnOnce(&mut JobDescMsg)) -> JobDescMsg {
 
 /// Submits `d` as `caller` the way the daemon does (reserve, stage, admit), its paths taken
 /// as good; the job's id, or Slurm's refusal.
-fn submit(core: &mut Core, caller: Caller, d: &JobDescMsg) -> Result<u32, crate::api::types::ApiError> {
+fn submit(core: &mut Core, caller: Caller, d: &JobDescMsg) -> Result<u32, crate::daemon::model::refusal::Refusal> {
     let reserved = core.reserve(d, None, caller, false)?;
     let staged = core.stage(reserved);
     let id = staged.jobs[0].id;

@@ -17,7 +17,7 @@ fn accepted_jobs_are_numbered_in_order_and_an_array_takes_one_id_per_task() {
 fn a_partition_that_does_not_exist_is_refused_and_uses_no_id() {
     let mut core = core();
     let refused = submit(&mut core, ALICE, &desc(|d| d.partition = Some("nowhere".into()))).unwrap_err();
-    assert_eq!(refused.error_number, crate::api::types::errno::INVALID_PARTITION_NAME);
+    assert_eq!(refused.number, crate::api::types::errno::INVALID_PARTITION_NAME);
     assert!(refused.description.contains("nowhere"), "{refused:?}");
     assert_eq!(submit(&mut core, ALICE, &desc(|_| {})), Ok(1), "the refused submit took no id");
 }
@@ -44,7 +44,7 @@ fn a_users_submitted_job_limit_counts_the_jobs_it_holds_and_not_other_users() {
     submit(&mut core, ALICE, &desc(|_| {})).unwrap();
     submit(&mut core, ALICE, &desc(|_| {})).unwrap();
     let refused = submit(&mut core, ALICE, &desc(|_| {})).unwrap_err();
-    assert_eq!(refused.error_number, crate::api::types::errno::ACCOUNTING_POLICY);
+    assert_eq!(refused.number, crate::api::types::errno::ACCOUNTING_POLICY);
     assert!(submit(&mut core, BOB, &desc(|_| {})).is_ok(), "another user's count is their own");
     // An array counts each of its tasks.
     let mut core = core_with("[limits]\nmax_submitted_jobs_per_user = 2");
