@@ -34,7 +34,7 @@ pub enum IdentityError {
 /// The owner a job's processes run as: what `SO_PEERCRED` said at submit time.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 pub struct RunAs {
-    /// uid.
+    /// The user the processes become, who owns what they create.
     pub uid: u32,
     /// Primary gid (the submitter's, which `newgrp` may have changed).
     pub gid: u32,
@@ -54,17 +54,17 @@ impl RunAs {
 /// environment gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
-    /// uid.
+    /// The user, as the passwd database numbers them.
     pub uid: u32,
-    /// Primary gid.
+    /// The passwd entry's group, which files the user creates take unless told otherwise.
     pub gid: u32,
     /// Supplementary groups (the primary one included).
     pub groups: Vec<libc::gid_t>,
-    /// Login name.
+    /// The user's name, which a job sees as `USER` and `LOGNAME`.
     pub name: String,
-    /// Home directory.
+    /// The passwd entry's home directory, which a job sees as `HOME`.
     pub home: String,
-    /// Login shell.
+    /// The passwd entry's shell, which a job sees as `SHELL`.
     pub shell: String,
 }
 

@@ -294,11 +294,11 @@ pub struct Partition {
 /// The resolved configuration the daemon runs with.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Cluster name.
+    /// The cluster's name (`SLURM_CLUSTER_NAME`, sacct's `Cluster`); `slurmlet` by default.
     pub cluster_name: String,
-    /// Node name.
+    /// The one node's name, as jobs and listings give it; the host's name by default.
     pub node_name: String,
-    /// CPUs.
+    /// How many CPUs the scheduler hands out: the file's, or the machine's.
     pub cpus: u32,
     /// Memory in MB.
     pub memory: u64,
@@ -335,15 +335,15 @@ pub struct Config {
     pub min_job_age: u32,
     /// Days finished jobs stay in the accounting history; `None`: forever.
     pub history_days: Option<u32>,
-    /// MaxArraySize.
+    /// Slurm's `MaxArraySize`: array indices must be below it.
     pub max_array_size: u32,
-    /// State directory.
+    /// Where the daemon keeps its store, its key and the jobs' directories.
     pub state_dir: PathBuf,
-    /// Socket path.
+    /// The Unix socket the daemon serves its REST API on.
     pub socket: PathBuf,
     /// Hide GPUs from jobs that asked for none.
     pub hide_gpus_from_cpu_jobs: bool,
-    /// Per-user limits.
+    /// The `[limits]` table: how many jobs and GPUs each user may hold.
     pub limits: UserLimits,
     /// How the daemon is shared.
     pub mode: Mode,

@@ -226,8 +226,8 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
 /// Works out whether and how jobs are contained in cgroups, for the rest of the daemon's
 /// life, and says in one warning line which of the constraints asked for are not enforced
 /// (none said: all of them are). `None`: jobs are held by their process groups only.
-fn contain_in_cgroups(config: &Config) -> Option<crate::stepd::containment::cgroup::setup::Setup> {
-    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::NoCgroups, setup::Setup};
+fn contain_in_cgroups(config: &Config) -> Option<crate::stepd::containment::cgroup::setup::CgroupSetup> {
+    use crate::stepd::containment::cgroup::{hierarchy::Hierarchies, setup::CgroupSetup, setup::NoCgroups};
     let machine = Hierarchies::of_this_machine();
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -243,7 +243,7 @@ fn contain_in_cgroups(config: &Config) -> Option<crate::stepd::containment::cgro
         crate::stepd::containment::cgroup::delegation::Delegated::find(mount, &own, uid)
     });
     let take_over = delegated.clone();
-    let setup = Setup::work_out(&config.cgroup, system, root, &machine, base, delegated)
+    let setup = CgroupSetup::work_out(&config.cgroup, system, root, &machine, base, delegated)
         .and_then(|s| match &take_over {
             Some(subtree) => subtree.take_over(&["memory", "pids", "cpu", "cpuset"]).map(|()| s).map_err(|e| {
                 NoCgroups::NotWritable(format!("cannot take over the delegated cgroup {}: {e}", subtree.own.display()))
@@ -252,7 +252,7 @@ fn contain_in_cgroups(config: &Config) -> Option<crate::stepd::containment::cgro
         })
         .and_then(|s| s.prepare().map(|()| s))
         .map(|s| s.sampling_every(config.job_acct_gather_frequency));
-    if let Some(line) = Setup::warning(&config.cgroup, &setup, &machine) {
+    if let Some(line) = CgroupSetup::warning(&config.cgroup, &setup, &machine) {
         tracing::warn!("{line}");
     }
     match &setup {

@@ -11,6 +11,7 @@
 
 mod allocation;
 mod batch_files;
+mod batch_script;
 pub mod claim;
 mod client_link;
 pub mod containment;
@@ -21,7 +22,6 @@ pub mod fork_server;
 pub mod gpu_share;
 mod notes;
 pub mod opener;
-mod spawn;
 pub mod step;
 pub mod stream_files;
 pub mod timing;
@@ -332,7 +332,7 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
     };
     // The job's processes are the batch script's process group.
     let mut jail = containment::for_supervisor(&spec.share, false);
-    Ok(match spawn::start(spec, owner, streams, jail.as_mut()) {
+    Ok(match batch_script::start(spec, owner, streams, jail.as_mut()) {
         Ok(child) => {
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
             watch(spec, dir, child, jail.as_ref())?
@@ -346,7 +346,7 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
 fn watch(
     spec: &LaunchSpec,
     dir: &Path,
-    mut child: spawn::Child,
+    mut child: batch_script::Child,
     jail: &dyn containment::Containment,
 ) -> std::io::Result<EndStatus> {
     use std::time::{Duration, Instant};
@@ -483,7 +483,7 @@ fn wait_until_empty(
 
 /// Ends the job as slurmstepd does: its `*** JOB … CANCELLED AT …{why} ***` line in the
 /// job's stderr, then SIGCONT and SIGTERM to the whole job.
-fn end_job(spec: &LaunchSpec, child: &mut spawn::Child, jail: &dyn containment::Containment, why: &str) {
+fn end_job(spec: &LaunchSpec, child: &mut batch_script::Child, jail: &dyn containment::Containment, why: &str) {
     child.note(&error_line(&spec.node_name, &job_end_line(spec, why)));
     terminate(jail);
 }
@@ -531,7 +531,7 @@ fn send_warning(shell: i32, jail: &dyn containment::Containment, w: WarnSignal) 
     }
 }
 
-impl spawn::Child {
+impl batch_script::Child {
     /// Writes a line ([`error_line`]) to the job's stderr file, never waiting long for it
     /// (see [`notes`]).
     fn note(&mut self, line: &str) {

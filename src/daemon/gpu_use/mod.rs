@@ -5,17 +5,17 @@
 //! `foreign_gpu_memory` ([`foreign`]); the scheduler keeps new jobs off their GPUs while they
 //! run (`foreign_gpu_processes = "avoid"`), and finds the shard jobs that hold more than
 //! their share of their GPU's memory ([`share`]); each look also goes into the GPU samples
-//! the daemon keeps for the board ([`history`]).
+//! the daemon keeps for the board ([`sample_history`]).
 
 pub mod foreign;
-pub mod history;
 pub mod owners;
 pub mod process;
+pub mod sample_history;
 pub mod share;
 pub mod tally;
 
 pub use foreign::ForeignProcess;
-pub use history::GpuHistory;
 pub use owners::{JobProcesses, Owner, RunningJob};
+pub use sample_history::GpuHistory;
 pub use share::ShareWatch;
 pub use tally::GpuTally;

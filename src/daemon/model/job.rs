@@ -82,11 +82,11 @@ pub const ALL_STATES: &[JobState] = &[
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Resources {
-    /// CPUs.
+    /// How many of the node's CPUs (a count; which ones is the job's `cpu_ids`).
     pub cpus: u32,
-    /// Memory in MB.
+    /// Memory in megabytes as Slurm counts them (MiB), counted against the node's.
     pub mem_mb: u64,
-    /// Whole GPUs.
+    /// GPUs given whole, which no other job shares.
     pub gpus: u32,
     /// Shards of one GPU (`--gres=shard:N`); a job asks for whole GPUs or shards, never
     /// both.
@@ -123,17 +123,17 @@ impl Resources {
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Job {
-    /// Job id.
+    /// Its id, never reused (an array task has its own; the array's is `array`'s).
     pub id: u32,
-    /// Job name.
+    /// `--job-name` (the script's name, or `wrap`, when none is given).
     pub name: Text,
-    /// Owner uid.
+    /// Its owner, who submitted it: its processes run as them.
     pub uid: u32,
-    /// Owner gid.
+    /// The group its processes run with: the submitter's primary group at submit time.
     pub gid: u32,
-    /// Partition.
+    /// The partition it was submitted to (the default one when none was named).
     pub partition: Text,
-    /// Current state.
+    /// Its state; `None` only in a record too old to have one, read as pending.
     pub state: Option<JobState>,
     /// Pending reason or why it ended (`None`, `Resources`, …).
     pub reason: Text,
@@ -145,13 +145,13 @@ pub struct Job {
     pub submit_time: u64,
     /// Earliest start (`--begin`), UNIX seconds.
     pub begin_time: u64,
-    /// Start time.
+    /// When it was given resources (UNIX seconds; 0: not yet). Slurm's `StartTime`.
     pub start_time: u64,
-    /// End time.
+    /// When it ended (UNIX seconds; 0: not yet).
     pub end_time: u64,
     /// Time limit in minutes; `None` = unlimited.
     pub time_limit: Option<u32>,
-    /// Resources requested.
+    /// What it asked for of the node, defaults filled in: what it holds while it runs.
     pub req: Resources,
     /// Tasks.
     pub ntasks: u32,

@@ -3,7 +3,7 @@
 //! configuration (which says what was asked for, and which a reload replaces), and passed
 //! down to what needs it; nothing changes it afterwards.
 
-use crate::stepd::containment::cgroup::setup::Setup;
+use crate::stepd::containment::cgroup::setup::CgroupSetup;
 use std::path::PathBuf;
 
 /// The facts found at the daemon's start.
@@ -16,7 +16,7 @@ pub struct Machine {
     /// `mps` is on; `None`: shard jobs run without MPS.
     pub mps_control: Option<PathBuf>,
     /// How jobs are contained in cgroups; `None`: they are held by their process groups only.
-    pub cgroups: Option<Setup>,
+    pub cgroups: Option<CgroupSetup>,
 }
 
 impl Machine {

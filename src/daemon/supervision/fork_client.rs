@@ -19,9 +19,9 @@ impl ForkServer {
     /// it forks inherit both), its socket as descriptor 3.
     pub fn start(exe: &Path) -> io::Result<ForkServer> {
         let (ours, theirs) = crate::sys::seqpacket_pair()?;
-        let fd = super::spawn::PASSED_FD.to_string();
+        let fd = super::posix_spawn::PASSED_FD.to_string();
         let argv = ["slurmlet".as_ref(), "stepd-server".as_ref(), fd.as_ref()];
-        let pid = super::spawn::supervisor(exe, &argv, &[theirs.as_fd()])?;
+        let pid = super::posix_spawn::supervisor(exe, &argv, &[theirs.as_fd()])?;
         Ok(ForkServer { sock: ours, pid })
     }
 

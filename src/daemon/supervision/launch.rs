@@ -269,7 +269,7 @@ impl Prepared {
 
 /// Starts a supervisor of `kind` on the written directory `dir`, in its own session with
 /// SIGTERM blocked: forked by the fork server (see [`super::fork_client`]), or, when that
-/// cannot be had, started directly (see [`super::spawn::supervisor`]). The supervisor alone
+/// cannot be had, started directly (see [`super::posix_spawn::supervisor`]). The supervisor alone
 /// holds the write end of a pipe whose read end is returned: it closes it once the end is
 /// recorded (a job's in `status.json`, before it makes that file durable and exits). A step
 /// or an interactive allocation also gets its client's connection `conn`.
@@ -324,11 +324,11 @@ fn through_fork_server(
         }
     }
     drop(server);
-    let numbers: Vec<String> = (0..fds.len()).map(|i| (super::spawn::PASSED_FD + i as i32).to_string()).collect();
+    let numbers: Vec<String> = (0..fds.len()).map(|i| (super::posix_spawn::PASSED_FD + i as i32).to_string()).collect();
     let mut argv: Vec<&std::ffi::OsStr> = vec!["slurmlet".as_ref()];
     argv.extend(args);
     argv.extend(numbers.iter().map(std::ffi::OsStr::new));
-    let pid = super::spawn::supervisor(exe, &argv, fds)?;
+    let pid = super::posix_spawn::supervisor(exe, &argv, fds)?;
     Ok((pid, None))
 }
 

@@ -9,6 +9,6 @@ pub mod fence;
 pub mod fork_client;
 pub mod launch;
 pub mod path_check;
+pub mod posix_spawn;
 pub mod process_tree;
-pub mod spawn;
 pub mod step_spec;

@@ -328,10 +328,10 @@ fn gres_types(c: &Config) -> &'static str {
 /// The `Cgroup Support Configuration` keys: what the daemon asked for `asked` enforces.
 fn cgroup_keys(
     asked: &crate::config::cgroup::Settings,
-    setup: Option<&crate::stepd::containment::cgroup::setup::Setup>,
+    setup: Option<&crate::stepd::containment::cgroup::setup::CgroupSetup>,
 ) -> Vec<(String, String)> {
-    use crate::stepd::containment::cgroup::setup::Setup;
-    Setup::slurm_keys(setup, asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    use crate::stepd::containment::cgroup::setup::CgroupSetup;
+    CgroupSetup::slurm_keys(setup, asked).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The partitions as `partition_info`.

@@ -15,7 +15,7 @@ mod cpu_ids;
 mod foreign_gpus;
 mod gpu_drains;
 mod gpu_holds;
-mod gpu_use;
+mod gpu_tallies;
 mod job_steps;
 mod lifecycle;
 mod overdue;

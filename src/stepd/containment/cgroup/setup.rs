@@ -31,7 +31,7 @@ pub fn base_for(system_mode: bool, uid: u32, state_dir: &std::path::Path) -> Pat
 
 /// How the daemon contains its jobs in cgroups.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Setup {
+pub struct CgroupSetup {
     /// The hierarchies it may use (as `CgroupPlugin` lets).
     machine: Hierarchies,
     /// What it enforces: the settings asked for, less what the machine cannot have.
@@ -61,7 +61,7 @@ pub enum NoCgroups {
     NotWritable(String),
 }
 
-impl Setup {
+impl CgroupSetup {
     /// The setup of a daemon asked for `asked`, in system mode or not, running as `root` or
     /// not, on `machine`, its jobs' groups below `base`.
     pub fn work_out(
@@ -71,14 +71,14 @@ impl Setup {
         machine: &Hierarchies,
         base: PathBuf,
         delegated: Option<super::delegation::Delegated>,
-    ) -> Result<Setup, NoCgroups> {
+    ) -> Result<CgroupSetup, NoCgroups> {
         let machine = asked.plugin.hierarchies(machine);
         if asked.plugin == PluginChoice::Disabled {
             return Err(NoCgroups::Disabled);
         }
         if !root {
             let subtree = delegated.filter(|_| machine.unified.is_some()).ok_or(NoCgroups::NotDelegated)?;
-            return Ok(Setup::in_delegated(asked, subtree));
+            return Ok(CgroupSetup::in_delegated(asked, subtree));
         }
         if !system_mode && !asked.configured {
             return Err(NoCgroups::NotAsked);
@@ -88,13 +88,13 @@ impl Setup {
             return Err(NoCgroups::NoHierarchy);
         }
         let (settings, _) = asked.effective(&machine);
-        Ok(Setup { machine, settings, base, sample_secs: DEFAULT_SAMPLE_SECS, delegated: false })
+        Ok(CgroupSetup { machine, settings, base, sample_secs: DEFAULT_SAMPLE_SECS, delegated: false })
     }
 
     /// The setup of a daemon that is not root, in the subtree `subtree` delegated to it on
     /// the unified hierarchy: the controllers its own group has, its jobs' groups
     /// below its `jobs` group, and no device filter (loading one needs root).
-    fn in_delegated(asked: &Settings, subtree: super::delegation::Delegated) -> Setup {
+    fn in_delegated(asked: &Settings, subtree: super::delegation::Delegated) -> CgroupSetup {
         let own = subtree.mount.join(&subtree.own);
         let offered = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
         let machine = Hierarchies {
@@ -103,12 +103,12 @@ impl Setup {
         };
         let (mut settings, _) = asked.effective(&machine);
         settings.constrain_devices = false;
-        Setup { machine, settings, base: subtree.jobs_base(), sample_secs: DEFAULT_SAMPLE_SECS, delegated: true }
+        CgroupSetup { machine, settings, base: subtree.jobs_base(), sample_secs: DEFAULT_SAMPLE_SECS, delegated: true }
     }
 
     /// The one warning line of a daemon asked for `asked` whose setup came out as `setup`
     /// on `machine`: the constraints asked for that are not enforced, and why.
-    pub fn warning(asked: &Settings, setup: &Result<Setup, NoCgroups>, machine: &Hierarchies) -> Option<String> {
+    pub fn warning(asked: &Settings, setup: &Result<CgroupSetup, NoCgroups>, machine: &Hierarchies) -> Option<String> {
         let asked_for: Vec<&'static str> = [
             (asked.constrain_cores, "ConstrainCores"),
             (asked.constrain_ram_space, "ConstrainRAMSpace"),
@@ -166,8 +166,8 @@ impl Setup {
     }
 
     /// This setup with `secs` between two looks at a running step's memory (0: none).
-    pub fn sampling_every(self, secs: u64) -> Setup {
-        Setup { sample_secs: secs, ..self }
+    pub fn sampling_every(self, secs: u64) -> CgroupSetup {
+        CgroupSetup { sample_secs: secs, ..self }
     }
 
     /// Removes the group that holds the jobs' groups, in each hierarchy, where it is empty
@@ -194,7 +194,7 @@ impl Setup {
     /// The keys `scontrol show config` prints under `Cgroup Support Configuration` for the
     /// daemon asked for `asked` whose setup is `setup`: what it enforces, or
     /// `CgroupPlugin=disabled` and no constraint when it keeps to process groups.
-    pub fn slurm_keys(setup: Option<&Setup>, asked: &Settings) -> Vec<(&'static str, String)> {
+    pub fn slurm_keys(setup: Option<&CgroupSetup>, asked: &Settings) -> Vec<(&'static str, String)> {
         match setup {
             Some(s) => s.settings.slurm_keys(&s.machine),
             None => Settings {
@@ -280,19 +280,22 @@ mod tests {
     fn a_users_daemon_keeps_to_process_groups_unless_asked() {
         let machine = hybrid();
         let user = Settings::resolve(None, false);
-        assert_eq!(Setup::work_out(&user, false, true, &machine, base(), None), Err(NoCgroups::NotAsked));
-        assert_eq!(Setup::warning(&user, &Err(NoCgroups::NotAsked), &machine), None);
+        assert_eq!(CgroupSetup::work_out(&user, false, true, &machine, base(), None), Err(NoCgroups::NotAsked));
+        assert_eq!(CgroupSetup::warning(&user, &Err(NoCgroups::NotAsked), &machine), None);
         assert_eq!(
-            Setup::warning(&user, &Err(NoCgroups::NotDelegated), &machine).unwrap(),
+            CgroupSetup::warning(&user, &Err(NoCgroups::NotDelegated), &machine).unwrap(),
             "jobs' memory limits and GPU device files are not enforced: the daemon does not run as root and no cgroup was delegated to it"
         );
         let table = toml::from_str("constrain_ram_space = true").unwrap();
         let asked = Settings::resolve(Some(table), false);
-        assert!(Setup::work_out(&asked, false, true, &machine, base(), None).is_ok(), "root may use the hierarchies");
-        let refused = Setup::work_out(&asked, false, false, &machine, base(), None);
+        assert!(
+            CgroupSetup::work_out(&asked, false, true, &machine, base(), None).is_ok(),
+            "root may use the hierarchies"
+        );
+        let refused = CgroupSetup::work_out(&asked, false, false, &machine, base(), None);
         assert_eq!(refused, Err(NoCgroups::NotDelegated));
         assert_eq!(
-            Setup::warning(&asked, &refused, &machine).unwrap(),
+            CgroupSetup::warning(&asked, &refused, &machine).unwrap(),
             "ConstrainRAMSpace asked for but not enforced: the daemon does not run as root and no cgroup was delegated to it"
         );
     }
@@ -301,7 +304,7 @@ mod tests {
     fn a_plan_uses_what_is_enforced() {
         let machine = hybrid();
         let system = Settings::resolve(None, true);
-        let setup = Setup::work_out(&system, true, true, &machine, base(), None).unwrap();
+        let setup = CgroupSetup::work_out(&system, true, true, &machine, base(), None).unwrap();
         let limits = setup.limits(&[1], 64);
         assert_eq!(limits, Limits { cpus: vec![1], memory_bytes: Some(64 << 20), swap_bytes: None });
         let plan = setup.plan(7, "batch", limits.clone(), limits, vec![PathBuf::from("/dev/nvidia1")]);
@@ -322,9 +325,9 @@ mod tests {
         assert_eq!((devices.version, plan.denied_devices.len()), (super::super::hierarchy::Version::V1, 1));
         // On the v2 mount alone, freezing, CPU time and devices are its core's.
         let v2: Settings = Settings::resolve(Some(toml::from_str("cgroup_plugin = \"cgroup/v2\"").unwrap()), true);
-        let setup = Setup::work_out(&v2, true, true, &machine, base(), None).unwrap();
+        let setup = CgroupSetup::work_out(&v2, true, true, &machine, base(), None).unwrap();
         assert!(!setup.settings().constrain_ram_space, "the unified mount offers no memory controller here");
-        let warning = Setup::warning(&v2, &Ok(setup), &machine).unwrap();
+        let warning = CgroupSetup::warning(&v2, &Ok(setup), &machine).unwrap();
         assert!(warning.starts_with("ConstrainCores, ConstrainRAMSpace asked for but not enforced"), "{warning}");
     }
 
@@ -342,17 +345,17 @@ mod tests {
             Some(toml::from_str("constrain_ram_space = true\nconstrain_devices = true").unwrap()),
             false,
         );
-        let setup = Setup::work_out(&asked, false, false, &machine, base(), Some(subtree.clone()));
+        let setup = CgroupSetup::work_out(&asked, false, false, &machine, base(), Some(subtree.clone()));
         let s = setup.as_ref().expect("contained in the delegated subtree");
         assert!(s.settings().constrain_ram_space, "its own group has memory");
         assert!(!s.settings().constrain_devices, "device filters need root");
         let plan = s.plan(3, "batch", Limits::default(), Limits::default(), Vec::new());
         assert_eq!(plan.job_group, PathBuf::from("app.slice/slurmlet.service/jobs/job_3"));
         assert_eq!(
-            Setup::warning(&asked, &setup, &machine).unwrap(),
+            CgroupSetup::warning(&asked, &setup, &machine).unwrap(),
             "ConstrainDevices asked for but not enforced: filtering device files needs root (CAP_BPF)"
         );
         // Without a subtree, it says so.
-        assert_eq!(Setup::work_out(&asked, false, false, &machine, base(), None), Err(NoCgroups::NotDelegated));
+        assert_eq!(CgroupSetup::work_out(&asked, false, false, &machine, base(), None), Err(NoCgroups::NotDelegated));
     }
 }
