@@ -12,13 +12,13 @@ impl Core {
     /// Takes the `count` lowest free CPU ids, ascending.
     pub(super) fn take_cpu_ids(&mut self, count: u32) -> Vec<u32> {
         debug_assert!(
-            self.free_cpus.len() >= count as usize,
+            self.resources.free_cpus.len() >= count as usize,
             "{count} CPUs fit by the count, but only {} ids are free",
-            self.free_cpus.len()
+            self.resources.free_cpus.len()
         );
-        let ids: Vec<u32> = self.free_cpus.iter().copied().take(count as usize).collect();
+        let ids: Vec<u32> = self.resources.free_cpus.iter().copied().take(count as usize).collect();
         for id in &ids {
-            self.free_cpus.remove(id);
+            self.resources.free_cpus.remove(id);
         }
         ids
     }
@@ -26,19 +26,19 @@ impl Core {
     /// Gives `ids` back: other jobs may be given them.
     pub(super) fn release_cpu_ids(&mut self, ids: &[u32]) {
         let node = self.config.cpus;
-        self.free_cpus.extend(ids.iter().copied().filter(|&id| id < node));
+        self.resources.free_cpus.extend(ids.iter().copied().filter(|&id| id < node));
     }
 
     /// Marks `ids`, those of a job re-adopted after a restart, as given.
     pub(super) fn hold_cpu_ids(&mut self, ids: &[u32]) {
         for id in ids {
-            self.free_cpus.remove(id);
+            self.resources.free_cpus.remove(id);
         }
     }
 
     /// The node's CPU ids no job holds, ascending.
     pub fn free_cpu_ids(&self) -> Vec<u32> {
-        self.free_cpus.iter().copied().collect()
+        self.resources.free_cpus.iter().copied().collect()
     }
 }
 

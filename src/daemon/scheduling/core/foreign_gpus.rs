@@ -35,10 +35,10 @@ impl Core {
     /// asked for when the GPUs they use are not those they used before.
     pub fn set_foreign_gpu_processes(&mut self, found: Vec<ForeignProcess>) -> Effects {
         let gpus = |list: &[ForeignProcess]| list.iter().map(|p| p.gpu).collect::<BTreeSet<u32>>();
-        let changed = gpus(&found) != gpus(&self.foreign_gpu_processes);
-        if found != self.foreign_gpu_processes {
+        let changed = gpus(&found) != gpus(&self.gpu_watch.foreign_processes);
+        if found != self.gpu_watch.foreign_processes {
             let known: std::collections::HashSet<(u32, u32)> =
-                self.foreign_gpu_processes.iter().map(|p| (p.gpu, p.pid)).collect();
+                self.gpu_watch.foreign_processes.iter().map(|p| (p.gpu, p.pid)).collect();
             let new: Vec<&ForeignProcess> = found.iter().filter(|p| !known.contains(&(p.gpu, p.pid))).collect();
             for p in new.iter().take(LOGGED_PER_LOOK) {
                 tracing::info!("{}", p.describe());
@@ -46,8 +46,8 @@ impl Core {
             if new.len() > LOGGED_PER_LOOK {
                 tracing::info!("and {} more processes outside the queue", new.len() - LOGGED_PER_LOOK);
             }
-            self.foreign_gpu_processes = found;
-            self.foreign_gpu_processes_since = crate::options::now();
+            self.gpu_watch.foreign_processes = found;
+            self.gpu_watch.foreign_processes_since = crate::options::now();
         }
         if changed {
             Effects::reschedule()
@@ -58,12 +58,12 @@ impl Core {
 
     /// The processes outside the queue that use the node's GPUs, by GPU.
     pub fn foreign_gpu_processes(&self) -> &[ForeignProcess] {
-        &self.foreign_gpu_processes
+        &self.gpu_watch.foreign_processes
     }
 
     /// When the processes outside the queue last changed.
     pub fn foreign_gpu_processes_since(&self) -> u64 {
-        self.foreign_gpu_processes_since
+        self.gpu_watch.foreign_processes_since
     }
 
     /// The GPUs new jobs are kept off: the drained ones, and those not held whole that a
@@ -73,7 +73,7 @@ impl Core {
         let mut avoided: BTreeSet<u32> = self.gpu_drains().keys().copied().collect();
         if self.config.foreign_gpu_processes != ForeignGpuProcesses::Ignore {
             let not_whole = |g: &u32| self.gpu_held(*g) != super::GpuHeld::Whole;
-            avoided.extend(self.foreign_gpu_processes.iter().map(|p| p.gpu).filter(not_whole));
+            avoided.extend(self.gpu_watch.foreign_processes.iter().map(|p| p.gpu).filter(not_whole));
         }
         avoided
     }

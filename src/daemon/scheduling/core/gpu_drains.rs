@@ -14,31 +14,31 @@ impl Core {
     /// Sets the drained GPUs (device index, why) to `drains`; a scheduling pass is asked
     /// for when they changed.
     pub fn set_gpu_drains(&mut self, drains: BTreeMap<u32, String>) -> Effects {
-        if drains == self.gpu_drains {
+        if drains == self.gpu_watch.drains {
             return Effects::default();
         }
         for (gpu, why) in &drains {
-            if self.gpu_drains.get(gpu) != Some(why) {
+            if self.gpu_watch.drains.get(gpu) != Some(why) {
                 tracing::warn!(gpu, "GPU drained: {why}");
             }
         }
-        for gpu in self.gpu_drains.keys().filter(|g| !drains.contains_key(g)) {
+        for gpu in self.gpu_watch.drains.keys().filter(|g| !drains.contains_key(g)) {
             tracing::info!(gpu, "GPU no longer drained");
         }
-        self.gpu_drains = drains;
-        self.gpu_drains_since = crate::options::now();
+        self.gpu_watch.drains = drains;
+        self.gpu_watch.drains_since = crate::options::now();
         self.changed();
         Effects::reschedule()
     }
 
     /// The drained GPUs, by device index, and why.
     pub fn gpu_drains(&self) -> &BTreeMap<u32, String> {
-        &self.gpu_drains
+        &self.gpu_watch.drains
     }
 
     /// When the drained GPUs last changed.
     pub fn gpu_drains_since(&self) -> u64 {
-        self.gpu_drains_since
+        self.gpu_watch.drains_since
     }
 
     /// What the node's reason says of a drained GPU.

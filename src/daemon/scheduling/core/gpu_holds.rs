@@ -104,7 +104,7 @@ impl Core {
     pub(super) fn hold_gpus(&mut self, id: u32) {
         let Some(job) = self.jobs.get(&id) else { return };
         let (units, shards, uid) = (self.gpu_units_of(job), job.req.shards > 0, job.uid);
-        self.gpu_holds.take(&units, shards, uid);
+        self.resources.gpus.take(&units, shards, uid);
     }
 
     /// Gives back what job `id` held of the GPUs (the job keeps its list, for the views of
@@ -112,7 +112,7 @@ impl Core {
     pub(super) fn release_gpus(&mut self, id: u32) {
         let Some(job) = self.jobs.get(&id) else { return };
         let (units, shards) = (self.gpu_units_of(job), job.req.shards > 0);
-        self.gpu_holds.give_back(&units, shards);
+        self.resources.gpus.give_back(&units, shards);
     }
 
     /// The GPUs as the scheduling plan starts from them: each one's free units, those in
@@ -122,21 +122,21 @@ impl Core {
         let slots = self.config.gpus.len();
         GpuStart {
             units: self.config.gpu_units(),
-            free: (0..slots).map(|s| self.gpu_holds.free_units(s)).collect(),
+            free: (0..slots).map(|s| self.resources.gpus.free_units(s)).collect(),
             blocked: self.config.gpus.iter().map(|g| avoided.contains(&g.index)).collect(),
-            owners: self.config.mps.then(|| (0..slots).map(|s| self.gpu_holds.shard_user(s)).collect()),
+            owners: self.config.mps.then(|| (0..slots).map(|s| self.resources.gpus.shard_user(s)).collect()),
         }
     }
 
     /// The user whose shard jobs hold shards of the node's GPU with device index `index`,
     /// if any.
     pub fn shard_user(&self, index: u32) -> Option<u32> {
-        self.gpu_slot(index).and_then(|s| self.gpu_holds.shard_user(s))
+        self.gpu_slot(index).and_then(|s| self.resources.gpus.shard_user(s))
     }
 
     /// What jobs hold of the node's GPU with device index `index`.
     pub fn gpu_held(&self, index: u32) -> GpuHeld {
-        self.gpu_slot(index).map_or(GpuHeld::Free, |s| self.gpu_holds.held(s))
+        self.gpu_slot(index).map_or(GpuHeld::Free, |s| self.resources.gpus.held(s))
     }
 }
 

@@ -35,13 +35,14 @@ impl Core {
                 .chain(job.steps.iter().filter(|(s, _)| running.contains(s)).map(|&(s, _)| StepId::Number(s)))
                 .map(|step| (job.id, step))
                 .collect();
-            let watched = job.has_gpus || keys.iter().any(|k| sums.contains_key(k) || self.gpu_tallies.contains_key(k));
+            let watched =
+                job.has_gpus || keys.iter().any(|k| sums.contains_key(k) || self.gpu_watch.tallies.contains_key(k));
             if !watched {
                 continue;
             }
             for key in keys {
                 let (memory, util) = sums.get(&key).copied().unwrap_or_default();
-                self.gpu_tallies.entry(key).or_default().add(memory, util);
+                self.gpu_watch.tallies.entry(key).or_default().add(memory, util);
             }
         }
     }
@@ -54,7 +55,7 @@ impl Core {
     pub fn watch_gpu_shares(&mut self, sample: &GpuSample, owners: &HashMap<u32, Owner>) {
         let used = share::job_memory(&sample.processes, owners, &self.config.gpus);
         let shares = self.gpu_shares_now(sample);
-        for (found, now) in self.gpu_shares.look(used, &shares) {
+        for (found, now) in self.gpu_watch.shares.look(used, &shares) {
             self.tell_over_share(found, now);
         }
     }
@@ -108,7 +109,7 @@ impl Core {
     /// The GPU memory job `job` held on GPU `gpu` at the last look (0: none of its processes
     /// were seen there).
     pub fn gpu_memory_of(&self, job: u32, gpu: u32) -> u64 {
-        self.gpu_shares.used_by(job, gpu)
+        self.gpu_watch.shares.used_by(job, gpu)
     }
 
     /// Counts the look that saw `sample` into the GPU samples kept for the board: each whole
@@ -141,30 +142,30 @@ impl Core {
         }
         let by_job: Vec<(u32, u64, u32)> =
             by_job.into_iter().map(|(job, (memory, util))| (job, memory, util)).collect();
-        if let Some(closed) = self.gpu_history.look(crate::options::now(), &gpus, &by_job) {
+        if let Some(closed) = self.gpu_watch.history.look(crate::options::now(), &gpus, &by_job) {
             drop(self.writer.gpu_samples(closed));
         }
     }
 
     /// The GPU samples kept in memory (see [`crate::daemon::gpu_use::GpuHistory`]).
     pub fn gpu_history(&self) -> &crate::daemon::gpu_use::GpuHistory {
-        &self.gpu_history
+        &self.gpu_watch.history
     }
 
     /// Keeps what the last look at the GPUs saw, for the views of the GPUs.
     pub fn set_gpu_sample(&mut self, sample: GpuSample) {
-        self.gpu_sample = Some((crate::options::now(), sample));
+        self.gpu_watch.sample = Some((crate::options::now(), sample));
     }
 
     /// What the last look at the GPUs saw and when; `None` before the first, or when the
     /// GPUs are not looked at.
     pub fn gpu_sample(&self) -> Option<&(u64, GpuSample)> {
-        self.gpu_sample.as_ref()
+        self.gpu_watch.sample.as_ref()
     }
 
     /// The GPU use of step `step` of job `job` so far (`None`: not watched).
     pub fn gpu_use(&self, job: u32, step: StepId) -> Option<GpuUse> {
-        self.gpu_tallies.get(&(job, step)).and_then(|t| t.figures())
+        self.gpu_watch.tallies.get(&(job, step)).and_then(|t| t.figures())
     }
 
     /// The supervisor of running job `id` (which runs its batch script).
@@ -174,12 +175,12 @@ impl Core {
 
     /// Takes the GPU use of step `step` of job `job`, which ended.
     pub(super) fn take_gpu_use(&mut self, job: u32, step: StepId) -> Option<GpuUse> {
-        self.gpu_tallies.remove(&(job, step)).and_then(|t| t.figures())
+        self.gpu_watch.tallies.remove(&(job, step)).and_then(|t| t.figures())
     }
 
     /// Forgets the tallies of job `job`, which ended.
     pub(super) fn forget_gpu_use(&mut self, job: u32) {
-        self.gpu_tallies.retain(|(j, _), _| *j != job);
-        self.gpu_shares.forget(job);
+        self.gpu_watch.tallies.retain(|(j, _), _| *j != job);
+        self.gpu_watch.shares.forget(job);
     }
 }

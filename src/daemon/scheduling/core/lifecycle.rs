@@ -136,7 +136,7 @@ impl Core {
         for pid in self.steps.forget(id) {
             let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
         }
-        self.used = self.used.minus(&job.req);
+        self.resources.used = self.resources.used.minus(&job.req);
         // The job's directory (its status file) stays until the end is durable.
         let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.

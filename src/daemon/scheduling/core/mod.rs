@@ -16,10 +16,12 @@ mod foreign_gpus;
 mod gpu_drains;
 mod gpu_holds;
 mod gpu_tallies;
+mod gpu_watch_state;
 mod job_steps;
 mod lifecycle;
 mod overdue;
 mod recovery;
+mod resource_ledger;
 mod schedule;
 
 pub use cancel::CancelError;
@@ -144,28 +146,10 @@ pub struct Core {
     /// without reading the whole queue.
     dependent: BTreeSet<u32>,
     next_id: u32,
-    /// What jobs hold of each of the node's GPUs (see `gpu_holds`).
-    gpu_holds: gpu_holds::GpuHolds,
-    /// The ids of the node's CPUs no job holds (see `cpu_ids`).
-    free_cpus: BTreeSet<u32>,
-    /// The processes outside the queue that the last look at the GPUs found.
-    foreign_gpu_processes: Vec<crate::daemon::gpu_use::ForeignProcess>,
-    /// When those last changed.
-    foreign_gpu_processes_since: u64,
-    /// The GPUs kept from new jobs because their MPS server could not be started or quit,
-    /// and why (see `gpu_drains`).
-    gpu_drains: BTreeMap<u32, String>,
-    /// When those last changed.
-    gpu_drains_since: u64,
-    /// Each running job's and step's GPU use so far, while the GPUs are looked at.
-    gpu_tallies: std::collections::HashMap<crate::daemon::gpu_use::Owner, crate::daemon::gpu_use::GpuTally>,
-    /// What the last look at the GPUs saw, and when (UNIX seconds).
-    gpu_sample: Option<(u64, crate::gpu::GpuSample)>,
-    /// Each job's GPU memory at the last look, and the shard jobs over their share.
-    gpu_shares: crate::daemon::gpu_use::ShareWatch,
-    /// The GPU samples of the step still open, and of the one closed last.
-    gpu_history: crate::daemon::gpu_use::GpuHistory,
-    used: Resources,
+    /// What jobs hold of the node's CPUs, memory and GPUs.
+    resources: resource_ledger::ResourceLedger,
+    /// What the GPU watch's looks found.
+    gpu_watch: gpu_watch_state::GpuWatchState,
     exe: PathBuf,
     jobs_dir: PathBuf,
     /// When the daemon started.
@@ -231,16 +215,8 @@ impl Core {
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         Ok(Core {
             machine,
-            gpu_holds: gpu_holds::GpuHolds::new(config.gpus.len(), config.gpu_units()),
-            free_cpus: (0..config.cpus).collect(),
-            foreign_gpu_processes: Vec::new(),
-            foreign_gpu_processes_since: 0,
-            gpu_drains: BTreeMap::new(),
-            gpu_drains_since: 0,
-            gpu_tallies: Default::default(),
-            gpu_sample: None,
-            gpu_shares: Default::default(),
-            gpu_history: crate::daemon::gpu_use::GpuHistory::new(config.gpu_history_resolution),
+            resources: resource_ledger::ResourceLedger::new(&config),
+            gpu_watch: gpu_watch_state::GpuWatchState::new(config.gpu_history_resolution),
             config,
             store,
             writer,
@@ -249,7 +225,6 @@ impl Core {
             holding,
             dependent,
             next_id,
-            used: Resources::default(),
             exe,
             jobs_dir,
             started_at: now,
@@ -392,6 +367,6 @@ impl Core {
 
     /// Resources in use by running jobs.
     pub fn used(&self) -> Resources {
-        self.used
+        self.resources.used
     }
 }

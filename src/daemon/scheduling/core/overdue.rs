@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(core.jobs[&1].state(), JobState::Running);
         let _ = core.end_stuck(&stuck[0]);
         assert_eq!((core.jobs[&1].state(), core.jobs[&1].reason.as_str()), (JobState::Timeout, "TimeLimit"));
-        assert_eq!(core.used, Resources::default(), "its CPUs are free");
+        assert_eq!(core.resources.used, Resources::default(), "its CPUs are free");
     }
 
     #[test]

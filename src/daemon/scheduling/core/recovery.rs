@@ -23,7 +23,7 @@ impl Core {
             // The store keeps a job's GPUs as indices: the node's records stand for them.
             let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
             let job = self.jobs.get_mut(id).expect("a holding job is known");
-            self.used = self.used.plus(&job.req);
+            self.resources.used = self.resources.used.plus(&job.req);
             job.gpus = gpus;
             let cpu_ids = job.cpu_ids.clone();
             self.hold_gpus(*id);
@@ -99,7 +99,7 @@ impl Core {
             self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }));
             return;
         }
-        self.used = self.used.minus(&job.req);
+        self.resources.used = self.resources.used.minus(&job.req);
         self.release_gpus(id);
         let job = self.jobs.get_mut(&id).expect("the job is known");
         job.gpus.clear();
@@ -126,7 +126,7 @@ impl Core {
             if !job.cpu_ids.is_empty() || job.req.cpus == 0 {
                 continue;
             }
-            let count = job.req.cpus.min(self.free_cpus.len() as u32);
+            let count = job.req.cpus.min(self.resources.free_cpus.len() as u32);
             let cpu_ids = self.take_cpu_ids(count);
             let job = self.jobs.get_mut(id).expect("a holding job is known");
             job.cpu_ids = cpu_ids;

@@ -51,8 +51,8 @@ impl Core {
                 (end, Hold { resources: j.req, gpus: self.gpu_units_of(j) })
             })
             .collect();
-        let free =
-            Resources { cpus: self.config.cpus, mem_mb: self.config.memory, ..Default::default() }.minus(&self.used);
+        let free = Resources { cpus: self.config.cpus, mem_mb: self.config.memory, ..Default::default() }
+            .minus(&self.resources.used);
         Plan::new(now, free.cpus, free.mem_mb, self.gpu_start(), releases)
     }
 
@@ -224,7 +224,7 @@ impl Core {
         job.start_time = now;
         job.reason_prev = job.reason.clone();
         job.reason = "None".into();
-        self.used = self.used.plus(&job.req);
+        self.resources.used = self.resources.used.plus(&job.req);
         let durable = self.writer.update(job);
         self.hold_gpus(id);
         durable
