@@ -217,10 +217,10 @@ impl Core {
         }
         let limit_changed = new.time_limit != job.time_limit;
         if Self::queued(job) {
-            self.queue.remove(&(Reverse(job.priority), id));
+            self.index.queue.remove(&(Reverse(job.priority), id));
         }
         if Self::queued(&new) {
-            self.queue.insert((Reverse(new.priority), id));
+            self.index.queue.insert((Reverse(new.priority), id));
         }
         tracing::info!(job = id, uid = caller.uid, ?changes, "job updated");
         let durable = self.writer.update(&new);

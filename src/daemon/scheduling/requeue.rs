@@ -82,7 +82,7 @@ impl Core {
         job.pre_sus_secs = 0;
         let durable = self.writer.update(job);
         if !job.held {
-            self.queue.insert((Reverse(job.priority), id));
+            self.index.queue.insert((Reverse(job.priority), id));
         }
         let uid = job.uid;
         self.count_active(uid);

@@ -20,7 +20,7 @@ pub fn listing(core: &Core, caller: Caller, pending: usize) -> QueueResponse {
     let mut running: Vec<&Job> = core.holding().filter(visible).collect();
     running.sort_by_key(|j| (j.start_time, j.id));
     // The scheduling pass's order, then the held jobs (which it passes over), by id.
-    let queued = core.queue.iter().map(|(_, id)| &core.jobs[id]);
+    let queued = core.index.queue.iter().map(|(_, id)| &core.jobs[id]);
     let held = core.jobs.values().filter(|j| j.state() == JobState::Pending && !Core::queued(j));
     let mut pending_total = 0u32;
     let mut listed = Vec::new();

@@ -118,7 +118,7 @@ impl Core {
         job.end_cause = Some(EndCause::Cancelled);
         let key = (Reverse(job.priority), id);
         let durable = self.writer.update(job);
-        self.queue.remove(&key);
+        self.index.queue.remove(&key);
         self.ended.send_modify(|n| *n += 1);
         durable
     }

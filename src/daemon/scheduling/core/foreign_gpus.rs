@@ -15,6 +15,7 @@ impl Core {
     /// their processes are told from others.
     pub fn job_processes(&self) -> JobProcesses {
         let jobs = self
+            .index
             .holding
             .iter()
             .map(|&id| {

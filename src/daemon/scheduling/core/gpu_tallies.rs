@@ -26,7 +26,7 @@ impl Core {
             }
         }
         for job in &jobs.jobs {
-            if !self.holding.contains(&job.id) {
+            if !self.index.holding.contains(&job.id) {
                 continue;
             }
             // Only the steps still running: one that ended since the look has its record.
@@ -131,8 +131,12 @@ impl Core {
                 Some((gpu.index, reading.memory_used.unwrap_or(0), reading.utilization.unwrap_or(0)))
             })
             .collect();
-        let mut by_job: std::collections::BTreeMap<u32, (u64, u32)> =
-            jobs.jobs.iter().filter(|j| j.has_gpus && self.holding.contains(&j.id)).map(|j| (j.id, (0, 0))).collect();
+        let mut by_job: std::collections::BTreeMap<u32, (u64, u32)> = jobs
+            .jobs
+            .iter()
+            .filter(|j| j.has_gpus && self.index.holding.contains(&j.id))
+            .map(|j| (j.id, (0, 0)))
+            .collect();
         for p in &sample.processes {
             if let Some((job, _)) = owners.get(&p.pid) {
                 let sum = by_job.entry(*job).or_default();

@@ -87,7 +87,7 @@ impl Core {
         let mut effects = Effects::default();
         for job in jobs {
             if Self::queued(&job) {
-                self.queue.insert((Reverse(job.priority), job.id));
+                self.index.queue.insert((Reverse(job.priority), job.id));
                 effects.reschedule = true;
             }
             self.track_dependency(&job);
@@ -124,7 +124,7 @@ impl Core {
             },
         };
         job.state = Some(state);
-        self.holding.remove(&id);
+        self.index.holding.remove(&id);
         self.active.remove(job.uid);
         job.reason = reason.into();
         job.end_time = end_time;

@@ -17,6 +17,7 @@ mod gpu_drains;
 mod gpu_holds;
 mod gpu_tallies;
 mod gpu_watch_state;
+mod job_index;
 mod job_steps;
 mod lifecycle;
 mod overdue;
@@ -38,8 +39,7 @@ use crate::daemon::scheduling::steps;
 use crate::daemon::store::writer::{Durable, Writer};
 use crate::daemon::store::{Store, StoreError};
 use crate::stepd;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Work for the async side after a state change.
@@ -137,14 +137,8 @@ pub struct Core {
     pub(in crate::daemon) writer: Writer,
     /// Jobs that are active or ended within MinJobAge, by id.
     pub jobs: BTreeMap<u32, Job>,
-    /// Pending jobs that are not held, in scheduling order (priority, then submit order).
-    pub(in crate::daemon) queue: BTreeSet<(Reverse<u32>, u32)>,
-    /// Jobs that hold resources (running or completing): a scheduling pass looks at these
-    /// and the queue, never at the finished jobs kept in memory.
-    holding: BTreeSet<u32>,
-    /// Pending jobs with a dependency yet to be satisfied: a scheduling pass settles these
-    /// without reading the whole queue.
-    dependent: BTreeSet<u32>,
+    /// The queue, the jobs holding resources and those waiting on a dependency.
+    pub(in crate::daemon) index: job_index::JobIndex,
     next_id: u32,
     /// What jobs hold of the node's CPUs, memory and GPUs.
     resources: resource_ledger::ResourceLedger,
@@ -205,9 +199,7 @@ impl Core {
             .into_iter()
             .map(|j| (j.id, j))
             .collect();
-        let queue = jobs.values().filter(|j| Self::queued(j)).map(|j| (Reverse(j.priority), j.id)).collect();
-        let holding = jobs.values().filter(|j| j.state().holds_resources()).map(|j| j.id).collect();
-        let dependent = jobs.values().filter(|j| Self::waits_on_dependency(j)).map(|j| j.id).collect();
+        let index = job_index::JobIndex::of(&jobs, Self::queued, Self::waits_on_dependency);
         let mut active = limits::Active::default();
         for j in jobs.values().filter(|j| !j.state().is_finished()) {
             active.add(j.uid);
@@ -221,9 +213,7 @@ impl Core {
             store,
             writer,
             jobs,
-            queue,
-            holding,
-            dependent,
+            index,
             next_id,
             exe,
             jobs_dir,
@@ -255,7 +245,7 @@ impl Core {
     /// Notes that `job` (new, or its dependency changed) may wait on a dependency.
     pub(in crate::daemon) fn track_dependency(&mut self, job: &Job) {
         if Self::waits_on_dependency(job) {
-            self.dependent.insert(job.id);
+            self.index.dependent.insert(job.id);
         }
     }
 
@@ -284,7 +274,7 @@ impl Core {
 
     /// The jobs that hold resources.
     pub(in crate::daemon) fn holding(&self) -> impl Iterator<Item = &Job> {
-        self.holding.iter().map(|id| &self.jobs[id])
+        self.index.holding.iter().map(|id| &self.jobs[id])
     }
 
     /// The node's GPU with device index `index` (an NVIDIA GPU known by its index alone when

@@ -83,7 +83,7 @@ impl Core {
         let jobs = &self.jobs;
         self.overdue.completing_since.retain(|id, _| jobs.get(id).is_some_and(|j| j.state() == JobState::Completing));
         let mut found = Vec::new();
-        for &id in &self.holding {
+        for &id in &self.index.holding {
             let job = &self.jobs[&id];
             let Some(pid) = job.stepd_pid else { continue };
             if self.overdue.killing.contains(&id) {

@@ -18,7 +18,7 @@ impl Core {
     /// resources) waits again.
     pub fn recover(&mut self) -> Effects {
         let mut effects = Effects::default();
-        let active: Vec<u32> = self.holding.iter().copied().collect();
+        let active: Vec<u32> = self.index.holding.iter().copied().collect();
         for id in &active {
             // The store keeps a job's GPUs as indices: the node's records stand for them.
             let gpus: Vec<crate::gpu::Gpu> = self.jobs[id].gpus.iter().map(|g| self.node_gpu(g.index)).collect();
@@ -104,7 +104,7 @@ impl Core {
         let job = self.jobs.get_mut(&id).expect("the job is known");
         job.gpus.clear();
         let cpu_ids = std::mem::take(&mut job.cpu_ids);
-        self.holding.remove(&id);
+        self.index.holding.remove(&id);
         job.state = Some(JobState::Pending);
         job.start_time = 0;
         job.reason = "None".into();
@@ -112,7 +112,7 @@ impl Core {
         // Nobody waits for it: the job's next allocation is written after it.
         drop(self.writer.update(job));
         if Self::queued(job) {
-            self.queue.insert((Reverse(job.priority), id));
+            self.index.queue.insert((Reverse(job.priority), id));
         }
         self.release_cpu_ids(&cpu_ids);
     }

@@ -58,13 +58,13 @@ impl Core {
 
     /// Pending, not held job ids in scheduling order: priority, then submit order.
     fn pending_in_order(&self) -> Vec<u32> {
-        self.queue.iter().map(|(_, id)| *id).collect()
+        self.index.queue.iter().map(|(_, id)| *id).collect()
     }
 
     /// One scheduling pass: settles dependencies, starts what may start now, records
     /// pending reasons.
     pub fn schedule(&mut self) -> Effects {
-        tracing::debug!(queued = self.queue.len(), "scheduling pass");
+        tracing::debug!(queued = self.index.queue.len(), "scheduling pass");
         let now = crate::options::now();
         let mut effects = Effects::default();
         let waiting_on_deps = self.settle_dependencies(now, &mut effects);
@@ -165,8 +165,8 @@ impl Core {
         use depend::Standing;
         // Those no longer pending, or whose dependency is gone, leave the set; held ones stay
         // in it, unread until they are released.
-        self.dependent.retain(|id| self.jobs.get(id).is_some_and(Self::waits_on_dependency));
-        let queued: Vec<u32> = self.dependent.iter().copied().filter(|id| Self::queued(&self.jobs[id])).collect();
+        self.index.dependent.retain(|id| self.jobs.get(id).is_some_and(Self::waits_on_dependency));
+        let queued: Vec<u32> = self.index.dependent.iter().copied().filter(|id| Self::queued(&self.jobs[id])).collect();
         let mut waiting = std::collections::HashMap::new();
         for id in queued {
             let job = &self.jobs[&id];
@@ -216,8 +216,8 @@ impl Core {
         let gpus = units.iter().filter_map(|&(slot, _)| self.config.gpus.get(slot).cloned()).collect();
         let cpu_ids = self.take_cpu_ids(self.jobs[&id].req.cpus);
         let job = self.jobs.get_mut(&id).expect("launching a known job");
-        self.queue.remove(&(Reverse(job.priority), id));
-        self.holding.insert(id);
+        self.index.queue.remove(&(Reverse(job.priority), id));
+        self.index.holding.insert(id);
         job.gpus = gpus;
         job.cpu_ids = cpu_ids;
         job.state = Some(JobState::Running);
