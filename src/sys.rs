@@ -616,10 +616,14 @@ pub unsafe fn write_decimal(at: *mut u8, mut n: u32) {
             break;
         }
     }
-    for i in 0..len {
-        *at.add(i) = tmp[len - 1 - i];
+    // SAFETY: a u32 has at most ten digits, so `len` is at most 10 and the writes stay in
+    // the 11 bytes the caller promised at `at`.
+    unsafe {
+        for i in 0..len {
+            *at.add(i) = tmp[len - 1 - i];
+        }
+        *at.add(len) = 0;
     }
-    *at.add(len) = 0;
 }
 
 /// Keeps the daemon's memory from growing with its threads. glibc gives each thread that

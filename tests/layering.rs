@@ -432,8 +432,7 @@ fn violations(shown: &str, module: &[String], source: &str, used: &mut Vec<usize
                     Some(rank) if rank < own => {}
                     Some(rank) => found.push(format!(
                         "{shown}:{}: daemon/{} (rank {own}) names daemon/{folder} (rank {rank}), not below it: {text}",
-                        reach.line,
-                        module[1]
+                        reach.line, module[1]
                     )),
                     None => found.push(format!(
                         "{shown}:{}: names daemon/{folder}, which has no rank in DAEMON_RANKS: {text}",
