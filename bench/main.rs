@@ -80,29 +80,66 @@ fn main() {
     std::process::exit(run(args));
 }
 
+/// Measures the figures asked for and prints the table; the exit code: 2 for a bad
+/// option, 1 when the binary is missing or a figure failed.
 fn run(args: Args) -> i32 {
+    let (slurmlet, bench_exe) = match prepare(&args) {
+        Ok(paths) => paths,
+        Err(code) => return code,
+    };
+    let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let counts = if args.smoke { counts::Counts::smoke() } else { counts::Counts::full(args.scale) };
+    let real = if args.no_real {
+        Err("not asked for (--no-real)".to_string())
+    } else {
+        real::RealSlurm::detect(&slurmlet, &parent)
+    };
+    print_heading(&args, &slurmlet, &bench_exe, &parent, &real);
+
+    let ctx = figures::Ctx::new(slurmlet, bench_exe, parent, counts, real);
+    if let Some(r) = &ctx.real {
+        if let Ok(n) = r.queue_len() {
+            ctx.note(format!("real Slurm had {n} jobs queued before the run"));
+        }
+    }
+    let (rows, failures) = run_figures(&args, &ctx);
+    print_report(&args, &ctx, &rows, &failures);
+    if let Some(path) = &args.json {
+        if let Err(e) = write_json(path, &args, &ctx, &rows, &failures) {
+            eprintln!("slurmlet-bench: cannot write {}: {e}", path.display());
+            return 1;
+        }
+    }
+    if failures.is_empty() {
+        0
+    } else {
+        1
+    }
+}
+
+/// Checks the options and applies those the clusters read (`--keep`, `--daemon-config`,
+/// `--job-gres`); the `slurmlet` binary to measure and this program's own, or the exit
+/// code (after the message).
+fn prepare(args: &Args) -> Result<(PathBuf, PathBuf), i32> {
     if !(args.scale > 0.0 && args.scale.is_finite()) {
         eprintln!("slurmlet-bench: --scale must be a positive number");
-        return 2;
+        return Err(2);
     }
     if let Some(bad) = args.only.iter().find(|n| !figures::FIGURES.iter().any(|f| f.number == **n)) {
         eprintln!("slurmlet-bench: there is no figure {bad} (figures are 1 to {})", figures::FIGURES.len());
-        return 2;
+        return Err(2);
     }
-    let bench_exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("slurmlet-bench: cannot find my own executable: {e}");
-            return 1;
-        }
-    };
+    let bench_exe = std::env::current_exe().map_err(|e| {
+        eprintln!("slurmlet-bench: cannot find my own executable: {e}");
+        1
+    })?;
     let slurmlet = args.slurmlet.clone().unwrap_or_else(|| bench_exe.with_file_name("slurmlet"));
     if !slurmlet.is_file() {
         eprintln!(
             "slurmlet-bench: {} not found; build it first (cargo build --release) or pass --slurmlet",
             slurmlet.display()
         );
-        return 1;
+        return Err(1);
     }
     cluster::KEEP.store(args.keep, std::sync::atomic::Ordering::Relaxed);
     if let Some(path) = &args.daemon_config {
@@ -112,7 +149,7 @@ fn run(args: Args) -> i32 {
             }
             Err(e) => {
                 eprintln!("slurmlet-bench: cannot read --daemon-config {}: {e}", path.display());
-                return 1;
+                return Err(1);
             }
         }
     }
@@ -123,18 +160,22 @@ fn run(args: Args) -> i32 {
             }
             Err(e) => {
                 eprintln!("slurmlet-bench: --job-gres {gres}: {e}");
-                return 2;
+                return Err(2);
             }
         }
     }
-    let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let counts = if args.smoke { counts::Counts::smoke() } else { counts::Counts::full(args.scale) };
-    let real = if args.no_real {
-        Err("not asked for (--no-real)".to_string())
-    } else {
-        real::RealSlurm::detect(&slurmlet, &parent)
-    };
+    Ok((slurmlet, bench_exe))
+}
 
+/// What the run measures and where: the date, machine, binary, temporary directory and the
+/// real Slurm compared with (or why none is).
+fn print_heading(
+    args: &Args,
+    slurmlet: &Path,
+    bench_exe: &Path,
+    parent: &Path,
+    real: &Result<real::RealSlurm, String>,
+) {
     println!("slurmlet-bench{}", if args.smoke { " (smoke: tiny sizes, timings mean nothing)" } else { "" });
     println!("date:      {}", now_utc());
     println!("machine:   {}", machine());
@@ -147,9 +188,9 @@ fn run(args: Args) -> i32 {
     if let Some(gres) = cluster::JOB_GRES.get() {
         println!("figure 4:  each job asks for {gres}");
     }
-    println!("slurmlet:  {}{}", slurmlet.display(), stale_warning(&slurmlet, &bench_exe));
-    println!("temp dir:  {} ({})", parent.display(), filesystem(&parent));
-    match &real {
+    println!("slurmlet:  {}{}", slurmlet.display(), stale_warning(slurmlet, bench_exe));
+    println!("temp dir:  {} ({})", parent.display(), filesystem(parent));
+    match real {
         Ok(r) => println!(
             "real Slurm: {} (MaxJobCount {})",
             r.version,
@@ -161,20 +202,18 @@ fn run(args: Args) -> i32 {
         println!("warning:   this is a debug build; timings are not representative (use --release)");
     }
     println!();
+}
 
-    let ctx = figures::Ctx::new(slurmlet, bench_exe, parent, counts, real);
-    if let Some(r) = &ctx.real {
-        if let Ok(n) = r.queue_len() {
-            ctx.note(format!("real Slurm had {n} jobs queued before the run"));
-        }
-    }
+/// Runs the figures `--only` names (all without it): their rows in figure order, and a line
+/// for each figure that failed.
+fn run_figures(args: &Args, ctx: &figures::Ctx) -> (Vec<report::Row>, Vec<String>) {
     let mut by_figure = std::collections::BTreeMap::new();
     let mut failures = Vec::new();
     for f in figures::in_run_order() {
         if !args.only.is_empty() && !args.only.contains(&f.number) {
             continue;
         }
-        match (f.run)(&ctx) {
+        match (f.run)(ctx) {
             Ok(r) => {
                 by_figure.insert(f.number, r);
             }
@@ -185,9 +224,13 @@ fn run(args: Args) -> i32 {
             }
         }
     }
+    (by_figure.into_values().flatten().collect(), failures)
+}
 
-    let rows: Vec<_> = by_figure.into_values().flatten().collect();
-    println!("{}", report::table(&rows));
+/// The table and what its columns mean, the baselines, notes, stages and failures, and with
+/// `--markdown` the table again in Markdown.
+fn print_report(args: &Args, ctx: &figures::Ctx, rows: &[report::Row], failures: &[String]) {
+    println!("{}", report::table(rows));
     println!("ours/base: our time per operation divided by the baseline's (rates inverted); lower is better.");
     println!("Slurm/ours: real Slurm's time per operation divided by ours: how many times faster slurmlet is.");
     println!("met?: one word per target, in order (? = not measurable in this run, e.g. real Slurm absent).");
@@ -209,38 +252,39 @@ fn run(args: Args) -> i32 {
     println!("  {:8.1}  total", ctx.start.elapsed().as_secs_f64());
     if !failures.is_empty() {
         println!("\nfailed:");
-        for f in &failures {
+        for f in failures {
             println!("  {f}");
         }
     }
     if args.markdown {
-        println!("\n{}", report::markdown(&rows));
+        println!("\n{}", report::markdown(rows));
     }
-    if let Some(path) = &args.json {
-        let doc = serde_json::json!({
-            "date": now_utc(),
-            "machine": machine(),
-            "smoke": args.smoke,
-            "scale": args.scale,
-            "counts": ctx.counts,
-            "real_slurm": ctx.real.as_ref().map(|r| r.version.clone()),
-            "rows": rows.iter().map(report::Row::json).collect::<Vec<_>>(),
-            "raw": ctx.raw_numbers(),
-            "stages": ctx.stages().iter().map(|(w, s)| serde_json::json!({ "stage": w, "seconds": s })).collect::<Vec<_>>(),
-            "notes": notes,
-            "failures": failures,
-        });
-        let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
-        if let Err(e) = std::fs::write(path, text + "\n") {
-            eprintln!("slurmlet-bench: cannot write {}: {e}", path.display());
-            return 1;
-        }
-    }
-    if failures.is_empty() {
-        0
-    } else {
-        1
-    }
+}
+
+/// Writes `--json`'s file: the run's options and counts, every row, the raw numbers, the
+/// stages, notes and failures.
+fn write_json(
+    path: &Path,
+    args: &Args,
+    ctx: &figures::Ctx,
+    rows: &[report::Row],
+    failures: &[String],
+) -> std::io::Result<()> {
+    let doc = serde_json::json!({
+        "date": now_utc(),
+        "machine": machine(),
+        "smoke": args.smoke,
+        "scale": args.scale,
+        "counts": ctx.counts,
+        "real_slurm": ctx.real.as_ref().map(|r| r.version.clone()),
+        "rows": rows.iter().map(report::Row::json).collect::<Vec<_>>(),
+        "raw": ctx.raw_numbers(),
+        "stages": ctx.stages().iter().map(|(w, s)| serde_json::json!({ "stage": w, "seconds": s })).collect::<Vec<_>>(),
+        "notes": ctx.notes(),
+        "failures": failures,
+    });
+    let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+    std::fs::write(path, text + "\n")
 }
 
 /// The current UTC date and time (`2026-05-01 12:00 UTC`).

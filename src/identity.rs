@@ -144,11 +144,17 @@ impl Identity {
     /// To be called only in a child right after `fork` (it makes only async-signal-safe
     /// calls, on memory prepared before the fork).
     pub unsafe fn become_for_good(&self) -> Result<(), i32> {
-        if libc::setgroups(self.groups.len(), self.groups.as_ptr()) != 0
-            || libc::setgid(self.gid) != 0
-            || libc::setuid(self.uid) != 0
-        {
-            return Err(*libc::__errno_location());
+        // SAFETY: setgroups reads `groups.len()` gids from the vector, filled before the
+        // fork; setgid and setuid take numbers; `__errno_location` points at this thread's
+        // errno. In the child of a fork there is one thread, so glibc's change of every
+        // thread's ids has no other thread to signal.
+        unsafe {
+            if libc::setgroups(self.groups.len(), self.groups.as_ptr()) != 0
+                || libc::setgid(self.gid) != 0
+                || libc::setuid(self.uid) != 0
+            {
+                return Err(*libc::__errno_location());
+            }
         }
         Ok(())
     }

@@ -632,6 +632,16 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
     let board = Board::start(&c);
     let mut browser = Browser::start(&program);
     browser.open(&board.url);
+    page_shows_the_gpu_cards(&mut browser, &board, first, held_gpu, free_gpu);
+    let waiting = jobs_come_and_go(&c, &mut browser, first, free_gpu);
+    holds_and_releases_from_the_page(&c, &mut browser);
+    job_pages_show_fields_and_output(&mut browser, first, waiting);
+    charts_draw_or_say_why_not(&mut browser);
+}
+
+/// The cards of both GPUs, the one held naming job `first` and its user; the token kept to
+/// the tab; everything loaded from the board. Marks the page, so that a reload would show.
+fn page_shows_the_gpu_cards(browser: &mut Browser, board: &Board, first: u32, held_gpu: u32, free_gpu: u32) {
     browser.wait_for(
         "the GPU cards",
         T,
@@ -671,7 +681,12 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
     );
     // Marks this page: a reload would lose the mark.
     browser.eval("window.__notReloaded = true; window.confirm = () => true; true");
+}
 
+/// Jobs submitted with sbatch appear (a pending one in the pending list), one cancelled with
+/// scancel leaves, and `first` cancelled from the page is gone for squeue too; the job left
+/// waiting.
+fn jobs_come_and_go(c: &Cluster, browser: &mut Browser, first: u32, free_gpu: u32) -> u32 {
     // A job submitted with sbatch appears, a pending one in the pending list.
     let second = c.sbatch(&["--gres=gpu:1", "-J", "second", "-o", "/dev/null", "--wrap", "sleep 300"]);
     let waiting = c.sbatch(&["--gres=gpu:2", "-J", "waiting", "-o", "/dev/null", "--wrap", "sleep 300"]);
@@ -709,7 +724,7 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         r#"document.querySelector('#running button[data-action="cancel"][data-job="{first}"]').click(); true"#
     ));
     wait_for("squeue to lose the job cancelled from the page", T, || {
-        let ids = squeue_ids(&c);
+        let ids = squeue_ids(c);
         until(!ids.contains(&first.to_string()), || format!("{ids:?}"))
     });
     browser.wait_for(
@@ -719,9 +734,12 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
     );
     assert_eq!(c.wait_state(first, &["CANCELLED"], T).job_state[0], "CANCELLED");
     assert_eq!(browser.eval("window.__notReloaded === true"), json!(true), "the page was not reloaded");
+    waiting
+}
 
-    // Held from the page, then released: a job that stays pending, not to start before an
-    // hour from now.
+/// A job held from the page, then released.
+fn holds_and_releases_from_the_page(c: &Cluster, browser: &mut Browser) {
+    // A job that stays pending, not to start before an hour from now.
     let later = c.sbatch(&["--begin=now+1hour", "-J", "later", "-o", "/dev/null", "--wrap", "sleep 300"]);
     let click = |browser: &mut Browser, action: &str| {
         let button = format!(r#"#pending button[data-action="{action}"][data-job="{later}"]"#);
@@ -732,17 +750,21 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         );
         browser.eval(&format!("document.querySelector('{button}').click(); true"));
     };
-    click(&mut browser, "hold");
+    click(browser, "hold");
     wait_for("the later job to be held", T, || {
         let j = c.job(later);
         until(j.state_reason.contains("Held"), || j.state_reason.clone())
     });
-    click(&mut browser, "release");
+    click(browser, "release");
     wait_for("the later job to be released", T, || {
         let j = c.job(later);
         until(!j.state_reason.contains("Held") && j.job_state[0] == "PENDING", || j.state_reason.clone())
     });
+}
 
+/// A job's own page: its fields, and to its owner the end of its output (`first`'s) and the
+/// chart of its GPU use.
+fn job_pages_show_fields_and_output(browser: &mut Browser, first: u32, waiting: u32) {
     // The job's own page: its fields and the end of its output.
     browser.eval(&format!("location.hash = '#/job/{waiting}'; true"));
     browser.wait_for(
@@ -763,7 +785,11 @@ fn the_page_shows_the_gpus_and_the_queue_and_cancels_a_job() {
         T,
         r#"!!document.querySelector('#job-chart [data-chart="job"], #job-chart [data-missing="samples"]')"#,
     );
+}
 
+/// The parts the daemon has no data for say so; the charts draw data of the activity calls'
+/// shapes quickly.
+fn charts_draw_or_say_why_not(browser: &mut Browser) {
     // The parts the daemon has no data for say so, rather than stay empty.
     browser.eval("location.hash = '#/'; true");
     browser.wait_for(
@@ -1035,6 +1061,57 @@ fn job_pid(c: &Cluster, name: &str) -> u32 {
     })
 }
 
+/// The jobs of the busy machine: four running (two on a GPU each, two shard jobs sharing
+/// one), three waiting behind them, the last held.
+struct BusyJobs {
+    train: u32,
+    eval: u32,
+    notebook: u32,
+    sweep: u32,
+    big: u32,
+    next: u32,
+    held: u32,
+}
+
+/// Submits the busy machine's jobs, after two that run and end (for the usage chart and the
+/// caller's recent jobs), and waits until the four that run are running. Each of those
+/// writes its pid to `NAME.pid` in the work directory (see [`job_pid`]).
+fn submit_busy_jobs(c: &Cluster) -> BusyJobs {
+    for name in ["prepare", "tokenize"] {
+        let done = c.sbatch(&["--gres=gpu:1", "-J", name, "-o", "/dev/null", "--wrap", "sleep 1"]);
+        c.wait_state(done, &["COMPLETED"], T);
+    }
+    let script = |name: &str| format!("echo $$ > {name}.pid; exec sleep 600");
+    let train =
+        c.sbatch(&["--gres=gpu:1", "-t", "8:00:00", "-J", "train-llm", "-o", "/dev/null", "--wrap", &script("train")]);
+    let eval = c.sbatch(&["--gres=gpu:1", "-t", "45", "-J", "eval", "-o", "/dev/null", "--wrap", &script("eval")]);
+    let notebook = c.sbatch(&["--gres=shard:2", "-J", "notebook", "-o", "/dev/null", "--wrap", &script("notebook")]);
+    let sweep = c.sbatch(&["--gres=shard:1", "-t", "20", "-J", "sweep", "-o", "/dev/null", "--wrap", &script("sweep")]);
+    for id in [train, eval, notebook, sweep] {
+        c.wait_state(id, &["RUNNING"], T);
+    }
+    let big = c.sbatch(&["--gres=gpu:2", "-t", "4:00:00", "-J", "pretrain", "-o", "/dev/null", "--wrap", "true"]);
+    let next = c.sbatch(&["--gres=gpu:1", "-t", "1:00:00", "-J", "finetune", "-o", "/dev/null", "--wrap", "true"]);
+    let held = c.sbatch(&["-H", "--gres=gpu:1", "-J", "ablation", "-o", "/dev/null", "--wrap", "true"]);
+    BusyJobs { train, eval, notebook, sweep, big, next, held }
+}
+
+/// Writes the whole page, as Chromium draws it, to `path` as PNG, once it has settled (the
+/// elapsed times tick every second).
+fn write_screenshot(browser: &mut Browser, path: &std::path::Path) {
+    std::thread::sleep(Duration::from_millis(500));
+    let height = browser.eval("document.documentElement.scrollHeight").as_u64().unwrap_or(900);
+    browser.page(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 1280, "height": height.min(2400), "deviceScaleFactor": 1, "mobile": false }),
+    );
+    let shot = browser.page("Page.captureScreenshot", json!({ "format": "png" }));
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().expect("png data")).unwrap();
+    std::fs::write(path, png).unwrap();
+    eprintln!("the page was written to {}", path.display());
+}
+
 /// A busy machine as the README shows it: four GPUs, two held whole, one shared by two shard
 /// jobs, one used by a process outside the queue; jobs waiting behind them; and jobs that ran.
 /// With `SLURMLET_BOARD_SCREENSHOT=PATH` it also writes the page, as Chromium draws it, to
@@ -1073,23 +1150,7 @@ fn a_busy_machine_shows_each_gpus_holders_shards_and_outsider() {
     describe(&[idle(0), idle(1), idle(2), idle(3)]);
     c.start_daemon_with(&[(fake_nvml::MACHINE_VARIABLE, machine.to_str().unwrap())]);
 
-    // Jobs that ran, for the usage chart and the caller's recent jobs.
-    for name in ["prepare", "tokenize"] {
-        let done = c.sbatch(&["--gres=gpu:1", "-J", name, "-o", "/dev/null", "--wrap", "sleep 1"]);
-        c.wait_state(done, &["COMPLETED"], T);
-    }
-    let script = |name: &str| format!("echo $$ > {name}.pid; exec sleep 600");
-    let train =
-        c.sbatch(&["--gres=gpu:1", "-t", "8:00:00", "-J", "train-llm", "-o", "/dev/null", "--wrap", &script("train")]);
-    let eval = c.sbatch(&["--gres=gpu:1", "-t", "45", "-J", "eval", "-o", "/dev/null", "--wrap", &script("eval")]);
-    let notebook = c.sbatch(&["--gres=shard:2", "-J", "notebook", "-o", "/dev/null", "--wrap", &script("notebook")]);
-    let sweep = c.sbatch(&["--gres=shard:1", "-t", "20", "-J", "sweep", "-o", "/dev/null", "--wrap", &script("sweep")]);
-    for id in [train, eval, notebook, sweep] {
-        c.wait_state(id, &["RUNNING"], T);
-    }
-    let big = c.sbatch(&["--gres=gpu:2", "-t", "4:00:00", "-J", "pretrain", "-o", "/dev/null", "--wrap", "true"]);
-    let next = c.sbatch(&["--gres=gpu:1", "-t", "1:00:00", "-J", "finetune", "-o", "/dev/null", "--wrap", "true"]);
-    let held = c.sbatch(&["-H", "--gres=gpu:1", "-J", "ablation", "-o", "/dev/null", "--wrap", "true"]);
+    let BusyJobs { train, eval, notebook, sweep, big, next, held } = submit_busy_jobs(&c);
 
     let holder_of = |gpus: &slurmlet::api::gpus::GpusResponse, id: u32| {
         gpus.gpus.iter().find(|g| g.jobs.iter().any(|j| j.job_id == Some(id))).map(|g| g.index as usize)
@@ -1155,18 +1216,7 @@ fn a_busy_machine_shows_each_gpus_holders_shards_and_outsider() {
     assert!(shown.as_str().unwrap_or_default().contains("Resources"), "{shown}");
 
     if let Some(path) = std::env::var_os("SLURMLET_BOARD_SCREENSHOT") {
-        // Lets the page settle (the elapsed times tick every second) and draws all of it.
-        std::thread::sleep(Duration::from_millis(500));
-        let height = browser.eval("document.documentElement.scrollHeight").as_u64().unwrap_or(900);
-        browser.page(
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": 1280, "height": height.min(2400), "deviceScaleFactor": 1, "mobile": false }),
-        );
-        let shot = browser.page("Page.captureScreenshot", json!({ "format": "png" }));
-        use base64::Engine;
-        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().expect("png data")).unwrap();
-        std::fs::write(&path, png).unwrap();
-        eprintln!("the page was written to {}", std::path::Path::new(&path).display());
+        write_screenshot(&mut browser, std::path::Path::new(&path));
     }
     for id in [train, eval, notebook, sweep, big, next, held] {
         let _ = c.run("scancel", &[&id.to_string()]);

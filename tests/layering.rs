@@ -263,6 +263,46 @@ struct Reach {
     path: Vec<String>,
 }
 
+/// Whether `t` is a name (an identifier or keyword), not punctuation.
+fn is_ident(t: &Token) -> bool {
+    t.text.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+}
+
+/// The top-level modules a group at the crate's root (`crate::{a::x, b}`, `tokens` from its
+/// `{`) reaches: the first name of each of its items.
+fn root_group_reaches(tokens: &[Token]) -> Vec<Reach> {
+    let mut out = Vec::new();
+    let mut level = 0;
+    let mut first = true;
+    for g in tokens {
+        match g.text.as_str() {
+            "{" => {
+                level += 1;
+                continue;
+            }
+            "}" => {
+                level -= 1;
+                if level == 0 {
+                    break;
+                }
+                continue;
+            }
+            "," if level == 1 => {
+                first = true;
+                continue;
+            }
+            _ => {}
+        }
+        if level == 1 && first && is_ident(g) {
+            out.push(Reach { line: g.line, path: vec![g.text.clone()] });
+            first = false;
+        } else if level == 1 && !is_ident(g) && g.text != "::" {
+            first = false;
+        }
+    }
+    out
+}
+
 /// Every path of `tokens` that reaches a top-level module, from module `module` (its path
 /// from the crate's root). `tracks_mods`: whether `mod name { … }` blocks are followed (not
 /// in doc tokens).
@@ -271,7 +311,6 @@ fn reaches(tokens: &[Token], module: &[String], tracks_mods: bool) -> Vec<Reach>
     // Inline modules: the brace depth each opened at.
     let mut inline: Vec<(String, usize)> = Vec::new();
     let mut depth = 0usize;
-    let is_ident = |t: &Token| t.text.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
     let mut i = 0;
     while i < tokens.len() {
         let t = &tokens[i].text;
@@ -324,37 +363,7 @@ fn reaches(tokens: &[Token], module: &[String], tracks_mods: bool) -> Vec<Reach>
             }
         }
         match tokens.get(k) {
-            Some(next) if here.is_empty() && next.text == "{" => {
-                // A group at the root: the first name of each of its items.
-                let mut level = 0;
-                let mut first = true;
-                for g in &tokens[k..] {
-                    match g.text.as_str() {
-                        "{" => {
-                            level += 1;
-                            continue;
-                        }
-                        "}" => {
-                            level -= 1;
-                            if level == 0 {
-                                break;
-                            }
-                            continue;
-                        }
-                        "," if level == 1 => {
-                            first = true;
-                            continue;
-                        }
-                        _ => {}
-                    }
-                    if level == 1 && first && is_ident(g) {
-                        out.push(Reach { line: g.line, path: vec![g.text.clone()] });
-                        first = false;
-                    } else if level == 1 && !is_ident(g) && g.text != "::" {
-                        first = false;
-                    }
-                }
-            }
+            Some(next) if here.is_empty() && next.text == "{" => out.extend(root_group_reaches(&tokens[k..])),
             Some(next) if is_ident(next) => {
                 let mut path = here;
                 let mut p = k;

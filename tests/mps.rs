@@ -95,6 +95,7 @@ fn start_with(c: &mut Cluster, env: &[(&'static str, String); 2]) {
 
 /// The server directory of GPU 0 for the user running the tests.
 fn server_dir(c: &Cluster) -> PathBuf {
+    // SAFETY: getuid has no preconditions and cannot fail.
     c.dir.path().join("state").join("mps").join(format!("gpu0-uid{}", unsafe { libc::getuid() }))
 }
 
@@ -150,13 +151,15 @@ fn two_shard_jobs_of_one_user_share_one_server_that_is_quit_after_both_and_befor
     // One server for both, started with the GPU and the job's directories, as the job's owner.
     let calls = control.calls();
     let starts: Vec<&str> = calls.lines().filter(|l| l.starts_with("call -d")).collect();
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
     assert_eq!(
         starts,
         vec![format!(
             "call -d visible=0 pipe={} logdir={} uid={}",
             dir.join("pipe").display(),
             dir.join("log").display(),
-            unsafe { libc::getuid() }
+            uid
         )],
         "{calls}"
     );

@@ -7,6 +7,7 @@ use super::{count, summary, Ctx};
 use crate::cluster::Cluster;
 use crate::error::{failed, Result};
 use crate::proc::{bin_true, interleaved, timed_ok};
+use crate::real::RealSlurm;
 use crate::report::{Real, Row, Unit, Value};
 use crate::stats::Summary;
 use slurmlet::api::types::JobDescMsg;
@@ -76,46 +77,12 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
             })
         })?;
 
-        let (mut real_plain, mut real_json) = (ctx.real_skipped(), ctx.real_skipped());
-        let mut real_raw = serde_json::Value::Null;
-        if let (Some(real), Some(max)) = (&ctx.real, max_real) {
-            if level > max {
-                let why = format!("{} jobs exceed real Slurm's MaxJobCount {max}", count(level));
-                ctx.note(format!("figure 5: real Slurm not run at {} jobs: {why}", count(level)));
-                (real_plain, real_json) = (Real::Skipped(why.clone()), Real::Skipped(why));
-            } else {
-                let (p, j) = ctx.stage(format!("figure 5: real Slurm at {} held jobs", count(level)), || {
-                    real.fill_held(level - real_filled)?;
-                    real_filled = level;
-                    Ok((
-                        time_cmd(runs, || real.cmd("squeue"))?,
-                        time_cmd(json_runs, || {
-                            let mut cmd = real.cmd("squeue");
-                            cmd.arg("--json");
-                            cmd
-                        })?,
-                    ))
-                })?;
-                let held = real.jobs_held()?;
-                real_raw = serde_json::json!({
-                    "squeue_ms": p.ours.json(), "squeue_json_ms": j.ours.json(), "json_bytes": j.bytes, "jobs_held": held,
-                });
-                if held > level {
-                    ctx.note(format!(
-                        "figure 5: real Slurm at {} held jobs also kept {} ended jobs of earlier figures (MinJobAge), which its squeue reads through",
-                        count(level),
-                        count(held - level)
-                    ));
-                }
-                ctx.note(format!(
-                    "figure 5: squeue --json output at {} jobs: slurmlet {:.1} MB, real Slurm {:.1} MB",
-                    count(level),
-                    json.bytes as f64 / 1e6,
-                    j.bytes as f64 / 1e6
-                ));
-                (real_plain, real_json) = (Real::Measured(Value::of(&p.ours)), Real::Measured(Value::of(&j.ours)));
+        let (real_plain, real_json, real_raw) = match (&ctx.real, max_real) {
+            (Some(real), Some(max)) => {
+                real_at_level(ctx, real, max, level, (runs, json_runs), json.bytes, &mut real_filled)?
             }
-        }
+            _ => (ctx.real_skipped(), ctx.real_skipped(), serde_json::Value::Null),
+        };
         for (what, t, asked) in [("squeue", &plain, runs), ("squeue --json", &json, json_runs)] {
             if t.ours.n < asked {
                 ctx.note(format!(
@@ -169,6 +136,56 @@ fn mix(n: usize) -> (usize, usize, usize) {
     let arrays = n / 100;
     let finished = n / 10;
     (n - arrays * ARRAY_TASKS - finished, arrays, finished)
+}
+
+/// Real Slurm's `squeue` and `squeue --json` (`runs`: how many of each) at `level` held
+/// jobs, filled up from the `real_filled` it holds; `our_json_bytes`: the size of our
+/// `--json` output, for the note that compares the two. Its two cells of the table and its
+/// raw numbers; skipped, with a note, beyond its MaxJobCount `max`.
+fn real_at_level(
+    ctx: &Ctx,
+    real: &RealSlurm,
+    max: usize,
+    level: usize,
+    (runs, json_runs): (usize, usize),
+    our_json_bytes: usize,
+    real_filled: &mut usize,
+) -> Result<(Real, Real, serde_json::Value)> {
+    if level > max {
+        let why = format!("{} jobs exceed real Slurm's MaxJobCount {max}", count(level));
+        ctx.note(format!("figure 5: real Slurm not run at {} jobs: {why}", count(level)));
+        return Ok((Real::Skipped(why.clone()), Real::Skipped(why), serde_json::Value::Null));
+    }
+    let (p, j) = ctx.stage(format!("figure 5: real Slurm at {} held jobs", count(level)), || {
+        real.fill_held(level - *real_filled)?;
+        *real_filled = level;
+        Ok((
+            time_cmd(runs, || real.cmd("squeue"))?,
+            time_cmd(json_runs, || {
+                let mut cmd = real.cmd("squeue");
+                cmd.arg("--json");
+                cmd
+            })?,
+        ))
+    })?;
+    let held = real.jobs_held()?;
+    let raw = serde_json::json!({
+        "squeue_ms": p.ours.json(), "squeue_json_ms": j.ours.json(), "json_bytes": j.bytes, "jobs_held": held,
+    });
+    if held > level {
+        ctx.note(format!(
+            "figure 5: real Slurm at {} held jobs also kept {} ended jobs of earlier figures (MinJobAge), which its squeue reads through",
+            count(level),
+            count(held - level)
+        ));
+    }
+    ctx.note(format!(
+        "figure 5: squeue --json output at {} jobs: slurmlet {:.1} MB, real Slurm {:.1} MB",
+        count(level),
+        our_json_bytes as f64 / 1e6,
+        j.bytes as f64 / 1e6
+    ));
+    Ok((Real::Measured(Value::of(&p.ours)), Real::Measured(Value::of(&j.ours)), raw))
 }
 
 /// Brings the store from `held` to `level` jobs, submitted over REST (the finished ones held,

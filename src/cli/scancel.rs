@@ -1,5 +1,6 @@
 //! `scancel`: cancel or signal jobs.
 
+use crate::api::client::Client;
 use crate::api::types::{JobInfo, SignalScope};
 use clap::Parser;
 use std::ffi::OsString;
@@ -63,7 +64,6 @@ fn state_matches(filter: &str, job: &JobInfo) -> bool {
     })
 }
 
-/// Runs scancel.
 /// What one id on the command line names.
 #[derive(Debug, PartialEq)]
 enum Target {
@@ -109,6 +109,7 @@ fn names_job(id: &str, job: &JobInfo) -> bool {
     }
 }
 
+/// Runs scancel.
 pub fn run(args: Vec<OsString>) -> i32 {
     let args: ScancelArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
@@ -122,27 +123,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         super::error(CMD, "No job identification provided");
         return 1;
     }
-    let mut ids: Vec<String> = Vec::new();
-    let mut steps = Vec::new();
-    for raw in args.ids.iter().flat_map(|a| super::job_ids::split(a)) {
-        match parse_target(&raw) {
-            Some(Target::Jobs(mut named)) => ids.append(&mut named),
-            Some(Target::Step(step)) => steps.push(step),
-            None => {
-                super::error(CMD, &format!("Invalid job id {raw}"));
-                return 1;
-            }
-        }
-    }
-    let signal = match &args.signal {
-        Some(s) => match crate::options::signal::signal_number(s) {
-            Some(n) => Some(n.to_string()),
-            None => {
-                super::error(CMD, &format!("Invalid job signal: {s}"));
-                return 1;
-            }
-        },
-        None => None,
+    let (mut ids, steps) = match targets(&args) {
+        Ok(named) => named,
+        Err(code) => return code,
+    };
+    let signal = match signal(&args) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     // As Slurm: `-f` signals everything (and makes `-b` moot), `-b` the batch shell alone,
     // neither the steps alone.
@@ -155,12 +142,56 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let mut code = cancel_steps(&client, &steps, signal.as_deref(), args.verbose);
+    if filters {
+        ids = match select_jobs(&client, &args, &ids) {
+            Ok(selected) => selected,
+            Err(code) => return code,
+        };
+    }
+    code |= cancel_jobs(&client, &ids, signal.as_deref(), scope, args.verbose);
+    code
+}
+
+/// The jobs (each by the id the daemon's paths take) and the steps the command line names;
+/// `Err` (after the message) at one that names neither.
+fn targets(args: &ScancelArgs) -> Result<(Vec<String>, Vec<String>), i32> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut steps = Vec::new();
+    for raw in args.ids.iter().flat_map(|a| super::job_ids::split(a)) {
+        match parse_target(&raw) {
+            Some(Target::Jobs(mut named)) => ids.append(&mut named),
+            Some(Target::Step(step)) => steps.push(step),
+            None => {
+                super::error(CMD, &format!("Invalid job id {raw}"));
+                return Err(1);
+            }
+        }
+    }
+    Ok((ids, steps))
+}
+
+/// `-s`: the signal's number, if one was given; `Err` (after the message) for a name that is
+/// no signal.
+fn signal(args: &ScancelArgs) -> Result<Option<String>, i32> {
+    let Some(s) = &args.signal else { return Ok(None) };
+    match crate::options::signal::signal_number(s) {
+        Some(n) => Ok(Some(n.to_string())),
+        None => {
+            super::error(CMD, &format!("Invalid job signal: {s}"));
+            Err(1)
+        }
+    }
+}
+
+/// Cancels (or signals) each of `steps`; the exit code: 1 when one could not be.
+fn cancel_steps(client: &Client, steps: &[String], signal: Option<&str>, verbose: u8) -> i32 {
     let mut code = 0;
-    for step in &steps {
-        if args.verbose > 0 {
+    for step in steps {
+        if verbose > 0 {
             eprintln!("scancel: Terminating step {step}");
         }
-        match client.cancel(step, signal.as_deref(), SignalScope::Steps) {
+        match client.cancel(step, signal, SignalScope::Steps) {
             Ok(resp) => {
                 for message in
                     resp.errors.iter().map(|e| &e.description).chain(resp.status.iter().map(|s| &s.error.message))
@@ -175,36 +206,47 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
         }
     }
-    if filters {
-        let user = if args.me {
-            Some(crate::identity::uid())
-        } else {
-            args.user.as_deref().map(crate::identity::user_uid).map(|u| u.unwrap_or(u32::MAX))
-        };
-        let jobs = match client.jobs() {
-            Ok(r) => r.jobs,
-            Err(e) => {
-                super::error(CMD, &e.to_string());
-                return 1;
-            }
-        };
-        let selected: Vec<String> = jobs
-            .iter()
-            .filter(|j| matches!(j.job_state.first().map(String::as_str), Some("PENDING" | "RUNNING" | "SUSPENDED")))
-            .filter(|j| ids.is_empty() || ids.iter().any(|id| names_job(id, j)))
-            .filter(|j| args.name.as_ref().is_none_or(|n| &j.name == n))
-            .filter(|j| args.partition.as_ref().is_none_or(|p| &j.partition == p))
-            .filter(|j| args.state.as_ref().is_none_or(|s| state_matches(s, j)))
-            .filter(|j| user.is_none_or(|u| j.user_id == u))
-            .flat_map(ids_of)
-            .collect();
-        ids = selected;
-    }
+    code
+}
+
+/// The ids of the live jobs (pending, running or suspended) that the filters (`-n`, `-p`,
+/// `-t`, `-u`, `--me`) select, among `ids` when any were named; `Err` (after the message)
+/// when the jobs cannot be listed.
+fn select_jobs(client: &Client, args: &ScancelArgs, ids: &[String]) -> Result<Vec<String>, i32> {
+    let user = if args.me {
+        Some(crate::identity::uid())
+    } else {
+        args.user.as_deref().map(crate::identity::user_uid).map(|u| u.unwrap_or(u32::MAX))
+    };
+    let jobs = match client.jobs() {
+        Ok(r) => r.jobs,
+        Err(e) => {
+            super::error(CMD, &e.to_string());
+            return Err(1);
+        }
+    };
+    Ok(jobs
+        .iter()
+        .filter(|j| matches!(j.job_state.first().map(String::as_str), Some("PENDING" | "RUNNING" | "SUSPENDED")))
+        .filter(|j| ids.is_empty() || ids.iter().any(|id| names_job(id, j)))
+        .filter(|j| args.name.as_ref().is_none_or(|n| &j.name == n))
+        .filter(|j| args.partition.as_ref().is_none_or(|p| &j.partition == p))
+        .filter(|j| args.state.as_ref().is_none_or(|s| state_matches(s, j)))
+        .filter(|j| user.is_none_or(|u| j.user_id == u))
+        .flat_map(ids_of)
+        .collect())
+}
+
+/// Cancels (or signals, in `scope`) each job of `ids`; the exit code: 1 when one could not
+/// be. A job already finished is passed over in silence, and an unknown one is said only
+/// with `-v`, as Slurm does.
+fn cancel_jobs(client: &Client, ids: &[String], signal: Option<&str>, scope: SignalScope, verbose: u8) -> i32 {
+    let mut code = 0;
     for id in ids {
-        if args.verbose > 0 {
+        if verbose > 0 {
             eprintln!("scancel: Terminating job {id}");
         }
-        match client.cancel(&id, signal.as_deref(), scope) {
+        match client.cancel(id, signal, scope) {
             Ok(resp) => {
                 for e in resp.errors {
                     super::error(CMD, &format!("Kill job error on job id {id}: {}", e.description));
@@ -217,7 +259,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
                         // Unknown (never was, or purged): said only with -v, and exit 0, as Slurm
                         // does; tools cancel every job they ever submitted.
                         2017 => {
-                            if args.verbose > 0 {
+                            if verbose > 0 {
                                 super::error(CMD, &format!("Kill job error on job id {id}: {}", s.error.message));
                             }
                         }

@@ -165,15 +165,7 @@ impl JobOptions {
             d.minimum_nodes = Some(min);
             d.maximum_nodes = max;
         }
-        if let Some(m) = self.value("mem") {
-            d.memory_per_node = Some(NoVal::of(memory::parse_mem_mb(m, "mem")?));
-        }
-        if let Some(m) = self.value("mem-per-cpu") {
-            d.memory_per_cpu = Some(NoVal::of(memory::parse_mem_mb(m, "mem-per-cpu")?));
-        }
-        if let Some(m) = self.value("mem-per-gpu") {
-            d.memory_per_tres = Some(format!("gres/gpu:{}", memory::parse_mem_mb(m, "mem-per-gpu")?));
-        }
+        self.memory_requests(&mut d)?;
         if let Some(n) = number(self, "cpus-per-gpu")? {
             d.cpus_per_tres = Some(format!("gres/gpu:{n}"));
         }
@@ -189,6 +181,41 @@ impl JobOptions {
                 d.kill_warning_flags = Some(vec!["BATCH_JOB".into()]);
             }
         }
+        self.node_lists(&mut d)?;
+        if let Some(b) = self.value("begin") {
+            d.begin_time = Some(NoVal::of(begin::parse_begin(b, super::now())?));
+        }
+        if let Some(n) = self.value("nice") {
+            d.nice = Some(if n.is_empty() { 100 } else { n.parse().unwrap_or(0) });
+        }
+        d.array = text("array");
+        self.dependency_requests(&mut d)?;
+        // The later of the two on the command line wins; both are flags here.
+        if self.has("no-requeue") {
+            d.requeue = Some(false);
+        } else if self.has("requeue") {
+            d.requeue = Some(true);
+        }
+        Ok(d)
+    }
+
+    /// `--mem`, `--mem-per-cpu` and `--mem-per-gpu` into the memory fields, in MB.
+    fn memory_requests(&self, d: &mut JobDescMsg) -> Result<(), OptionError> {
+        if let Some(m) = self.value("mem") {
+            d.memory_per_node = Some(NoVal::of(memory::parse_mem_mb(m, "mem")?));
+        }
+        if let Some(m) = self.value("mem-per-cpu") {
+            d.memory_per_cpu = Some(NoVal::of(memory::parse_mem_mb(m, "mem-per-cpu")?));
+        }
+        if let Some(m) = self.value("mem-per-gpu") {
+            d.memory_per_tres = Some(format!("gres/gpu:{}", memory::parse_mem_mb(m, "mem-per-gpu")?));
+        }
+        Ok(())
+    }
+
+    /// `--nodelist`, `--nodefile` (its names join the list's) and `--exclude` into the
+    /// required and excluded nodes.
+    fn node_lists(&self, d: &mut JobDescMsg) -> Result<(), OptionError> {
         if let Some(h) = self.value("nodelist") {
             d.required_nodes = Some(hosts("nodelist", h)?);
         }
@@ -207,13 +234,11 @@ impl JobOptions {
         if let Some(h) = self.value("exclude") {
             d.excluded_nodes = Some(hosts("exclude", h)?);
         }
-        if let Some(b) = self.value("begin") {
-            d.begin_time = Some(NoVal::of(begin::parse_begin(b, super::now())?));
-        }
-        if let Some(n) = self.value("nice") {
-            d.nice = Some(if n.is_empty() { 100 } else { n.parse().unwrap_or(0) });
-        }
-        d.array = text("array");
+        Ok(())
+    }
+
+    /// `--dependency` in Slurm's form, and `--kill-on-invalid-dep` into the job's flags.
+    fn dependency_requests(&self, d: &mut JobDescMsg) -> Result<(), OptionError> {
         if let Some(dep) = self.value("dependency") {
             d.dependency = Some(dependency::parse_dependency(dep)?.to_slurm_string());
         }
@@ -231,13 +256,7 @@ impl JobOptions {
             };
             d.flags = Some(vec![flag.into()]);
         }
-        // The later of the two on the command line wins; both are flags here.
-        if self.has("no-requeue") {
-            d.requeue = Some(false);
-        } else if self.has("requeue") {
-            d.requeue = Some(true);
-        }
-        Ok(d)
+        Ok(())
     }
 
     /// `--gres`, `--gpus*`, `--tres-per-task` and `--ntasks-per-gpu` into the TRES fields.

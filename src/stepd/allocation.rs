@@ -31,21 +31,11 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     let mut timing =
         super::timing::Follower::start(dir, spec.start_time, spec.time_limit_secs.map(|l| spec.start_time + l));
     let mut limit_at = timing.deadline().map(crate::sys::instant_at);
-    // The client is warned a minute ahead (at once if less is left).
-    let warn_of =
-        |limit_at: Option<Instant>| limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()));
     let mut warn_at = warn_of(limit_at);
     let mut warned = false;
     let mut release_by: Option<Instant> = None;
     let mut cause = EndCause::Exited;
     let mut detached = false;
-    let ended = |wait_status: i32, cause: EndCause| EndStatus {
-        // Ended over its share of GPU memory: slurmstepd's status for a step out of memory.
-        wait_status: if cause == EndCause::OutOfMemory { super::SIG_OOM } else { wait_status },
-        cause,
-        end_time: crate::options::now(),
-        usage: None,
-    };
     let revoke = |cause_now: EndCause, why: String, cause: &mut EndCause| {
         if *cause == EndCause::Exited {
             *cause = cause_now;
@@ -76,24 +66,21 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
         link.borrow_mut().flush();
         match event {
             Event::Exited => {
-                let incoming = link.borrow_mut().receive();
-                for got in incoming {
-                    match got {
-                        Incoming::Frame(Frame::Release(wait_status)) => return Ok(ended(wait_status, cause)),
-                        // Held without a client until cancelled or out of time: what
-                        // follows (its end, as it leaves) is no longer heard.
-                        Incoming::Frame(Frame::Detach) => {
-                            detached = true;
-                            events.forget_source();
-                            break;
-                        }
-                        Incoming::Frame(_) => {}
-                        // The client went away without a word: its allocation goes with it.
-                        Incoming::Ended => {
-                            let cause = if cause == EndCause::Exited { EndCause::Cancelled } else { cause };
-                            return Ok(ended(0, cause));
-                        }
+                let said = client_said(&mut link.borrow_mut());
+                match said {
+                    ClientSaid::Released(wait_status) => return Ok(ended(wait_status, cause)),
+                    // Held without a client until cancelled or out of time: what follows (its
+                    // end, as it leaves) is no longer heard.
+                    ClientSaid::Detached => {
+                        detached = true;
+                        events.forget_source();
                     }
+                    // The client went away without a word: its allocation goes with it.
+                    ClientSaid::Gone => {
+                        let cause = if cause == EndCause::Exited { EndCause::Cancelled } else { cause };
+                        return Ok(ended(0, cause));
+                    }
+                    ClientSaid::Nothing => {}
                 }
             }
             Event::Terminate => {
@@ -135,6 +122,50 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
             }
         }
     }
+}
+
+/// When the client is warned of the time limit at `limit_at`: a minute ahead, at once if
+/// less is left.
+fn warn_of(limit_at: Option<Instant>) -> Option<Instant> {
+    limit_at.map(|at| at.checked_sub(WARN_AHEAD).unwrap_or(at).max(Instant::now()))
+}
+
+/// How the allocation ended: `wait_status` as the client reported it, `cause` as the
+/// supervisor saw it.
+fn ended(wait_status: i32, cause: EndCause) -> EndStatus {
+    EndStatus {
+        // Ended over its share of GPU memory: slurmstepd's status for a step out of memory.
+        wait_status: if cause == EndCause::OutOfMemory { super::SIG_OOM } else { wait_status },
+        cause,
+        end_time: crate::options::now(),
+        usage: None,
+    }
+}
+
+/// What the client's frames since the last look come to.
+enum ClientSaid {
+    /// It released the allocation, with the wait status of what it ran.
+    Released(i32),
+    /// It detached (`salloc --no-shell`): the allocation is held without it.
+    Detached,
+    /// Its stream ended without a word.
+    Gone,
+    /// Nothing that changes the allocation.
+    Nothing,
+}
+
+/// Reads what the client sent: the first frame (or end) that changes the allocation; those
+/// after it are not heard.
+fn client_said(link: &mut ClientLink) -> ClientSaid {
+    for got in link.receive() {
+        match got {
+            Incoming::Frame(Frame::Release(wait_status)) => return ClientSaid::Released(wait_status),
+            Incoming::Frame(Frame::Detach) => return ClientSaid::Detached,
+            Incoming::Frame(_) => {}
+            Incoming::Ended => return ClientSaid::Gone,
+        }
+    }
+    ClientSaid::Nothing
 }
 
 #[cfg(test)]

@@ -181,45 +181,81 @@ impl Program {
         report: i32,
     ) -> ! {
         if wiring.terminal {
-            libc::setsid();
-            libc::ioctl(wiring.fds[0], libc::TIOCSCTTY, 0);
-        }
-        containment.enter(wiring.terminal);
-        for (to, from) in wiring.fds.into_iter().enumerate() {
-            libc::dup2(from, to as i32);
-        }
-        if let Some(mask) = self.umask {
-            libc::umask(mask as libc::mode_t);
-        }
-        if let Some(user) = &self.owner {
-            if let Err(err) = user.become_for_good() {
-                if let Failure::Written { identity, .. } = &self.failure {
-                    libc::write(2, identity.as_ptr().cast(), identity.len());
-                }
-                write_errno(report, err);
-                libc::_exit(1);
+            // SAFETY: setsid takes nothing; TIOCSCTTY takes an integer (0: take the terminal
+            // only if no session has it) on the terminal's descriptor, open since before the
+            // fork. Both are plain system calls, safe in the child.
+            unsafe {
+                libc::setsid();
+                libc::ioctl(wiring.fds[0], libc::TIOCSCTTY, 0);
             }
         }
-        if libc::chdir(self.cwd.as_ptr()) != 0 {
-            self.chdir_line.write(2, *libc::__errno_location());
-            libc::chdir(c"/tmp".as_ptr());
+        // SAFETY: we are the child right after fork, which is what `enter` asks of its caller.
+        unsafe { containment.enter(wiring.terminal) };
+        for (to, from) in wiring.fds.into_iter().enumerate() {
+            // SAFETY: dup2 takes two descriptor numbers and no memory; a bad one only fails.
+            unsafe { libc::dup2(from, to as i32) };
         }
-        crate::sys::write_decimal(pid_room.add(PID_VAR.len()), libc::getpid() as u32);
+        if let Some(mask) = self.umask {
+            // SAFETY: umask takes a number and cannot fail.
+            unsafe { libc::umask(mask as libc::mode_t) };
+        }
+        if let Some(user) = &self.owner {
+            // SAFETY: we are the child right after fork, as `become_for_good` asks; its
+            // groups were looked up before the fork.
+            if let Err(err) = unsafe { user.become_for_good() } {
+                if let Failure::Written { identity, .. } = &self.failure {
+                    // SAFETY: write reads `identity.len()` bytes of the string, built before
+                    // the fork and alive in `self`.
+                    unsafe { libc::write(2, identity.as_ptr().cast(), identity.len()) };
+                }
+                // SAFETY: `report` is the pipe's write end, open since before the fork;
+                // _exit ends the child without running the parent's atexit handlers or
+                // flushing its copies of the parent's buffers.
+                unsafe {
+                    write_errno(report, err);
+                    libc::_exit(1);
+                }
+            }
+        }
+        // SAFETY: `cwd` is a NUL-terminated CString built before the fork, and so is the
+        // literal; `__errno_location` points at this thread's errno, always valid to read.
+        unsafe {
+            if libc::chdir(self.cwd.as_ptr()) != 0 {
+                self.chdir_line.write(2, *libc::__errno_location());
+                libc::chdir(c"/tmp".as_ptr());
+            }
+        }
+        // SAFETY: `pid_room` points at the copy of PID_ROOM and its NUL that `start` made
+        // before the fork: past the PID_VAR prefix it holds ten digits and the NUL, the 11
+        // bytes that `write_decimal` writes at most. getpid takes nothing.
+        unsafe { crate::sys::write_decimal(pid_room.add(PID_VAR.len()), libc::getpid() as u32) };
         // Processes start with default signal handling and nothing blocked: the supervisor
         // ignores SIGPIPE and blocks SIGTERM and SIGCHLD, none of which a program expects.
         for sig in 1..65 {
-            libc::signal(sig, libc::SIG_DFL);
+            // SAFETY: SIG_DFL installs no handler of ours; numbers that name no signal (or
+            // SIGKILL and SIGSTOP) only fail.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
         }
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        // SAFETY: an all-zero sigset_t is a valid (empty) set, which sigemptyset empties by
+        // its own rules; sigprocmask reads that local and writes no old mask (null).
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        }
         // As execvpe: go on along the path past names that are missing or not allowed, and
         // report EACCES if one was found but could not be executed.
         let mut err = libc::ENOENT;
         let mut denied = false;
         for path in &self.candidates {
-            libc::execve(path.as_ptr(), argv.as_ptr(), env.as_ptr());
-            err = *libc::__errno_location();
+            // SAFETY: `path` is a NUL-terminated CString; `argv` and `env` are null-terminated
+            // arrays of pointers to CStrings that `start` holds (in `self`, `own_env` and its
+            // own `pid_var`) until this child, which never returns, has executed or exited.
+            // `__errno_location` points at this thread's errno.
+            unsafe {
+                libc::execve(path.as_ptr(), argv.as_ptr(), env.as_ptr());
+                err = *libc::__errno_location();
+            }
             match err {
                 libc::EACCES => denied = true,
                 libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
@@ -229,14 +265,20 @@ impl Program {
         if denied && matches!(err, libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT) {
             err = libc::EACCES;
         }
-        write_errno(report, err);
+        // SAFETY: `report` is the pipe's write end, open since before the fork.
+        unsafe { write_errno(report, err) };
         match &self.failure {
-            Failure::Reported => libc::_exit(err),
+            // SAFETY: _exit ends the child at once, touching none of the parent's state.
+            Failure::Reported => unsafe { libc::_exit(err) },
             Failure::Written { exec, .. } => {
-                libc::write(2, exec.as_ptr().cast(), exec.len());
-                super::errno_text::write_text(2, err);
-                libc::write(2, c"\n".as_ptr().cast(), 1);
-                libc::_exit(127)
+                // SAFETY: write reads `exec.len()` bytes of the string built before the fork,
+                // and the one byte of the literal; _exit ends the child at once.
+                unsafe {
+                    libc::write(2, exec.as_ptr().cast(), exec.len());
+                    super::errno_text::write_text(2, err);
+                    libc::write(2, c"\n".as_ptr().cast(), 1);
+                    libc::_exit(127)
+                }
             }
         }
     }
@@ -249,7 +291,8 @@ impl Program {
 /// `report` must be an open descriptor.
 unsafe fn write_errno(report: i32, errno: i32) {
     let bytes = errno.to_ne_bytes();
-    libc::write(report, bytes.as_ptr().cast(), bytes.len());
+    // SAFETY: write reads the four bytes of the local array.
+    unsafe { libc::write(report, bytes.as_ptr().cast(), bytes.len()) };
 }
 
 /// The errno a child reported before it exited, or `None` when its `execve` closed the pipe.

@@ -400,21 +400,7 @@ fn watch(
                     events.forget_source();
                     wait_until_empty(&mut events, jail, kill_at)?;
                 }
-                // Whatever the script left behind goes with it.
-                let _ = jail.signal_all(libc::SIGKILL);
-                let usage = Some(jail.usage());
-                let oom_kills = jail.oom_kills();
-                if oom_kills > 0 {
-                    let step = format!("{}.batch", spec.job_id);
-                    child.note(&error_line(&spec.node_name, &oom_line(oom_kills, &step)));
-                    if cause == EndCause::Exited {
-                        cause = EndCause::OutOfMemory;
-                    }
-                }
-                let ws = if cause == EndCause::OutOfMemory { SIG_OOM } else { ws };
-                // The last lines get their moment, not more: the job's file is its owner's.
-                child.notes.flush();
-                return Ok(EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage });
+                return Ok(script_ended(spec, &mut child, jail, ws, cause));
             }
             events::Event::Terminate => {
                 if cause == EndCause::Exited {
@@ -464,6 +450,32 @@ fn watch(
             }
         }
     }
+}
+
+/// The end of a batch script that exited with wait status `ws`, ended for `cause`: whatever
+/// it left behind is killed, its usage read, and the kills of the out-of-memory killer told
+/// in its error output (and made its cause, when nothing else ended it).
+fn script_ended(
+    spec: &LaunchSpec,
+    child: &mut spawn::Child,
+    jail: &dyn containment::Containment,
+    ws: i32,
+    mut cause: EndCause,
+) -> EndStatus {
+    let _ = jail.signal_all(libc::SIGKILL);
+    let usage = Some(jail.usage());
+    let oom_kills = jail.oom_kills();
+    if oom_kills > 0 {
+        let step = format!("{}.batch", spec.job_id);
+        child.note(&error_line(&spec.node_name, &oom_line(oom_kills, &step)));
+        if cause == EndCause::Exited {
+            cause = EndCause::OutOfMemory;
+        }
+    }
+    let ws = if cause == EndCause::OutOfMemory { SIG_OOM } else { ws };
+    // The last lines get their moment, not more: the job's file is its owner's.
+    child.notes.flush();
+    EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage }
 }
 
 /// Waits until the job's processes are gone or `until` passes.

@@ -3,8 +3,10 @@
 //! * [`fields`]: Slurm's fields and the value of each for a job or a step;
 //! * [`print`](mod@print): fixed-width and parsable lines;
 //! * [`time`]: `-S`/`-E` times and printed times;
+//! * `args`: the options, and their errors as getopt prints them;
 //! * `options`: the command line read into a query and a layout.
 
+mod args;
 pub mod fields;
 mod options;
 pub mod print;
@@ -17,7 +19,8 @@ use fields::{Column, Row, Units};
 use print::Layout;
 use std::ffi::OsString;
 
-pub use options::{SacctArgs, Users};
+pub use args::SacctArgs;
+pub use options::Users;
 
 const CMD: &str = "sacct";
 

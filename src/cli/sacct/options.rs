@@ -1,191 +1,14 @@
-//! sacct's command line, read as Slurm's sacct reads it: its options and their errors
-//! (getopt's, then sacct's own `fatal:` and `error:` lines, exit code 1), the default users
-//! and time window, and the fields to print.
+//! sacct's command line read as Slurm's sacct reads it: `sacct: fatal:` and `error:` lines
+//! (exit code 1), the default users and time window, and the fields to print. The options
+//! themselves, and getopt's errors, are [`super::args`]'s.
 
-use super::fields::{self, parse_format, Units};
+use super::args::{report, SacctArgs};
+use super::fields::{self, parse_format, Column, Units};
 use super::print::{columns_list, Layout};
 use super::{Plan, CMD};
 use crate::api::acct::{self, HistoryQuery};
-use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use std::ffi::OsString;
-
-/// sacct's options (those of Slurm 26.05).
-#[derive(Debug, Parser)]
-#[command(
-    name = "sacct",
-    about = "displays accounting data for all jobs and job steps in the job history",
-    disable_help_flag = true,
-    disable_version_flag = true,
-    args_override_self = true,
-    infer_long_args = true
-)]
-pub struct SacctArgs {
-    /// Display jobs for all users (by default only yours, unless you are root)
-    #[arg(short = 'a', long = "allusers")]
-    pub allusers: bool,
-    /// Only jobs charged to these accounts
-    #[arg(short = 'A', long = "accounts", action = ArgAction::Append)]
-    pub accounts: Vec<String>,
-    /// Only the jobs' allocations, not their steps
-    #[arg(short = 'X', long = "allocations", short_alias = 't')]
-    pub allocations: bool,
-    /// Expand job arrays (each task is its own record here: always one line per task)
-    #[arg(long = "array")]
-    pub array: bool,
-    /// Equivalent to --format=jobid,state,exitcode
-    #[arg(short = 'b', long = "brief")]
-    pub brief: bool,
-    /// Print the batch script of jobs (not kept by slurmlet's accounting)
-    #[arg(short = 'B', long = "batch-script")]
-    pub batch_script: bool,
-    /// Use job completion data instead of accounting data (none with slurmlet)
-    #[arg(short = 'c', long = "completion")]
-    pub completion: bool,
-    /// Only jobs that asked for these node features (slurmlet's node has none)
-    #[arg(short = 'C', long = "constraints", action = ArgAction::Append)]
-    pub constraints: Vec<String>,
-    /// The separator of --parsable fields (default '|')
-    #[arg(long = "delimiter")]
-    pub delimiter: Option<String>,
-    /// Show every record of a job id: the earlier runs of requeued jobs too
-    #[arg(short = 'D', long = "duplicates")]
-    pub duplicates: bool,
-    /// Report jobs of the federation (slurmlet has one cluster)
-    #[arg(long = "federation")]
-    pub federation: bool,
-    /// Print the fields --format takes
-    #[arg(short = 'e', long = "helpformat", alias = "help-fields")]
-    pub helpformat: bool,
-    /// Print the job reasons --reason takes
-    #[arg(long = "helpreason")]
-    pub helpreason: bool,
-    /// Print the job states --state takes
-    #[arg(long = "helpstate")]
-    pub helpstate: bool,
-    /// Only jobs eligible before this time (with --state: in a state before it)
-    #[arg(short = 'E', long = "endtime")]
-    pub endtime: Option<String>,
-    /// Print the environment of jobs (not kept by slurmlet's accounting)
-    #[arg(long = "env-vars")]
-    pub env_vars: bool,
-    /// Fill in the patterns of StdOut, StdErr and StdIn
-    #[arg(long = "expand-patterns")]
-    pub expand_patterns: bool,
-    /// Read job completion data from this file (none with slurmlet)
-    #[arg(short = 'f', long = "file")]
-    pub file: Option<String>,
-    /// Only jobs with these scheduling flags
-    #[arg(short = 'F', long = "flags")]
-    pub flags: Option<String>,
-    /// Only jobs of these groups
-    #[arg(short = 'g', long = "gid", alias = "group", action = ArgAction::Append)]
-    pub group: Vec<String>,
-    /// Print this help
-    #[arg(short = 'h', long = "help")]
-    pub help: bool,
-    /// Only jobs that ran on this many nodes (min[-max])
-    #[arg(short = 'i', long = "nnodes")]
-    pub nnodes: Option<String>,
-    /// Only jobs that ran on this many CPUs (min[-max])
-    #[arg(short = 'I', long = "ncpus")]
-    pub ncpus: Option<String>,
-    /// Only these jobs or steps (JOB, JOB.STEP, JOB.batch, ARRAY_TASK), comma separated
-    #[arg(short = 'j', long = "jobs", action = ArgAction::Append)]
-    pub jobs: Vec<String>,
-    /// Only jobs with this time limit (with --timelimit-max: at least this)
-    #[arg(short = 'k', long = "timelimit-min")]
-    pub timelimit_min: Option<String>,
-    /// With --timelimit-min: only jobs with a time limit up to this
-    #[arg(short = 'K', long = "timelimit-max")]
-    pub timelimit_max: Option<String>,
-    /// Report only jobs of the local cluster
-    #[arg(long = "local")]
-    pub local: bool,
-    /// Many fields (mutually exclusive with --format)
-    #[arg(short = 'l', long = "long")]
-    pub long: bool,
-    /// Jobs of all clusters (slurmlet has one)
-    #[arg(short = 'L', long = "allclusters")]
-    pub allclusters: bool,
-    /// Only jobs of these clusters
-    #[arg(short = 'M', long = "clusters", alias = "cluster", action = ArgAction::Append)]
-    pub clusters: Vec<String>,
-    /// Only jobs that ran on these nodes
-    #[arg(short = 'N', long = "nodelist")]
-    pub nodelist: Option<String>,
-    /// Only jobs with these names
-    #[arg(long = "name", action = ArgAction::Append)]
-    pub name: Vec<String>,
-    /// Sizes in their own unit (2048M stays 2048M)
-    #[arg(long = "noconvert")]
-    pub noconvert: bool,
-    /// Sizes in this unit (K, M, G, T, P)
-    #[arg(long = "units")]
-    pub units: Option<String>,
-    /// No header
-    #[arg(short = 'n', long = "noheader")]
-    pub noheader: bool,
-    /// Fields to print, comma separated, each optionally with %WIDTH (see --helpformat)
-    #[arg(short = 'o', long = "format", alias = "fields", action = ArgAction::Append)]
-    pub format: Vec<String>,
-    /// Fields separated by '|', one at the end too
-    #[arg(short = 'p', long = "parsable")]
-    pub parsable: bool,
-    /// Fields separated by '|'
-    #[arg(short = 'P', long = "parsable2")]
-    pub parsable2: bool,
-    /// Only jobs of these QOS
-    #[arg(short = 'q', long = "qos", action = ArgAction::Append)]
-    pub qos: Vec<String>,
-    /// Only jobs of these partitions
-    #[arg(short = 'r', long = "partition", action = ArgAction::Append)]
-    pub partition: Vec<String>,
-    /// Only jobs that waited for these reasons
-    #[arg(short = 'R', long = "reason", action = ArgAction::Append)]
-    pub reason: Vec<String>,
-    /// Only jobs in these states during the time window (long or short names)
-    #[arg(short = 's', long = "state", action = ArgAction::Append)]
-    pub state: Vec<String>,
-    /// Only jobs eligible after this time (default: midnight; with --state: now)
-    #[arg(short = 'S', long = "starttime")]
-    pub starttime: Option<String>,
-    /// Cut start and end times to the time window
-    #[arg(short = 'T', long = "truncate")]
-    pub truncate: bool,
-    /// Only jobs of these users (names or uids; -1: everybody)
-    #[arg(short = 'u', long = "user", alias = "uid", action = ArgAction::Append, allow_hyphen_values = true)]
-    pub user: Vec<String>,
-    /// Print user ids as this machine knows them
-    #[arg(long = "use-local-uid")]
-    pub use_local_uid: bool,
-    /// Print a brief usage message
-    #[arg(short = 'U', long = "usage")]
-    pub usage: bool,
-    /// More messages
-    #[arg(short = 'v', long = "verbose", action = ArgAction::Count)]
-    pub verbose: u8,
-    /// Print the version
-    #[arg(short = 'V', long = "version")]
-    pub version: bool,
-    /// Only jobs with these wckeys
-    #[arg(short = 'W', long = "wckeys", action = ArgAction::Append)]
-    pub wckeys: Vec<String>,
-    /// All components of heterogeneous jobs (yes|no; slurmlet has none)
-    #[arg(long = "whole-hetjob", num_args = 0..=1, require_equals = true, default_missing_value = "yes")]
-    pub whole_hetjob: Option<String>,
-    /// Only jobs of these association ids
-    #[arg(short = 'x', long = "associations")]
-    pub associations: Option<String>,
-    /// JSON output (data_parser v0.0.43)
-    #[arg(long = "json", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub json: Option<String>,
-    /// YAML output
-    #[arg(long = "yaml", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub yaml: Option<String>,
-    /// Arguments that are not options (refused)
-    #[arg(hide = true, allow_hyphen_values = false)]
-    pub rest: Vec<String>,
-}
 
 /// `sacct: fatal: MSG`, exit code 1.
 fn fatal(msg: &str) -> i32 {
@@ -196,52 +19,6 @@ fn fatal(msg: &str) -> i32 {
 /// `sacct: error: MSG`, exit code 1.
 fn error(msg: &str) -> i32 {
     eprintln!("{CMD}: error: {msg}");
-    1
-}
-
-/// Prints a command line error as getopt does (one line, no hint) and returns 1.
-fn report(e: &clap::Error, args: &[OsString]) -> i32 {
-    use clap::error::{ContextKind, ErrorKind};
-    let arg = e.get(ContextKind::InvalidArg).map(|a| a.to_string()).unwrap_or_default();
-    let first = arg.split([' ', '=']).next().unwrap_or("").to_string();
-    match e.kind() {
-        ErrorKind::UnknownArgument if arg.starts_with("--") => {
-            let name = arg.trim_start_matches("--").split('=').next().unwrap_or("");
-            let command = SacctArgs::command();
-            let possible: Vec<String> = command
-                .get_arguments()
-                .flat_map(|a| a.get_long_and_visible_aliases().unwrap_or_default())
-                .filter(|l| l.starts_with(name) && !name.is_empty())
-                .map(|l| format!("'--{l}'"))
-                .collect();
-            if possible.len() > 1 {
-                eprintln!("{CMD}: option '{arg}' is ambiguous; possibilities: {}", possible.join(" "));
-            } else {
-                eprintln!("{CMD}: unrecognized option '{arg}'");
-            }
-        }
-        ErrorKind::UnknownArgument => {
-            eprintln!("{CMD}: invalid option -- '{}'", arg.trim_start_matches('-').chars().next().unwrap_or('?'));
-        }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals
-            if e.get(ContextKind::InvalidValue).map(|v| v.to_string()).unwrap_or_default().is_empty() =>
-        {
-            // How it was written: `--jobs` or `-j`.
-            let short =
-                args.last().map(|a| a.to_string_lossy()).is_some_and(|a| a.starts_with('-') && !a.starts_with("--"));
-            let command = SacctArgs::command();
-            let option =
-                command.get_arguments().find(|a| a.get_long().map(|l| format!("--{l}")) == Some(first.clone()));
-            match (short, option.and_then(|o| o.get_short())) {
-                (true, Some(c)) => eprintln!("{CMD}: option requires an argument -- '{c}'"),
-                _ => eprintln!("{CMD}: option '{first}' requires an argument"),
-            }
-        }
-        _ => {
-            let text = e.render().to_string();
-            eprintln!("{CMD}: {}", text.lines().next().unwrap_or("").trim_start_matches("error: "));
-        }
-    }
     1
 }
 
@@ -316,38 +93,80 @@ const HELP_REASONS: &[&str] = &[
 ];
 
 /// Reads the command line into what to ask and how to print it; `Err` is the exit code
-/// (after the message, or after printing help).
+/// (after the message, or after printing help). The checks run in sacct's order, so that of
+/// several mistakes the one sacct names first is named.
 pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     let command = SacctArgs::command().name(CMD).bin_name(CMD);
     let m = command.try_get_matches_from(args.clone()).map_err(|e| report(&e, &args))?;
     let a = SacctArgs::from_arg_matches(&m).map_err(|e| report(&e, &args))?;
-    if a.help {
-        let _ = SacctArgs::command().name(CMD).bin_name(CMD).print_help();
-        return Err(0);
-    }
-    if a.usage {
-        print!("Usage: sacct [options]\n\tUse --help for help\n");
-        return Err(0);
-    }
-    if a.version {
-        println!("{}", crate::api::release::version_line());
-        return Err(0);
-    }
-    if a.helpformat {
-        columns_list(fields::FIELDS.iter().map(|(n, _)| *n), 4, 19);
-        return Err(0);
-    }
-    if a.helpstate {
-        columns_list(HELP_STATES.iter().copied(), 4, 19);
-        return Err(0);
-    }
-    if a.helpreason {
-        columns_list(HELP_REASONS.iter().copied(), 2, 39);
-        return Err(0);
-    }
+    answer_help(&a)?;
     super::super::set_verbosity(a.verbose);
     let now = crate::options::now();
     let mut q = HistoryQuery::default();
+    select_jobs_and_states(&a, &mut q)?;
+    let (start, end) = (past_time(&a.starttime, now)?, past_time(&a.endtime, now)?);
+    let users = users(&a, &m, &q);
+    let groups = list(&a.group);
+    add_filters(&a, &mut q)?;
+    refuse_conflicts(&a, &q)?;
+    q.window = Some(window(start, end, &q, now)?);
+    refuse_what_is_not_kept(&a)?;
+    let columns = columns(&a)?;
+    if !a.rest.is_empty() {
+        eprintln!("{CMD}: error: Unknown arguments:");
+        for r in &a.rest {
+            eprintln!("{CMD}: error:  {r}");
+        }
+        return Err(1);
+    }
+    let unit = unit(&a)?;
+    let layout = match (last_index(&m, "parsable"), last_index(&m, "parsable2")) {
+        (None, None) => Layout::Fixed,
+        (p, p2) => Layout::Parsable { delimiter: a.delimiter.clone().unwrap_or_else(|| "|".into()), trailing: p > p2 },
+    };
+    q.skip_steps = a.allocations;
+    q.duplicates = a.duplicates;
+    q.truncate = a.truncate;
+    q.json = a.json.is_some();
+    q.command = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(first) = q.command.first_mut() {
+        *first = CMD.into();
+    }
+    Ok(Plan {
+        query: q,
+        users,
+        groups,
+        columns,
+        layout,
+        header: !a.noheader,
+        units: Units { no_convert: a.noconvert, unit, expand_patterns: a.expand_patterns },
+    })
+}
+
+/// Prints what `--help`, `--usage`, `--version` and the `--help*` lists ask for; `Err(0)`,
+/// to exit with, when one of them was given.
+fn answer_help(a: &SacctArgs) -> Result<(), i32> {
+    if a.help {
+        let _ = SacctArgs::command().name(CMD).bin_name(CMD).print_help();
+    } else if a.usage {
+        print!("Usage: sacct [options]\n\tUse --help for help\n");
+    } else if a.version {
+        println!("{}", crate::api::release::version_line());
+    } else if a.helpformat {
+        columns_list(fields::FIELDS.iter().map(|(n, _)| *n), 4, 19);
+    } else if a.helpstate {
+        columns_list(HELP_STATES.iter().copied(), 4, 19);
+    } else if a.helpreason {
+        columns_list(HELP_REASONS.iter().copied(), 2, 39);
+    } else {
+        return Ok(());
+    }
+    Err(0)
+}
+
+/// `-j` and `-s` into `q`: the jobs and steps named, and the states in their long names,
+/// each once.
+fn select_jobs_and_states(a: &SacctArgs, q: &mut HistoryQuery) -> Result<(), i32> {
     for id in list(&a.jobs) {
         q.selections.push(acct::parse_selection(&id).map_err(|e| fatal(&e))?);
     }
@@ -361,21 +180,26 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
         }
         q.states = Some(states);
     }
-    let time = |text: &Option<String>| -> Result<u64, i32> {
-        match text {
-            None => Ok(0),
-            Some(t) => super::time::parse_past_time(t, now).map_err(|pos| {
-                eprintln!("Invalid time specification (pos={pos}): {t}");
-                1
-            }),
-        }
-    };
-    let (start, end) = (time(&a.starttime)?, time(&a.endtime)?);
-    // Users: yours, unless -a (or -u -1), jobs or nodes named without users, or root. Names
-    // are read into ids by the local history only: a cluster's users are its own.
+    Ok(())
+}
+
+/// A `-S` or `-E` time as UNIX time at `now` (0: not given), or sacct's message and 1.
+fn past_time(text: &Option<String>, now: u64) -> Result<u64, i32> {
+    match text {
+        None => Ok(0),
+        Some(t) => super::time::parse_past_time(t, now).map_err(|pos| {
+            eprintln!("Invalid time specification (pos={pos}): {t}");
+            1
+        }),
+    }
+}
+
+/// Whose jobs: yours, unless -a (or -u -1), jobs or nodes named without users, or root.
+/// Names are read into ids by the local history only: a cluster's users are its own.
+fn users(a: &SacctArgs, m: &clap::ArgMatches, q: &HistoryQuery) -> Users {
     let names: Vec<String> = list(&a.user).into_iter().filter(|u| u != "-1").collect();
     let minus_one = a.user.iter().any(|u| u.split(',').any(|x| x.trim() == "-1"));
-    let mut all_users = match (last_index(&m, "allusers"), last_index(&m, "user")) {
+    let mut all_users = match (last_index(m, "allusers"), last_index(m, "user")) {
         (Some(all), Some(user)) => all > user || minus_one,
         (Some(_), None) => true,
         (None, _) => minus_one,
@@ -383,12 +207,17 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     if names.is_empty() && (!q.selections.is_empty() || a.nodelist.is_some()) {
         all_users = true;
     }
-    let users = match (all_users, names.is_empty()) {
+    match (all_users, names.is_empty()) {
         (true, _) => Users::Everyone,
         (false, false) => Users::Named(names),
         (false, true) => Users::Me,
-    };
-    let groups = list(&a.group);
+    }
+}
+
+/// The filters on what the jobs were and ran on into `q`: names, partitions, accounts, QOS,
+/// wckeys, reasons, features, clusters, nodes, node and CPU counts and time limits; and the
+/// check of `--whole-hetjob`'s value.
+fn add_filters(a: &SacctArgs, q: &mut HistoryQuery) -> Result<(), i32> {
     let some = |v: Vec<String>| (!v.is_empty()).then_some(v);
     q.names = some(list(&a.name));
     q.partitions = some(list(&a.partition));
@@ -424,6 +253,12 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
             return Err(error(&format!("Invalid --whole-hetjob value \"{v}\". Valid values: [yes|no].")));
         }
     }
+    Ok(())
+}
+
+/// The options sacct refuses together: scripts or environments without `-j`, both of them,
+/// and `--format` with `--long`.
+fn refuse_conflicts(a: &SacctArgs, q: &HistoryQuery) -> Result<(), i32> {
     if q.selections.is_empty() {
         let what = if a.env_vars {
             Some("job environment")
@@ -444,6 +279,12 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     if a.long && !a.format.is_empty() {
         return Err(fatal("Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry."));
     }
+    Ok(())
+}
+
+/// The time window of `-S` and `-E` (0: not given) at `now`, with sacct's defaults for what
+/// `q` asks; `Err` when it starts after it ends.
+fn window(start: u64, end: u64, q: &HistoryQuery, now: u64) -> Result<(u64, u64), i32> {
     let midnight = crate::sys::local_midnight(now);
     let window = acct::default_window(start, end, q.states.is_some(), !q.selections.is_empty(), now, midnight);
     if window.1 != 0 && window.0 > window.1 {
@@ -453,7 +294,12 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
             super::time::time_str(window.1)
         )));
     }
-    q.window = Some(window);
+    Ok(window)
+}
+
+/// The options that ask for what slurmlet does not keep or have: job completion data, job
+/// scripts and environments, scheduling flags, associations, YAML, another data parser.
+fn refuse_what_is_not_kept(a: &SacctArgs) -> Result<(), i32> {
     if let Some(file) = &a.file {
         if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
             eprintln!("{file} is not a valid file");
@@ -481,6 +327,12 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
             crate::api::types::DATA_PARSER
         )));
     }
+    Ok(())
+}
+
+/// The columns to print: `--format`'s, then `-b`'s and `-l`'s fields; without any of them,
+/// `SACCT_FORMAT`'s, or the default.
+fn columns(a: &SacctArgs) -> Result<Vec<Column>, i32> {
     let mut format = a.format.join(",");
     for (given, more) in [(a.brief, fields::BRIEF_FIELDS), (a.long, fields::LONG_FIELDS)] {
         if given {
@@ -490,42 +342,18 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     if format.is_empty() {
         format = std::env::var("SACCT_FORMAT").ok().filter(|f| !f.is_empty()).unwrap_or(fields::DEFAULT_FIELDS.into());
     }
-    let columns = parse_format(&format).map_err(|e| if e.starts_with("Invalid") { error(&e) } else { fatal(&e) })?;
-    if !a.rest.is_empty() {
-        eprintln!("{CMD}: error: Unknown arguments:");
-        for r in &a.rest {
-            eprintln!("{CMD}: error:  {r}");
-        }
-        return Err(1);
-    }
-    let unit = match &a.units {
-        None => None,
+    parse_format(&format).map_err(|e| if e.starts_with("Invalid") { error(&e) } else { fatal(&e) })
+}
+
+/// `--units`: the unit sizes are printed in, if one was given.
+fn unit(a: &SacctArgs) -> Result<Option<char>, i32> {
+    match &a.units {
+        None => Ok(None),
         Some(u) => match u.chars().next().map(|c| c.to_ascii_uppercase()) {
-            Some(c @ ('K' | 'M' | 'G' | 'T' | 'P')) if u.len() == 1 => Some(c),
-            _ => return Err(fatal("Invalid unit type")),
+            Some(c @ ('K' | 'M' | 'G' | 'T' | 'P')) if u.len() == 1 => Ok(Some(c)),
+            _ => Err(fatal("Invalid unit type")),
         },
-    };
-    let layout = match (last_index(&m, "parsable"), last_index(&m, "parsable2")) {
-        (None, None) => Layout::Fixed,
-        (p, p2) => Layout::Parsable { delimiter: a.delimiter.clone().unwrap_or_else(|| "|".into()), trailing: p > p2 },
-    };
-    q.skip_steps = a.allocations;
-    q.duplicates = a.duplicates;
-    q.truncate = a.truncate;
-    q.json = a.json.is_some();
-    q.command = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    if let Some(first) = q.command.first_mut() {
-        *first = CMD.into();
     }
-    Ok(Plan {
-        query: q,
-        users,
-        groups,
-        columns,
-        layout,
-        header: !a.noheader,
-        units: Units { no_convert: a.noconvert, unit, expand_patterns: a.expand_patterns },
-    })
 }
 
 /// Whose jobs sacct lists.

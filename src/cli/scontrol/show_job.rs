@@ -111,8 +111,18 @@ fn write_details(r: &mut Record, job: &JobInfo) {
 /// One job as `scontrol show job` prints it at UNIX time `now`.
 pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
     let mut r = Record::new(flags.one_liner);
-    let pending = base_state(job) == "PENDING";
+    write_identity(&mut r, job);
+    write_state(&mut r, job, flags);
+    write_times(&mut r, job, now);
+    write_placement(&mut r, job);
+    write_resources(&mut r, job, flags);
+    write_command_and_files(&mut r, job);
+    r.end_line();
+    r.finish()
+}
 
+/// `JobId=` (with the array's ids), `JobName=`, the owner, the priority and the account.
+fn write_identity(r: &mut Record, job: &JobInfo) {
     let _ = write!(r, "JobId={} ", job.job_id);
     if let Some(array) = job.array_job_id.get().filter(|&a| a != 0) {
         let task = match job.array_task_id.get() {
@@ -143,7 +153,11 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
         or_null(&job.qos)
     );
     r.end_line();
+}
 
+/// `JobState=` with its reason and dependency, how it ended, and with `-d` its derived exit
+/// code.
+fn write_state(r: &mut Record, job: &JobInfo, flags: Flags) {
     let reason = if job.state_description.is_empty() {
         if job.state_reason.is_empty() {
             "None".to_string()
@@ -168,7 +182,11 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
         let _ = write!(r, "DerivedExitCode={}", exit_pair(&job.derived_exit_code));
         r.end_line();
     }
+}
 
+/// The run time and time limits, and the job's times from its submit to its last
+/// scheduling look, at UNIX time `now`.
+fn write_times(r: &mut Record, job: &JobInfo, now: u64) {
     let limit = if job.time_limit.infinite {
         "UNLIMITED".to_string()
     } else {
@@ -200,6 +218,11 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
         time(job.last_sched_evaluation.get())
     );
     r.end_line();
+}
+
+/// Where the job runs: its partition, the nodes it asked for or excluded, those it holds,
+/// and the batch host.
+fn write_placement(r: &mut Record, job: &JobInfo) {
     let _ = write!(r, "Partition={} AllocNode:Sid={}:0", job.partition, or_null(&job.allocating_node));
     r.end_line();
     let _ = write!(r, "ReqNodeList={} ExcNodeList={}", or_null(&job.required_nodes), or_null(&job.excluded_nodes));
@@ -213,7 +236,12 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
         let _ = write!(r, "BatchHost={}", job.batch_host);
         r.end_line();
     }
+}
 
+/// What the job asked for and holds: nodes, CPUs, tasks, TRES, with `-d` the allocation's
+/// details, memory and features.
+fn write_resources(r: &mut Record, job: &JobInfo, flags: Flags) {
+    let pending = base_state(job) == "PENDING";
     let nodes = job.node_count();
     let (min_nodes, max_nodes) = match job.max_nodes.get().unwrap_or(0) {
         max if pending && max != 0 && max < nodes => (max, max),
@@ -236,7 +264,7 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
     let _ = write!(r, "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", job.tasks_per_node.get().unwrap_or(0));
     r.end_line();
     if flags.details && !pending && !job.nodes.is_empty() {
-        write_details(&mut r, job);
+        write_details(r, job);
     }
     let _ = write!(r, "MinCPUsNode={} {} MinTmpDiskNode=0", job.minimum_cpus_per_node(), min_memory(job));
     r.end_line();
@@ -244,6 +272,11 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
     r.end_line();
     let _ = write!(r, "OverSubscribe=OK Contiguous={} Licenses=(null) Network=(null)", u8::from(job.contiguous));
     r.end_line();
+}
+
+/// The command, its directory, comments, the batch job's standard files and the TRES per
+/// job, node and task.
+fn write_command_and_files(r: &mut Record, job: &JobInfo) {
     let _ = write!(r, "Command={}", or_null(&job.command));
     r.end_line();
     let _ = write!(r, "WorkDir={}", job.current_working_directory);
@@ -274,8 +307,6 @@ pub fn render(job: &JobInfo, flags: Flags, now: u64) -> String {
             let _ = write!(r, "{key}={value}");
         }
     }
-    r.end_line();
-    r.finish()
 }
 
 /// Runs `scontrol show job [ID]`; `argv` is the command line, for `--json`'s `meta`.

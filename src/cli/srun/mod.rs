@@ -5,6 +5,7 @@
 pub mod exits;
 pub mod io;
 pub mod output;
+mod reader;
 pub mod signals;
 pub mod state;
 pub mod terminal;

@@ -121,7 +121,8 @@ impl Containment for ProcessGroups {
     unsafe fn enter(&self, leads_session: bool) {
         // A session leader leads its group already (and could not change it).
         if !leads_session {
-            libc::setpgid(0, 0);
+            // SAFETY: setpgid takes two numbers (0, 0: this process leads a group of its own).
+            unsafe { libc::setpgid(0, 0) };
         }
     }
 

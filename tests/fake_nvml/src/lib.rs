@@ -188,6 +188,10 @@ fn with_gpu(function: &str, device: nvmlDevice_t, answer: impl FnOnce(&Value) ->
 }
 
 /// Copies `text` with its terminating NUL into `buf` of `len` bytes.
+///
+/// # Safety
+///
+/// `buf` is null or points at `len` writable bytes, as `nvml.h` asks of the caller.
 unsafe fn copy_string(text: &str, buf: *mut c_char, len: c_uint) -> nvmlReturn_t {
     if buf.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
@@ -195,8 +199,12 @@ unsafe fn copy_string(text: &str, buf: *mut c_char, len: c_uint) -> nvmlReturn_t
     if text.len() + 1 > len as usize {
         return NVML_ERROR_INSUFFICIENT_SIZE;
     }
-    std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, buf, text.len());
-    *buf.add(text.len()) = 0;
+    // SAFETY: `buf` holds `len` bytes (our contract), and the text with its NUL fits in them
+    // (checked above); a Rust string and the caller's buffer cannot overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, buf, text.len());
+        *buf.add(text.len()) = 0;
+    }
     NVML_SUCCESS
 }
 
@@ -239,7 +247,8 @@ pub extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(count: *mut c_uint) -> nvmlReturn_t {
     with_machine("nvmlDeviceGetCount_v2", NVML_ERROR_UNINITIALIZED, |machine| {
-        *count = machine["gpus"].as_array().map_or(0, Vec::len) as c_uint;
+        // SAFETY: `count` points at a writable c_uint, as `nvml.h` asks of the caller.
+        unsafe { *count = machine["gpus"].as_array().map_or(0, Vec::len) as c_uint };
         NVML_SUCCESS
     })
 }
@@ -250,7 +259,8 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *m
         if machine["gpus"].get(index as usize).is_none() {
             return NVML_ERROR_INVALID_ARGUMENT;
         }
-        *device = handle(index as usize, None);
+        // SAFETY: `device` points at a writable handle, as `nvml.h` asks of the caller.
+        unsafe { *device = handle(index as usize, None) };
         NVML_SUCCESS
     })
 }
@@ -261,11 +271,13 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(uuid: *const c_char, device: 
         if uuid.is_null() {
             return NVML_ERROR_INVALID_ARGUMENT;
         }
-        let wanted = std::ffi::CStr::from_ptr(uuid).to_string_lossy();
+        // SAFETY: a non-null `uuid` is a NUL-terminated string, as `nvml.h` asks of the caller.
+        let wanted = unsafe { std::ffi::CStr::from_ptr(uuid) }.to_string_lossy();
         let gpus = machine["gpus"].as_array().map_or(&[][..], Vec::as_slice);
         match gpus.iter().position(|g| g["uuid"].as_str() == Some(&*wanted)) {
             Some(index) => {
-                *device = handle(index, None);
+                // SAFETY: `device` points at a writable handle, as `nvml.h` asks of the caller.
+                unsafe { *device = handle(index, None) };
                 NVML_SUCCESS
             }
             None => NVML_ERROR_NOT_FOUND,
@@ -275,12 +287,14 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(uuid: *const c_char, device: 
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(device: nvmlDevice_t, uuid: *mut c_char, len: c_uint) -> nvmlReturn_t {
-    with_gpu("nvmlDeviceGetUUID", device, |gpu| copy_string(gpu["uuid"].as_str().unwrap_or(""), uuid, len))
+    // SAFETY: `uuid` is null or holds `len` bytes, as `nvml.h` asks of the caller.
+    with_gpu("nvmlDeviceGetUUID", device, |gpu| unsafe { copy_string(gpu["uuid"].as_str().unwrap_or(""), uuid, len) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetName(device: nvmlDevice_t, name: *mut c_char, len: c_uint) -> nvmlReturn_t {
-    with_gpu("nvmlDeviceGetName", device, |gpu| copy_string(gpu["name"].as_str().unwrap_or(""), name, len))
+    // SAFETY: `name` is null or holds `len` bytes, as `nvml.h` asks of the caller.
+    with_gpu("nvmlDeviceGetName", device, |gpu| unsafe { copy_string(gpu["name"].as_str().unwrap_or(""), name, len) })
 }
 
 #[no_mangle]
@@ -290,7 +304,9 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(device: nvmlDevice_t, pci: *mut
         // `DDDDDDDD:BB:DD.F`, hexadecimal.
         let parts: Vec<u32> =
             bus_id.split([':', '.']).map(|p| u32::from_str_radix(p, 16).unwrap_or(0)).chain([0; 4]).collect();
-        let pci = &mut *pci;
+        // SAFETY: `pci` points at a writable nvmlPciInfo_t, as `nvml.h` asks of the caller, and
+        // nothing else refers to it during the call.
+        let pci = unsafe { &mut *pci };
         fill(&mut pci.busId, bus_id);
         fill(&mut pci.busIdLegacy, bus_id.get(4..).unwrap_or(bus_id));
         pci.domain = parts[0];
@@ -311,7 +327,8 @@ fn memory(gpu: &Value) -> (u64, u64) {
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(device: nvmlDevice_t, info: *mut nvmlMemory_t) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetMemoryInfo", device, |gpu| {
         let (total, used) = memory(gpu);
-        *info = nvmlMemory_t { total, free: total.saturating_sub(used), used };
+        // SAFETY: `info` points at a writable nvmlMemory_t, as `nvml.h` asks of the caller.
+        unsafe { *info = nvmlMemory_t { total, free: total.saturating_sub(used), used } };
         NVML_SUCCESS
     })
 }
@@ -320,8 +337,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(device: nvmlDevice_t, info: *mu
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(device: nvmlDevice_t, info: *mut nvmlMemory_v2_t) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetMemoryInfo_v2", device, |gpu| {
         let (total, used) = memory(gpu);
-        let version = (*info).version;
-        *info = nvmlMemory_v2_t { version, total, reserved: 0, free: total.saturating_sub(used), used };
+        // SAFETY: `info` points at an nvmlMemory_v2_t with its version set, as `nvml.h` asks
+        // of the caller, and is writable.
+        unsafe {
+            let version = (*info).version;
+            *info = nvmlMemory_v2_t { version, total, reserved: 0, free: total.saturating_sub(used), used };
+        }
         NVML_SUCCESS
     })
 }
@@ -330,7 +351,8 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(device: nvmlDevice_t, info: 
 pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(device: nvmlDevice_t, minor: *mut c_uint) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetMinorNumber", device, |gpu| match gpu["minor"].as_u64() {
         Some(m) => {
-            *minor = m as c_uint;
+            // SAFETY: `minor` points at a writable c_uint, as `nvml.h` asks of the caller.
+            unsafe { *minor = m as c_uint };
             NVML_SUCCESS
         }
         None => NVML_ERROR_UNKNOWN,
@@ -345,8 +367,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
 ) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetMigMode", device, |gpu| {
         if gpu["mig"].is_array() {
-            *current = NVML_DEVICE_MIG_ENABLE;
-            *pending = NVML_DEVICE_MIG_ENABLE;
+            // SAFETY: `current` and `pending` point at writable c_uints, as `nvml.h` asks of
+            // the caller.
+            unsafe {
+                *current = NVML_DEVICE_MIG_ENABLE;
+                *pending = NVML_DEVICE_MIG_ENABLE;
+            }
             NVML_SUCCESS
         } else {
             NVML_ERROR_NOT_SUPPORTED
@@ -358,7 +384,8 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
 pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetMaxMigDeviceCount", device, |gpu| {
         if gpu["mig"].is_array() {
-            *count = MIG_SLOTS as c_uint;
+            // SAFETY: `count` points at a writable c_uint, as `nvml.h` asks of the caller.
+            unsafe { *count = MIG_SLOTS as c_uint };
             NVML_SUCCESS
         } else {
             NVML_ERROR_NOT_SUPPORTED
@@ -379,7 +406,8 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
         }
         match mig_in_slot(gpu, slot as u64) {
             Some(_) => {
-                *instance = handle(index, Some(slot as u64));
+                // SAFETY: `instance` points at a writable handle, as `nvml.h` asks of the caller.
+                unsafe { *instance = handle(index, Some(slot as u64)) };
                 NVML_SUCCESS
             }
             None => NVML_ERROR_NOT_FOUND,
@@ -395,18 +423,22 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetComputeRunningProcesses_v3", device, |gpu| {
         let processes = gpu["processes"].as_array().map_or(&[][..], Vec::as_slice);
-        let room = *count as usize;
-        *count = processes.len() as c_uint;
+        // SAFETY: `count` points at a c_uint that holds the room at `infos` and takes the
+        // number of processes, as `nvml.h` asks of the caller.
+        let room = unsafe { std::mem::replace(&mut *count, processes.len() as c_uint) } as usize;
         if processes.len() > room || (infos.is_null() && !processes.is_empty()) {
             return NVML_ERROR_INSUFFICIENT_SIZE;
         }
         for (i, p) in processes.iter().enumerate() {
-            *infos.add(i) = nvmlProcessInfo_t {
+            let info = nvmlProcessInfo_t {
                 pid: p["pid"].as_u64().unwrap_or(0) as c_uint,
                 usedGpuMemory: p["used_memory"].as_u64().unwrap_or(NVML_VALUE_NOT_AVAILABLE),
                 gpuInstanceId: c_uint::MAX,
                 computeInstanceId: c_uint::MAX,
             };
+            // SAFETY: `infos` has room for `room` entries (the caller's word), and `i` is
+            // below the number of processes, which is at most `room` (checked above).
+            unsafe { *infos.add(i) = info };
         }
         NVML_SUCCESS
     })
@@ -418,7 +450,10 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     utilization: *mut nvmlUtilization_t,
 ) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetUtilizationRates", device, |gpu| {
-        *utilization = nvmlUtilization_t { gpu: gpu["utilization"].as_u64().unwrap_or(0) as c_uint, memory: 0 };
+        let rates = nvmlUtilization_t { gpu: gpu["utilization"].as_u64().unwrap_or(0) as c_uint, memory: 0 };
+        // SAFETY: `utilization` points at a writable nvmlUtilization_t, as `nvml.h` asks of
+        // the caller.
+        unsafe { *utilization = rates };
         NVML_SUCCESS
     })
 }
@@ -438,15 +473,16 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
         if busy.is_empty() {
             return NVML_ERROR_NOT_FOUND;
         }
-        let room = *count as usize;
-        *count = busy.len() as c_uint;
+        // SAFETY: `count` points at a c_uint that holds the room at `samples` and takes the
+        // number of samples, as `nvml.h` asks of the caller.
+        let room = unsafe { std::mem::replace(&mut *count, busy.len() as c_uint) } as usize;
         if samples.is_null() || busy.len() > room {
             return NVML_ERROR_INSUFFICIENT_SIZE;
         }
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64);
         for (i, p) in busy.iter().enumerate() {
-            *samples.add(i) = nvmlProcessUtilizationSample_t {
+            let sample = nvmlProcessUtilizationSample_t {
                 pid: p["pid"].as_u64().unwrap_or(0) as c_uint,
                 timeStamp: now,
                 smUtil: p["sm_util"].as_u64().unwrap_or(0) as c_uint,
@@ -454,6 +490,9 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
                 encUtil: 0,
                 decUtil: 0,
             };
+            // SAFETY: `samples` has room for `room` entries (the caller's word), and `i` is
+            // below the number of samples, which is at most `room` (checked above).
+            unsafe { *samples.add(i) = sample };
         }
         NVML_SUCCESS
     })

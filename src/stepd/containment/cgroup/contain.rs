@@ -272,10 +272,14 @@ fn machine_cpus(place: &Place, ids: &[u32]) -> String {
 
 impl Containment for Cgroups {
     unsafe fn enter(&self, leads_session: bool) {
-        self.inner.enter(leads_session);
+        // SAFETY: our caller is the child right after fork, as `enter` asks, and so passes
+        // that on.
+        unsafe { self.inner.enter(leads_session) };
         for fd in &self.procs {
             // "0" moves the writer itself.
-            libc::write(fd.as_raw_fd(), c"0".as_ptr().cast(), 1);
+            // SAFETY: write reads the one byte of the literal; the descriptor was opened
+            // before the fork and is held by `self`.
+            unsafe { libc::write(fd.as_raw_fd(), c"0".as_ptr().cast(), 1) };
         }
     }
 

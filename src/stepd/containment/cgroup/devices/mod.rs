@@ -7,7 +7,13 @@
 //! The program is built here as plain [`Instruction`]s, the way Slurm's cgroup/v2 plugin
 //! builds its own: the device's type, major and minor are read from the kernel's request
 //! into registers, each denied device is one chain of comparisons that skips its
-//! "refuse" pair as soon as a number differs, and the last pair allows.
+//! "refuse" pair as soon as a number differs, and the last pair allows. The instructions are
+//! `instruction.rs`'s, the `bpf(2)` calls that load and attach the program `bpf.rs`'s.
+
+mod bpf;
+mod instruction;
+
+pub use instruction::Instruction;
 
 use crate::sys::c_error_text;
 use std::fmt;
@@ -314,199 +320,6 @@ const ALLOW: i32 = 1;
 /// The program's answer for a device that may not.
 const DENY: i32 = 0;
 
-/// One eBPF instruction, as the fields of the kernel's `struct bpf_insn`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Instruction {
-    /// The operation: class, size or operator, and source bits.
-    pub code: u8,
-    /// The destination register (0–10).
-    pub dst: u8,
-    /// The source register (0–10).
-    pub src: u8,
-    /// The memory offset, or for a jump how many instructions to skip.
-    pub off: i16,
-    /// The immediate value.
-    pub imm: i32,
-}
-
-/// Instruction classes, sizes, operators and operand kinds (`linux/bpf_common.h`).
-mod op {
-    pub const LDX: u8 = 0x01;
-    pub const ALU: u8 = 0x04;
-    pub const JMP: u8 = 0x05;
-    pub const ALU64: u8 = 0x07;
-    /// A 32-bit word (`BPF_W`).
-    pub const WORD: u8 = 0x00;
-    pub const MEM: u8 = 0x60;
-    pub const AND: u8 = 0x50;
-    pub const JNE: u8 = 0x50;
-    pub const MOV: u8 = 0xb0;
-    pub const CALL: u8 = 0x80;
-    pub const EXIT: u8 = 0x90;
-    /// The operand is the immediate (`BPF_K`).
-    pub const IMM: u8 = 0x00;
-}
-
-impl Instruction {
-    /// `dst = *(u32 *)(src + off)`.
-    fn load_u32(dst: u8, src: u8, off: i16) -> Instruction {
-        Instruction { code: op::LDX | op::WORD | op::MEM, dst, src, off, imm: 0 }
-    }
-
-    /// `dst = (u32)dst & imm`.
-    fn and32(dst: u8, imm: i32) -> Instruction {
-        Instruction { code: op::ALU | op::AND | op::IMM, dst, src: 0, off: 0, imm }
-    }
-
-    /// `if dst != imm: skip the next off instructions`.
-    fn jump_unless_equal(dst: u8, imm: i32, off: i16) -> Instruction {
-        Instruction { code: op::JMP | op::JNE | op::IMM, dst, src: 0, off, imm }
-    }
-
-    /// `dst = imm` (64 bits).
-    fn mov64(dst: u8, imm: i32) -> Instruction {
-        Instruction { code: op::ALU64 | op::MOV | op::IMM, dst, src: 0, off: 0, imm }
-    }
-
-    /// `return r0`.
-    fn exit() -> Instruction {
-        Instruction { code: op::JMP | op::EXIT, dst: 0, src: 0, off: 0, imm: 0 }
-    }
-
-    /// Where a jump at index `at` goes when taken (the next instruction is `at + 1`);
-    /// `None` for an instruction that is no jump (an exit, a call, any other class).
-    pub fn jump_target(&self, at: usize) -> Option<usize> {
-        let operator = self.code & 0xf0;
-        let jump = self.code & 0x07 == op::JMP && operator != op::EXIT && operator != op::CALL;
-        jump.then(|| (at as isize + 1 + self.off as isize) as usize)
-    }
-
-    /// The eight bytes the kernel reads: the code, the registers' nibbles (destination in
-    /// the low one on little-endian machines, as C lays out `dst_reg:4, src_reg:4`), then
-    /// the offset and the immediate in the machine's byte order.
-    pub fn encode(&self) -> [u8; 8] {
-        let registers = if cfg!(target_endian = "little") {
-            (self.src & 0x0f) << 4 | (self.dst & 0x0f)
-        } else {
-            (self.dst & 0x0f) << 4 | (self.src & 0x0f)
-        };
-        let off = self.off.to_ne_bytes();
-        let imm = self.imm.to_ne_bytes();
-        [self.code, registers, off[0], off[1], imm[0], imm[1], imm[2], imm[3]]
-    }
-}
-
-/// The two `bpf(2)` commands the device filter needs, with the parts of `union bpf_attr`
-/// they read.
-mod bpf {
-    use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-
-    /// `BPF_PROG_LOAD`.
-    const PROG_LOAD: libc::c_long = 5;
-    /// `BPF_PROG_ATTACH`.
-    const PROG_ATTACH: libc::c_long = 8;
-    /// `BPF_PROG_TYPE_CGROUP_DEVICE`.
-    const PROG_TYPE_CGROUP_DEVICE: u32 = 15;
-    /// `BPF_CGROUP_DEVICE`, the attach type.
-    const CGROUP_DEVICE: u32 = 6;
-    /// `BPF_F_ALLOW_MULTI`: the group's programs and those of the groups above it all run.
-    const ALLOW_MULTI: u32 = 1 << 1;
-    /// The verifier log's size for a failed load: its last line says why.
-    pub const LOG_SIZE: usize = 64 * 1024;
-
-    /// The part of `union bpf_attr` that `BPF_PROG_LOAD` reads, up to
-    /// `expected_attach_type` (Linux 4.17); the kernel takes the fields after it as zero.
-    #[repr(C)]
-    #[derive(Default)]
-    struct ProgLoad {
-        prog_type: u32,
-        insn_cnt: u32,
-        insns: u64,
-        license: u64,
-        log_level: u32,
-        log_size: u32,
-        log_buf: u64,
-        kern_version: u32,
-        prog_flags: u32,
-        prog_name: [u8; 16],
-        prog_ifindex: u32,
-        expected_attach_type: u32,
-    }
-
-    /// The part of `union bpf_attr` that `BPF_PROG_ATTACH` reads, up to `replace_bpf_fd`.
-    #[repr(C)]
-    #[derive(Default)]
-    struct ProgAttach {
-        target_fd: u32,
-        attach_bpf_fd: u32,
-        attach_type: u32,
-        attach_flags: u32,
-        replace_bpf_fd: u32,
-    }
-
-    // The kernel's layout (`__aligned_u64` fields at multiples of 8), on every target.
-    const _: () = {
-        assert!(std::mem::offset_of!(ProgLoad, insns) == 8);
-        assert!(std::mem::offset_of!(ProgLoad, license) == 16);
-        assert!(std::mem::offset_of!(ProgLoad, log_buf) == 32);
-        assert!(std::mem::offset_of!(ProgLoad, prog_name) == 48);
-        assert!(std::mem::offset_of!(ProgLoad, expected_attach_type) == 68);
-        assert!(std::mem::size_of::<ProgLoad>() == 72);
-        assert!(std::mem::size_of::<ProgAttach>() == 20);
-    };
-
-    /// Runs `bpf(cmd, attr, sizeof attr)`.
-    fn bpf<T>(cmd: libc::c_long, attr: &T) -> io::Result<libc::c_long> {
-        // SAFETY: `attr` is a live, initialised `#[repr(C)]` prefix of `union bpf_attr` of
-        // the size given; every pointer in it points at memory that outlives the call (the
-        // callers' borrows), and the kernel writes only through a log buffer given with its
-        // length.
-        let rc =
-            unsafe { libc::syscall(libc::SYS_bpf, cmd, attr as *const T, std::mem::size_of::<T>() as libc::c_uint) };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(rc)
-    }
-
-    /// Loads `insns` (encoded `struct bpf_insn`s) as a cgroup device program; with `log`,
-    /// the verifier writes its log there.
-    pub fn load_device_program(insns: &[[u8; 8]], log: Option<&mut [u8]>) -> io::Result<OwnedFd> {
-        let license = c"GPL";
-        let mut name = [0u8; 16];
-        name[..13].copy_from_slice(b"slurmlet_devs");
-        let mut attr = ProgLoad {
-            prog_type: PROG_TYPE_CGROUP_DEVICE,
-            insn_cnt: insns.len() as u32,
-            insns: insns.as_ptr() as usize as u64,
-            license: license.as_ptr() as usize as u64,
-            prog_name: name,
-            ..ProgLoad::default()
-        };
-        if let Some(log) = log {
-            attr.log_level = 1;
-            attr.log_size = log.len() as u32;
-            attr.log_buf = log.as_mut_ptr() as usize as u64;
-        }
-        let fd = bpf(PROG_LOAD, &attr)?;
-        // SAFETY: a successful BPF_PROG_LOAD returns a new descriptor that nothing else owns.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
-    }
-
-    /// Attaches device program `program` to the cgroup whose directory `group` is open.
-    pub fn attach_device_program(group: &impl AsRawFd, program: &OwnedFd) -> io::Result<()> {
-        let attr = ProgAttach {
-            target_fd: group.as_raw_fd() as u32,
-            attach_bpf_fd: program.as_raw_fd() as u32,
-            attach_type: CGROUP_DEVICE,
-            attach_flags: ALLOW_MULTI,
-            ..ProgAttach::default()
-        };
-        bpf(PROG_ATTACH, &attr).map(|_| ())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -552,17 +365,6 @@ mod tests {
         assert_eq!(program[starts[1]].imm, 1, "the block device's type");
         assert_eq!(program[allow], Instruction::mov64(R0, ALLOW));
         assert_eq!(program.last(), Some(&Instruction::exit()));
-    }
-
-    #[test]
-    fn instructions_encode_as_struct_bpf_insn() {
-        // r3 = *(u32 *)(r1 + 4), and `if r4 != 0x12345 goto +2`, as clang writes them.
-        assert_eq!(Instruction::load_u32(3, 1, 4).encode(), [0x61, 0x13, 4, 0, 0, 0, 0, 0]);
-        assert_eq!(Instruction::jump_unless_equal(4, 0x12345, 2).encode(), [0x55, 0x04, 2, 0, 0x45, 0x23, 0x01, 0]);
-        assert_eq!(Instruction::and32(2, 0xffff).encode(), [0x54, 0x02, 0, 0, 0xff, 0xff, 0, 0]);
-        assert_eq!(Instruction::mov64(0, 1).encode(), [0xb7, 0, 0, 0, 1, 0, 0, 0]);
-        assert_eq!(Instruction::exit().encode(), [0x95, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(Instruction::jump_unless_equal(2, 1, -3).encode()[2..4], [0xfd, 0xff]);
     }
 
     #[test]
