@@ -457,7 +457,7 @@ fn watch(
 /// in its error output (and made its cause, when nothing else ended it).
 fn script_ended(
     spec: &LaunchSpec,
-    child: &mut spawn::Child,
+    child: &mut batch_script::Child,
     jail: &dyn containment::Containment,
     ws: i32,
     mut cause: EndCause,
