@@ -151,15 +151,15 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
     if mem_mb > config.memory {
         return Err(refused(INVALID_TASK_MEMORY, "Memory required by task is not available"));
     }
-    let super::submit::GpuRequest { gpus, shards } = match &fields.tres_per_node {
-        None => super::submit::GpuRequest { gpus: job.req.gpus, shards: job.req.shards },
+    let super::submit_gres::GpuRequest { gpus, shards } = match &fields.tres_per_node {
+        None => super::submit_gres::GpuRequest { gpus: job.req.gpus, shards: job.req.shards },
         Some(tres) => {
             let asked = JobDescMsg {
                 tres_per_node: Some(tres.clone()),
                 tres_per_job: Some(job.tres_per_job.to_string()),
                 ..Default::default()
             };
-            super::submit::requested_gres(&asked, config, job.ntasks).map_err(from_api)?
+            super::submit_gres::requested_gres(&asked, config, job.ntasks).map_err(from_api)?
         }
     };
     if gpus as usize > config.gpus.len() {

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod requeue;
 pub mod steps;
 pub mod submit;
+pub mod submit_gres;
 pub mod submit_paths;
 pub mod suspend;
 #[cfg(test)]

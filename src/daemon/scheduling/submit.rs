@@ -3,6 +3,7 @@
 //! A request that no configuration of this node could ever satisfy is refused here, at
 //! submit time, instead of pending forever.
 
+use super::submit_gres::{per_gpu, requested_gres, GpuRequest};
 use crate::api::types::{errno, JobDescMsg};
 use crate::config::{Config, Partition};
 use crate::daemon::model::caller::Caller;
@@ -10,7 +11,7 @@ use crate::daemon::model::job::{Job, JobState, Resources};
 use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::model::text::Text;
 use crate::daemon::store::Payload;
-use crate::options::{gres, signal};
+use crate::options::signal;
 use crate::stepd::WarnSignal;
 use std::path::Path;
 
@@ -29,7 +30,7 @@ pub(in crate::daemon) fn explained(number: i32, error: &str, description: String
     Refusal::new(Kind::Invalid, number, error, "slurm_submit_batch_job()").saying(description)
 }
 
-const NODE_CONFIG: &str = "Requested node configuration is not available";
+pub(super) const NODE_CONFIG: &str = "Requested node configuration is not available";
 
 /// The largest batch script accepted, in bytes: Slurm's default `max_script_size`.
 pub const MAX_SCRIPT: usize = 4 << 20;
@@ -515,88 +516,4 @@ pub(in crate::daemon) fn check_printable(fields: &[(&str, Option<&str>)]) -> Res
         }
     }
     Ok(())
-}
-
-/// What a job asks for of the node's GPUs: whole GPUs, or shards of one GPU.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(in crate::daemon) struct GpuRequest {
-    /// Whole GPUs.
-    pub gpus: u32,
-    /// Shards (`--gres=shard:N`).
-    pub shards: u32,
-}
-
-/// The GPUs and shards a job asks for: of each, the largest of its per-node, per-job and
-/// per-task (times the task count) requests, each checked against the node's GPUs. A job
-/// asks for whole GPUs or for shards, and its shards must fit on one GPU.
-pub(in crate::daemon) fn requested_gres(
-    desc: &JobDescMsg,
-    config: &Config,
-    ntasks: u32,
-) -> Result<GpuRequest, Refusal> {
-    let invalid = |why: String| {
-        explained(
-            errno::INVALID_GRES,
-            "Invalid generic resource (gres) specification",
-            format!("Invalid generic resource (gres) specification: {why}"),
-        )
-    };
-    let mut asked = GpuRequest::default();
-    let per_task = desc.tres_per_task.as_deref().map(|t| (t, ntasks));
-    let whole = [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten().map(|t| (t, 1));
-    for (tres, times) in whole.chain(per_task) {
-        if tres.is_empty() {
-            continue;
-        }
-        let reqs = gres::parse_gres(tres).map_err(|_| invalid(tres.to_string()))?;
-        for r in reqs {
-            let count = r.count.saturating_mul(times);
-            match r.name.as_str() {
-                "gpu" => asked.gpus = asked.gpus.max(count),
-                "shard" if config.shards_per_gpu > 0 => asked.shards = asked.shards.max(count),
-                "shard" => {
-                    return Err(invalid(format!(
-                        "this node has no 'shard' resource (it has {}; shards_per_gpu in the configuration splits GPUs into shards)",
-                        config.gres()
-                    )))
-                }
-                other => {
-                    return Err(invalid(format!("this node has no '{other}' resource (it has {})", config.gres())))
-                }
-            }
-            if let Some(kind) = &r.kind {
-                if config.gpu_type.as_deref() != Some(kind.as_str()) {
-                    return Err(invalid(format!("no GPU of type '{kind}' here (this node has {})", config.gres())));
-                }
-            }
-        }
-    }
-    if asked.gpus > 0 && asked.shards > 0 {
-        return Err(invalid(format!(
-            "the job asks for {} GPU(s) and {} shard(s): a job is given whole GPUs or shards of one, not both",
-            asked.gpus, asked.shards
-        )));
-    }
-    if asked.shards > config.shards_per_gpu {
-        return Err(explained(
-            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
-            NODE_CONFIG,
-            format!(
-                "the job asks for {} shards; shards are given on one GPU, and each GPU of node {} has {}",
-                asked.shards, config.node_name, config.shards_per_gpu
-            ),
-        ));
-    }
-    Ok(asked)
-}
-
-/// The number in a per-GPU request (`gres/gpu:N`, as sent for `--cpus-per-gpu` and
-/// `--mem-per-gpu`).
-fn per_gpu(tres: Option<&str>) -> Result<Option<u64>, Refusal> {
-    let Some(tres) = tres.filter(|t| !t.is_empty()) else { return Ok(None) };
-    tres.strip_prefix("gres/gpu:")
-        .or_else(|| tres.strip_prefix("gpu:"))
-        .and_then(|n| n.parse().ok())
-        .map(Some)
-        .ok_or_else(|| submit_error(errno::INVALID_GRES, &format!("Invalid per-GPU request: {tres}")))
 }

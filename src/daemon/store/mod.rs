@@ -10,6 +10,7 @@
 
 pub mod copies;
 pub mod damage;
+pub mod durable;
 pub mod gpu_samples;
 pub mod schema;
 pub mod writer;

@@ -7,6 +7,7 @@
 //! durable (a submit before the client hears its id, a launch before its process exists)
 //! waits for that change's [`Durable`].
 
+pub use super::durable::{Durable, WriteFailed};
 use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::step_record::{StepEnding, StepRecord, ENDED_WITH_JOB};
 use crate::daemon::store::{Payload, Store, StoreError};
@@ -15,36 +16,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
 use tokio::sync::oneshot;
-
-/// Why a queued change is not durable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WriteFailed {
-    /// The writer thread is gone (the daemon is stopping, or the thread died).
-    #[error("the store writer has stopped")]
-    Stopped,
-    /// SQLite refused the transaction the change was in: what it said, with the store's path.
-    #[error("{0}")]
-    Refused(String),
-}
-
-/// Resolves once a queued change is committed, or with why it was not.
-#[derive(Debug)]
-pub struct Durable(oneshot::Receiver<Result<(), WriteFailed>>);
-
-impl Durable {
-    /// Waits on this thread (never on one of the runtime's) until the change is durable.
-    pub fn wait(self) -> Result<(), WriteFailed> {
-        self.0.blocking_recv().unwrap_or(Err(WriteFailed::Stopped))
-    }
-}
-
-impl std::future::Future for Durable {
-    type Output = Result<(), WriteFailed>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(cx).map(|r| r.unwrap_or(Err(WriteFailed::Stopped)))
-    }
-}
 
 /// The most changes one transaction takes.
 const MAX_GROUP: usize = 4096;
