@@ -71,40 +71,9 @@ fn set_socket_mode(path: &std::path::Path, mode: u32) -> Result<(), DaemonError>
 /// Runs the daemon until it is told to stop (SIGTERM, SIGINT or `slurmlet daemon stop`).
 /// Running jobs are left running; the next daemon re-adopts them. SIGHUP re-reads the
 /// configuration from `config_path`.
-// Longer than clippy.toml's bound: split in the daemon's refactor.
-#[allow(clippy::too_many_lines)]
 pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), DaemonError> {
-    // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
-    // reach the supervisors and jobs it starts.
-    crate::sys::close_inherited_on_exec();
     let system = config.mode == crate::config::Mode::System;
-    if system {
-        // SAFETY: geteuid has no preconditions.
-        let euid = unsafe { libc::geteuid() };
-        if euid != 0 {
-            return Err(DaemonError::SystemNeedsRoot(euid));
-        }
-        // What the daemon creates (store, job files) is for root alone unless it says so.
-        // SAFETY: umask has no preconditions.
-        unsafe { libc::umask(0o077) };
-    }
-    crate::sys::tune_allocator();
-    crate::sys::create_private_dir(&config.state_dir)
-        .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
-    if system {
-        // Users pass through (never list) the state directory to their own job's script.
-        set_dir_mode(&config.state_dir, 0o711)?;
-    }
-    let lock_path = config.state_dir.join("daemon.lock");
-    let lock_file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io(format!("cannot open {}", lock_path.display())))?;
-    if !crate::lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
-        return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
-    }
+    let _lock_file = take_state_dir(&config)?;
     // The one place GPUs are looked for: client commands only read the configuration.
     let machine = model::machine::Machine {
         gpu_source: config.discover_gpus(),
@@ -128,50 +97,9 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         .build()
         .map_err(io("cannot start the runtime"))?;
     rt.block_on(async move {
-        let db = config.state_dir.join("slurmlet.db");
-        let mut core = scheduling::core::Core::open(config, machine)?;
-        // A copy to go back to if the store is ever damaged, made once the daemon serves.
-        let _ = std::thread::Builder::new().name("backup".into()).spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs(2));
-            match store::write_backup(&db) {
-                Ok(()) => tracing::debug!("job store backed up"),
-                Err(e) => tracing::warn!("cannot back up the job store: {e}"),
-            }
-        });
-        let effects = core.recover();
-        let mps = runtime::mps::servers(&core);
-        let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
-        let (timer, _) = tokio::sync::watch::channel(0u64);
-        let changes = core.changes();
         // One stop for both listeners, and for the board's long polls.
         let (stopped, stopping) = tokio::sync::watch::channel(false);
-        let daemon = Arc::new(runtime::Daemon {
-            core: scheduling::core_lock::CoreLock::new(core),
-            timer,
-            shutdown: tokio::sync::Notify::new(),
-            kick: tokio::sync::Notify::new(),
-            clients: Default::default(),
-            steps_changed: tokio::sync::Notify::new(),
-            jwt_key,
-            listings: tokio::sync::Semaphore::new(1),
-            path_checks: supervision::path_check::PathChecks::new(
-                std::env::current_exe().unwrap_or_else(|_| "slurmlet".into()),
-                supervision::path_check::DEADLINE,
-            ),
-            history,
-            mps,
-            changes,
-            stopping: stopping.clone(),
-        });
-        // Listening for job ends before any is recorded.
-        tokio::spawn(runtime::mps::quit_idle(daemon.clone()));
-        tokio::spawn(daemon.clone().run_scheduler());
-        tokio::spawn(runtime::purge::purge_periodically(daemon.clone()));
-        daemon.apply(effects);
-        tokio::spawn(daemon.clone().run_timer());
-        tokio::spawn(daemon.clone().reload_on_hangup(config_path));
-        tokio::spawn(runtime::gpu_watch::watch(daemon.clone()));
-        tokio::spawn(runtime::backstop::watch(daemon.clone()));
+        let daemon = start(config, machine, jwt_key, config_path, stopping.clone())?;
 
         let tcp = match listen {
             Some(addr) => {
@@ -223,6 +151,99 @@ pub fn run(mut config: Config, config_path: std::path::PathBuf) -> Result<(), Da
         tracing::info!("slurmletd stopped");
         Ok(())
     })
+}
+
+/// What the daemon does before it looks at anything else: as the system daemon, checks it
+/// is root and keeps what it creates to itself; makes its state directory and takes its
+/// lock, held for as long as the returned file is open.
+fn take_state_dir(config: &Config) -> Result<std::fs::File, DaemonError> {
+    // Descriptors the daemon was started with (a terminal's, a build tool's pipe) must not
+    // reach the supervisors and jobs it starts.
+    crate::sys::close_inherited_on_exec();
+    let system = config.mode == crate::config::Mode::System;
+    if system {
+        // SAFETY: geteuid has no preconditions.
+        let euid = unsafe { libc::geteuid() };
+        if euid != 0 {
+            return Err(DaemonError::SystemNeedsRoot(euid));
+        }
+        // What the daemon creates (store, job files) is for root alone unless it says so.
+        // SAFETY: umask has no preconditions.
+        unsafe { libc::umask(0o077) };
+    }
+    crate::sys::tune_allocator();
+    crate::sys::create_private_dir(&config.state_dir)
+        .map_err(io(format!("cannot create state directory {}", config.state_dir.display())))?;
+    if system {
+        // Users pass through (never list) the state directory to their own job's script.
+        set_dir_mode(&config.state_dir, 0o711)?;
+    }
+    let lock_path = config.state_dir.join("daemon.lock");
+    let lock_file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(format!("cannot open {}", lock_path.display())))?;
+    if !crate::lock::try_lock_forever(&lock_file).map_err(io("cannot lock the state directory"))? {
+        return Err(DaemonError::AlreadyRunning(config.state_dir.display().to_string()));
+    }
+    Ok(lock_file)
+}
+
+/// Opens the store, takes up the jobs and MPS servers an earlier daemon left, and starts
+/// the daemon's tasks beside its requests (the scheduler, its timer, the reload on SIGHUP,
+/// the GPU watch, the purge, the backstop); `stopping` becomes true when it is told to stop.
+fn start(
+    config: Config,
+    machine: model::machine::Machine,
+    jwt_key: auth::Key,
+    config_path: std::path::PathBuf,
+    stopping: tokio::sync::watch::Receiver<bool>,
+) -> Result<Arc<runtime::Daemon>, DaemonError> {
+    let db = config.state_dir.join("slurmlet.db");
+    let mut core = scheduling::core::Core::open(config, machine)?;
+    // A copy to go back to if the store is ever damaged, made once the daemon serves.
+    let _ = std::thread::Builder::new().name("backup".into()).spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        match store::write_backup(&db) {
+            Ok(()) => tracing::debug!("job store backed up"),
+            Err(e) => tracing::warn!("cannot back up the job store: {e}"),
+        }
+    });
+    let effects = core.recover();
+    let mps = runtime::mps::servers(&core);
+    let history = accounting::history::History::new(core.config.state_dir.join("slurmlet.db"));
+    let (timer, _) = tokio::sync::watch::channel(0u64);
+    let changes = core.changes();
+    let daemon = Arc::new(runtime::Daemon {
+        core: scheduling::core_lock::CoreLock::new(core),
+        timer,
+        shutdown: tokio::sync::Notify::new(),
+        kick: tokio::sync::Notify::new(),
+        clients: Default::default(),
+        steps_changed: tokio::sync::Notify::new(),
+        jwt_key,
+        listings: tokio::sync::Semaphore::new(1),
+        path_checks: supervision::path_check::PathChecks::new(
+            std::env::current_exe().unwrap_or_else(|_| "slurmlet".into()),
+            supervision::path_check::DEADLINE,
+        ),
+        history,
+        mps,
+        changes,
+        stopping,
+    });
+    // Listening for job ends before any is recorded.
+    tokio::spawn(runtime::mps::quit_idle(daemon.clone()));
+    tokio::spawn(daemon.clone().run_scheduler());
+    tokio::spawn(runtime::purge::purge_periodically(daemon.clone()));
+    daemon.apply(effects);
+    tokio::spawn(daemon.clone().run_timer());
+    tokio::spawn(daemon.clone().reload_on_hangup(config_path));
+    tokio::spawn(runtime::gpu_watch::watch(daemon.clone()));
+    tokio::spawn(runtime::backstop::watch(daemon.clone()));
+    Ok(daemon)
 }
 
 /// Works out whether and how jobs are contained in cgroups, for the rest of the daemon's

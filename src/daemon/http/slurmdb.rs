@@ -167,20 +167,54 @@ fn truthy(v: &str) -> bool {
 /// `GET /slurmdb/v0.0.43/jobs`: the jobs of the history that the query parameters select,
 /// as slurmrestd reads them (`users`, `groups`, `job_name`, `state`, `start_time`,
 /// `end_time`, `step`, `partition`, `account`, `cluster`, `constraints`, `wckey`, `node`, `skip_steps`, `show_duplicates`). Without parameters, every job.
-// Longer than clippy.toml's bound: split in the daemon's refactor.
-#[allow(clippy::too_many_lines)]
 pub async fn jobs(
     State(d): State<Arc<Daemon>>,
     ConnectInfo(caller): ConnectInfo<Caller>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
     let config = d.core.lock().config.clone();
+    let ReadQuery { mut q, warnings, start, end } = match read_jobs_query(&params) {
+        Ok(read) => read,
+        Err(QueryRefused::UnknownState(error)) => {
+            let reply = DbJobsResponse { meta: meta(&config, None), errors: vec![error], ..Default::default() };
+            // slurmrestd answers 500; a bad request is the client's, and says so.
+            return (StatusCode::BAD_REQUEST, Json(reply)).into_response();
+        }
+        Err(QueryRefused::Invalid(errors)) => return refused(StatusCode::UNPROCESSABLE_ENTITY, &config, errors),
+    };
+    if !params.is_empty() {
+        let now = crate::options::now();
+        let midnight = crate::sys::local_midnight(now);
+        q.window = Some(acct::default_window(start, end, q.states.is_some(), !q.selections.is_empty(), now, midnight));
+    }
+    db_answer(&d, q, caller, warnings).await
+}
+
+/// A `/slurmdb/…/jobs` query, read: what it selects, what it said that is not used, and the
+/// times it gave (0: none).
+struct ReadQuery {
+    q: HistoryQuery,
+    warnings: Vec<ApiWarning>,
+    start: u64,
+    end: u64,
+}
+
+/// Why a `/slurmdb/…/jobs` query is refused.
+enum QueryRefused {
+    /// A state slurmrestd does not know: refused alone, as slurmrestd refuses it.
+    UnknownState(ApiError),
+    /// Users, groups, times or steps that cannot be read.
+    Invalid(Vec<ApiError>),
+}
+
+/// Reads the query parameters of `GET /slurmdb/v0.0.43/jobs`.
+fn read_jobs_query(params: &[(String, String)]) -> Result<ReadQuery, QueryRefused> {
     let mut q = HistoryQuery::default();
     let mut warnings = Vec::new();
     let mut errors = Vec::new();
     let (mut start, mut end) = (0u64, 0u64);
     let csv = |v: &str| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>();
-    for (key, value) in &params {
+    for (key, value) in params {
         match key.as_str() {
             "users" => {
                 let users = q.users.get_or_insert_with(Vec::new);
@@ -231,10 +265,7 @@ pub async fn jobs(
                             error: "Data parser unable to parse invalid flag".into(),
                             source: format!("#/state[{at}][0]/"),
                         };
-                        let reply =
-                            DbJobsResponse { meta: meta(&config, None), errors: vec![error], ..Default::default() };
-                        // slurmrestd answers 500; a bad request is the client's, and says so.
-                        return (StatusCode::BAD_REQUEST, Json(reply)).into_response();
+                        return Err(QueryRefused::UnknownState(error));
                     }
                 }
             }
@@ -274,14 +305,9 @@ pub async fn jobs(
         }
     }
     if !errors.is_empty() {
-        return refused(StatusCode::UNPROCESSABLE_ENTITY, &config, errors);
+        return Err(QueryRefused::Invalid(errors));
     }
-    if !params.is_empty() {
-        let now = crate::options::now();
-        let midnight = crate::sys::local_midnight(now);
-        q.window = Some(acct::default_window(start, end, q.states.is_some(), !q.selections.is_empty(), now, midnight));
-    }
-    db_answer(&d, q, caller, warnings).await
+    Ok(ReadQuery { q, warnings, start, end })
 }
 
 /// `GET /slurmdb/v0.0.43/job/{id}`: one job (`N`), or some of its steps (`N.batch`).
