@@ -289,7 +289,7 @@ fn write_json(
 
 /// The current UTC date and time (`2026-05-01 12:00 UTC`).
 fn now_utc() -> String {
-    let secs = slurmlet::options::now();
+    let secs = slurmlet::sys::now();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days as i64 + 719_468;

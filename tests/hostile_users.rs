@@ -658,7 +658,7 @@ const SLACK: Duration = Duration::from_secs(15);
 fn minute_limit_end(shared: &Shared, id: u32) -> Instant {
     let r = slurmlet::api::client::Client::at(&shared.socket).unwrap().job(&id.to_string()).unwrap();
     let start = r.jobs[0].start_time.number;
-    let left = (start + 60).saturating_sub(slurmlet::options::now());
+    let left = (start + 60).saturating_sub(slurmlet::sys::now());
     Instant::now() + Duration::from_secs(left + 2) + SLACK
 }
 

@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>> {
     };
     // Every job becomes eligible at the same moment, a little after the last submit, so the
     // queue is full from the first dispatch on.
-    let begin = slurmlet::options::now() + 3;
+    let begin = slurmlet::sys::now() + 3;
     let desc = |i: usize| slurmlet::api::types::JobDescMsg {
         tres_per_node: Some("gres/gpu:1".into()),
         begin_time: Some(NoVal::of(begin)),

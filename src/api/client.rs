@@ -126,7 +126,7 @@ impl Client {
         };
         let target = super::negotiate::Target { name, url: &state.url };
         let cache = super::parser_cache::dir();
-        let chosen = super::negotiate::negotiate(cache.as_deref(), target, crate::options::now(), refresh, fetch)?;
+        let chosen = super::negotiate::negotiate(cache.as_deref(), target, crate::sys::now(), refresh, fetch)?;
         *state.parser.lock().unwrap_or_else(|e| e.into_inner()) = chosen;
         Ok(chosen.version)
     }
@@ -229,7 +229,7 @@ impl Client {
     fn send(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<Response, ClientError> {
         let profile = || self.profile.clone().unwrap_or_default();
         if let Some((at, renew)) = self.remote.as_ref().and_then(|s| s.expiry.as_ref()) {
-            if crate::options::now() as i64 >= *at {
+            if crate::sys::now() as i64 >= *at {
                 let at = crate::sys::format_local_time((*at).max(0) as u64);
                 return Err(ClientError::Expired { profile: profile(), at, renew: renew.clone() });
             }

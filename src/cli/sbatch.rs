@@ -222,7 +222,7 @@ fn wait_for_end(
 fn show(line: &mut Option<StatusLine>, resp: &crate::api::types::JobsResponse) {
     let (Some(line), Some(job)) = (line.as_mut(), resp.jobs.first()) else { return };
     let state = job.job_state.first().map(String::as_str).unwrap_or("PENDING");
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let since = if state == "PENDING" { job.submit_time.get() } else { job.start_time.get() };
     let elapsed = since.filter(|&t| t > 0).map(|t| now.saturating_sub(t));
     line.set(state, if state == "PENDING" { &job.state_reason } else { "" }, elapsed);

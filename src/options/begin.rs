@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn relative_to_now() {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         assert_eq!(at("now", now), now);
         assert_eq!(at("now+60", now), now + 60);
         assert_eq!(at("now+60seconds", now), now + 60);
@@ -320,7 +320,7 @@ mod tests {
         // leap day
         assert_eq!(fields(at("2032-02-29", now)), (2032, 2, 29, 0, 0, 0));
         // the present moment round-trips
-        let t = crate::options::now();
+        let t = crate::sys::now();
         let (y, mo, d, h, mi, _) = fields(t);
         let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}");
         assert_eq!(fields(at(&text, t)), (y, mo, d, h, mi, 0));
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn times_of_day_from_the_real_now() {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         for (text, h) in [("midnight", 0), ("noon", 12), ("elevenses", 11), ("fika", 15), ("teatime", 16), ("03:07", 3)]
         {
             let t = at(text, now);

@@ -94,7 +94,7 @@ impl JobOptions {
             }
         }
         if let Some(b) = self.value("begin") {
-            begin::parse_begin(b, super::now())?;
+            begin::parse_begin(b, crate::sys::now())?;
         }
         if let Some(n) = self.value("nice").filter(|n| !n.is_empty()) {
             n.parse::<i32>().map_err(|_| OptionError::InvalidSpec { option: "nice", value: n.into() })?;
@@ -183,7 +183,7 @@ impl JobOptions {
         }
         self.node_lists(&mut d)?;
         if let Some(b) = self.value("begin") {
-            d.begin_time = Some(NoVal::of(begin::parse_begin(b, super::now())?));
+            d.begin_time = Some(NoVal::of(begin::parse_begin(b, crate::sys::now())?));
         }
         if let Some(n) = self.value("nice") {
             d.nice = Some(if n.is_empty() { 100 } else { n.parse().unwrap_or(0) });

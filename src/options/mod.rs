@@ -34,11 +34,6 @@ pub use table::Tool;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptionWarning(pub String);
 
-/// Seconds since the UNIX epoch.
-pub fn now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
 /// Helpers shared by the grammars' tests.
 #[cfg(test)]
 pub(crate) mod test_support {

@@ -137,7 +137,7 @@ fn ended(wait_status: i32, cause: EndCause) -> EndStatus {
         // Ended over its share of GPU memory: slurmstepd's status for a step out of memory.
         wait_status: if cause == EndCause::OutOfMemory { super::SIG_OOM } else { wait_status },
         cause,
-        end_time: crate::options::now(),
+        end_time: crate::sys::now(),
         usage: None,
     }
 }
@@ -184,7 +184,7 @@ mod tests {
             stderr: None,
             stdin: None,
             append: false,
-            start_time: crate::options::now(),
+            start_time: crate::sys::now(),
             time_limit_secs,
             kill_wait,
             warn_signal: None,

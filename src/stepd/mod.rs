@@ -294,12 +294,9 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let status = match conn {
         Some(conn) if spec.interactive => allocation::hold(&spec, dir, conn)?,
-        _ if spec.interactive => EndStatus {
-            wait_status: 1 << 8,
-            cause: EndCause::LaunchFailed,
-            end_time: crate::options::now(),
-            usage: None,
-        },
+        _ if spec.interactive => {
+            EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::sys::now(), usage: None }
+        }
         _ => run_batch(&spec, dir)?,
     };
     // The job's processes are gone: the daemon may record the end as soon as the file is in
@@ -315,7 +312,7 @@ fn supervise(dir: &Path, ended: Option<EndPipe>, conn: Option<std::os::unix::net
 fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
     let failed = |why: String| {
         eprintln!("slurmstepd: error: job {}: {why}", spec.job_id);
-        EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::options::now(), usage: None }
+        EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: crate::sys::now(), usage: None }
     };
     let owner = match spec.run_as.map(crate::identity::Identity::lookup).transpose() {
         Ok(owner) => owner,
@@ -326,7 +323,7 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
         batch_files::Opened::Failed(why) => return Ok(failed(why)),
         batch_files::Opened::Ended(cause) => {
             eprintln!("slurmstepd: job {}: ended ({cause:?}) before its files could be opened", spec.job_id);
-            let end_time = crate::options::now();
+            let end_time = crate::sys::now();
             return Ok(EndStatus { wait_status: libc::SIGTERM, cause, end_time, usage: None });
         }
     };
@@ -475,7 +472,7 @@ fn script_ended(
     let ws = if cause == EndCause::OutOfMemory { SIG_OOM } else { ws };
     // The last lines get their moment, not more: the job's file is its owner's.
     child.notes.flush();
-    EndStatus { wait_status: ws, cause, end_time: crate::options::now(), usage }
+    EndStatus { wait_status: ws, cause, end_time: crate::sys::now(), usage }
 }
 
 /// Waits until the job's processes are gone or `until` passes.
@@ -521,7 +518,7 @@ fn job_end_line(spec: &LaunchSpec, why: &str) -> String {
         "*** JOB {} ON {} CANCELLED AT {}{why} ***",
         spec.job_id,
         spec.node_name,
-        crate::sys::format_local_time(crate::options::now())
+        crate::sys::format_local_time(crate::sys::now())
     )
 }
 

@@ -1,5 +1,10 @@
-//! Wall-clock times: the monotonic instant of a UNIX time, local midnight, and local
+//! Wall-clock times: now, the monotonic instant of a UNIX time, local midnight, and local
 //! times as Slurm prints them.
+
+/// Seconds since the UNIX epoch, by the wall clock (0 before it).
+pub fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
 
 /// The monotonic instant at which the wall clock reads UNIX second `unix` (now, if it has
 /// passed). Computed from the exact time, so that the supervisors of a job and of its steps

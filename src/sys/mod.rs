@@ -21,7 +21,7 @@ mod process;
 mod signal_fd;
 mod terminal;
 
-pub use clock::{format_local_time, instant_at, local_midnight};
+pub use clock::{format_local_time, instant_at, local_midnight, now};
 pub use fd::{
     close_inherited_on_exec, open_files_limit, pipe, poll_readable, seqpacket_pair, set_cloexec, set_nonblocking,
     wait_closed, wait_readable,

@@ -132,13 +132,13 @@ async fn with_client<T: Send + 'static>(
 
 /// `GET /api/live`: the state as `/events` sends it.
 async fn live(State(board): State<Arc<Board>>) -> Response {
-    let now = crate::options::now();
+    let now = crate::sys::now();
     json_or_502(with_client(&board, state::live).await.map(|live| serde_json::json!({ "now": now, "live": live })))
 }
 
 /// `GET /api/samples`: the GPUs' samples of the last hour.
 async fn samples(State(board): State<Arc<Board>>) -> Response {
-    let since = crate::options::now() as i64 - 3600;
+    let since = crate::sys::now() as i64 - 3600;
     json_or_502(with_client(&board, move |c| state::samples(c, since)).await)
 }
 

@@ -312,7 +312,7 @@ fn recent_jobs(client: &Client) -> Result<Vec<RecentJob>, String> {
     if let Some(profile) = client.profile() {
         return Err(format!("the caller's recent jobs are read from this machine's daemon only (profile {profile})"));
     }
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let query = HistoryQuery {
         users: Some(vec![crate::identity::uid()]),
         window: Some((now.saturating_sub(7 * 86400), now + 1)),

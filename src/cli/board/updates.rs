@@ -100,7 +100,7 @@ impl Hub {
 
 /// The board's clock, Unix seconds.
 fn now() -> i64 {
-    crate::options::now() as i64
+    crate::sys::now() as i64
 }
 
 /// The watcher: while pages listen, the state each time it changes.

@@ -101,7 +101,7 @@ pub fn plan(args: Vec<OsString>) -> Result<Plan, i32> {
     let a = SacctArgs::from_arg_matches(&m).map_err(|e| report(&e, &args))?;
     answer_help(&a)?;
     super::super::set_verbosity(a.verbose);
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let mut q = HistoryQuery::default();
     select_jobs_and_states(&a, &mut q)?;
     let (start, end) = (past_time(&a.starttime, now)?, past_time(&a.endtime, now)?);
@@ -424,7 +424,7 @@ mod tests {
         let me = crate::identity::uid();
         assert_eq!(p.query.users, if me == 0 { None } else { Some(vec![me]) });
         let (start, end) = p.query.window.unwrap();
-        assert_eq!(start, crate::sys::local_midnight(crate::options::now()));
+        assert_eq!(start, crate::sys::local_midnight(crate::sys::now()));
         assert!(end > start);
         assert_eq!(plan_of(&["-a"]).ok().unwrap().query.users, None);
         assert_eq!(plan_of(&["-u", "0,1"]).ok().unwrap().query.users, Some(vec![0, 1]));

@@ -129,7 +129,7 @@ fn cluster_uids(client: &Client, reply: &DbJobsResponse) -> ClusterUids {
 pub fn read(client: &Client, plan: &Plan, reply: &Response) -> Result<HistoryReply, ClientError> {
     let reply: DbJobsResponse = Client::decode(reply)?;
     let q = &plan.query;
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let uids = cluster_uids(client, &reply);
     let mut jobs: Vec<AcctJob> = reply.jobs.iter().map(|j| j.to_acct_with(&uids)).filter(|j| wanted(j, q)).collect();
     for job in &mut jobs {

@@ -354,7 +354,7 @@ pub fn run(arg: Option<&str>, flags: Flags, argv: &[String]) -> i32 {
         }
         return code;
     }
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let text: String = reply.jobs.iter().map(|job| render(job, flags, now)).collect();
     crate::cli::format::emit_text(&text);
     0

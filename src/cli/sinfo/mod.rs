@@ -163,7 +163,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     let tokens = build_format(&args, &rows);
     if args.long {
-        format::emit(&format::date_line(crate::options::now()));
+        format::emit(&format::date_line(crate::sys::now()));
     }
     if !args.noheader {
         format::emit(&header(&tokens));

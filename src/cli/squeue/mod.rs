@@ -197,7 +197,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 1;
     }
     if args.long {
-        format::emit(&format::date_line(crate::options::now()));
+        format::emit(&format::date_line(crate::sys::now()));
     }
     if !args.noheader {
         format::emit(&header(&tokens));
@@ -239,7 +239,7 @@ fn listing(client: &Client, query: &JobQuery, tokens: &[Token]) -> Result<rows::
     let layout = rows::layout_of(tokens);
     if client.profile().is_some() {
         let (listed, ids_found) = remote_jobs(client, query)?;
-        let text = rows::rows_text(&listed, &layout, crate::options::now());
+        let text = rows::rows_text(&listed, &layout, crate::sys::now());
         return Ok(rows::Rendered { text, ids_found, errors: Vec::new() });
     }
     const PATH: &str = "/slurmlet/v1/jobs/query";
@@ -290,7 +290,7 @@ fn remote_jobs(client: &Client, query: &JobQuery) -> Result<(Vec<crate::api::typ
     } else {
         reply.jobs
     };
-    Ok(select(jobs, query, crate::options::now()))
+    Ok(select(jobs, query, crate::sys::now()))
 }
 
 /// One record per task of `job` when it stands for an array's pending tasks

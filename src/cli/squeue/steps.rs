@@ -294,7 +294,7 @@ pub fn run(args: &SqueueArgs, users: Option<Vec<u32>>, bad_user: Option<&str>) -
         eprintln!("slurm_get_job_steps error: {}", e.error);
         return 1;
     }
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let mut steps: Vec<StepInfo> = reply.steps.into_iter().filter(|s| filter.keeps(s)).collect();
     let sort = args.sort.clone().or_else(|| std::env::var("SQUEUE_SORT").ok());
     sort_steps(&mut steps, sort.as_deref().unwrap_or(STEP_SORT), now);

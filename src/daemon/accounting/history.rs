@@ -134,7 +134,7 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
             acct.steps.clear();
         }
         if let (true, Some(window)) = (q.truncate, q.window) {
-            acct.truncate(window, crate::options::now());
+            acct.truncate(window, crate::sys::now());
         }
         if q.duplicates && job.restarts > 0 {
             for mut run in earlier_runs(store, &job, &config, user, group)? {

@@ -43,7 +43,7 @@ pub async fn handler(
 ) -> Response {
     let (meta, found) = {
         let mut core = d.core.lock();
-        core.purge(crate::options::now());
+        core.purge(crate::sys::now());
         let found = match parse_job_ref(&id) {
             Some(target) => core.script_for(target, caller).map_err(refused),
             None => Err(refusal(StatusCode::UNPROCESSABLE_ENTITY, errno::INVALID_JOB_ID, "Invalid job id specified")),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// `GET /slurmlet/v1/gpus/samples?since=T`: every GPU's samples since `since`.
 pub async fn handler(State(d): State<Arc<Daemon>>, Query(query): Query<Vec<(String, String)>>) -> Response {
     let since = match params::number::<i64>(&query, "since") {
-        Ok(t) => t.unwrap_or_else(|| crate::options::now() as i64 - DEFAULT_SPAN_SECS),
+        Ok(t) => t.unwrap_or_else(|| crate::sys::now() as i64 - DEFAULT_SPAN_SECS),
         Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
     };
     let (resolution, gpus, unstored, meta) = {

@@ -178,7 +178,7 @@ pub(in crate::daemon) async fn submit(
 /// one such listing at a time.
 pub(in crate::daemon) async fn jobs(State(d): Shared, ConnectInfo(caller): ConnectInfo<Caller>) -> Response {
     let turn = d.listings.acquire().await.expect("the listings' semaphore is never closed");
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let (jobs, config) = {
         let mut core = d.core.lock();
         core.purge(now);
@@ -204,7 +204,7 @@ pub(in crate::daemon) async fn jobs_query(
         Ok(q) => q,
         Err(error) => return super::refusal::envelope(&d, StatusCode::BAD_REQUEST, error),
     };
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let json = |status: StatusCode, bytes: Vec<u8>| {
         (status, [(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response()
     };
@@ -283,7 +283,7 @@ pub(in crate::daemon) async fn job(
         return bad_job_id(&d, &id, "_handle_job_get");
     };
     let mut core = d.core.lock();
-    core.purge(crate::options::now());
+    core.purge(crate::sys::now());
     let meta = info::meta(&core.config);
     // A job hidden by `private_data` is answered as one that does not exist, as in Slurm.
     // An array's id names all its tasks, those not yet run listed together.
@@ -363,7 +363,7 @@ pub(in crate::daemon) async fn nodes(State(d): Shared, ConnectInfo(caller): Conn
         StatusCode::OK,
         NodesResponse {
             nodes: vec![info::node(&core, caller)],
-            last_update: NoVal::of(crate::options::now()),
+            last_update: NoVal::of(crate::sys::now()),
             meta: info::meta(&core.config),
             ..Default::default()
         },
@@ -376,7 +376,7 @@ pub(in crate::daemon) async fn partitions(State(d): Shared) -> Response {
         StatusCode::OK,
         PartitionsResponse {
             partitions: info::partitions(&core.config),
-            last_update: NoVal::of(crate::options::now()),
+            last_update: NoVal::of(crate::sys::now()),
             meta: info::meta(&core.config),
             ..Default::default()
         },

@@ -23,7 +23,7 @@ pub async fn handler(
         Ok(n) => n.unwrap_or(DEFAULT_PENDING),
         Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
     };
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let mut reply = {
         let mut core = d.core.lock();
         core.purge(now);

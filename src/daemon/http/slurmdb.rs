@@ -89,7 +89,7 @@ async fn answer(d: &Arc<Daemon>, q: HistoryQuery, caller: Caller) -> Result<(Vec
     // store once it is there.
     stored.await.map_err(|e| e.to_string())?;
     let daemon = d.clone();
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let jobs = tokio::task::spawn_blocking(move || daemon.history.query(&q, snapshot))
         .await
         .map_err(|e| e.to_string())?
@@ -183,7 +183,7 @@ pub async fn jobs(
         Err(QueryRefused::Invalid(errors)) => return refused(StatusCode::UNPROCESSABLE_ENTITY, &config, errors),
     };
     if !params.is_empty() {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let midnight = crate::sys::local_midnight(now);
         q.window = Some(acct::default_window(start, end, q.states.is_some(), !q.selections.is_empty(), now, midnight));
     }
@@ -329,7 +329,7 @@ pub async fn job(
             return refused(StatusCode::UNPROCESSABLE_ENTITY, &config, vec![error]);
         }
     };
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let q = HistoryQuery {
         selections: vec![selection],
         window: Some(acct::default_window(0, 0, false, true, now, 0)),

@@ -114,7 +114,7 @@ pub async fn serve(
                 if !served_over_tcp(path) {
                     return Ok::<_, Infallible>(not_found());
                 }
-                let now = crate::options::now() as i64;
+                let now = crate::sys::now() as i64;
                 match authenticate(req.headers(), &daemon.jwt_key, now) {
                     Ok((peer, user)) => {
                         tracing::debug!(%remote, user, uid = peer.uid, path = req.uri().path(), "REST request");

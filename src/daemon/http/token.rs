@@ -81,7 +81,7 @@ pub async fn token(
         let why = format!("requested lifespan {lifespan}s not supported");
         return fail(StatusCode::UNPROCESSABLE_ENTITY, refused(errno::INVALID_TIME_LIMIT, TIME_LIMIT_TEXT, why));
     }
-    let token = d.jwt_key.issue(&user, crate::options::now() as i64, lifespan as i64);
+    let token = d.jwt_key.issue(&user, crate::sys::now() as i64, lifespan as i64);
     tracing::info!(uid = caller.uid, "created token for {user} for {lifespan} seconds");
     (StatusCode::OK, Json(TokenResponse { token, meta, ..Default::default() })).into_response()
 }

@@ -23,7 +23,7 @@ pub async fn handler(
         Ok(n) => n.unwrap_or(DEFAULT_DAYS).min(MAX_DAYS),
         Err(e) => return crate::daemon::http::refusal::envelope(&d, StatusCode::BAD_REQUEST, e),
     };
-    let until = crate::options::now();
+    let until = crate::sys::now();
     let since = until.saturating_sub(days as u64 * 86_400);
     let (mut runs, in_memory, only, meta, shards_per_gpu) = {
         let core = d.core.lock();

@@ -158,7 +158,7 @@ const SWEEP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 fn unique_suffix() -> String {
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!("{}-{}-{n}", std::process::id(), crate::options::now())
+    format!("{}-{}-{n}", std::process::id(), crate::sys::now())
 }
 
 /// Empties and removes `aside`, a server's directory renamed aside (root's, with the owner's

@@ -22,7 +22,7 @@ const GONE_WITHIN: Duration = Duration::from_secs(2);
 pub async fn watch(daemon: Arc<Daemon>) {
     let mut changes = daemon.changes.subscribe();
     loop {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let (stuck, next) = {
             let mut core = daemon.core.lock();
             (core.stuck_supervisors(now), core.next_stuck_check(now))

@@ -285,7 +285,7 @@ impl Daemon {
                 }
                 continue;
             }
-            let now = crate::options::now();
+            let now = crate::sys::now();
             let wait = std::time::Duration::from_secs(at.saturating_sub(now));
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {

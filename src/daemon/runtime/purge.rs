@@ -7,7 +7,7 @@ use std::sync::Arc;
 /// `gpu_history_days`, now and every hour.
 pub async fn purge_periodically(d: Arc<Daemon>) {
     loop {
-        d.core.lock().purge_history(crate::options::now());
+        d.core.lock().purge_history(crate::sys::now());
         tokio::time::sleep(PURGE_EVERY).await;
     }
 }

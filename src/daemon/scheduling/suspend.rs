@@ -94,7 +94,7 @@ impl Core {
             return Ok(Effects::default());
         }
         let job = self.jobs.get_mut(&id).expect("checked above");
-        apply(job, op, crate::options::now());
+        apply(job, op, crate::sys::now());
         tracing::info!(job = id, uid = caller.uid, op = op.name(), "job suspended or resumed");
         let durable = self.writer.update(job);
         self.tell_supervisors(id);

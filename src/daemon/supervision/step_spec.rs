@@ -112,7 +112,7 @@ fn cpu_bind_vars(ids: &[u32], ntasks: u32) -> Vec<(&'static str, String)> {
 pub fn step_spec(job: &Job, config: &Config, machine: &Machine, req: &StepRequest, step: &Granted) -> StepSpec {
     let env = step_env(job, config, machine, req, step);
     let umask = super::launch::umask_of(&env);
-    let now = crate::options::now();
+    let now = crate::sys::now();
     let job_end = job.limit_end(now);
     let step_end = req.time_limit.map(|m| now + m as u64 * 60);
     StepSpec {

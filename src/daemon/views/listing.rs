@@ -140,7 +140,7 @@ impl QueueJob for JobRow<'_> {
         if job.state().is_finished() {
             job.end_time
         } else if self.started() {
-            job.limit_end(crate::options::now()).unwrap_or(0)
+            job.limit_end(crate::sys::now()).unwrap_or(0)
         } else if self.expected() {
             // As Slurm's backfill sets it: the expected start plus the time limit.
             job.limit_secs().map_or(0, |limit| job.shown_start().saturating_add(limit))
@@ -330,7 +330,7 @@ fn with_rows<'a, T>(
 /// and lets [`super::jobs_reply`] build and write the long reply without holding the
 /// daemon's lock.
 pub fn select_json<'a>(jobs: impl Iterator<Item = &'a Job>, config: &'a Config, q: &JobQuery) -> (Vec<Job>, bool) {
-    with_rows(jobs, config, q, crate::options::now(), |rows, ids_found| {
+    with_rows(jobs, config, q, crate::sys::now(), |rows, ids_found| {
         (rows.iter().map(|r| array::listed_job((r.job, r.tasks.map(String::from)))).collect(), ids_found)
     })
 }

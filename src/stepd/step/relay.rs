@@ -179,7 +179,7 @@ impl Relay<'_> {
             self.sink.frame(&Frame::Message(line));
             wait_status = crate::stepd::SIG_OOM;
         }
-        let end = super::end::StepEnd { wait_status, end_time: crate::options::now(), usage: self.jail.usage() };
+        let end = super::end::StepEnd { wait_status, end_time: crate::sys::now(), usage: self.jail.usage() };
         if let Err(e) = super::end::write(self.dir, &end) {
             // Without it the step is recorded as ended with its job.
             self.sink.frame(&Frame::Message(crate::stepd::error_line(
@@ -397,7 +397,7 @@ impl Relay<'_> {
         clock.cancelled = true;
         clock.limit_at = None;
         let node = &self.spec.node_name;
-        let when = crate::sys::format_local_time(crate::options::now());
+        let when = crate::sys::format_local_time(crate::sys::now());
         self.sink.frame(&Frame::Message(crate::stepd::error_line(
             node,
             &format!("*** STEP {} ON {node} CANCELLED AT {when}{why} ***", self.spec.step_name()),

@@ -331,7 +331,7 @@ fn a_step_waiting_for_its_fifos_ends_on_a_cancel_its_clients_end_or_its_time_lim
     ended(&step.finish(seen));
     // Its time limit.
     let mut s = waiting(true);
-    s.end_time = Some(crate::options::now() + 1);
+    s.end_time = Some(crate::sys::now() + 1);
     ended(&run(&s));
 }
 
@@ -379,7 +379,7 @@ fn the_client_going_away_cancels_the_step() {
 #[test]
 fn the_time_limit_ends_the_step_and_kill_wait_follows() {
     let mut s = spec(&["sh", "-c", "trap '' TERM; echo ready; sleep 100"]);
-    s.end_time = Some(crate::options::now() + 1);
+    s.end_time = Some(crate::sys::now() + 1);
     s.kill_wait = 1;
     let began = Instant::now();
     let seen = run(&s);

@@ -113,7 +113,7 @@ impl Core {
         job.reason = reason.into();
         job.state = Some(JobState::Cancelled);
         self.active.remove(job.uid);
-        job.end_time = crate::options::now();
+        job.end_time = crate::sys::now();
         job.cancelled_by = by;
         job.end_cause = Some(EndCause::Cancelled);
         let key = (Reverse(job.priority), id);

@@ -48,7 +48,7 @@ impl Core {
                 tracing::info!("and {} more processes outside the queue", new.len() - LOGGED_PER_LOOK);
             }
             self.gpu_watch.foreign_processes = found;
-            self.gpu_watch.foreign_processes_since = crate::options::now();
+            self.gpu_watch.foreign_processes_since = crate::sys::now();
         }
         if changed {
             Effects::reschedule()

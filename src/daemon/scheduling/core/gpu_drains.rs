@@ -26,7 +26,7 @@ impl Core {
             tracing::info!(gpu, "GPU no longer drained");
         }
         self.gpu_watch.drains = drains;
-        self.gpu_watch.drains_since = crate::options::now();
+        self.gpu_watch.drains_since = crate::sys::now();
         self.changed();
         Effects::reschedule()
     }

@@ -146,7 +146,7 @@ impl Core {
         }
         let by_job: Vec<(u32, u64, u32)> =
             by_job.into_iter().map(|(job, (memory, util))| (job, memory, util)).collect();
-        if let Some(closed) = self.gpu_watch.history.look(crate::options::now(), &gpus, &by_job) {
+        if let Some(closed) = self.gpu_watch.history.look(crate::sys::now(), &gpus, &by_job) {
             drop(self.writer.gpu_samples(closed));
         }
     }
@@ -158,7 +158,7 @@ impl Core {
 
     /// Keeps what the last look at the GPUs saw, for the views of the GPUs.
     pub fn set_gpu_sample(&mut self, sample: GpuSample) {
-        self.gpu_watch.sample = Some((crate::options::now(), sample));
+        self.gpu_watch.sample = Some((crate::sys::now(), sample));
     }
 
     /// What the last look at the GPUs saw and when; `None` before the first, or when the

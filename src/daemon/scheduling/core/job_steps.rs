@@ -43,7 +43,7 @@ impl Core {
         match result {
             Ok(launch::Started { pid, ended, pidfd }) => {
                 tracing::debug!(job, step, pid, "step supervisor started");
-                if let Some(record) = self.steps.started(job, step, pid, crate::options::now()) {
+                if let Some(record) = self.steps.started(job, step, pid, crate::sys::now()) {
                     drop(self.writer.step_started(record));
                 }
                 if !self.jobs.get(&job).is_some_and(|j| j.state() == JobState::Running) {
@@ -75,7 +75,7 @@ impl Core {
         if let Some(cancelled_by) = self.steps.ended(job, step) {
             let dir = step_spec::step_dir(&self.job_dir(job), step);
             let end = crate::stepd::step::end::read(&dir);
-            let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::options::now())
+            let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::sys::now())
                 .with_gpu_use(self.take_gpu_use(job, StepId::Number(step)));
             drop(self.writer.step_ended(ending));
         }
@@ -118,7 +118,7 @@ impl Core {
     /// daemon starts: stores the records of steps whose start the last daemon had not
     /// stored, and the ends of those whose supervisors ended while no daemon ran.
     pub(super) fn recover_step_records(&mut self, id: u32) {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         for found in step_spec::found_steps(&self.job_dir(id)) {
             if let Some(record) = found.record {
                 match self.store.has_step(id, found.step) {

@@ -26,7 +26,7 @@ impl Core {
         caller: Caller,
         interactive: bool,
     ) -> Result<Reserved, Refusal> {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let mut new = submit::build(desc, top_script, caller, &self.config, now, interactive)?;
         let array = array::requested(desc, &self.config)?;
         if let Some(text) = desc.dependency.as_deref().filter(|d| !d.is_empty()) {
@@ -104,7 +104,7 @@ impl Core {
         if !self.jobs.get(&id).is_some_and(|j| j.state().holds_resources()) {
             return;
         }
-        let end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::options::now);
+        let end_time = status.as_ref().map(|s| s.end_time).unwrap_or_else(crate::sys::now);
         self.record_step_ends(id, end_time);
         let batch_gpu_use = self.take_gpu_use(id, StepId::Batch);
         self.forget_gpu_use(id);

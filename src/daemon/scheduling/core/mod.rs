@@ -191,7 +191,7 @@ impl Core {
     fn on_store(config: Config, machine: Machine, db: &Path, jobs_dir: PathBuf) -> Result<Core, StoreError> {
         let store = Store::open(db)?;
         let writer = Writer::start(db)?;
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let next_id = store.next_job_id().map_err(StoreError::found_at_start)?;
         let jobs: BTreeMap<u32, Job> = store
             .load_recent(now.saturating_sub(config.min_job_age as u64))

@@ -123,7 +123,7 @@ impl Core {
             stuck.late_by,
             self.config.kill_wait,
         );
-        let end_time = crate::options::now();
+        let end_time = crate::sys::now();
         self.finish(
             stuck.job,
             Some(EndStatus { wait_status: libc::SIGKILL, cause: stuck.cause, end_time, usage: None }),
@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn a_cancelled_job_is_given_its_time_from_when_it_was_first_seen_completing() {
         let dir = tempfile::tempdir().unwrap();
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let mut core = running(dir.path(), now);
         core.jobs.get_mut(&1).unwrap().state = Some(JobState::Completing);
         assert_eq!(core.next_stuck_check(now), Some(now + 2 * 2 + GRACE), "the cancel brings it forward");

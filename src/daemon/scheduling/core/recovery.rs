@@ -95,7 +95,7 @@ impl Core {
     pub(super) fn requeue_unstarted(&mut self, id: u32) {
         let Some(job) = self.jobs.get_mut(&id) else { return };
         if job.state() == JobState::Completing {
-            let now = crate::options::now();
+            let now = crate::sys::now();
             self.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }));
             return;
         }

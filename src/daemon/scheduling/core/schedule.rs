@@ -65,7 +65,7 @@ impl Core {
     /// pending reasons.
     pub fn schedule(&mut self) -> Effects {
         tracing::debug!(queued = self.index.queue.len(), "scheduling pass");
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let mut effects = Effects::default();
         let waiting_on_deps = self.settle_dependencies(now, &mut effects);
         let mut plan = self.plan(now);
@@ -265,7 +265,7 @@ impl Core {
     /// has none yet. A job cancelled before its supervisor started ends here. `Err`: it does
     /// not start.
     pub fn confirm_launch(&mut self, id: u32) -> Result<(), Effects> {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         let Some(job) = self.jobs.get(&id) else { return Err(Effects::default()) };
         if job.state() != JobState::Running || job.stepd_pid.is_some() {
             if job.state() == JobState::Completing && job.stepd_pid.is_none() {
@@ -318,7 +318,7 @@ impl Core {
     /// Job `id` could not be started (`why`): it ends as failed.
     pub fn launch_failed(&mut self, id: u32, why: &str) -> Effects {
         tracing::error!(job = id, "cannot start the job: {why}");
-        let now = crate::options::now();
+        let now = crate::sys::now();
         self.finish(
             id,
             Some(EndStatus { wait_status: 1 << 8, cause: EndCause::LaunchFailed, end_time: now, usage: None }),
@@ -334,7 +334,7 @@ impl Core {
         top_script: Option<&str>,
         caller: Caller,
     ) -> Result<Job, Refusal> {
-        let now = crate::options::now();
+        let now = crate::sys::now();
         // Without a script it is an allocation's (srun or salloc --test-only).
         let interactive = desc.script.is_none() && top_script.is_none();
         let mut job = submit::build(desc, top_script, caller, &self.config, now, interactive)?.job;

@@ -53,7 +53,7 @@ fn a_job_waits_for_the_job_it_depends_on() {
 #[test]
 fn a_job_that_asks_to_begin_later_waits_and_the_pass_says_when_to_look_again() {
     let mut core = core();
-    let later = crate::options::now() + 3600;
+    let later = crate::sys::now() + 3600;
     let (id, effects) = submit_and_schedule(&mut core, ALICE, &desc(|d| d.begin_time = Some(NoVal::of(later))));
     assert_eq!(state(&core, id), JobState::Pending);
     assert_eq!(&*core.jobs[&id].reason, "BeginTime");
