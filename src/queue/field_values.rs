@@ -1,10 +1,20 @@
 //! How a job's value of each of squeue's fields is written and ordered: what the table of
-//! [`super::fields`] names for each field.
+//! fields (`fields.rs`) names for each field.
 
-use super::fields::SortValue;
 use super::job::QueueJob;
 use crate::options::time::{format_elapsed, push_decimal};
 use std::borrow::Cow;
+
+/// One job's value for a sort key.
+pub enum SortValue<'a> {
+    /// A number.
+    Number(i64),
+    /// A text, compared as bytes.
+    Text(Cow<'a, str>),
+    /// A start time; `None` (not started, none expected) comes after every time, in either
+    /// direction.
+    Start(Option<i64>),
+}
 
 /// Slurm's compact state code for a long state name.
 pub fn short_state(state: &str) -> &str {

@@ -2,6 +2,7 @@
 //! header title, what `-S` makes of its letter, and how a job's value for it is written and
 //! ordered (the functions the table names live in [`super::field_values`]).
 
+pub use super::field_values::SortValue;
 use super::field_values::{
     array_job_id, array_task_id, batch_host, big, id, job_id, job_id_order, memory, min_memory, num, number, or_na,
     or_null, priority_fraction, priority_order, reason, reason_list, text, time_left, time_left_order,
@@ -10,7 +11,6 @@ use super::field_values::{
 use super::job::QueueJob;
 use crate::format::Field;
 use crate::options::time::{format_limit, push_elapsed};
-use std::borrow::Cow;
 
 pub use super::field_values::{elapsed, short_state, start_value};
 use Sort::{By, ByName, Ignored, Refused, Vestigial};
@@ -105,17 +105,6 @@ pub enum SortField {
     UserId,
     /// The submit time.
     SubmitTime,
-}
-
-/// One job's value for a sort key.
-pub enum SortValue<'a> {
-    /// A number.
-    Number(i64),
-    /// A text, compared as bytes.
-    Text(Cow<'a, str>),
-    /// A start time; `None` (not started, none expected) comes after every time, in either
-    /// direction.
-    Start(Option<i64>),
 }
 
 /// Every field squeue knows, by `%` code.

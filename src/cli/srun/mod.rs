@@ -4,6 +4,7 @@
 
 pub mod exits;
 pub mod io;
+mod io_options;
 pub mod output;
 mod reader;
 pub mod signals;

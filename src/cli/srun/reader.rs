@@ -3,7 +3,7 @@
 //! ended said once the stream is over.
 
 use super::exits::{self, ReportStyle};
-use super::io::{IoOptions, StepOutcome};
+use super::io_options::{IoOptions, StepOutcome};
 use super::output::Lines;
 use super::signals;
 use super::state::StepState;

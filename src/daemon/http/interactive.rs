@@ -20,7 +20,7 @@ use crate::daemon::runtime::interactive;
 use crate::daemon::runtime::submit::{self, SubmitRefused};
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::steps::StepRefusal;
-use crate::daemon::scheduling::submit::store_failure;
+use crate::daemon::scheduling::submit_refusals::store_failure;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};

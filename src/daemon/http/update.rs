@@ -9,7 +9,7 @@ use crate::daemon::model::caller::Caller;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::hold;
 use crate::daemon::scheduling::job_edit::{Changes, FIELDS};
-use crate::daemon::scheduling::submit;
+use crate::daemon::scheduling::submit_refusals;
 use crate::daemon::views::info;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
@@ -156,7 +156,7 @@ pub async fn change_job(
     match result {
         Ok(effects) => match d.apply_durably(effects).await {
             Ok(()) => reply(StatusCode::OK, JobPostResponse { meta, ..Default::default() }),
-            Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit::store_failure(&e).into()]),
+            Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, vec![submit_refusals::store_failure(&e).into()]),
         },
         Err(UpdateError { code, message }) => {
             if matches!(code, errno::USER_ID_MISSING | errno::ACCESS_DENIED) {

@@ -14,8 +14,8 @@ use crate::daemon::model::job::Job;
 use crate::daemon::model::refusal::Refusal;
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::core::Staged;
-use crate::daemon::scheduling::submit::explained;
 use crate::daemon::scheduling::submit_paths::SubmitPaths;
+use crate::daemon::scheduling::submit_refusals::explained;
 use crate::daemon::store::writer::WriteFailed;
 use std::sync::Arc;
 

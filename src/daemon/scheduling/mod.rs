@@ -17,6 +17,7 @@ pub mod steps;
 pub mod submit;
 pub mod submit_gres;
 pub mod submit_paths;
+pub mod submit_refusals;
 pub mod suspend;
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! submit time, instead of pending forever.
 
 use super::submit_gres::{per_gpu, requested_gres, GpuRequest};
+use super::submit_refusals::{explained, submit_error, NODE_CONFIG};
 use crate::api::types::{errno, JobDescMsg};
 use crate::config::{Config, Partition};
 use crate::daemon::model::caller::Caller;
@@ -14,23 +15,6 @@ use crate::daemon::store::Payload;
 use crate::options::signal;
 use crate::stepd::WarnSignal;
 use std::path::Path;
-
-/// A submit error with Slurm's number and text.
-pub fn submit_error(number: i32, error: &str) -> Refusal {
-    Refusal::new(Kind::Invalid, number, error, "slurm_submit_batch_job()").saying("Batch job submission failed")
-}
-
-/// The error a client gets when its change could not be stored.
-pub fn store_failure(e: &impl std::fmt::Display) -> Refusal {
-    Refusal::new(Kind::Failed, errno::ERROR, "Unexpected error", "store").saying(format!("cannot store the job: {e}"))
-}
-
-/// A submit error whose description explains more than Slurm's text does.
-pub(in crate::daemon) fn explained(number: i32, error: &str, description: String) -> Refusal {
-    Refusal::new(Kind::Invalid, number, error, "slurm_submit_batch_job()").saying(description)
-}
-
-pub(super) const NODE_CONFIG: &str = "Requested node configuration is not available";
 
 /// The largest batch script accepted, in bytes: Slurm's default `max_script_size`.
 pub const MAX_SCRIPT: usize = 4 << 20;

@@ -2,7 +2,7 @@
 //! requests and checked against the node's, so that a request no GPU here can meet is
 //! refused at submit time.
 
-use super::submit::{explained, submit_error, NODE_CONFIG};
+use super::submit_refusals::{explained, submit_error, NODE_CONFIG};
 use crate::api::types::{errno, JobDescMsg};
 use crate::config::Config;
 use crate::daemon::model::refusal::Refusal;

@@ -8,7 +8,7 @@
 //! themselves: a working directory the user cannot reach is refused as one that does not
 //! exist, whatever root sees there.
 
-use super::submit::explained;
+use super::submit_refusals::explained;
 use crate::api::types::errno;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
