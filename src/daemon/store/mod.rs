@@ -184,6 +184,11 @@ impl Store {
         Ok(Store { conn: Store::connect_with(path, true)?, path: path.display().to_string() })
     }
 
+    /// Where this store is: its file, or the URI of a store in memory.
+    pub fn path(&self) -> &Path {
+        Path::new(&self.path)
+    }
+
     /// The path of a new store that lives in memory only, shared by the connections that
     /// open it (the reader's and the writer's) and gone when the last of them closes: a
     /// SQLite URI naming a memory database of its own.

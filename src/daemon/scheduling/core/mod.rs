@@ -186,6 +186,15 @@ impl Core {
         Core::on_store(config, Machine::default(), &db, jobs_dir).expect("a store in memory opens")
     }
 
+    /// A second core on this one's store, as the daemon started again finds it once all
+    /// that was queued is durable (the first core keeps a store in memory alive).
+    #[cfg(test)]
+    pub(crate) fn restarted(&self) -> Core {
+        self.flush();
+        let (config, db) = (self.config.clone(), self.store.path().to_path_buf());
+        Core::on_store(config, Machine::default(), &db, self.jobs_dir.clone()).expect("the store opens again")
+    }
+
     /// A core on the store at `db` (a file, or a [`Store::memory_path`]), loading its
     /// recent jobs; the jobs' directories are under `jobs_dir`.
     fn on_store(config: Config, machine: Machine, db: &Path, jobs_dir: PathBuf) -> Result<Core, StoreError> {
