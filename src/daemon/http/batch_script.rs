@@ -1,9 +1,10 @@
 //! `GET /slurmlet/v1/job/{job_id}/script` (`scontrol write batch_script`): the job's batch
 //! script as it was submitted, or slurmctld's refusal (see [`crate::daemon::views::batch_script`]).
 
-use crate::api::types::{errno, ApiError, BatchScriptResponse};
+use crate::api::types::{errno, BatchScriptResponse};
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job_ref::parse_job_ref;
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::runtime::Daemon;
 use crate::daemon::views::batch_script::ScriptRefused;
 use crate::daemon::views::info;
@@ -16,23 +17,20 @@ use std::sync::Arc;
 /// Where Slurm's errors for it come from.
 const SOURCE: &str = "slurm_job_batch_script()";
 
-/// Slurm's refusal for `why`, and the HTTP status it is sent with.
-fn refused(why: ScriptRefused) -> (StatusCode, ApiError) {
+/// Slurm's refusal for `why`.
+fn refused(why: ScriptRefused) -> Refusal {
     match why {
-        ScriptRefused::UnknownJob => refusal(StatusCode::NOT_FOUND, errno::INVALID_JOB_ID, "Invalid job id specified"),
-        ScriptRefused::NotPermitted => refusal(StatusCode::FORBIDDEN, errno::USER_ID_MISSING, "Invalid user id"),
+        ScriptRefused::UnknownJob => {
+            Refusal::new(Kind::NotFound, errno::INVALID_JOB_ID, "Invalid job id specified", SOURCE)
+        }
+        ScriptRefused::NotPermitted => Refusal::new(Kind::Forbidden, errno::USER_ID_MISSING, "Invalid user id", SOURCE),
         ScriptRefused::NoScript => missing(),
     }
 }
 
-/// A refusal with Slurm's number and text, and the HTTP status it is sent with.
-fn refusal(status: StatusCode, number: i32, error: &str) -> (StatusCode, ApiError) {
-    (status, ApiError { description: error.into(), error_number: number, error: error.into(), source: SOURCE.into() })
-}
-
 /// The refusal of a job that has no batch script to give.
-fn missing() -> (StatusCode, ApiError) {
-    refusal(StatusCode::NOT_FOUND, errno::JOB_SCRIPT_MISSING, "Job script not specified")
+fn missing() -> Refusal {
+    Refusal::new(Kind::NotFound, errno::JOB_SCRIPT_MISSING, "Job script not specified", SOURCE)
 }
 
 /// `GET /slurmlet/v1/job/{job_id}/script`.
@@ -46,7 +44,7 @@ pub async fn handler(
         core.purge(crate::sys::now());
         let found = match parse_job_ref(&id) {
             Some(target) => core.script_for(target, caller).map_err(refused),
-            None => Err(refusal(StatusCode::UNPROCESSABLE_ENTITY, errno::INVALID_JOB_ID, "Invalid job id specified")),
+            None => Err(Refusal::new(Kind::Invalid, errno::INVALID_JOB_ID, "Invalid job id specified", SOURCE)),
         };
         (info::meta(&core.config), found)
     };
@@ -59,7 +57,10 @@ pub async fn handler(
     });
     match found {
         Ok(script) => (StatusCode::OK, Json(BatchScriptResponse { script, meta, ..Default::default() })),
-        Err((status, error)) => (status, Json(BatchScriptResponse { meta, errors: vec![error], ..Default::default() })),
+        Err(refusal) => (
+            super::refusal::status_of(&refusal),
+            Json(BatchScriptResponse { meta, errors: vec![refusal.into()], ..Default::default() }),
+        ),
     }
     .into_response()
 }

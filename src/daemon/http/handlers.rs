@@ -7,6 +7,7 @@ use crate::api::types::*;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::Job;
 use crate::daemon::model::job_ref::parse_job_ref;
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::runtime::submit::{self, SubmitRefused};
 use crate::daemon::runtime::Daemon;
 use crate::daemon::scheduling::array;
@@ -246,32 +247,28 @@ pub(in crate::daemon) async fn jobs_query(
 
 use crate::api::noval::NoVal;
 
-/// The error for a `{job_id}` that is no job id (slurmrestd's `job_bad_id`).
-fn bad_job_id_error(id: &str, source: &str) -> ApiError {
-    ApiError {
-        description: format!("Unable to parse JobId={id}: a job id is a number from 1 to 4294967295, or JOB.STEP"),
-        error_number: errno::INVALID_JOB_ID,
-        error: "Invalid job id specified".into(),
-        source: source.into(),
-    }
+/// The refusal of a `{job_id}` that is no job id (slurmrestd's `job_bad_id`).
+fn bad_job_id_error(id: &str, source: &str) -> Refusal {
+    Refusal::new(Kind::Invalid, errno::INVALID_JOB_ID, "Invalid job id specified", source)
+        .saying(format!("Unable to parse JobId={id}: a job id is a number from 1 to 4294967295, or JOB.STEP"))
 }
 
 /// The reply to a `{job_id}` that is no job id.
 pub(in crate::daemon) fn bad_job_id(d: &Daemon, id: &str, source: &str) -> Response {
     let meta = info::meta(&d.core.lock().config);
-    let errors = vec![bad_job_id_error(id, source)];
-    reply(StatusCode::UNPROCESSABLE_ENTITY, JobsResponse { meta, errors, ..Default::default() })
+    jobs_refused(meta, bad_job_id_error(id, source))
 }
 
 /// The reply for a job the daemon does not know (slurmrestd's `job_unknown`).
 pub(in crate::daemon) fn no_such_job(meta: Meta, n: u32, source: &str) -> Response {
-    let error = ApiError {
-        description: format!("Unable to query JobId={n}"),
-        error_number: errno::INVALID_JOB_ID,
-        error: "Invalid job id specified".into(),
-        source: source.into(),
-    };
-    reply(StatusCode::NOT_FOUND, JobsResponse { meta, errors: vec![error], ..Default::default() })
+    let refusal = Refusal::new(Kind::NotFound, errno::INVALID_JOB_ID, "Invalid job id specified", source);
+    jobs_refused(meta, refusal.saying(format!("Unable to query JobId={n}")))
+}
+
+/// A jobs reply carrying `refusal`, with its status.
+fn jobs_refused(meta: Meta, refusal: Refusal) -> Response {
+    let status = super::refusal::status_of(&refusal);
+    reply(status, JobsResponse { meta, errors: vec![refusal.into()], ..Default::default() })
 }
 
 pub(in crate::daemon) async fn job(
@@ -320,7 +317,7 @@ pub(in crate::daemon) async fn cancel(
         Ok(q) => q,
         Err(e) => return refuse(e),
     };
-    let Some(target) = parse_job_ref(&id) else { return refuse(bad_job_id_error(&id, "_handle_job_delete")) };
+    let Some(target) = parse_job_ref(&id) else { return refuse(bad_job_id_error(&id, "_handle_job_delete").into()) };
     let status_of = |code: i32, message: String, job: Option<u32>| KillStatus {
         error: KillError { string: message.clone(), code, message },
         step_id: id.clone(),

@@ -16,6 +16,7 @@ use crate::daemon::http::accept;
 use crate::daemon::http::body;
 use crate::daemon::http::request;
 use crate::daemon::model::caller::Caller;
+use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::runtime::interactive;
 use crate::daemon::runtime::submit::{self, SubmitRefused};
 use crate::daemon::runtime::Daemon;
@@ -27,23 +28,17 @@ use axum::response::{IntoResponse, Response};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 
-fn error_reply(status: StatusCode, description: String, error_number: i32, error: &str, source: &str) -> Response {
-    let e = ApiError { description, error_number, error: error.into(), source: source.into() };
-    (status, axum::Json(Envelope { errors: vec![e], ..Default::default() })).into_response()
-}
-
 /// The upgrade a stream request must ask for, taken from the request, and its body.
 async fn stream_request(request: Request) -> Result<(hyper::upgrade::OnUpgrade, axum::body::Bytes), Response> {
     let (mut parts, body) = request.into_parts();
     let asks = parts.headers.get(header::UPGRADE).and_then(|v| v.to_str().ok()) == Some(stream::PROTOCOL);
     let on_upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
     let Some(on_upgrade) = on_upgrade.filter(|_| asks) else {
-        return Err(error_reply(
-            StatusCode::BAD_REQUEST,
-            format!("this endpoint runs over a stream: send `Connection: Upgrade` and `Upgrade: {}`", stream::PROTOCOL),
-            errno::BAD_REQUEST,
-            "Unable to parse query",
-            "upgrade",
+        return Err(super::refusal::bare(
+            Refusal::new(Kind::Malformed, errno::BAD_REQUEST, "Unable to parse query", "upgrade").saying(format!(
+                "this endpoint runs over a stream: send `Connection: Upgrade` and `Upgrade: {}`",
+                stream::PROTOCOL
+            )),
         ));
     };
     let body = body::read_body(body, body::declared_length(&parts.headers)).await.map_err(|(status, error)| {
@@ -108,9 +103,9 @@ pub async fn allocation(
 
 /// The reply for a step that can never start.
 fn refused(id: u32, why: &str) -> Response {
-    let status =
-        if why == "Access/permission denied" { StatusCode::FORBIDDEN } else { StatusCode::UNPROCESSABLE_ENTITY };
-    error_reply(status, format!("Unable to create step for job {id}: {why}"), errno::ERROR, why, "_step_create")
+    let kind = if why == "Access/permission denied" { Kind::Forbidden } else { Kind::Invalid };
+    let refusal = Refusal::new(kind, errno::ERROR, why, "_step_create");
+    super::refusal::bare(refusal.saying(format!("Unable to create step for job {id}: {why}")))
 }
 
 /// `POST /slurmlet/v1/job/{id}/steps`: once upgraded, gives the step its share of the job
@@ -131,13 +126,8 @@ pub async fn step(
     let req: StepRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
-            return error_reply(
-                StatusCode::BAD_REQUEST,
-                format!("invalid step request: {e}"),
-                errno::BAD_REQUEST,
-                "Unable to parse query",
-                "body",
-            )
+            let refusal = Refusal::new(Kind::Malformed, errno::BAD_REQUEST, "Unable to parse query", "body");
+            return super::refusal::bare(refusal.saying(format!("invalid step request: {e}")));
         }
     };
     // What can never start is refused before the upgrade; what must wait waits after it.

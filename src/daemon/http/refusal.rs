@@ -26,6 +26,13 @@ pub fn refused(d: &Daemon, refusal: Refusal) -> Response {
     envelope(d, status_of(&refusal), refusal.into())
 }
 
+/// A refusal alone in slurmrestd's envelope, with its status, where no `meta` is sent (the
+/// replies of the stream endpoints before their upgrade).
+pub fn bare(refusal: Refusal) -> Response {
+    let status = status_of(&refusal);
+    (status, axum::Json(Envelope { errors: vec![refusal.into()], ..Default::default() })).into_response()
+}
+
 /// An error reply: the envelope with one error.
 pub fn envelope(d: &Daemon, status: StatusCode, error: ApiError) -> Response {
     let meta = info::meta(&d.core.lock().config);

@@ -8,6 +8,8 @@ use crate::api::types::ApiError;
 /// How a request was wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// It cannot be read as the endpoint takes it (400).
+    Malformed,
     /// It asks for what this node cannot give or the request cannot mean (422).
     Invalid,
     /// The caller may not do it (403).
@@ -23,6 +25,7 @@ impl Kind {
     /// The HTTP status a refusal of this kind is sent with.
     pub fn status(self) -> u16 {
         match self {
+            Kind::Malformed => 400,
             Kind::Invalid => 422,
             Kind::Forbidden => 403,
             Kind::NotFound => 404,
