@@ -1,15 +1,16 @@
 //! The commands through a profile against a real Slurm 26.05 (slurmrestd, slurmctld,
 //! slurmdbd), compared with what the cluster's own commands print for the same jobs: the
-//! remote suite (`tests/remote_suite/`, which `tests/remote_ours.rs` runs against our own
-//! daemon), and what only a real cluster can show (a multi-node script).
+//! remote suite (`tests/integration/remote_suite/`, which `tests/integration/remote_ours.rs`
+//! runs against our own daemon), and what only a real cluster can show (a multi-node script).
 //!
 //! The cluster is `scripts/real-slurm/up.sh`'s; `scripts/real-slurm/ci.sh cargo test --test
 //! real_slurm` brings it up, runs these tests with `REAL_SLURM_*` set and takes it down. Run
 //! without it, each test says loudly that it did not run (and fails when `REAL_SLURM_REQUIRED`
 //! is set, as CI sets it where the cluster can be built).
 
-mod common;
+// The remote suite of the integration binary (`tests/integration/`), included by its path.
 #[macro_use]
+#[path = "integration/remote_suite/mod.rs"]
 mod remote_suite;
 
 use remote_suite::{text, Endpoint};

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/real-slurm/ci.sh [CMD ARGS...] - what CI runs for the real-Slurm tests:
 #   up.sh (build the chroot the first time, else start from the cache) -> smoke.sh -> CMD (with the REAL_SLURM_*
-#   variables of up.sh exported, e.g. `cargo test --test remote_real`) -> down.sh (always, also on failure).
+#   variables of up.sh exported, e.g. `cargo test --test real_slurm`) -> down.sh (always, also on failure).
 # When up.sh says the chroot cannot be built here (its exit 3), prints a loud SKIPPED banner and exits 0
 # (exit 1 instead with REAL_SLURM_REQUIRED=1); with REAL_SLURM_SKIPPED_LIST naming a file, also adds its line to it
 # (the list of skipped tests .ci/run gives at the end of its run). Any other failure fails. The token is kept in a mode-600 file,

@@ -5,7 +5,7 @@
 //! node names) where a command takes them: see [`super::dynamic_completions`].
 //!
 //! The output depends only on the clap definitions in [`super::all_commands`], so the same
-//! binary always produces the same bytes; `tests/generated_files.rs` checks that the copies
+//! binary always produces the same bytes; `tests/integration/generated_files.rs` checks that the copies
 //! committed under `completions/` and `man/` are current.
 
 use clap::Parser;

@@ -1,0 +1,238 @@
+//! GPUs found through NVML: a daemon whose configuration has no `gpus` key loads the library
+//! `nvml_library` names (here the stand-in of `tests/fake_nvml/`, loaded as the real one
+//! is), types the node's GPUs from their names as Slurm's `AutoDetect=nvml` does, and says
+//! where its GPUs came from; without the library, or when it fails, the next source is asked.
+
+use crate::common;
+use common::fake_nvml::{self, MACHINE_VARIABLE};
+use common::gpus::{self, show_node_gres};
+use common::T;
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// What the A100s of [`two_a100s`] are typed as: their name in lower case, spaces made
+/// underscores.
+const A100: &str = "nvidia_a100-sxm4-40gb";
+const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
+const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
+
+/// A cluster whose configuration has no `gpus` key and loads NVML from `library`, its
+/// daemon not started. It does not look at the GPUs' processes
+/// (`tests/integration/gpu_busy.rs` does), so that NVML and the stand-in `nvidia-smi` are
+/// asked only to list them.
+fn nvml_cluster(library: &Path) -> Cluster {
+    let c = Cluster::configure("0", "");
+    let text = read(&c.config);
+    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with("gpus =")).map(String::from).collect();
+    lines.insert(0, "gpu_sample_interval = 0".to_string());
+    lines.push(format!("nvml_library = \"{}\"", library.display()));
+    std::fs::write(&c.config, lines.join("\n") + "\n").unwrap();
+    c
+}
+
+/// Writes the fake machine `machine` (the JSON of `tests/fake_nvml/src/lib.rs`) into the
+/// cluster's directory, and returns its path.
+fn write_machine(c: &Cluster, machine: serde_json::Value) -> PathBuf {
+    let path = c.dir.path().join("nvml.json");
+    std::fs::write(&path, machine.to_string()).unwrap();
+    path
+}
+
+/// Two A100s, as NVML names them, the calls into the fake noted in `log`.
+fn two_a100s(log: &Path) -> serde_json::Value {
+    serde_json::json!({
+        "gpus": [
+            fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0),
+            fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1),
+        ],
+        "log": log,
+    })
+}
+
+/// Puts a stand-in `nvidia-smi` that notes each run in `probes` on the cluster's `PATH`,
+/// and returns that `PATH`.
+fn stand_in_nvidia_smi(c: &Cluster, probes: &Path) -> String {
+    gpus::stand_in_nvidia_smi(c, probes);
+    gpus::path_with_bin(c)
+}
+
+/// `scontrol show config`'s `SLURMLET_GPU_SOURCE` value.
+fn gpu_source(c: &Cluster) -> String {
+    let out = c.run("scontrol", &["show", "config"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("SLURMLET_GPU_SOURCE ")).unwrap_or_else(|| panic!("{text}"));
+    line.split_once('=').map(|(_, v)| v.trim().to_string()).unwrap_or_default()
+}
+
+/// The calls noted in the fake's log that are `function`.
+fn calls(log: &Path, function: &str) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| *l == function).count()
+}
+
+#[test]
+fn nvml_finds_and_types_the_gpus() {
+    let library = fake_nvml::library();
+    let mut c = nvml_cluster(&library);
+    let log = c.dir.path().join("nvml-calls");
+    let machine = write_machine(&c, two_a100s(&log));
+    let probes = c.dir.path().join("probes");
+    let path = stand_in_nvidia_smi(&c, &probes);
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap()), ("PATH", &path)]);
+
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{A100}:2"));
+    let out = c.run("sinfo", &["-h", "-o", "%G"]);
+    assert_eq!(stdout(&out).trim(), format!("gpu:{A100}:2"), "{}", stderr(&out));
+    assert_eq!(gpu_source(&c), "nvml");
+    assert!(c.log().contains(&format!("GPUs found by nvml: gpu:{A100}:2")), "the log names the source:\n{}", c.log());
+    let status = c.run("slurmlet", &["daemon", "status"]);
+    assert!(stdout(&status).lines().any(|l| l == "GPUs: found by nvml"), "{}", stdout(&status));
+    assert!(!probes.exists(), "NVML answered: nvidia-smi was not run");
+
+    let id = c.sbatch(&[&format!("--gres=gpu:{A100}:1"), "-o", "job.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+    c.wait_state(id, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("job.out", T), "0\n");
+    let out = c.run("sbatch", &["--test-only", "--gres=gpu:h100:1", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1), "no H100 here: {}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("gpu:{A100}:2")), "{}", stderr(&out));
+
+    // The supervisor is told which GPUs the job has, as NVML described them.
+    let held = c.sbatch(&[
+        "--gres=gpu:2",
+        "-o",
+        "held.out",
+        "--wrap",
+        "echo $CUDA_VISIBLE_DEVICES; while [ ! -e done ]; do sleep 0.1; done",
+    ]);
+    c.wait_state(held, &["RUNNING"], T);
+    let spec_file = c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json");
+    let spec: serde_json::Value = wait_for("the job's spec.json", T, || {
+        let text = std::fs::read_to_string(&spec_file).map_err(|e| e.to_string())?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    });
+    let second = &spec["gpus"][1];
+    assert_eq!(second["uuid"], UUID1, "{spec}");
+    assert_eq!(second["model"], "NVIDIA A100-SXM4-40GB", "{spec}");
+    assert_eq!(second["gres_type"], A100, "{spec}");
+    assert_eq!(second["pci_bus_id"], "00000000:0F:00.0", "{spec}");
+    assert_eq!(second["memory_mb"], 40 * 1024, "{spec}");
+    assert_eq!(second["devices"], serde_json::json!(["/dev/nvidia1"]), "{spec}");
+    std::fs::write(c.work.join("done"), "").unwrap();
+    c.wait_state(held, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("held.out", T), "0,1\n");
+
+    // A re-read configuration asks NVML again, without initialising it again.
+    let pid = c.daemon.as_ref().expect("the daemon").id().to_string();
+    assert!(std::process::Command::new("kill").args(["-HUP", &pid]).status().unwrap().success());
+    wait_for("the configuration to be reloaded", T, || until(c.log().contains("configuration reloaded"), || c.log()));
+    assert_eq!(calls(&log, "nvmlDeviceGetCount_v2"), 2, "{}", read(&log));
+    assert_eq!(calls(&log, "nvmlInit_v2"), 1, "NVML is initialised once per daemon: {}", read(&log));
+}
+
+#[test]
+fn a_missing_library_falls_back_to_nvidia_smi_silently() {
+    let mut c = nvml_cluster(Path::new("/nonexistent/libnvidia-ml.so.1"));
+    let probes = c.dir.path().join("probes");
+    let path = stand_in_nvidia_smi(&c, &probes);
+    c.start_daemon_with(&[("PATH", &path)]);
+
+    assert_eq!(show_node_gres(&c), "Gres=gpu:2", "nvidia-smi gives no type");
+    assert_eq!(gpu_source(&c), "nvidia-smi");
+    assert_eq!(read(&probes), "-L\n");
+    let log = c.log();
+    assert!(log.contains("GPUs found by nvidia-smi: gpu:2"), "{log}");
+    assert!(!log.contains("WARN"), "a missing library is no news: {log}");
+}
+
+#[test]
+fn nvml_that_fails_is_logged_once_and_passed_over() {
+    let library = fake_nvml::library();
+    let mut c = nvml_cluster(&library);
+    let log = c.dir.path().join("nvml-calls");
+    let mut machine = two_a100s(&log);
+    // NVML_ERROR_UNKNOWN.
+    machine["fail"] = serde_json::json!({ "nvmlDeviceGetCount_v2": 999 });
+    let machine = write_machine(&c, machine);
+    let probes = c.dir.path().join("probes");
+    let path = stand_in_nvidia_smi(&c, &probes);
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap()), ("PATH", &path)]);
+
+    assert_eq!(show_node_gres(&c), "Gres=gpu:2");
+    assert_eq!(gpu_source(&c), "nvidia-smi");
+    let text = c.log();
+    let warnings: Vec<&str> = text.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{text}");
+    assert!(warnings[0].contains("nvmlDeviceGetCount"), "the warning says which call failed: {text}");
+    assert!(warnings[0].contains(&library.display().to_string()), "and in which library: {text}");
+    assert_eq!(calls(&log, "nvmlInit_v2"), 1, "{}", read(&log));
+}
+
+const MIG0: &str = "MIG-0d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a";
+const MIG1: &str = "MIG-1e9d8c7b-6a5f-4e3d-2c1b-0a9f8e7d6c5b";
+const MIG2: &str = "MIG-2fae9d8c-7b6a-4f5e-3d2c-1b0a9f8e7d6c";
+
+/// A 3g.20gb MIG instance of an A100 with `uuid`, in `slot`.
+fn a100_3g(uuid: &str, slot: u32) -> serde_json::Value {
+    serde_json::json!({ "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": uuid, "memory_total": 20u64 << 30, "slot": slot })
+}
+
+/// Starts a daemon on the fake machine whose GPUs are `gpus`.
+fn start_on(gpus: serde_json::Value) -> Cluster {
+    let mut c = nvml_cluster(&fake_nvml::library());
+    let machine = write_machine(&c, serde_json::json!({ "gpus": gpus }));
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    c
+}
+
+/// The output of a batch job given `gres` that prints its GPU variables.
+fn gpu_variables(c: &Cluster, gres: &str) -> String {
+    let id = c.sbatch(&[gres, "-o", "vars.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS"]);
+    c.wait_state(id, &["COMPLETED"], T);
+    let out = c.wait_file("vars.out", T);
+    std::fs::remove_file(c.work.join("vars.out")).unwrap();
+    out
+}
+
+#[test]
+fn mig_instances_take_the_place_of_their_gpus() {
+    let mut first = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    // Slots 0 and 2: the empty slot between them is passed over.
+    first["mig"] = serde_json::json!([a100_3g(MIG0, 0), a100_3g(MIG1, 2)]);
+    let mut second = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
+    second["mig"] = serde_json::json!([a100_3g(MIG2, 0)]);
+    let c = start_on(serde_json::json!([first, second]));
+
+    // Typed as Slurm types MIG instances: the GPU's type up to its first `-`, and the profile.
+    let mig_type = "nvidia_a100_3g.20gb";
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{mig_type}:3"));
+    assert_eq!(gpu_variables(&c, &format!("--gres=gpu:{mig_type}:1")), format!("{MIG0} 0\n"));
+    assert_eq!(gpu_variables(&c, "--gres=gpu:3"), format!("{MIG0},{MIG1},{MIG2} 0,1,2\n"));
+
+    let held = c.sbatch(&["--gres=gpu:3", "-o", "/dev/null", "--wrap", "while [ ! -e done ]; do sleep 0.1; done"]);
+    c.wait_state(held, &["RUNNING"], T);
+    let spec_file = c.dir.path().join("state/jobs").join(held.to_string()).join("spec.json");
+    let spec: serde_json::Value = wait_for("the job's spec.json", T, || {
+        let text = std::fs::read_to_string(&spec_file).map_err(|e| e.to_string())?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    });
+    let third = &spec["gpus"][2];
+    assert_eq!(third["uuid"], MIG2, "{spec}");
+    assert_eq!(third["mig_parent"], UUID1, "{spec}");
+    assert_eq!(third["model"], "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "{spec}");
+    assert_eq!(third["memory_mb"], 20 * 1024, "{spec}");
+    assert_eq!(third["devices"], serde_json::json!(["/dev/nvidia1"]), "{spec}");
+    std::fs::write(c.work.join("done"), "").unwrap();
+    c.wait_state(held, &["COMPLETED"], T);
+}
+
+#[test]
+fn whole_gpus_numbered_after_mig_instances_are_visible_by_uuid() {
+    let mut first = fake_nvml::gpu(0, "NVIDIA A100-SXM4-40GB", UUID0);
+    first["mig"] = serde_json::json!([a100_3g(MIG0, 0), a100_3g(MIG1, 1)]);
+    let second = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
+    let c = start_on(serde_json::json!([first, second]));
+
+    // Two types on one node: its GPUs are untyped.
+    assert_eq!(show_node_gres(&c), "Gres=gpu:3");
+    assert_eq!(gpu_variables(&c, "--gres=gpu:3"), format!("{MIG0},{MIG1},{UUID1} 0,1,2\n"));
+}
