@@ -440,8 +440,19 @@ impl Drop for Cluster {
         if KEEP.load(Ordering::Relaxed) {
             eprintln!("kept {}", self.root.display());
         } else {
-            let _ = std::fs::remove_dir_all(&self.root);
+            remove_tree(&self.root);
         }
+    }
+}
+
+/// Removes the cluster's directory. The supervisors of jobs that were ending when the daemon
+/// stopped (jobs outlive their daemon) may still write their status files into it for a
+/// moment on a loaded machine, so that a first removal meets a directory that is not empty:
+/// it is tried again for up to 5 s.
+fn remove_tree(root: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::fs::remove_dir_all(root).is_err() && root.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

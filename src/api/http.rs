@@ -280,7 +280,13 @@ fn encode_request(method: &str, path: &str, body: Option<&[u8]>) -> Vec<u8> {
 /// Sends `request` and reads one reply; also returns its head, which says whether the
 /// connection may be reused.
 fn exchange(conn: &mut BufReader<UnixStream>, request: &[u8]) -> Result<(Response, Head), Failure> {
-    conn.get_mut().write_all(request).map_err(Failure::BeforeReply)?;
+    if let Err(e) = conn.get_mut().write_all(request) {
+        // The daemon may have answered and closed before it read the request (a `503`
+        // turning the connection away at once): that reply is still there to read.
+        if !conn.fill_buf().is_ok_and(|waiting| !waiting.is_empty()) {
+            return Err(Failure::BeforeReply(e));
+        }
+    }
     let first = conn.fill_buf().map_err(Failure::BeforeReply)?;
     if first.is_empty() {
         return Err(Failure::BeforeReply(io::ErrorKind::UnexpectedEof.into()));
