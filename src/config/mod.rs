@@ -214,11 +214,11 @@ impl Config {
     /// when it re-reads the file, and logs what it found and where. Returns the name of the
     /// source they came from (`configured` for those the file lists).
     pub fn discover_gpus(&mut self) -> Option<String> {
-        let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
         if self.gpu_setting != GpuSetting::Detect {
-            // Listed in the file: read as the file was, with no hardware probed.
-            return found.source;
+            // Listed in the file: read when the file was, with no hardware probed.
+            return (!self.gpus.is_empty()).then(|| crate::gpu::Configured::NAME.to_string());
         }
+        let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
         self.gpu_type = crate::gpu::common_gres_type(&found.gpus);
         let types: std::collections::BTreeSet<&str> =
             found.gpus.iter().filter_map(|g| g.gres_type.as_deref()).collect();

@@ -10,6 +10,11 @@ pub struct Configured {
 }
 
 impl Configured {
+    /// The source's name, as `scontrol show config` gives it (`SLURMLET_GPU_SOURCE`).
+    pub const NAME: &'static str = "configured";
+}
+
+impl Configured {
     /// The GPUs with these indices.
     pub fn new(indices: Vec<u32>) -> Configured {
         Configured { indices }
@@ -18,7 +23,7 @@ impl Configured {
 
 impl GpuSource for Configured {
     fn name(&self) -> &str {
-        "configured"
+        Configured::NAME
     }
 
     fn discover(&self) -> Result<Vec<Gpu>, GpuError> {
