@@ -41,6 +41,9 @@ pub struct PartitionConfig {
     pub max_time: Option<String>,
     /// Time limit of jobs that give none.
     pub default_time: Option<String>,
+    /// Slurm's `PriorityJobFactor`: the partition factor of its jobs' priority is this over
+    /// the largest of any partition (default 1).
+    pub priority_job_factor: Option<i64>,
 }
 
 /// The configuration file as written. Numbers are kept as TOML writes them (`i64`, `f64`), so
@@ -116,9 +119,37 @@ pub struct ConfigFile {
     pub listen: Option<std::net::SocketAddr>,
     /// The account of jobs that name none (default [`DEFAULT_ACCOUNT`]).
     pub default_account: Option<String>,
-    /// The accounts each listed user may charge, their default first; a user not listed
+    /// The tree of accounts, their shares and users (`[accounts.NAME]`, see
+    /// [`super::accounts`]), or the older list of accounts per user; a user not listed
     /// charges `default_account` only. Absent: any account is accepted.
-    pub accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    pub accounts: Option<toml::Table>,
+    /// Settings of each user (`[users.NAME]`: `default_account`).
+    pub users: Option<std::collections::BTreeMap<String, super::accounts::UserTable>>,
+    /// slurm.conf's `PriorityWeightAge` (see [`super::priority`]).
+    pub priority_weight_age: Option<i64>,
+    /// slurm.conf's `PriorityWeightFairshare`.
+    pub priority_weight_fairshare: Option<i64>,
+    /// slurm.conf's `PriorityWeightJobSize`.
+    pub priority_weight_job_size: Option<i64>,
+    /// slurm.conf's `PriorityWeightPartition`.
+    pub priority_weight_partition: Option<i64>,
+    /// slurm.conf's `PriorityWeightQOS`.
+    pub priority_weight_qos: Option<i64>,
+    /// slurm.conf's `PriorityWeightTRES` (`CPU=1000,GRES/gpu=3000`).
+    pub priority_weight_tres: Option<String>,
+    /// slurm.conf's `PriorityMaxAge` (a Slurm time, or minutes; default 7-0).
+    pub priority_max_age: Option<super::priority::SlurmDuration>,
+    /// slurm.conf's `PriorityFavorSmall`.
+    pub priority_favor_small: Option<bool>,
+    /// slurm.conf's `PriorityCalcPeriod` (minutes, or a Slurm time; default 5).
+    pub priority_calc_period: Option<super::priority::SlurmDuration>,
+    /// slurm.conf's `PriorityDecayHalfLife` (a Slurm time, or minutes; default 7-0).
+    pub priority_decay_half_life: Option<super::priority::SlurmDuration>,
+    /// slurm.conf's `PriorityUsageResetPeriod` (NONE, NOW, DAILY, WEEKLY, MONTHLY,
+    /// QUARTERLY, YEARLY).
+    pub priority_usage_reset_period: Option<String>,
+    /// slurm.conf's `TRESBillingWeights` (`CPU=1.0,Mem=0.25G,GRES/gpu=10`).
+    pub tres_billing_weights: Option<String>,
     /// Shards each GPU is split into for jobs that ask for `--gres=shard:N` (gres.conf's
     /// `Name=shard`, spread evenly over the GPUs; default 0: GPUs are given whole only).
     pub shards_per_gpu: Option<i64>,

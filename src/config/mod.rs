@@ -3,10 +3,12 @@
 //! range ([`bounds`]) on the way. How the daemon is shared, and the defaults that follow from
 //! it, are [`mode`]'s; which daemon the commands talk to is [`target`]'s.
 
+pub mod accounts;
 pub mod bounds;
 pub mod cgroup;
 mod file;
 pub mod mode;
+pub mod priority;
 pub mod reload;
 mod resolve;
 pub mod target;
@@ -91,6 +93,8 @@ pub struct Partition {
     pub max_time: Option<u32>,
     /// Default time in minutes; `None` means the max time.
     pub default_time: Option<u32>,
+    /// Slurm's `PriorityJobFactor` (1 unless the file says otherwise).
+    pub priority_job_factor: u32,
 }
 
 /// The resolved configuration the daemon runs with.
@@ -172,6 +176,10 @@ pub struct Config {
     /// The accounts each listed user (by uid) may charge, their default first; `None`: any
     /// account is accepted.
     pub accounts: Option<std::collections::BTreeMap<u32, Vec<String>>>,
+    /// The tree of accounts with their shares and users (empty when the file has none).
+    pub account_tree: accounts::AccountTree,
+    /// The multifactor priority's weights and periods.
+    pub priority: priority::PrioritySettings,
 }
 
 impl Config {

@@ -38,6 +38,8 @@ impl Config {
             private_usage,
             default_account,
             accounts,
+            account_tree,
+            priority,
             // Only at the next start: the node's resources, its names, where the daemon
             // listens and keeps its state, and what its start set up from them.
             cluster_name,
@@ -102,6 +104,8 @@ impl Config {
             private_usage,
             default_account,
             accounts,
+            account_tree,
+            priority,
             ..self.clone()
         };
         Reloaded { config, restart_only }

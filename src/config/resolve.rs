@@ -31,7 +31,10 @@ impl Config {
         let (gpu_setting, gpu_type, gpus) = read_gpus(file.gpus.take(), &nvml_library, &refuse)?;
         let partitions = read_partitions(file.partitions.take(), &refuse)?;
         let operators = read_operators(file.operators.take(), &refuse)?;
-        let (default_account, accounts) = read_accounts(file.default_account.take(), file.accounts.take(), &refuse)?;
+        let (default_account, account_tree) =
+            read_accounts(file.default_account.take(), file.accounts.take(), file.users.take(), &refuse)?;
+        let accounts = account_tree.as_ref().map(accounts::AccountTree::charges);
+        let priority = read_priority(&mut file, &refuse)?;
         let mode = file.mode.unwrap_or_default();
         let cpus = bounds::CPUS
             .read_opt("cpus", file.cpus)
@@ -117,6 +120,8 @@ impl Config {
             path: path.to_path_buf(),
             default_account,
             accounts,
+            account_tree: account_tree.unwrap_or_default(),
+            priority,
         })
     }
 }
@@ -184,7 +189,13 @@ fn read_partitions(written: Option<Vec<PartitionConfig>>, refuse: &Refuse) -> Re
     };
     let mut partitions = Vec::new();
     for p in written.unwrap_or_else(|| {
-        vec![PartitionConfig { name: "gpu".into(), default: true, max_time: None, default_time: None }]
+        vec![PartitionConfig {
+            name: "gpu".into(),
+            default: true,
+            max_time: None,
+            default_time: None,
+            priority_job_factor: None,
+        }]
     }) {
         if p.name.is_empty() || p.name.contains([',', ' ']) {
             return Err(invalid(format!("invalid partition name '{}'", p.name)));
@@ -192,6 +203,10 @@ fn read_partitions(written: Option<Vec<PartitionConfig>>, refuse: &Refuse) -> Re
         partitions.push(Partition {
             max_time: parse_time("max_time", &p.name, &p.max_time)?,
             default_time: parse_time("default_time", &p.name, &p.default_time)?,
+            priority_job_factor: bounds::PRIORITY_JOB_FACTOR
+                .read_opt(&format!("partition {}: priority_job_factor", p.name), p.priority_job_factor)
+                .map_err(out_of_range)?
+                .unwrap_or(1),
             name: p.name,
             default: p.default,
         });
@@ -220,36 +235,48 @@ fn read_operators(names: Option<Vec<String>>, refuse: &Refuse) -> Result<Vec<u32
     Ok(operators)
 }
 
-/// The accounts each listed user (by uid) may charge, their default first.
-type AccountsByUid = std::collections::BTreeMap<u32, Vec<String>>;
-
-/// The account of jobs that name none, and the accounts each listed user may charge.
+/// The account of jobs that name none, and the tree of accounts (`None`: the file has no
+/// `accounts`, and any account is accepted).
 fn read_accounts(
     default_account: Option<String>,
-    accounts: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    accounts: Option<toml::Table>,
+    users: Option<std::collections::BTreeMap<String, accounts::UserTable>>,
     refuse: &Refuse,
-) -> Result<(String, Option<AccountsByUid>), ConfigError> {
+) -> Result<(String, Option<accounts::AccountTree>), ConfigError> {
     let invalid = |message| refuse.invalid(message);
     let default_account = default_account.unwrap_or_else(|| DEFAULT_ACCOUNT.into());
     if default_account.is_empty() || default_account.contains([',', ' ']) {
         return Err(invalid(format!("default_account: '{default_account}' is no account name")));
     }
-    let accounts = match accounts {
-        None => None,
-        Some(table) => {
-            let mut by_uid = std::collections::BTreeMap::new();
-            for (name, list) in table {
-                let uid = crate::identity::user_uid(&name)
-                    .ok_or_else(|| invalid(format!("accounts: no such user '{name}'")))?;
-                if list.is_empty() || list.iter().any(|a| a.is_empty() || a.contains([',', ' '])) {
-                    return Err(invalid(format!("accounts.{name}: give one or more account names")));
-                }
-                by_uid.insert(uid, list);
-            }
-            Some(by_uid)
-        }
+    let users = users.unwrap_or_default();
+    let tree = match accounts {
+        None if users.is_empty() => None,
+        None => return Err(invalid("users: the file has no accounts for them to charge".into())),
+        Some(table) => Some(accounts::AccountTree::read(&table, &users).map_err(invalid)?),
     };
-    Ok((default_account, accounts))
+    Ok((default_account, tree))
+}
+
+/// The multifactor priority's keys (see [`priority`]).
+fn read_priority(file: &mut ConfigFile, refuse: &Refuse) -> Result<priority::PrioritySettings, ConfigError> {
+    let keys = priority::PriorityKeys {
+        weight_age: file.priority_weight_age,
+        weight_fairshare: file.priority_weight_fairshare,
+        weight_job_size: file.priority_weight_job_size,
+        weight_partition: file.priority_weight_partition,
+        weight_qos: file.priority_weight_qos,
+        weight_tres: file.priority_weight_tres.take(),
+        max_age: file.priority_max_age.take(),
+        favor_small: file.priority_favor_small,
+        calc_period: file.priority_calc_period.take(),
+        decay_half_life: file.priority_decay_half_life.take(),
+        usage_reset_period: file.priority_usage_reset_period.take(),
+        tres_billing_weights: file.tres_billing_weights.take(),
+    };
+    keys.resolve().map_err(|e| match e {
+        priority::PriorityRefusal::OutOfRange(which) => refuse.out_of_range(which),
+        priority::PriorityRefusal::Invalid(message) => refuse.invalid(message),
+    })
 }
 
 /// The `[limits]` table, each number within its range.

@@ -139,6 +139,9 @@ pub struct Job {
     pub reason: Text,
     /// Priority (higher runs first).
     pub priority: u32,
+    /// Whether `priority` was set by hand (`scontrol update priority=`): multifactor
+    /// priority then leaves it as set, as Slurm does.
+    pub priority_set: bool,
     /// Held by the user.
     pub held: bool,
     /// Submit time (UNIX seconds).

@@ -83,7 +83,11 @@ pub(in crate::daemon) fn changed(
             QueueChange::Priority(_) if new.held => {
                 return Err(refused(errno::JOB_HELD, "Job is in held state, pending scheduler release"));
             }
-            QueueChange::Priority(p) => new.priority = p,
+            QueueChange::Priority(p) => {
+                new.priority = p;
+                // Set by hand, it stays as set: multifactor priority leaves it alone.
+                new.priority_set = true;
+            }
         }
     }
     Ok(new)

@@ -1,6 +1,6 @@
 //! The daemon's state and its changes: the state ([`core::Core`]) behind its one lock,
 //! submits and their checks (their paths' without the lock), the backfill plan,
-//! dependencies, per-user limits, arrays, the ledger of running steps' shares
+//! dependencies, per-user limits, multifactor priority and fair-share ([`priority`]), arrays, the ledger of running steps' shares
 //! ([`steps`]), and the changes made to queued or running jobs (hold, release, edit,
 //! requeue, suspend). Nothing here answers a request: `http/` does, calling in.
 
@@ -12,6 +12,7 @@ pub mod hold;
 pub mod job_edit;
 pub mod limits;
 pub mod plan;
+pub mod priority;
 pub mod requeue;
 pub mod steps;
 pub mod submit;

@@ -5,7 +5,7 @@
 //! the group-committing [`crate::daemon::store::writer::Writer`].
 //!
 //! The store's layout and its versions are in [`schema`]; its writer in [`writer`]; the GPU
-//! samples it keeps in [`gpu_samples`]; the copies kept beside it in [`copies`]; what is done
+//! samples it keeps in [`gpu_samples`]; the fair-share usage in [`usage`]; the copies kept beside it in [`copies`]; what is done
 //! with a damaged one in [`damage`].
 
 pub mod copies;
@@ -13,6 +13,7 @@ pub mod damage;
 pub mod durable;
 pub mod gpu_samples;
 pub mod schema;
+pub mod usage;
 pub mod writer;
 
 pub use copies::{backup_path, write_backup};

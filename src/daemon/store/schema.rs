@@ -32,6 +32,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { to: 3, what: "the CPU ids of jobs", apply: add_job_cpu_ids },
     Migration { to: 4, what: "the average memory of steps", apply: add_step_ave_rss },
     Migration { to: 5, what: "the GPU samples of the GPUs and of the jobs", apply: add_gpu_samples },
+    Migration { to: 6, what: "the fair-share usage of each account and user", apply: super::usage::create_table },
 ];
 
 /// The version of the layout this build writes and reads.
@@ -203,6 +204,7 @@ fn keep_copy(conn: &Connection, path: &Path, version: u32) -> Result<(), StoreEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rusqlite::OptionalExtension;
 
     fn add_note(tx: &Transaction) -> rusqlite::Result<()> {
         tx.execute_batch("ALTER TABLE jobs ADD COLUMN note TEXT NOT NULL DEFAULT ''")
@@ -245,7 +247,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.to as usize, i + 1, "{}", m.what);
         }
-        assert_eq!(LATEST, 5);
+        assert_eq!(LATEST, 6);
     }
 
     #[test]
@@ -254,7 +256,7 @@ mod tests {
         let (path, mut conn) = unversioned_store(dir.path());
         migrate_with(&mut conn, &path, &MIGRATIONS[..4]).unwrap();
         assert!(columns(&conn, "gpu_samples").is_empty());
-        migrate(&mut conn, &path).unwrap();
+        migrate_with(&mut conn, &path, &MIGRATIONS[..5]).unwrap();
         assert_eq!(stamp(&conn), 5);
         assert_eq!(columns(&conn, "gpu_samples"), ["time", "gpu", "memory_used", "utilization"]);
         assert_eq!(columns(&conn, "job_gpu_samples"), ["job_id", "time", "memory_used", "utilization"]);
@@ -262,6 +264,20 @@ mod tests {
         assert_eq!(jobs, 1, "the jobs stay");
         let copy = Connection::open(pre_migration_copy(&path, 4)).unwrap();
         assert_eq!(stamp(&copy), 4, "the store as it was is kept");
+    }
+
+    #[test]
+    fn version_6_adds_the_usage_of_associations() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut conn) = unversioned_store(dir.path());
+        migrate_with(&mut conn, &path, &MIGRATIONS[..5]).unwrap();
+        assert!(columns(&conn, "usage").is_empty());
+        migrate(&mut conn, &path).unwrap();
+        assert_eq!(stamp(&conn), 6);
+        assert_eq!(columns(&conn, "usage"), ["account", "uid", "usage", "as_of"]);
+        let kept: Option<i64> =
+            conn.query_row("SELECT value FROM meta WHERE key = 'usage_reset_at'", [], |r| r.get(0)).optional().unwrap();
+        assert_eq!(kept, None, "a migrated store keeps no usage yet: the daemon rebuilds it from its jobs");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub use super::durable::{Durable, WriteFailed};
 use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::step_record::{StepEnding, StepRecord, ENDED_WITH_JOB};
+use crate::daemon::store::usage::{self, UsageRow};
 use crate::daemon::store::{Payload, Store, StoreError};
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
@@ -30,8 +31,10 @@ enum Change {
     /// New jobs (one, or the tasks of an array) and the payload they share, stored under
     /// the first one's id.
     Insert(Vec<Job>, Payload),
-    /// A job's current record.
-    Update(Box<Job>),
+    /// A job's current record, and the usage of its association when it ended.
+    Update(Box<Job>, Option<UsageRow>),
+    /// Every association's usage, replaced, and the time of the last reset.
+    UsageReplaced(Vec<UsageRow>, u64),
     /// A run of a job that ended and is requeued: kept as it ended; the run's steps are
     /// dropped, making room for the next run's.
     Requeued(Box<Job>),
@@ -143,7 +146,12 @@ impl Writer {
     /// Queues a job's current record.
     pub fn update(&self, job: &Job) -> Durable {
         self.changed();
-        self.push(Change::Update(Box::new(job.clone())), None)
+        self.push(Change::Update(Box::new(job.clone()), None), None)
+    }
+
+    /// Replaces the usage kept (rebuilt, or reset at `reset_at`).
+    pub fn replace_usage(&self, rows: Vec<UsageRow>, reset_at: u64) -> Durable {
+        self.push(Change::UsageReplaced(rows, reset_at), None)
     }
 
     /// Queues the record of a step that started (nobody waits for it: it may wait for
@@ -193,9 +201,11 @@ impl Writer {
     /// Queues a job's current record, and removes `dir` once it is durable (the job's
     /// directory holds what recovery would need until then). The change may wait a little for
     /// others to share its commit.
-    pub fn update_then_remove(&self, job: &Job, dir: PathBuf) -> Durable {
+    /// `usage` is the row of the job's association with the job's usage in it, written in
+    /// the same transaction.
+    pub fn update_then_remove(&self, job: &Job, usage: Option<UsageRow>, dir: PathBuf) -> Durable {
         self.changed();
-        self.queue_change(Change::Update(Box::new(job.clone())), Some(dir), true)
+        self.queue_change(Change::Update(Box::new(job.clone()), usage), Some(dir), true)
     }
 }
 
@@ -315,13 +325,17 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                     ])?;
             }
             Change::Barrier => {}
-            Change::Update(job) => {
+            Change::Update(job, row) => {
                 write_record(
                     &tx,
                     "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4, cpu_ids = ?5 WHERE id = ?1",
                     job,
                 )?;
+                if let Some(row) = row {
+                    usage::write_row(&tx, row)?;
+                }
             }
+            Change::UsageReplaced(rows, reset_at) => usage::write_all(&tx, rows, *reset_at)?,
             Change::Requeued(job) => {
                 tx.prepare_cached("INSERT OR REPLACE INTO runs (job_id, restart, record) VALUES (?1, ?2, ?3)")?
                     .execute(params![job.id, job.restarts, serde_json::to_string(job).expect("jobs serialize")])?;
@@ -465,7 +479,7 @@ mod tests {
         job.end_time = 10;
         let job_dir = dir.path().join("job1");
         std::fs::create_dir(&job_dir).unwrap();
-        let second = writer.update_then_remove(&job, job_dir.clone());
+        let second = writer.update_then_remove(&job, None, job_dir.clone());
         assert_eq!(first.wait(), Ok(()));
         assert_eq!(second.wait(), Ok(()));
         // The remover thread takes the directory after the commit; a flush waits for it.

@@ -85,7 +85,9 @@ impl Core {
     /// Adds stored jobs to the queue; a scheduling pass follows.
     pub fn admit(&mut self, jobs: Vec<Job>) -> Effects {
         let mut effects = Effects::default();
-        for job in jobs {
+        let now = crate::sys::now();
+        for mut job in jobs {
+            self.prioritize_new(&mut job, now);
             if Self::queued(&job) {
                 self.index.queue.insert((Reverse(job.priority), job.id));
                 effects.reschedule = true;
@@ -139,8 +141,11 @@ impl Core {
         self.resources.used = self.resources.used.minus(&job.req);
         // The job's directory (its status file) stays until the end is durable.
         let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
+        let job = &self.jobs[&id];
+        let usage = self.charge(&job.clone());
+        let job = &self.jobs[&id];
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
-        drop(self.writer.update_then_remove(job, dir));
+        drop(self.writer.update_then_remove(job, usage, dir));
         let job = &self.jobs[&id];
         // The job keeps its CPU ids, as it keeps its GPUs, for the views of its end.
         let (cpu_ids, requeue) = (job.cpu_ids.clone(), job.requeue_on_end);

@@ -7,8 +7,8 @@
 //! daemon starts), `schedule` (the allocation and start of pending jobs), `lifecycle`
 //! (a job's staging, admission and end), `cancel` (cancels and signals),
 //! `job_steps` (the steps of running jobs), `cpu_ids` (which of the node's CPUs each job
-//! holds), `foreign_gpus` (GPUs in use outside the queue) and `overdue` (supervisors that
-//! outlive their job's end).
+//! holds), `foreign_gpus` (GPUs in use outside the queue), `priorities` (multifactor
+//! priority and fair-share usage) and `overdue` (supervisors that outlive their job's end).
 
 mod cancel;
 mod cpu_ids;
@@ -21,6 +21,7 @@ mod job_index;
 mod job_steps;
 mod lifecycle;
 mod overdue;
+mod priorities;
 mod recovery;
 mod resource_ledger;
 mod schedule;
@@ -159,6 +160,8 @@ pub struct Core {
     purged_at: u64,
     /// The jobs being ended, to find supervisors that outlive their end (see `overdue`).
     overdue: overdue::Overdue,
+    /// Fair-share usage and what the queue's priorities were computed with.
+    priorities: crate::daemon::scheduling::priority::Priorities,
 }
 
 impl Core {
@@ -214,6 +217,8 @@ impl Core {
             active.add(j.uid);
         }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
+        let ledger = priorities::open_usage(&store, &writer, &config, now).map_err(StoreError::found_at_start)?;
+        let seen = jobs.values().filter(|j| !j.state().is_finished()).map(|j| (j.account.to_string(), j.uid)).collect();
         Ok(Core {
             machine,
             resources: resource_ledger::ResourceLedger::new(&config),
@@ -232,6 +237,7 @@ impl Core {
             active,
             purged_at: 0,
             overdue: Default::default(),
+            priorities: crate::daemon::scheduling::priority::Priorities { ledger, seen, ..Default::default() },
         })
     }
 
@@ -309,6 +315,9 @@ impl Core {
     pub fn reload(&mut self, new: Config) -> Vec<&'static str> {
         let reloaded = self.config.reloaded(new);
         self.config = reloaded.config;
+        // Weights, shares or accounts may have changed: the next pass computes every
+        // priority again.
+        self.priorities.computed_at = None;
         reloaded.restart_only
     }
 

@@ -68,6 +68,7 @@ impl Core {
         let now = crate::sys::now();
         let mut effects = Effects::default();
         let waiting_on_deps = self.settle_dependencies(now, &mut effects);
+        self.reprioritize(now, &mut effects);
         let mut plan = self.plan(now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
@@ -75,6 +76,10 @@ impl Core {
         let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
         let mut array_running = array::running(self.holding());
         let mut reasons_changed = false;
+        // With priorities computed, the jobs behind one that waits for resources wait for
+        // it, as Slurm's say: `Priority`.
+        let mut behind_a_waiting_job = false;
+        let multifactor = self.multifactor();
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let mut expected = 0;
@@ -131,7 +136,10 @@ impl Core {
                                 GPUS_BUSY_OUTSIDE_QUEUE
                             } else if kept_off_by_mps {
                                 MPS_SERVER_OF_OTHER_USER
+                            } else if behind_a_waiting_job {
+                                "Priority"
                             } else {
+                                behind_a_waiting_job = multifactor;
                                 "Resources"
                             }
                         }

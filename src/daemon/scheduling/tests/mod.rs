@@ -4,6 +4,7 @@
 
 mod cancel;
 mod plan;
+mod priority;
 mod recovery;
 mod requeue;
 mod submit_checks;
