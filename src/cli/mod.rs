@@ -20,8 +20,10 @@ pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 pub mod sinfo;
+pub mod sprio;
 pub mod squeue;
 pub mod srun;
+pub mod sshare;
 pub mod sstat;
 pub mod status_line;
 
@@ -30,8 +32,20 @@ use clap::{CommandFactory, Parser};
 use std::ffi::OsString;
 
 /// The commands the multicall binary answers to, by `argv[0]` or as `slurmlet <command>`.
-pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd"];
+pub const COMMANDS: &[&str] = &[
+    "sbatch",
+    "srun",
+    "salloc",
+    "squeue",
+    "scancel",
+    "scontrol",
+    "sinfo",
+    "sacct",
+    "sstat",
+    "sprio",
+    "sshare",
+    "slurmletd",
+];
 
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
@@ -58,6 +72,8 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "sinfo" => sinfo::run(args),
         "sacct" => sacct::run(args),
         "sstat" => sstat::run(args),
+        "sprio" => sprio::run(args),
+        "sshare" => sshare::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
     }
@@ -300,6 +316,8 @@ pub fn all_commands() -> Vec<clap::Command> {
         sinfo::SinfoArgs::command().name("sinfo"),
         sacct::SacctArgs::command().name("sacct"),
         sstat::SstatArgs::command().name("sstat"),
+        sprio::SprioArgs::command().name("sprio"),
+        sshare::SshareArgs::command().name("sshare"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]
 }

@@ -3,8 +3,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const NAMES: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd", "slurmlet"];
+const NAMES: &[&str] = &[
+    "sbatch",
+    "srun",
+    "salloc",
+    "squeue",
+    "scancel",
+    "scontrol",
+    "sinfo",
+    "sacct",
+    "sstat",
+    "sprio",
+    "sshare",
+    "slurmletd",
+    "slurmlet",
+];
 
 fn exe() -> PathBuf {
     std::fs::canonicalize(env!("CARGO_BIN_EXE_slurmlet")).unwrap()

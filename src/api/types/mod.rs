@@ -12,7 +12,9 @@ mod job_change;
 mod job_desc;
 mod job_info;
 mod node;
+mod priorities;
 mod queue_query;
+mod shares;
 mod slurmlet;
 
 pub use job_change::{
@@ -24,7 +26,9 @@ pub use node::{
     Node, NodesResponse, PartitionCpus, PartitionDefaults, PartitionInfo, PartitionMaximums, PartitionNodes,
     PartitionPriority, PartitionState, PartitionTres, PartitionsResponse, Ping, PingResponse,
 };
+pub use priorities::{JobPriority, PrioritiesResponse, PriorityWeights, TresValue};
 pub use queue_query::{Cell, JobQuery, JobRows, LayoutField, LayoutItem};
+pub use shares::{AssocShares, FairshareStanding, SharesMsg, SharesResponse, SharesTres, LEVEL_FS_INFINITE};
 pub use slurmlet::{BatchScriptResponse, ConfigInfo, ConfigResponse, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
 
 use serde::{Deserialize, Serialize};

@@ -18,6 +18,7 @@ pub mod refusal;
 pub mod request;
 pub mod requeue;
 pub mod routes;
+pub mod shares;
 pub mod slurmdb;
 pub mod steps;
 pub mod submit_keys;

@@ -1,7 +1,9 @@
 //! Every endpoint the daemon serves, in one table: the router is built from it, and the
 //! OpenAPI document the daemon serves ([`super::openapi`]) is checked against it.
 
-use super::{batch_script, gpu_samples, gpus, handlers, interactive, queue, requeue, slurmdb, steps, suspend, usage};
+use super::{
+    batch_script, gpu_samples, gpus, handlers, interactive, queue, requeue, shares, slurmdb, steps, suspend, usage,
+};
 use crate::daemon::runtime::Daemon;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
@@ -71,6 +73,10 @@ pub enum Op {
     Usage,
     /// `GET /slurmlet/v1/changes`: the change counter, waited on.
     Changes,
+    /// `GET /slurm/v0.0.43/shares`: the fair-share tree (`sshare`).
+    Shares,
+    /// `GET /slurmlet/v1/priorities`: the pending jobs' priority factors (`sprio`).
+    Priorities,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -100,6 +106,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("POST", "/slurm/v0.0.43/job/{job_id}", Op::Update),
     ep("GET", "/slurm/v0.0.43/nodes", Op::Nodes),
     ep("GET", "/slurm/v0.0.43/partitions", Op::Partitions),
+    ep("GET", "/slurm/v0.0.43/shares", Op::Shares),
     ep("GET", "/slurmdb/v0.0.43/jobs", Op::DbJobs),
     ep("GET", "/slurmdb/v0.0.43/job/{job_id}", Op::DbJob),
     ep("POST", "/slurmlet/v1/history", Op::History),
@@ -122,6 +129,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/queue", Op::Queue),
     ep("GET", "/slurmlet/v1/usage", Op::Usage),
     ep("GET", "/slurmlet/v1/changes", Op::Changes),
+    ep("GET", "/slurmlet/v1/priorities", Op::Priorities),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -159,6 +167,8 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Queue => on(method, queue::handler),
         Op::Usage => on(method, usage::handler),
         Op::Changes => on(method, super::changes::handler),
+        Op::Shares => on(method, shares::shares),
+        Op::Priorities => on(method, shares::priorities),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

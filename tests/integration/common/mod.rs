@@ -29,8 +29,21 @@ pub struct Cluster {
     pub daemon: Option<Child>,
 }
 
-pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo", "sacct", "sstat", "slurmletd", "slurmlet"];
+pub const COMMANDS: &[&str] = &[
+    "sbatch",
+    "srun",
+    "salloc",
+    "squeue",
+    "scancel",
+    "scontrol",
+    "sinfo",
+    "sacct",
+    "sstat",
+    "sprio",
+    "sshare",
+    "slurmletd",
+    "slurmlet",
+];
 
 impl Cluster {
     /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines, with its

@@ -75,6 +75,11 @@ impl Core {
         !self.config.priority.weights.all_zero()
     }
 
+    /// When the queue's priorities were last computed.
+    pub fn priorities_computed_at(&self) -> Option<u64> {
+        self.priorities.computed_at
+    }
+
     /// What the node has, for the factors that are parts of it.
     fn node_totals(&self) -> NodeTotals {
         NodeTotals {

@@ -31,8 +31,9 @@ pub struct Shares {
 
 impl Shares {
     /// The tree of `accounts` with the users and accounts `seen` besides (those of jobs,
-    /// hung under root with one share where the file does not place them), each user's
-    /// usage from `usage`.
+    /// hung under root with one share where the file does not place them) and root's own user
+    /// association under the root account, as Slurm's trees have, each user's usage from
+    /// `usage`.
     pub fn of(accounts: &AccountTree, seen: &BTreeSet<AssocKey>, usage: &HashMap<AssocKey, f64>) -> Shares {
         let mut shares = Shares::default();
         shares.push(None, None, 1, 0.0, ROOT.to_string());
@@ -48,7 +49,9 @@ impl Shares {
             let parent = accounts.accounts.get(*name).map_or(ROOT, |a| a.parent.as_str());
             shares.tree[i + 1].parent = Some(at.get(parent).copied().unwrap_or(0));
         }
-        let mut users: BTreeSet<(&str, u32)> = accounts.users.keys().map(|(a, u)| (a.as_str(), *u)).collect();
+        // As Slurm's, root has a user association of its own under the root account.
+        let mut users: BTreeSet<(&str, u32)> = BTreeSet::from([(ROOT, 0)]);
+        users.extend(accounts.users.keys().map(|(a, u)| (a.as_str(), *u)));
         users.extend(seen.iter().chain(usage.keys()).map(|(a, u)| (a.as_str(), *u)));
         for (account, uid) in users {
             let key = (account.to_string(), uid);

@@ -32,9 +32,10 @@ fn a_user_who_has_used_the_node_waits_behind_one_who_has_not() {
     ran_for(&mut core, alice[0], 600);
     ran_for(&mut core, alice[1], 600);
     let (bob, _) = submit_and_schedule(&mut core, BOB, &desc(GPU));
-    // Two users in the default account: bob, with no usage, ranks 2 of 2; alice 1 of 2.
-    assert_eq!(core.jobs[&bob].priority, 10_000);
-    assert_eq!(core.jobs[&alice[2]].priority, 5_000);
+    // Three user associations: root's under the root account (no usage, rank 3), then in
+    // the default account bob (no usage, rank 2) and alice (rank 1).
+    assert_eq!(core.jobs[&bob].priority, 6_666);
+    assert_eq!(core.jobs[&alice[2]].priority, 3_333);
     assert_eq!(queue(&core), [bob, alice[2], alice[3]], "bob's job first, though submitted last");
     assert_eq!(&*core.jobs[&alice[2]].reason, "Priority");
     ends(&mut core, alice[0]);
@@ -89,5 +90,7 @@ fn usage_is_charged_at_the_end_and_kept_across_a_restart() {
     let kept = again.usage_now(crate::sys::now())[&key];
     assert!((kept - used).abs() / used < 0.001, "{kept} after a restart, {used} before");
     let shares = again.fair_shares(crate::sys::now());
-    assert_eq!(shares.factor("default", ALICE.uid), 1.0, "alone in the tree, alice ranks first");
+    // Root's association, with no usage, ranks above the default account, which has it all.
+    assert_eq!(shares.factor("default", ALICE.uid), 0.5);
+    assert_eq!(shares.factor("root", 0), 1.0);
 }
