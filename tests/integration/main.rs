@@ -27,6 +27,7 @@ mod cpu_ids;
 mod crash_torture;
 mod dependencies;
 mod doc_links;
+mod fair_share;
 mod file_size;
 mod generated_files;
 mod gpu_accounting;

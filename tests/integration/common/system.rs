@@ -114,8 +114,8 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// A system daemon with 2 fake GPUs (configured, or those of the NVML library `extra` names)
-    /// and `extra` configuration.
+    /// A system daemon with 2 fake GPUs (configured, or those of the NVML library `extra` names,
+    /// or as many as its `gpus = N` line says) and `extra` configuration.
     pub fn start(extra: &str) -> Shared {
         Shared::start_with(extra, Vec::new())
     }
@@ -133,8 +133,14 @@ impl Shared {
                 "mode = \"system\"\ncluster_name = \"lab\"\nnode_name = \"node1\"\ncpus = 8\nmemory = 16000\n{gpus}kill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
                 dir.path().join("state").display(),
                 socket.display(),
-                // A configuration that names an NVML library finds its GPUs through it.
-                gpus = if extra.contains("nvml_library") { "" } else { "gpus = 2\n" },
+                // A configuration that names an NVML library finds its GPUs through it; one
+                // that gives its own count keeps it.
+                gpus = if extra.contains("nvml_library") || extra.lines().any(|l| l.trim_start().starts_with("gpus ="))
+                {
+                    ""
+                } else {
+                    "gpus = 2\n"
+                },
             ),
         )
         .unwrap();

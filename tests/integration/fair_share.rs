@@ -1,0 +1,119 @@
+//! Fair-share among real users of a system daemon: a user who floods the queue goes behind
+//! those who have used less, and over a run of short jobs each user's GPU-seconds come to
+//! their share; sprio and sshare show each user where they stand. Needs root.
+
+use crate::common::system::{is_root, Shared, User};
+use slurmlet::api::client::Client;
+use std::time::{Duration, Instant};
+
+/// Each user's RawUsage (GPU-seconds under `GRES/gpu=1`) as root reads the tree.
+fn usage(shared: &Shared, users: &[&User]) -> Vec<f64> {
+    let reply = Client::at(&shared.socket).unwrap().shares(&[], &[]).unwrap();
+    users
+        .iter()
+        .map(|u| reply.shares.shares.iter().find(|s| s.is_user() && s.name == u.name).map_or(0.0, |s| s.usage as f64))
+        .collect()
+}
+
+/// The pending jobs' ids and priorities in squeue's order, as `user` sees them.
+fn pending(shared: &Shared, user: &User) -> Vec<(u32, u64, String)> {
+    let out = shared.run_as(user, "squeue", &["-h", "-t", "PD", "-o", "%i %Q %u"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share() {
+    if !is_root("fair_share::a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share") {
+        return;
+    }
+    let mut shared = Shared::start("gpus = 4\npriority_weight_fairshare = 100000\npriority_weight_age = 10\ntres_billing_weights = \"GRES/gpu=1\"\n");
+    let (a, b, c) = (shared.user("fsa"), shared.user("fsb"), shared.user("fsc"));
+    let config = std::fs::read_to_string(&shared.config).unwrap()
+        + &format!("[accounts.lab]\nusers = [\"{}\", \"{}\", \"{}\"]\n", a.name, b.name, c.name);
+    std::fs::write(&shared.config, config).unwrap();
+    shared.stop_daemon();
+    shared.start_daemon();
+    let job = ["--gres=gpu:1", "--wrap", "sleep 2"];
+    let flood: Vec<u32> = (0..100).map(|_| shared.sbatch_as(&a, &job)).collect();
+    // A's first four run and use the GPUs for a while before the others come.
+    shared.wait_state(flood[3], "RUNNING");
+    std::thread::sleep(Duration::from_millis(1500));
+    let b_first = shared.sbatch_as(&b, &job);
+    let c_first = shared.sbatch_as(&c, &job);
+    // Both are ahead of every job of A's still waiting, by priority.
+    let queue = pending(&shared, &b);
+    let rank = |id: u32| queue.iter().position(|(j, _, _)| *j == id);
+    let first_of_a = queue.iter().position(|(_, _, u)| *u == a.name).expect("A still has jobs waiting");
+    for id in [b_first, c_first] {
+        let at = rank(id).unwrap_or_else(|| panic!("job {id} pending in {queue:?}"));
+        assert!(at < first_of_a, "job {id} at {at}, A's first at {first_of_a}: {queue:?}");
+    }
+    let (_, b_priority, _) = queue[rank(b_first).unwrap()];
+    let (_, a_priority, _) = queue[first_of_a];
+    assert!(b_priority > a_priority, "{b_priority} <= {a_priority}");
+    // sprio shows B's job with the larger fair-share part.
+    let out = shared.run_as(&b, "sprio", &["-h", "-o", "%i %F %u"]);
+    let sprio = String::from_utf8_lossy(&out.stdout).into_owned();
+    let fs_of = |id: u32| -> u64 {
+        sprio
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(fs_of(b_first) > fs_of(flood[99]), "{sprio}");
+    // B's and C's jobs start before any of A's that waited.
+    shared.wait_state(b_first, "RUNNING");
+    shared.wait_state(c_first, "RUNNING");
+    let client = Client::at(&shared.socket).unwrap();
+    let started = |id: u32| client.job(&id.to_string()).unwrap().jobs[0].start_time.number;
+    let a_waiting: Vec<u32> = queue.iter().filter(|(_, _, u)| *u == a.name).map(|(j, _, _)| *j).collect();
+    let latest_bc = started(b_first).max(started(c_first));
+    for id in &a_waiting {
+        let s = shared.state(*id);
+        assert!(s == "PENDING" || started(*id) >= latest_bc, "A's job {id} ({s}) started before B's and C's");
+    }
+    // Now all three keep the queue full of short jobs: each one's usage comes to a third.
+    for user in [&b, &c] {
+        for _ in 0..60 {
+            shared.sbatch_as(user, &job);
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let users = [&a, &b, &c];
+    let mut seen = usage(&shared, &users);
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_secs(2));
+        seen = usage(&shared, &users);
+        let total: f64 = seen.iter().sum();
+        if total > 100.0 && seen.iter().all(|u| (u / total - 1.0 / 3.0).abs() * 3.0 < 0.15) {
+            break;
+        }
+    }
+    let total: f64 = seen.iter().sum();
+    for (user, used) in users.iter().zip(&seen) {
+        let share = used / total;
+        assert!(
+            (share * 3.0 - 1.0).abs() < 0.15,
+            "{}: {used} of {total} GPU-seconds ({share:.3}); all: {seen:?}",
+            user.name
+        );
+    }
+    // sshare as B shows B's own row only, with the lab's three users counted.
+    let out = shared.run_as(&b, "sshare", &["-n", "-P"]);
+    let rows = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(rows.lines().any(|l| l.starts_with(&format!("  lab|{}|1|", b.name))), "{rows}");
+    assert!(!rows.contains(&a.name), "{rows}");
+    let _ = shared.run_as(&a, "scancel", &["-u", &a.name]);
+    let _ = shared.run_as(&b, "scancel", &["-u", &b.name]);
+    let _ = shared.run_as(&c, "scancel", &["-u", &c.name]);
+}
