@@ -28,7 +28,7 @@ pub use node::{
 };
 pub use priorities::{JobPriority, PrioritiesResponse, PriorityWeights, TresValue};
 pub use queue_query::{Cell, JobQuery, JobRows, LayoutField, LayoutItem};
-pub use shares::{AssocShares, FairshareStanding, SharesMsg, SharesResponse, SharesTres, LEVEL_FS_INFINITE};
+pub use shares::{AssocShares, FairshareStanding, SharesMsg, SharesResponse, SharesTres, TresCount, LEVEL_FS_INFINITE};
 pub use slurmlet::{BatchScriptResponse, ConfigInfo, ConfigResponse, TokenRequest, TokenResponse, MAX_TOKEN_LIFESPAN};
 
 use serde::{Deserialize, Serialize};

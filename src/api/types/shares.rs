@@ -63,9 +63,21 @@ pub struct AssocShares {
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 #[serde(default)]
 pub struct SharesTres {
-    pub run_seconds: Vec<serde_json::Value>,
-    pub group_minutes: Vec<serde_json::Value>,
+    /// What its running jobs hold times the time left to their limits (`TRESRunMins`, in
+    /// seconds here).
+    pub run_seconds: Vec<TresCount>,
+    /// Limits on TRES-minutes (`GrpTRESMins`; none are kept).
+    pub group_minutes: Vec<TresCount>,
+    /// Usage by TRES (none is kept by TRES).
     pub usage: Vec<serde_json::Value>,
+}
+
+/// `v0.0.43_shares_uint64_tres`: a TRES and a count.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct TresCount {
+    pub name: String,
+    pub value: NoVal<u64>,
 }
 
 /// `fairshare` of an association.

@@ -83,6 +83,15 @@ pub fn value(name: &str, share: &AssocShares, spaces: usize, layout: &Layout) ->
         "RawShares" => Cell::Number(share.shares.get().map(u64::from)),
         "RawUsage" => Cell::Number(Some(share.usage.max(0) as u64)),
         "User" => Cell::Text(share.is_user().then(|| share.name.clone())),
+        "TRESRunMins" => text(
+            share
+                .tres
+                .run_seconds
+                .iter()
+                .map(|t| format!("{}={}", t.name, t.value.get().unwrap_or(0) / 60))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         // Neither limits on TRES-minutes nor per-TRES usage are kept.
         _ => Cell::Text(None),
     }

@@ -40,8 +40,11 @@ pub async fn shares(
         let core = d.core.lock();
         let only = (core.config.private_usage && !caller.privileged(&core.config)).then_some(caller.uid);
         let query = shares::SharesQuery { accounts: names(&query, "accounts"), users, only };
-        let tree = core.fair_shares(crate::sys::now());
-        let mut msg = shares::rows(&tree, &core.config.cluster_name, &query);
+        let now = crate::sys::now();
+        let tree = core.fair_shares(now);
+        let running: Vec<_> = core.holding().map(|j| (j, core.billing_of(j))).collect();
+        let run = shares::run_seconds(&tree, &running, core.config.shards_per_gpu, now);
+        let mut msg = shares::rows(&tree, &run, &core.config.cluster_name, &query);
         if asked_users && query.users.is_empty() {
             // Users that do not exist have no rows: only the accounts are left.
             msg.shares.retain(|s| !s.is_user());

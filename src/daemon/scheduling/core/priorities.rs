@@ -103,6 +103,11 @@ impl Core {
         usage
     }
 
+    /// What `job`'s hold of the node costs a second (its `billing`).
+    pub fn billing_of(&self, job: &Job) -> f64 {
+        billing::billing(&job.req, &self.config.priority.billing, self.config.shards_per_gpu)
+    }
+
     /// The fair-share tree at `now`.
     pub fn fair_shares(&self, now: u64) -> Shares {
         Shares::of(&self.config.account_tree, &self.priorities.seen, &self.usage_now(now))

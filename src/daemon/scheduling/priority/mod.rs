@@ -81,6 +81,11 @@ impl Shares {
         self.users.get(&(account.to_string(), uid)).map_or(0.0, |&i| self.standings[i].factor)
     }
 
+    /// Where `uid`'s association in `account` is in the tree.
+    pub fn index_of(&self, account: &str, uid: u32) -> Option<usize> {
+        self.users.get(&(account.to_string(), uid)).copied()
+    }
+
     /// Every user's factor, by association.
     pub fn factors(&self) -> HashMap<AssocKey, f64> {
         self.users.iter().map(|(k, &i)| (k.clone(), self.standings[i].factor)).collect()
