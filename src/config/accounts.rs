@@ -33,6 +33,11 @@ pub struct Account {
     pub description: String,
     /// sacctmgr's `Org` (the parent's name when none is given).
     pub organization: String,
+    /// The QOS its users' jobs may run in (`None`: its parent's; at the top, every QOS).
+    pub qos: Option<Vec<String>>,
+    /// The QOS of its users' jobs that name none (`None`: its parent's; at the top,
+    /// `normal`).
+    pub default_qos: Option<String>,
 }
 
 /// The tree of accounts and the users in each.
@@ -44,6 +49,8 @@ pub struct AccountTree {
     pub users: BTreeMap<(String, u32), u32>,
     /// Each listed user's default account.
     pub defaults: BTreeMap<u32, String>,
+    /// The QOS of each listed user's jobs that name none, where `[users.NAME]` gives one.
+    pub default_qos: BTreeMap<u32, String>,
 }
 
 /// A `[users.NAME]` table.
@@ -52,6 +59,8 @@ pub struct AccountTree {
 pub struct UserTable {
     /// The account of their jobs that name none.
     pub default_account: Option<String>,
+    /// The QOS of their jobs that name none.
+    pub default_qos: Option<String>,
 }
 
 /// The most shares an account or a user may have (Slurm's are 32-bit).
@@ -131,9 +140,12 @@ impl AccountTree {
                     "description" => account.description = text(&at, v)?,
                     "organization" => account.organization = text(&at, v)?,
                     "users" => tree.read_users(name, &at, v)?,
+                    "qos" => account.qos = Some(names(&at, v)?),
+                    "default_qos" => account.default_qos = Some(text(&at, v)?),
                     _ => {
                         return Err(format!(
-                            "{at}: unknown key (known: fairshare, parent, users, description, organization)"
+                            "{at}: unknown key (known: fairshare, parent, users, description, organization, qos, \
+                             default_qos)"
                         ))
                     }
                 }
@@ -192,6 +204,9 @@ impl AccountTree {
     fn read_defaults(&mut self, users: &BTreeMap<String, UserTable>) -> Result<(), String> {
         for (name, table) in users {
             let uid = crate::identity::user_uid(name).ok_or_else(|| format!("users.{name}: no such user '{name}'"))?;
+            if let Some(qos) = &table.default_qos {
+                self.default_qos.insert(uid, qos.clone());
+            }
             if let Some(default) = &table.default_account {
                 if !self.users.contains_key(&(default.clone(), uid)) {
                     return Err(format!(
@@ -233,8 +248,86 @@ impl AccountTree {
 
 impl Account {
     fn under(parent: &str, name: &str, fairshare: u32) -> Account {
-        Account { parent: parent.into(), fairshare, description: name.into(), organization: parent.into() }
+        Account {
+            parent: parent.into(),
+            fairshare,
+            description: name.into(),
+            organization: parent.into(),
+            qos: None,
+            default_qos: None,
+        }
     }
+}
+
+/// Why a job may not run in the QOS it asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QosRefused {
+    /// No QOS has that name.
+    Unknown(String),
+    /// It exists, but the account does not offer it; the ones it offers.
+    NotOffered(String, Vec<String>),
+}
+
+impl AccountTree {
+    /// The QOS a job of `uid` charged to `account` runs in: the one it `asked` for, when
+    /// the account offers it, else the user's or the account's default, else `normal`.
+    pub fn qos_for(
+        &self,
+        qos: &super::qos::QosList,
+        uid: u32,
+        account: &str,
+        asked: Option<&str>,
+    ) -> Result<String, QosRefused> {
+        let offered: Option<&Vec<String>> =
+            self.ancestors(account).find_map(|a| self.accounts.get(a).and_then(|x| x.qos.as_ref()));
+        let offers = |name: &str| offered.is_none_or(|list| list.iter().any(|q| q == name));
+        match asked.filter(|a| !a.is_empty()) {
+            Some(name) if qos.get(name).is_none() => Err(QosRefused::Unknown(name.to_string())),
+            Some(name) if !offers(name) => {
+                Err(QosRefused::NotOffered(name.to_string(), offered.cloned().unwrap_or_default()))
+            }
+            Some(name) => Ok(name.to_string()),
+            None => {
+                let default = self.default_qos.get(&uid).or_else(|| {
+                    self.ancestors(account).find_map(|a| self.accounts.get(a).and_then(|x| x.default_qos.as_ref()))
+                });
+                Ok(match (default, offered) {
+                    (Some(d), _) => d.clone(),
+                    (None, Some(list)) if !list.iter().any(|q| q == super::qos::NORMAL) => {
+                        list.first().cloned().unwrap_or_else(|| super::qos::NORMAL.into())
+                    }
+                    _ => super::qos::NORMAL.into(),
+                })
+            }
+        }
+    }
+
+    /// Every QOS the accounts and users name exists in `qos`; `Err` names the key.
+    pub fn check_qos(&self, qos: &super::qos::QosList) -> Result<(), String> {
+        for (name, a) in &self.accounts {
+            for q in a.qos.iter().flatten() {
+                if qos.get(q).is_none() {
+                    return Err(format!("accounts.{name}.qos: '{q}' is no QOS"));
+                }
+            }
+            if let Some(q) = a.default_qos.as_ref().filter(|q| qos.get(q).is_none()) {
+                return Err(format!("accounts.{name}.default_qos: '{q}' is no QOS"));
+            }
+        }
+        for (uid, q) in &self.default_qos {
+            if qos.get(q).is_none() {
+                return Err(format!("users.{}.default_qos: '{q}' is no QOS", crate::identity::user_name(*uid)));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn names(key: &str, value: &toml::Value) -> Result<Vec<String>, String> {
+    value
+        .as_array()
+        .and_then(|list| list.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| format!("{key}: give a list of names"))
 }
 
 fn is_name(name: &str) -> bool {

@@ -165,6 +165,9 @@ pub const PORT: Bounds<u16> = Bounds { min: 1, max: u16::MAX, unit: "" };
 /// have ([`crate::options::time::MAX_MINUTES`]); `UNLIMITED` stays allowed.
 pub const PARTITION_MINUTES: Bounds<u64> = Bounds { min: 0, max: crate::options::time::MAX_MINUTES, unit: " minutes" };
 
+/// `requeue_delay`, seconds: at most a day ([`DAY_SECS`]).
+pub const REQUEUE_DELAY: Bounds<i64> = ints(0, DAY_SECS, " seconds");
+
 /// A partition's `priority_job_factor`: Slurm's `PriorityJobFactor` is 16-bit.
 pub const PRIORITY_JOB_FACTOR: Bounds<i64> = ints(0, u16::MAX as i64, "");
 

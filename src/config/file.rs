@@ -150,6 +150,16 @@ pub struct ConfigFile {
     pub priority_usage_reset_period: Option<String>,
     /// slurm.conf's `TRESBillingWeights` (`CPU=1.0,Mem=0.25G,GRES/gpu=10`).
     pub tres_billing_weights: Option<String>,
+    /// The QOS (`[qos.NAME]`, see [`super::qos`]); `normal` always exists.
+    pub qos: Option<std::collections::BTreeMap<String, super::qos::QosTable>>,
+    /// slurm.conf's `PreemptType`: `preempt/none` (the default) or `preempt/qos`.
+    pub preempt_type: Option<String>,
+    /// slurm.conf's `PreemptMode`: `OFF`, `REQUEUE` or `CANCEL` (default `OFF`; with
+    /// `preempt/qos`, `REQUEUE`).
+    pub preempt_mode: Option<String>,
+    /// Seconds a preempted and requeued job waits before it may start again (Slurm's
+    /// `SchedulerParameters=requeue_delay`; default 120, its credential lifetime).
+    pub requeue_delay: Option<i64>,
     /// Shards each GPU is split into for jobs that ask for `--gres=shard:N` (gres.conf's
     /// `Name=shard`, spread evenly over the GPUs; default 0: GPUs are given whole only).
     pub shards_per_gpu: Option<i64>,

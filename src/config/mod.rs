@@ -9,6 +9,7 @@ pub mod cgroup;
 mod file;
 pub mod mode;
 pub mod priority;
+pub mod qos;
 pub mod reload;
 mod resolve;
 pub mod target;
@@ -180,6 +181,13 @@ pub struct Config {
     pub account_tree: accounts::AccountTree,
     /// The multifactor priority's weights and periods.
     pub priority: priority::PrioritySettings,
+    /// The QOS, `normal` among them.
+    pub qos: qos::QosList,
+    /// What a preempted job undergoes by default (`Off`: nothing is preempted,
+    /// `preempt_type = "preempt/none"`).
+    pub preempt_mode: qos::PreemptMode,
+    /// Seconds a preempted and requeued job waits before it may start again.
+    pub requeue_delay: u32,
 }
 
 impl Config {

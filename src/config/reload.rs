@@ -40,6 +40,9 @@ impl Config {
             accounts,
             account_tree,
             priority,
+            qos,
+            preempt_mode,
+            requeue_delay,
             // Only at the next start: the node's resources, its names, where the daemon
             // listens and keeps its state, and what its start set up from them.
             cluster_name,
@@ -106,6 +109,9 @@ impl Config {
             accounts,
             account_tree,
             priority,
+            qos,
+            preempt_mode,
+            requeue_delay,
             ..self.clone()
         };
         Reloaded { config, restart_only }

@@ -31,10 +31,7 @@ impl Config {
         let (gpu_setting, gpu_type, gpus) = read_gpus(file.gpus.take(), &nvml_library, &refuse)?;
         let partitions = read_partitions(file.partitions.take(), &refuse)?;
         let operators = read_operators(file.operators.take(), &refuse)?;
-        let (default_account, account_tree) =
-            read_accounts(file.default_account.take(), file.accounts.take(), file.users.take(), &refuse)?;
-        let accounts = account_tree.as_ref().map(accounts::AccountTree::charges);
-        let priority = read_priority(&mut file, &refuse)?;
+        let sharing = read_sharing(&mut file, &refuse)?;
         let mode = file.mode.unwrap_or_default();
         let cpus = bounds::CPUS
             .read_opt("cpus", file.cpus)
@@ -118,10 +115,13 @@ impl Config {
             private_usage: file.private_data.unwrap_or_default().contains(&PrivateData::Usage),
             listen: file.listen,
             path: path.to_path_buf(),
-            default_account,
-            accounts,
-            account_tree: account_tree.unwrap_or_default(),
-            priority,
+            default_account: sharing.default_account,
+            accounts: sharing.accounts,
+            account_tree: sharing.account_tree,
+            priority: sharing.priority,
+            qos: sharing.qos,
+            preempt_mode: sharing.preempt_mode,
+            requeue_delay: sharing.requeue_delay,
         })
     }
 }
@@ -235,6 +235,41 @@ fn read_operators(names: Option<Vec<String>>, refuse: &Refuse) -> Result<Vec<u32
     Ok(operators)
 }
 
+/// How the machine is shared: the accounts, priorities, QOS and preemption.
+struct Sharing {
+    default_account: String,
+    accounts: Option<std::collections::BTreeMap<u32, Vec<String>>>,
+    account_tree: accounts::AccountTree,
+    priority: priority::PrioritySettings,
+    qos: qos::QosList,
+    preempt_mode: qos::PreemptMode,
+    requeue_delay: u32,
+}
+
+/// The keys of [`Sharing`], each checked, the QOS the accounts name among them.
+fn read_sharing(file: &mut ConfigFile, refuse: &Refuse) -> Result<Sharing, ConfigError> {
+    let (default_account, account_tree) =
+        read_accounts(file.default_account.take(), file.accounts.take(), file.users.take(), refuse)?;
+    let priority = read_priority(file, refuse)?;
+    let (qos, preempt_mode) = read_qos(file, refuse)?;
+    if let Some(tree) = &account_tree {
+        tree.check_qos(&qos).map_err(|m| refuse.invalid(m))?;
+    }
+    let requeue_delay = bounds::REQUEUE_DELAY
+        .read_opt("requeue_delay", file.requeue_delay)
+        .map_err(|which| refuse.out_of_range(which))?
+        .unwrap_or(120);
+    Ok(Sharing {
+        default_account,
+        accounts: account_tree.as_ref().map(accounts::AccountTree::charges),
+        account_tree: account_tree.unwrap_or_default(),
+        priority,
+        qos,
+        preempt_mode,
+        requeue_delay,
+    })
+}
+
 /// The account of jobs that name none, and the tree of accounts (`None`: the file has no
 /// `accounts`, and any account is accepted).
 fn read_accounts(
@@ -277,6 +312,45 @@ fn read_priority(file: &mut ConfigFile, refuse: &Refuse) -> Result<priority::Pri
         priority::PriorityRefusal::OutOfRange(which) => refuse.out_of_range(which),
         priority::PriorityRefusal::Invalid(message) => refuse.invalid(message),
     })
+}
+
+/// The QOS tables and how preempted jobs end (`Off` without `preempt_type = "preempt/qos"`).
+fn read_qos(file: &mut ConfigFile, refuse: &Refuse) -> Result<(qos::QosList, qos::PreemptMode), ConfigError> {
+    let invalid = |message| refuse.invalid(message);
+    let list = qos::QosList::read(file.qos.take().unwrap_or_default()).map_err(invalid)?;
+    let by_qos = match file.preempt_type.take().as_deref() {
+        None | Some("preempt/none") => false,
+        Some("preempt/qos") => true,
+        Some(other) => {
+            return Err(invalid(format!(
+                "preempt_type: '{other}' is none of preempt/none, preempt/qos (preempt/partition_prio is not offered: one node)"
+            )))
+        }
+    };
+    let mode = match file.preempt_mode.take() {
+        Some(text) => qos::PreemptMode::parse("preempt_mode", &text).map_err(invalid)?,
+        None if by_qos => qos::PreemptMode::Requeue,
+        None => qos::PreemptMode::Off,
+    };
+    if !by_qos && mode != qos::PreemptMode::Off {
+        return Err(invalid(format!(
+            "preempt_mode = \"{}\" preempts nothing without preempt_type = \"preempt/qos\"",
+            mode.name()
+        )));
+    }
+    if by_qos && mode == qos::PreemptMode::Off {
+        return Err(invalid(
+            "preempt_type = \"preempt/qos\" with preempt_mode = \"OFF\" preempts nothing: give REQUEUE or CANCEL"
+                .into(),
+        ));
+    }
+    let preempting = list.0.iter().find(|(_, q)| !q.preempt.is_empty()).map(|(n, _)| n.clone());
+    if let (false, Some(name)) = (by_qos, preempting) {
+        return Err(invalid(format!(
+            "qos.{name}.preempt: preemption needs preempt_type = \"preempt/qos\" (its jobs would never preempt)"
+        )));
+    }
+    Ok((list, mode))
 }
 
 /// The `[limits]` table, each number within its range.

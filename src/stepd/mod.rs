@@ -160,6 +160,9 @@ pub mod files {
     /// script that then ends by itself (its srun's step ended first) still gets slurmstepd's
     /// `*** JOB … CANCELLED AT … ***` line.
     pub const CANCELLED: &str = "cancelled";
+    /// Present when the job is ended because it was preempted: its line then says `DUE TO
+    /// PREEMPTION`.
+    pub const PREEMPTED: &str = "preempted";
 }
 
 /// Reads a job directory's end status, if the supervisor wrote one.
@@ -503,9 +506,12 @@ pub fn error_line(node: &str, text: &str) -> String {
     format!("slurmstepd-{node}: error: {text}")
 }
 
-/// Why a cancelled job ends, for its line: ` DUE TO JOB REQUEUE` when it is requeued.
+/// Why a cancelled job ends, for its line: ` DUE TO PREEMPTION` when it was preempted,
+/// ` DUE TO JOB REQUEUE` when it is requeued.
 fn requeue_note(dir: &Path) -> &'static str {
-    if dir.join(files::REQUEUED).exists() {
+    if dir.join(files::PREEMPTED).exists() {
+        " DUE TO PREEMPTION"
+    } else if dir.join(files::REQUEUED).exists() {
         " DUE TO JOB REQUEUE"
     } else {
         ""

@@ -151,7 +151,7 @@ fn select(store: &Store, q: &HistoryQuery, snapshot: Snapshot) -> Result<Vec<Acc
 }
 
 /// The earlier runs of requeued `job`, each as it ended, in the state Slurm's accounting
-/// gives them: REQUEUED.
+/// gives them: REQUEUED, or PREEMPTED for a run ended by preemption.
 fn earlier_runs(
     store: &Store,
     job: &Job,
@@ -162,7 +162,10 @@ fn earlier_runs(
     Ok(store
         .runs(job.id)?
         .iter()
-        .map(|run| AcctJob { state: "REQUEUED".into(), ..accounting::acct_job(run, &[], config, user, group) })
+        .map(|run| {
+            let state = if run.preempted { "PREEMPTED" } else { "REQUEUED" };
+            AcctJob { state: state.into(), ..accounting::acct_job(run, &[], config, user, group) }
+        })
         .collect())
 }
 

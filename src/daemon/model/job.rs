@@ -29,6 +29,8 @@ pub enum JobState {
     OutOfMemory,
     /// Lost with its node (supervisor gone without a status).
     NodeFail,
+    /// Ended because a job of a QOS that may preempt it needed what it held.
+    Preempted,
 }
 
 impl JobState {
@@ -45,6 +47,7 @@ impl JobState {
             JobState::Timeout => "TIMEOUT",
             JobState::OutOfMemory => "OUT_OF_MEMORY",
             JobState::NodeFail => "NODE_FAIL",
+            JobState::Preempted => "PREEMPTED",
         }
     }
 
@@ -76,6 +79,7 @@ pub const ALL_STATES: &[JobState] = &[
     JobState::Timeout,
     JobState::OutOfMemory,
     JobState::NodeFail,
+    JobState::Preempted,
 ];
 
 /// An amount of the node's consumable resources.
@@ -196,8 +200,12 @@ pub struct Job {
     pub wckey: Text,
     /// `--account`.
     pub account: Text,
-    /// `--qos`.
+    /// Its QOS: the one asked for (`--qos`), or its user's or account's default.
     pub qos: Text,
+    /// Whether this run is being (or was) ended by preemption.
+    pub preempted: bool,
+    /// When a preempted job's grace time is over (UNIX seconds).
+    pub preempt_at: u64,
     /// `--nice`.
     pub nice: i32,
     /// `--signal`.

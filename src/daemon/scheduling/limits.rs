@@ -34,31 +34,47 @@ pub fn held<'a>(running: impl Iterator<Item = &'a Job>) -> HashMap<u32, Held> {
     by_user
 }
 
-/// How many jobs each user has pending, running or being submitted, kept up to date as
-/// jobs are staged, end, or fail to be stored: a submit checks it without looking at every
-/// job.
+/// How many jobs each user has pending, running or being submitted, in all and in each
+/// QOS, kept up to date as jobs are staged, end, or fail to be stored: a submit checks it
+/// without looking at every job.
 #[derive(Debug, Default)]
-pub struct Active(HashMap<u32, u32>);
+pub struct Active {
+    by_user: HashMap<u32, u32>,
+    by_qos: HashMap<(String, u32), u32>,
+}
 
 impl Active {
-    /// Counts a job of `uid` in.
-    pub fn add(&mut self, uid: u32) {
-        *self.0.entry(uid).or_default() += 1;
+    /// Counts a job of `uid` in QOS `qos` in.
+    pub fn add(&mut self, uid: u32, qos: &str) {
+        *self.by_user.entry(uid).or_default() += 1;
+        *self.by_qos.entry((qos.to_string(), uid)).or_default() += 1;
     }
 
-    /// Counts a job of `uid` out (it ended, or was never stored).
-    pub fn remove(&mut self, uid: u32) {
-        if let Some(n) = self.0.get_mut(&uid) {
+    /// Counts a job of `uid` in QOS `qos` out (it ended, or was never stored).
+    pub fn remove(&mut self, uid: u32, qos: &str) {
+        if let Some(n) = self.by_user.get_mut(&uid) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                self.0.remove(&uid);
+                self.by_user.remove(&uid);
+            }
+        }
+        let key = (qos.to_string(), uid);
+        if let Some(n) = self.by_qos.get_mut(&key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.by_qos.remove(&key);
             }
         }
     }
 
     /// The jobs of `uid`.
     pub fn of(&self, uid: u32) -> u32 {
-        self.0.get(&uid).copied().unwrap_or(0)
+        self.by_user.get(&uid).copied().unwrap_or(0)
+    }
+
+    /// The jobs of `uid` in QOS `qos`.
+    pub fn in_qos(&self, uid: u32, qos: &str) -> u32 {
+        self.by_qos.get(&(qos.to_string(), uid)).copied().unwrap_or(0)
     }
 }
 
@@ -136,14 +152,15 @@ mod tests {
     #[test]
     fn active_jobs_are_counted_per_user() {
         let mut a = Active::default();
-        a.add(7);
-        a.add(7);
-        a.add(8);
-        a.remove(7);
-        a.remove(9);
+        a.add(7, "normal");
+        a.add(7, "high");
+        a.add(8, "normal");
+        a.remove(7, "normal");
+        a.remove(9, "normal");
         assert_eq!((a.of(7), a.of(8), a.of(9)), (1, 1, 0));
-        a.remove(7);
-        a.remove(7);
+        assert_eq!((a.in_qos(7, "high"), a.in_qos(7, "normal")), (1, 0));
+        a.remove(7, "high");
+        a.remove(7, "high");
         assert_eq!(a.of(7), 0);
     }
 }

@@ -13,6 +13,7 @@ pub mod job_edit;
 pub mod limits;
 pub mod plan;
 pub mod priority;
+pub mod qos_limits;
 pub mod requeue;
 pub mod steps;
 pub mod submit;

@@ -64,6 +64,13 @@ impl Core {
         drop(self.writer.requeued(job));
         job.restarts += 1;
         job.requeue_on_end = false;
+        if job.preempted {
+            // As Slurm's: a preempted job may start again only after the requeue delay, so
+            // that the job that preempted it has what it freed.
+            job.begin_time = crate::sys::now() + self.config.requeue_delay as u64 + 1;
+        }
+        job.preempted = false;
+        job.preempt_at = 0;
         job.state = Some(JobState::Pending);
         job.reason = "None".into();
         job.reason_prev = Default::default();
@@ -84,8 +91,8 @@ impl Core {
         if !job.held {
             self.index.queue.insert((Reverse(job.priority), id));
         }
-        let uid = job.uid;
-        self.count_active(uid);
+        let (uid, qos) = (job.uid, job.qos.clone());
+        self.count_active(uid, &qos);
         Effects { durable: Some(durable), reschedule: true, ..Default::default() }
     }
 }

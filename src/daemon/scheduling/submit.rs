@@ -50,6 +50,7 @@ pub fn build(
     let environment = read_environment(desc)?;
     let cwd = read_cwd(desc)?;
     let account = read_account(desc, caller, config)?;
+    let qos = read_qos(desc, caller, &account, config)?;
     let mut warnings = Vec::new();
     let partition = read_partition(desc, config)?;
     let time_limit = read_time_limit(desc, partition, &mut warnings);
@@ -60,6 +61,8 @@ pub fn build(
     let begin_time = read_begin_time(desc)?;
     let labels = read_labels(desc, &environment, &cwd)?;
     let Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu } = resources;
+    // A job without a time limit gets its QOS's longest, as Slurm's does.
+    let time_limit = time_limit.or_else(|| config.qos.get(&qos).and_then(|q| q.max_wall_minutes));
     let job = Job {
         id: 0,
         name: labels.name.into(),
@@ -89,7 +92,7 @@ pub fn build(
         comment: desc.comment.as_deref().unwrap_or_default().into(),
         wckey: desc.wckey.as_deref().unwrap_or_default().into(),
         account: account.into(),
-        qos: desc.qos.as_deref().unwrap_or_default().into(),
+        qos: qos.as_str().into(),
         nice: desc.nice.unwrap_or(0),
         warn_signal,
         submit_host: labels.submit_host.unwrap_or_else(crate::paths::hostname).into(),
@@ -155,6 +158,25 @@ fn read_cwd(desc: &JobDescMsg) -> Result<String, Refusal> {
         ));
     }
     Ok(cwd)
+}
+
+/// The QOS the job runs in: the one asked for, when it exists and the account offers it,
+/// else the user's or account's default (see [`crate::config::accounts::AccountTree::qos_for`]).
+fn read_qos(desc: &JobDescMsg, caller: Caller, account: &str, config: &Config) -> Result<String, Refusal> {
+    use crate::config::accounts::QosRefused;
+    const INVALID_QOS: i32 = 2066;
+    config.account_tree.qos_for(&config.qos, caller.uid, account, desc.qos.as_deref()).map_err(|refused| {
+        let why = match refused {
+            QosRefused::Unknown(name) => format!(
+                "no QOS is named '{name}' (there are: {})",
+                config.qos.0.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            QosRefused::NotOffered(name, offered) => {
+                format!("account '{account}' does not offer QOS '{name}' (it offers: {})", offered.join(", "))
+            }
+        };
+        explained(INVALID_QOS, "Invalid qos specification", why)
+    })
 }
 
 /// The account the job is charged to: the one asked for, when the caller may charge it,

@@ -112,7 +112,7 @@ impl Core {
         job.reason_prev = job.reason.clone();
         job.reason = reason.into();
         job.state = Some(JobState::Cancelled);
-        self.active.remove(job.uid);
+        self.active.remove(job.uid, &job.qos);
         job.end_time = crate::sys::now();
         job.cancelled_by = by;
         job.end_cause = Some(EndCause::Cancelled);

@@ -35,6 +35,8 @@ impl Core {
         let count = array.as_ref().map_or(1, |a| a.indices.len() as u32);
         let active = self.active.of(caller.uid).saturating_add(count - 1);
         limits::check_submit(&self.config.limits, &new.job, active)?;
+        self.check_qos_submit(&new.job, count)?;
+        let new_qos = new.job.qos.to_string();
         if new.job.held {
             new.job.reason = "JobHeldUser".into();
         }
@@ -50,7 +52,7 @@ impl Core {
         let ids = self.next_id..self.next_id + count;
         self.next_id = ids.end;
         for _ in 0..count {
-            self.active.add(caller.uid);
+            self.active.add(caller.uid, &new_qos);
         }
         Ok(Reserved { jobs, payload: new.payload, warnings: new.warnings, ids })
     }
@@ -60,7 +62,7 @@ impl Core {
     /// meanwhile.
     pub fn give_back(&mut self, reserved: Reserved) {
         for job in &reserved.jobs {
-            self.active.remove(job.uid);
+            self.active.remove(job.uid, &job.qos);
         }
         if self.next_id == reserved.ids.end {
             self.next_id = reserved.ids.start;
@@ -78,7 +80,7 @@ impl Core {
     /// Staged jobs that could not be stored: they no longer count against their user.
     pub fn unstage(&mut self, jobs: &[Job]) {
         for job in jobs {
-            self.active.remove(job.uid);
+            self.active.remove(job.uid, &job.qos);
         }
     }
 
@@ -115,6 +117,7 @@ impl Core {
             None => (JobState::NodeFail, "NodeDown"),
             Some(s) => match s.cause {
                 EndCause::LaunchFailed => (JobState::Failed, "JobLaunchFailure"),
+                EndCause::Cancelled if job.preempted => (JobState::Preempted, "None"),
                 EndCause::Cancelled => (JobState::Cancelled, "None"),
                 EndCause::TimeLimit => (JobState::Timeout, "TimeLimit"),
                 EndCause::OutOfMemory => (JobState::OutOfMemory, "OutOfMemory"),
@@ -127,7 +130,7 @@ impl Core {
         };
         job.state = Some(state);
         self.index.holding.remove(&id);
-        self.active.remove(job.uid);
+        self.active.remove(job.uid, &job.qos);
         job.reason = reason.into();
         job.end_time = end_time;
         job.wait_status = status.as_ref().map(|s| s.wait_status);

@@ -22,6 +22,7 @@ mod job_steps;
 mod lifecycle;
 mod overdue;
 mod priorities;
+mod qos;
 mod recovery;
 mod resource_ledger;
 mod schedule;
@@ -214,7 +215,7 @@ impl Core {
         let index = job_index::JobIndex::of(&jobs, Self::queued, Self::waits_on_dependency);
         let mut active = limits::Active::default();
         for j in jobs.values().filter(|j| !j.state().is_finished()) {
-            active.add(j.uid);
+            active.add(j.uid, &j.qos);
         }
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         let ledger = priorities::open_usage(&store, &writer, &config, now).map_err(StoreError::found_at_start)?;
@@ -306,8 +307,8 @@ impl Core {
     }
 
     /// Counts a job of `uid` that is pending or running again (requeued).
-    pub(in crate::daemon) fn count_active(&mut self, uid: u32) {
-        self.active.add(uid);
+    pub(in crate::daemon) fn count_active(&mut self, uid: u32, qos: &str) {
+        self.active.add(uid, qos);
     }
 
     /// Takes the keys of `new` that a reload may change (see [`Config::reloaded`]); returns

@@ -31,7 +31,9 @@ fn counted_secs(job: &Job, reset_at: u64) -> u64 {
 /// The usage of `job`'s last run, ended or at `now` (a running one).
 fn usage_of(job: &Job, config: &Config, reset_at: u64, until: u64) -> f64 {
     let p = &config.priority;
-    let b = billing::billing(&job.req, &p.billing, config.shards_per_gpu);
+    // A QOS's usage factor scales what its jobs are charged (0: nothing, as a scavenger's).
+    let factor = config.qos.get(&job.qos).map_or(1.0, |q| q.usage_factor);
+    let b = billing::billing(&job.req, &p.billing, config.shards_per_gpu) * factor;
     let secs = if job.end_time > 0 {
         counted_secs(job, reset_at)
     } else {
@@ -119,7 +121,12 @@ impl Core {
         let fairshare = self.priorities.factors.get(&(job.account.to_string(), job.uid)).copied().unwrap_or(0.0);
         let job_factor =
             self.config.partitions.iter().find(|p| job.partition == p.name).map_or(0, |p| p.priority_job_factor);
-        Factors::of(job, fairshare, job_factor, &self.node_totals(), &self.config.priority, now)
+        let max_qos = self.config.qos.max_priority();
+        let qos = match self.config.qos.get(&job.qos) {
+            Some(q) if max_qos > 0 => q.priority as f64 / max_qos as f64,
+            _ => 0.0,
+        };
+        Factors::of(job, fairshare, job_factor, qos, &self.node_totals(), &self.config.priority, now)
     }
 
     /// Notes a new job's association, and gives it its priority (when priorities are

@@ -10,6 +10,7 @@ use crate::daemon::scheduling::array;
 use crate::daemon::scheduling::depend;
 use crate::daemon::scheduling::limits;
 use crate::daemon::scheduling::plan::{Disregard, GpuUnits, Hold, Plan, Verdict};
+use crate::daemon::scheduling::qos_limits::QosHeld;
 use crate::daemon::scheduling::submit;
 use crate::daemon::store::writer::Durable;
 use crate::daemon::store::StoreError;
@@ -38,6 +39,76 @@ const MAX_RESERVATIONS: usize = 256;
 /// the plan puts later rests on guesses (jobs without a time limit counted as running a
 /// year), and Slurm's backfill shows none past its window either.
 const EXPECTED_START_WINDOW_SECS: u64 = 86_400;
+
+/// Whether a job that does not fit now would, but for the GPUs in use outside the queue
+/// (`gpus`) or other users' MPS servers (`by_mps`).
+#[derive(Clone, Copy)]
+struct KeptOff {
+    gpus: bool,
+    by_mps: bool,
+}
+
+/// What the waiting jobs of a pass so far leave to those behind them.
+struct Waiting {
+    /// A job ahead waits for resources.
+    behind: bool,
+    /// Running jobs preempted for jobs ahead.
+    victims: Vec<u32>,
+    /// Whether priorities are computed.
+    multifactor: bool,
+    /// Whether jobs may preempt others.
+    preemption: bool,
+}
+
+/// What the jobs holding resources count against the limits on starts, kept up to date as
+/// a pass starts more: per user (`[limits]`), per array (its task throttle) and per QOS.
+struct Counts {
+    limits: crate::config::UserLimits,
+    held: std::collections::HashMap<u32, limits::Held>,
+    arrays: std::collections::HashMap<u32, u32>,
+    qos: Option<QosHeld>,
+    shards_per_gpu: u32,
+}
+
+impl Counts {
+    fn of(core: &Core) -> Counts {
+        let limits = core.config.limits;
+        let shards_per_gpu = core.config.shards_per_gpu;
+        Counts {
+            held: if limits.limits_starts() { limits::held(core.holding()) } else { Default::default() },
+            arrays: array::running(core.holding()),
+            qos: core.qos_limits_starts().then(|| QosHeld::of(core.holding(), shards_per_gpu)),
+            limits,
+            shards_per_gpu,
+        }
+    }
+
+    /// Slurm's reason when a limit holds `job` back.
+    fn blocked(&self, core: &Core, job: &Job) -> Option<&'static str> {
+        if array::throttled(job, &self.arrays) {
+            return Some("JobArrayTaskLimit");
+        }
+        if self.limits.limits_starts() {
+            if let Some(r) = limits::blocked(&self.limits, self.held.get(&job.uid).copied().unwrap_or_default(), job) {
+                return Some(r);
+            }
+        }
+        self.qos.as_ref().and_then(|held| core.qos_blocked(job, held))
+    }
+
+    /// Counts `job` in: it starts.
+    fn started(&mut self, job: &Job) {
+        if self.limits.limits_starts() {
+            self.held.entry(job.uid).or_default().add(job);
+        }
+        if let Some(held) = self.qos.as_mut() {
+            held.add(job, self.shards_per_gpu);
+        }
+        if let Some(a) = job.array {
+            *self.arrays.entry(a.job_id).or_default() += 1;
+        }
+    }
+}
 
 impl Core {
     /// The availability profile now: free resources, and running jobs' releases at their
@@ -68,18 +139,19 @@ impl Core {
         let now = crate::sys::now();
         let mut effects = Effects::default();
         let waiting_on_deps = self.settle_dependencies(now, &mut effects);
+        self.end_preempted_due(now, &mut effects);
         self.reprioritize(now, &mut effects);
         let mut plan = self.plan(now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
-        let limits = self.config.limits;
-        let mut held = if limits.limits_starts() { limits::held(self.holding()) } else { Default::default() };
-        let mut array_running = array::running(self.holding());
+        let mut counts = Counts::of(self);
+        let mut waiting = Waiting {
+            behind: false,
+            victims: Vec::new(),
+            multifactor: self.multifactor(),
+            preemption: self.config.preempt_mode != crate::config::qos::PreemptMode::Off,
+        };
         let mut reasons_changed = false;
-        // With priorities computed, the jobs behind one that waits for resources wait for
-        // it, as Slurm's say: `Priority`.
-        let mut behind_a_waiting_job = false;
-        let multifactor = self.multifactor();
         for id in self.pending_in_order() {
             let job = &self.jobs[&id];
             let mut expected = 0;
@@ -90,12 +162,8 @@ impl Core {
                 Some("BeginTime")
             } else if self.exceeds_partition_limit(job) {
                 Some("PartitionTimeLimit")
-            } else if array::throttled(job, &array_running) {
-                Some("JobArrayTaskLimit")
-            } else if limits.limits_starts() {
-                limits::blocked(&limits, held.get(&job.uid).copied().unwrap_or_default(), job)
             } else {
-                None
+                counts.blocked(self, job)
             };
             let reason = match reason {
                 Some(r) => r,
@@ -107,41 +175,22 @@ impl Core {
                         !plan.fits_now(&job.req, job.uid, Disregard::default())
                             && plan.fits_now(&job.req, job.uid, disregard)
                     };
-                    let kept_off_gpus = fits_without(Disregard { blocked: true, owners: false });
-                    let kept_off_by_mps = self.config.mps
-                        && job.req.shards > 0
-                        && fits_without(Disregard { blocked: false, owners: true });
+                    let kept_off = KeptOff {
+                        gpus: fits_without(Disregard { blocked: true, owners: false }),
+                        by_mps: self.config.mps
+                            && job.req.shards > 0
+                            && fits_without(Disregard { blocked: false, owners: true }),
+                    };
                     match plan.place(&job.req, job.uid, job.limit_secs(), reserve) {
                         Verdict::StartNow(gpus) => {
-                            if limits.limits_starts() {
-                                held.entry(job.uid).or_default().add(job);
-                            }
-                            if let Some(a) = job.array {
-                                *array_running.entry(a.job_id).or_default() += 1;
-                            }
+                            counts.started(job);
                             to_start.push((id, gpus));
                             continue;
                         }
                         Verdict::Wait { fits_now, expected: expected_start } => {
                             reservations += 1;
                             expected = expected_start.filter(|&t| t <= now + EXPECTED_START_WINDOW_SECS).unwrap_or(0);
-                            if fits_now {
-                                "Priority"
-                            } else if kept_off_gpus
-                                && !self.gpu_drains().is_empty()
-                                && self.foreign_gpu_processes().is_empty()
-                            {
-                                super::gpu_drains::GPU_MPS_SERVER_FAILED
-                            } else if kept_off_gpus {
-                                GPUS_BUSY_OUTSIDE_QUEUE
-                            } else if kept_off_by_mps {
-                                MPS_SERVER_OF_OTHER_USER
-                            } else if behind_a_waiting_job {
-                                "Priority"
-                            } else {
-                                behind_a_waiting_job = multifactor;
-                                "Resources"
-                            }
+                            self.why_waiting(id, fits_now, kept_off, now, &mut waiting)
                         }
                     }
                 }
@@ -162,7 +211,41 @@ impl Core {
         for (id, gpus) in to_start {
             effects.launch.push((id, self.allocate(id, &gpus, now)));
         }
+        for id in waiting.victims {
+            effects.merge(self.preempt(id, now));
+        }
         effects
+    }
+
+    /// Why job `id`, placed by the plan to start later, waits: for a job ahead of it
+    /// (`Priority`), for GPUs kept off by what `kept_off` says, for the jobs it preempts, or
+    /// for resources. `waiting` carries what the jobs ahead of it in this pass left.
+    fn why_waiting(&self, id: u32, fits_now: bool, kept_off: KeptOff, now: u64, waiting: &mut Waiting) -> &'static str {
+        if fits_now {
+            "Priority"
+        } else if kept_off.gpus && !self.gpu_drains().is_empty() && self.foreign_gpu_processes().is_empty() {
+            super::gpu_drains::GPU_MPS_SERVER_FAILED
+        } else if kept_off.gpus {
+            GPUS_BUSY_OUTSIDE_QUEUE
+        } else if kept_off.by_mps {
+            MPS_SERVER_OF_OTHER_USER
+        } else if waiting.preemption && {
+            let more = self.victims_for(id, now, &waiting.victims);
+            let found = !more.is_empty();
+            waiting.victims.extend(more);
+            found
+        } {
+            // It waits for the jobs it preempts to end.
+            waiting.behind = waiting.multifactor;
+            "Resources"
+        } else if waiting.behind {
+            "Priority"
+        } else {
+            // With priorities computed, the jobs behind one that waits for resources wait
+            // for it, as Slurm's say: `Priority`.
+            waiting.behind = waiting.multifactor;
+            "Resources"
+        }
     }
 
     /// Re-reads the dependencies of the queued jobs that have one: a satisfied one is

@@ -12,7 +12,7 @@
 //! - job size: Slurm's default (`PriorityFavorSmall=NO`) is (nodes/node count + CPUs/CPU
 //!   count) / 2; with `priority_favor_small` the free nodes and CPUs it leaves, likewise;
 //! - partition: its partition's `priority_job_factor` over the largest;
-//! - QOS: its QOS's priority over the largest (none yet: 0);
+//! - QOS: its QOS's priority over the largest (0 when no QOS has a priority);
 //! - TRES: for each weighted resource, what it holds over the node's.
 
 use super::billing;
@@ -74,11 +74,13 @@ pub struct Weighted {
 
 impl Factors {
     /// The factors of `job` at `now`, its user's fair-share factor being `fairshare`, its
-    /// partition's job factor `job_factor`.
+    /// partition's job factor `job_factor` and its QOS's factor `qos` (its priority over the
+    /// largest).
     pub fn of(
         job: &Job,
         fairshare: f64,
         job_factor: u32,
+        qos: f64,
         node: &NodeTotals,
         s: &PrioritySettings,
         now: u64,
@@ -107,7 +109,7 @@ impl Factors {
                 (t, if total > 0.0 { (held / total).min(1.0) } else { 0.0 })
             })
             .collect();
-        Factors { age, fairshare, job_size, partition, qos: 0.0, tres, nice: job.nice }
+        Factors { age, fairshare, job_size, partition, qos, tres, nice: job.nice }
     }
 
     /// The factors times their weights (a factor whose weight is 0 reads 0).
@@ -162,7 +164,7 @@ mod tests {
         let s = settings(Weights { age: 1000, fairshare: 10_000, job_size: 100, partition: 10, ..Default::default() });
         let job = Job { submit_time: 1000, req: Resources { cpus: 8, ..Default::default() }, ..Default::default() };
         let now = 1000 + s.max_age_secs / 2;
-        let f = Factors::of(&job, 0.5, 1, &NODE, &s, now);
+        let f = Factors::of(&job, 0.5, 1, 0.0, &NODE, &s, now);
         assert_eq!((f.age, f.fairshare, f.job_size, f.partition), (0.5, 0.5, 0.625, 1.0));
         assert_eq!(f.priority(&s.weights), 500 + 5000 + 62 + 10);
         let nice = Factors { nice: 1000, ..f.clone() };
@@ -173,8 +175,8 @@ mod tests {
     fn age_stops_at_the_maximum_and_counts_from_the_begin_time() {
         let s = settings(Weights { age: 1000, ..Default::default() });
         let job = Job { submit_time: 0, begin_time: 100, ..Default::default() };
-        assert_eq!(Factors::of(&job, 0.0, 1, &NODE, &s, 100).age, 0.0);
-        assert_eq!(Factors::of(&job, 0.0, 1, &NODE, &s, 100 + 10 * s.max_age_secs).age, 1.0);
+        assert_eq!(Factors::of(&job, 0.0, 1, 0.0, &NODE, &s, 100).age, 0.0);
+        assert_eq!(Factors::of(&job, 0.0, 1, 0.0, &NODE, &s, 100 + 10 * s.max_age_secs).age, 1.0);
     }
 
     #[test]
@@ -182,9 +184,15 @@ mod tests {
         let mut s = settings(Weights { job_size: 1000, ..Default::default() });
         let big = Job { req: Resources { cpus: 32, ..Default::default() }, ..Default::default() };
         let small = Job { req: Resources { cpus: 1, ..Default::default() }, ..Default::default() };
-        assert!(Factors::of(&big, 0.0, 1, &NODE, &s, 0).job_size > Factors::of(&small, 0.0, 1, &NODE, &s, 0).job_size);
+        assert!(
+            Factors::of(&big, 0.0, 1, 0.0, &NODE, &s, 0).job_size
+                > Factors::of(&small, 0.0, 1, 0.0, &NODE, &s, 0).job_size
+        );
         s.favor_small = true;
-        assert!(Factors::of(&big, 0.0, 1, &NODE, &s, 0).job_size < Factors::of(&small, 0.0, 1, &NODE, &s, 0).job_size);
+        assert!(
+            Factors::of(&big, 0.0, 1, 0.0, &NODE, &s, 0).job_size
+                < Factors::of(&small, 0.0, 1, 0.0, &NODE, &s, 0).job_size
+        );
     }
 
     #[test]
@@ -195,7 +203,7 @@ mod tests {
         };
         let s = settings(w);
         let job = Job { req: Resources { cpus: 1, gpus: 2, ..Default::default() }, ..Default::default() };
-        let f = Factors::of(&job, 0.0, 1, &NODE, &s, 0);
+        let f = Factors::of(&job, 0.0, 1, 0.0, &NODE, &s, 0);
         assert_eq!(f.tres, vec![(Tres::Gpu, 0.25)]);
         assert_eq!(f.priority(&s.weights), 750);
     }

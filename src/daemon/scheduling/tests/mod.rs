@@ -5,6 +5,7 @@
 mod cancel;
 mod plan;
 mod priority;
+mod qos;
 mod recovery;
 mod requeue;
 mod submit_checks;

@@ -1,0 +1,103 @@
+//! QOS in the scheduler: the QOS a job runs in, its limits as pending reasons and submit
+//! refusals, and preemption of a scavenger's jobs by a QOS that may preempt them.
+
+use super::*;
+use crate::stepd::{EndCause, EndStatus};
+
+const QOS: &str = "preempt_type = \"preempt/qos\"\npreempt_mode = \"REQUEUE\"\n\
+    [qos.high]\npriority = 100\npreempt = [\"scavenger\"]\n\
+    [qos.scavenger]\nusage_factor = 0.0\n\
+    [qos.capped]\nmax_tres_per_user = \"gres/gpu=1\"\n\
+    [qos.strict]\nmax_tres_per_user = \"gres/gpu=1\"\nflags = [\"DenyOnLimit\"]\n";
+
+fn gpu_job(qos: &str) -> JobDescMsg {
+    let qos = qos.to_string();
+    desc(move |d| {
+        d.tres_per_node = Some("gres/gpu:1".into());
+        d.qos = Some(qos);
+    })
+}
+
+fn ended(core: &mut Core, id: u32) {
+    let now = crate::sys::now();
+    core.finish(id, Some(EndStatus { wait_status: 0, cause: EndCause::Cancelled, end_time: now, usage: None }));
+}
+
+#[test]
+fn a_job_runs_in_the_qos_it_names_or_normal_and_an_unknown_one_is_refused() {
+    let mut core = core_with(QOS);
+    let plain = submit(&mut core, ALICE, &desc(|_| ())).unwrap();
+    assert_eq!(&*core.jobs[&plain].qos, "normal");
+    let high = submit(&mut core, ALICE, &gpu_job("high")).unwrap();
+    assert_eq!(&*core.jobs[&high].qos, "high");
+    let e = submit(&mut core, ALICE, &gpu_job("gold")).unwrap_err();
+    assert_eq!(e.error, "Invalid qos specification");
+    assert!(e.description.contains("no QOS is named 'gold'"), "{e:?}");
+}
+
+#[test]
+fn a_user_at_their_qos_gpu_limit_waits_with_slurms_reason_and_deny_on_limit_refuses() {
+    let mut core = core_with(QOS);
+    let first = submit(&mut core, ALICE, &gpu_job("capped")).unwrap();
+    let second = submit(&mut core, ALICE, &gpu_job("capped")).unwrap();
+    let bobs = submit(&mut core, BOB, &gpu_job("capped")).unwrap();
+    core.schedule();
+    assert_eq!(state(&core, first), JobState::Running);
+    assert_eq!(state(&core, second), JobState::Pending);
+    assert_eq!(&*core.jobs[&second].reason, "QOSMaxGRESPerUser");
+    assert_eq!(state(&core, bobs), JobState::Running, "the limit is per user");
+    let two = submit(
+        &mut core,
+        ALICE,
+        &desc(|d| {
+            d.tres_per_node = Some("gres/gpu:2".into());
+            d.qos = Some("capped".into());
+        }),
+    )
+    .unwrap_err();
+    assert!(two.description.starts_with("QOSMaxGRESPerUser: the job alone asks"), "{two:?}");
+    // Under DenyOnLimit a job over the limit now is refused rather than left waiting.
+    let mut core = core_with(QOS);
+    submit_and_schedule(&mut core, ALICE, &gpu_job("strict"));
+    let e = submit(&mut core, ALICE, &gpu_job("strict")).unwrap_err();
+    assert_eq!(e.error, "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)");
+}
+
+#[test]
+fn a_high_job_preempts_a_scavengers_and_the_scavenger_runs_again_later() {
+    let mut core = core_with(QOS);
+    let scavengers: Vec<u32> = (0..2).map(|_| submit(&mut core, BOB, &gpu_job("scavenger")).unwrap()).collect();
+    core.schedule();
+    assert!(scavengers.iter().all(|&id| state(&core, id) == JobState::Running));
+    let (high, _) = submit_and_schedule(&mut core, ALICE, &gpu_job("high"));
+    // Just one of them goes: the younger (the later started, here the higher id).
+    let preempted: Vec<u32> = scavengers.iter().copied().filter(|id| core.jobs[id].preempted).collect();
+    assert_eq!(preempted, [scavengers[1]]);
+    assert_eq!(state(&core, scavengers[1]), JobState::Completing);
+    assert_eq!(state(&core, high), JobState::Pending);
+    // Once it has ended it is back in the queue, and the high job has its GPU.
+    ended(&mut core, scavengers[1]);
+    core.schedule();
+    assert_eq!(state(&core, high), JobState::Running);
+    let again = &core.jobs[&scavengers[1]];
+    assert_eq!((again.state(), again.restarts, again.preempted), (JobState::Pending, 1, false));
+    // A scavenger's usage costs nothing (usage_factor = 0).
+    assert_eq!(core.usage_now(crate::sys::now()).get(&("default".to_string(), BOB.uid)).copied().unwrap_or(0.0), 0.0);
+}
+
+#[test]
+fn in_cancel_mode_a_preempted_job_ends_preempted() {
+    let mut core = core_with(&QOS.replace("REQUEUE", "CANCEL"));
+    let (scavenger, _) = submit_and_schedule(
+        &mut core,
+        BOB,
+        &desc(|d| {
+            d.tres_per_node = Some("gres/gpu:2".into());
+            d.qos = Some("scavenger".into());
+        }),
+    );
+    submit_and_schedule(&mut core, ALICE, &gpu_job("high"));
+    assert!(core.jobs[&scavenger].preempted);
+    ended(&mut core, scavenger);
+    assert_eq!(state(&core, scavenger), JobState::Preempted);
+}
