@@ -50,7 +50,6 @@ pub fn build(
     let environment = read_environment(desc)?;
     let cwd = read_cwd(desc)?;
     let account = read_account(desc, caller, config)?;
-    let qos = read_qos(desc, caller, &account, config)?;
     let mut warnings = Vec::new();
     let partition = read_partition(desc, config)?;
     let time_limit = read_time_limit(desc, partition, &mut warnings);
@@ -60,6 +59,7 @@ pub fn build(
     let kill_on_invalid_dep = read_flags(desc)?;
     let begin_time = read_begin_time(desc)?;
     let labels = read_labels(desc, &environment, &cwd)?;
+    let qos = read_qos(desc, caller, &account, config)?;
     let Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu } = resources;
     // A job without a time limit gets its QOS's longest, as Slurm's does.
     let time_limit = time_limit.or_else(|| config.qos.get(&qos).and_then(|q| q.max_wall_minutes));
