@@ -375,31 +375,6 @@ impl Client {
         self.get("/slurmlet/v1/steps?stats=true")
     }
 
-    /// `GET /slurmlet/v1/priorities`: the pending jobs' priority factors (`sprio`; slurmrestd
-    /// has no call for them).
-    pub fn priorities(&self) -> Result<crate::api::types::PrioritiesResponse, ClientError> {
-        self.slurmlet_only("sprio")?;
-        self.get("/slurmlet/v1/priorities")
-    }
-
-    /// `GET /slurm/v0.0.43/shares`: the fair-share tree (`sshare`), kept to `accounts` and
-    /// `users` when given; a real slurmrestd answers it too.
-    pub fn shares(
-        &self,
-        accounts: &[String],
-        users: &[String],
-    ) -> Result<crate::api::types::SharesResponse, ClientError> {
-        let mut query = Vec::new();
-        if !accounts.is_empty() {
-            query.push(format!("accounts={}", crate::api::url::percent_encode(&accounts.join(","))));
-        }
-        if !users.is_empty() {
-            query.push(format!("users={}", crate::api::url::percent_encode(&users.join(","))));
-        }
-        let q = if query.is_empty() { String::new() } else { format!("?{}", query.join("&")) };
-        self.get(&format!("/slurm/v0.0.43/shares{q}"))
-    }
-
     /// `GET /slurmlet/v1/gpus`: the node's GPUs and who holds them (`slurmlet gpus`).
     pub fn gpus(&self) -> Result<crate::api::gpus::GpusResponse, ClientError> {
         self.slurmlet_only("slurmlet gpus")?;
@@ -451,7 +426,7 @@ impl Client {
 
     /// For a remote profile, the refusal of `what` (a command line: `scontrol show config`),
     /// which slurmrestd has no endpoint for.
-    fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {
+    pub(crate) fn slurmlet_only(&self, what: &str) -> Result<(), ClientError> {
         let command = what.split(' ').next().unwrap_or(what);
         // slurmlet's own commands have no counterpart on a Slurm cluster.
         let instead = match command {

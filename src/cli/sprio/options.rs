@@ -34,7 +34,7 @@ pub struct SprioArgs {
     #[arg(short = 'o', long = "format")]
     pub format: Option<String>,
     /// Comma separated list of fields to sort on (i, Y, u, …; '-' before one: descending)
-    #[arg(short = 'S', long = "sort")]
+    #[arg(short = 'S', long = "sort", allow_hyphen_values = true)]
     pub sort: Option<String>,
     /// Print the jobs of these partitions only
     #[arg(short = 'p', long = "partition")]

@@ -38,8 +38,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let mut depth: HashMap<String, usize> = HashMap::new();
     for share in &reply.shares.shares {
         // An account is one deeper than its parent (0 when its parent is not listed); a
-        // user's row shows its account one deeper than the account.
-        let spaces = depth.get(&share.parent).map_or(0, |d| d + 1);
+        // user's row shows its account one deeper than the account. With -U no account is
+        // listed, so no user's row is indented.
+        let spaces = if plan.users_only { 0 } else { depth.get(&share.parent).map_or(0, |d| d + 1) };
         if !share.is_user() {
             depth.insert(share.name.clone(), spaces);
         }

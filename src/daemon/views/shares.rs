@@ -120,7 +120,8 @@ fn row(shares: &Shares, i: usize, run: Option<&[u64; 11]>, cluster: &str, name: 
         tres: SharesTres { run_seconds, ..Default::default() },
         effective_usage: NoVal::of(if root { 1.0 } else { s.effective_usage }),
         usage_normalized: if root { NoVal::unset() } else { NoVal::of(normalized) },
-        usage: s.raw_usage.round() as i64,
+        // Slurm's RawUsage is its usage cut to a whole number.
+        usage: s.raw_usage as i64,
         fairshare: FairshareStanding {
             factor: NoVal::of(s.factor),
             level: if root { NoVal::unset() } else { NoVal::of(level) },
