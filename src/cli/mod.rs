@@ -15,6 +15,7 @@ pub mod job_failure;
 pub mod job_ids;
 pub mod profiles;
 pub mod sacct;
+pub mod sacctmgr;
 pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
@@ -44,6 +45,7 @@ pub const COMMANDS: &[&str] = &[
     "sstat",
     "sprio",
     "sshare",
+    "sacctmgr",
     "slurmletd",
 ];
 
@@ -74,6 +76,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "sstat" => sstat::run(args),
         "sprio" => sprio::run(args),
         "sshare" => sshare::run(args),
+        "sacctmgr" => sacctmgr::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
     }
@@ -318,6 +321,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         sstat::SstatArgs::command().name("sstat"),
         sprio::SprioArgs::command().name("sprio"),
         sshare::SshareArgs::command().name("sshare"),
+        sacctmgr::SacctmgrArgs::command().name("sacctmgr"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]
 }

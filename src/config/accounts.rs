@@ -31,7 +31,7 @@ pub struct Account {
     pub fairshare: u32,
     /// sacctmgr's `Descr` (the name when none is given).
     pub description: String,
-    /// sacctmgr's `Org` (the parent's name when none is given).
+    /// sacctmgr's `Org` (when none is given: its name under root, else its parent's).
     pub organization: String,
     /// The QOS its users' jobs may run in (`None`: its parent's; at the top, every QOS).
     pub qos: Option<Vec<String>>,
@@ -51,6 +51,18 @@ pub struct AccountTree {
     pub defaults: BTreeMap<u32, String>,
     /// The QOS of each listed user's jobs that name none, where `[users.NAME]` gives one.
     pub default_qos: BTreeMap<u32, String>,
+    /// The root association's QOS and default QOS (`[accounts.root]`, which takes only these),
+    /// inherited by every account that names none.
+    pub root: RootQos,
+}
+
+/// The root association's QOS settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootQos {
+    /// The QOS every account offers that names none (`None`: every QOS).
+    pub qos: Option<Vec<String>>,
+    /// The default QOS of accounts and users that name none (`None`: `normal`).
+    pub default_qos: Option<String>,
 }
 
 /// A `[users.NAME]` table.
@@ -125,7 +137,8 @@ impl AccountTree {
         for (name, value) in accounts {
             let key = format!("accounts.{name}");
             if name == ROOT {
-                return Err(format!("{key}: root is the tree's top, above every account; it takes no settings"));
+                tree.read_root(&key, value)?;
+                continue;
             }
             if !is_name(name) {
                 return Err(format!("{key}: '{name}' is no account name"));
@@ -151,11 +164,44 @@ impl AccountTree {
                 }
             }
             if !table.contains_key("organization") {
-                account.organization = account.parent.clone();
+                account.organization = Account::under(&account.parent, name, 1).organization;
             }
             tree.accounts.insert(name.clone(), account);
         }
         Ok(tree)
+    }
+
+    /// `[accounts.root]`: the QOS the root association offers and its default QOS, which
+    /// every account naming none inherits; root takes no other setting.
+    fn read_root(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+        let table = value.as_table().ok_or_else(|| format!("{key}: give a table (qos, default_qos)"))?;
+        for (field, v) in table {
+            let at = format!("{key}.{field}");
+            match field.as_str() {
+                "qos" => self.root.qos = Some(names(&at, v)?),
+                "default_qos" => self.root.default_qos = Some(text(&at, v)?),
+                _ => {
+                    return Err(format!(
+                        "{at}: root is the tree's top, above every account; it takes only qos and default_qos"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The QOS `account` offers: its own list, its parent's, …, root's; `None`: every QOS.
+    pub fn offered_qos(&self, account: &str) -> Option<&Vec<String>> {
+        self.ancestors(account)
+            .find_map(|a| self.accounts.get(a).and_then(|x| x.qos.as_ref()))
+            .or(self.root.qos.as_ref())
+    }
+
+    /// The default QOS of `account`'s users: its own, its parent's, …, root's.
+    pub fn account_default_qos(&self, account: &str) -> Option<&String> {
+        self.ancestors(account)
+            .find_map(|a| self.accounts.get(a).and_then(|x| x.default_qos.as_ref()))
+            .or(self.root.default_qos.as_ref())
     }
 
     /// An account's `users`: a list of names (one share each) or a table of shares.
@@ -252,7 +298,8 @@ impl Account {
             parent: parent.into(),
             fairshare,
             description: name.into(),
-            organization: parent.into(),
+            // sacctmgr's default: "Parent/Account Name", the account's own under root.
+            organization: if parent == ROOT { name.into() } else { parent.into() },
             qos: None,
             default_qos: None,
         }
@@ -278,8 +325,7 @@ impl AccountTree {
         account: &str,
         asked: Option<&str>,
     ) -> Result<String, QosRefused> {
-        let offered: Option<&Vec<String>> =
-            self.ancestors(account).find_map(|a| self.accounts.get(a).and_then(|x| x.qos.as_ref()));
+        let offered = self.offered_qos(account);
         let offers = |name: &str| offered.is_none_or(|list| list.iter().any(|q| q == name));
         match asked.filter(|a| !a.is_empty()) {
             Some(name) if qos.get(name).is_none() => Err(QosRefused::Unknown(name.to_string())),
@@ -288,9 +334,7 @@ impl AccountTree {
             }
             Some(name) => Ok(name.to_string()),
             None => {
-                let default = self.default_qos.get(&uid).or_else(|| {
-                    self.ancestors(account).find_map(|a| self.accounts.get(a).and_then(|x| x.default_qos.as_ref()))
-                });
+                let default = self.default_qos.get(&uid).or_else(|| self.account_default_qos(account));
                 Ok(match (default, offered) {
                     (Some(d), _) => d.clone(),
                     (None, Some(list)) if !list.iter().any(|q| q == super::qos::NORMAL) => {
@@ -312,6 +356,11 @@ impl AccountTree {
             }
             if let Some(q) = a.default_qos.as_ref().filter(|q| qos.get(q).is_none()) {
                 return Err(format!("accounts.{name}.default_qos: '{q}' is no QOS"));
+            }
+        }
+        for q in self.root.qos.iter().flatten().chain(self.root.default_qos.iter()) {
+            if qos.get(q).is_none() {
+                return Err(format!("accounts.root: '{q}' is no QOS"));
             }
         }
         for (uid, q) in &self.default_qos {
@@ -390,7 +439,7 @@ mod tests {
             ("[accounts.a]\nparent = \"a\"", "accounts.a.parent: a cycle"),
             ("[accounts.a]\nparent = \"nowhere\"", "accounts.a.parent: 'nowhere' is no account"),
             ("[accounts.a]\nfairshare = -1", "accounts.a.fairshare = -1 is out of range"),
-            ("[accounts.root]\nfairshare = 1", "accounts.root: root is the tree's top"),
+            ("[accounts.root]\nfairshare = 1", "accounts.root.fairshare: root is the tree's top"),
             ("[accounts.a]\nshares = 1", "accounts.a.shares: unknown key"),
             ("[accounts.a]\nusers = [\"no-such-user-here\"]", "no such user 'no-such-user-here'"),
             ("[accounts.a]\nusers = [\"root\"]\n[accounts.b]\nusers = [\"root\"]", "give [users.root] default_account"),

@@ -151,7 +151,7 @@ pub struct ConfigFile {
     /// slurm.conf's `TRESBillingWeights` (`CPU=1.0,Mem=0.25G,GRES/gpu=10`).
     pub tres_billing_weights: Option<String>,
     /// The QOS (`[qos.NAME]`, see [`super::qos`]); `normal` always exists.
-    pub qos: Option<std::collections::BTreeMap<String, super::qos::QosTable>>,
+    pub qos: Option<toml::Table>,
     /// slurm.conf's `PreemptType`: `preempt/none` (the default) or `preempt/qos`.
     pub preempt_type: Option<String>,
     /// slurm.conf's `PreemptMode`: `OFF`, `REQUEUE` or `CANCEL` (default `OFF`; with

@@ -204,13 +204,14 @@ pub struct QosTable {
     pub description: Option<String>,
 }
 
-/// Every QOS by name, `normal` among them.
+/// Every QOS by name, `normal` among them, and their order: `normal` first, then the
+/// others in the file's order (as sacctmgr lists them, in the order they were made).
 #[derive(Debug, Clone, PartialEq)]
-pub struct QosList(pub BTreeMap<String, Qos>);
+pub struct QosList(pub BTreeMap<String, Qos>, pub Vec<String>);
 
 impl Default for QosList {
     fn default() -> Self {
-        QosList(BTreeMap::from([(NORMAL.to_string(), Qos::normal())]))
+        QosList(BTreeMap::from([(NORMAL.to_string(), Qos::normal())]), vec![NORMAL.to_string()])
     }
 }
 
@@ -231,8 +232,18 @@ impl QosList {
         self.0.values().map(|q| q.priority).max().unwrap_or(0)
     }
 
-    /// Reads the `qos` tables; `Err` names the key.
-    pub fn read(tables: BTreeMap<String, QosTable>) -> Result<QosList, String> {
+    /// The names, `normal` first, then in the file's order.
+    pub fn names(&self) -> &[String] {
+        &self.1
+    }
+
+    /// Reads the `qos` tables, in the file's order; `Err` names the key.
+    pub fn read(written: toml::Table) -> Result<QosList, String> {
+        let mut tables: Vec<(String, QosTable)> = Vec::new();
+        for (name, value) in written {
+            let table: QosTable = value.try_into().map_err(|e| format!("qos.{name}: {}", e.to_string().trim()))?;
+            tables.push((name, table));
+        }
         let mut list = QosList::default();
         for (name, t) in &tables {
             if name.is_empty() || name.contains([',', ' ', '\'', '"', '=']) {
@@ -283,6 +294,9 @@ impl QosList {
             }
             qos.preempt = t.preempt.clone().unwrap_or_default();
             list.0.insert(name.clone(), qos);
+            if !list.1.contains(name) {
+                list.1.push(name.clone());
+            }
         }
         list.check_preemption()?;
         Ok(list)
@@ -338,8 +352,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<QosList, String> {
-        let tables: BTreeMap<String, QosTable> = toml::from_str(text).expect("valid TOML");
-        QosList::read(tables)
+        QosList::read(toml::from_str(text).expect("valid TOML"))
     }
 
     #[test]
@@ -358,6 +371,7 @@ mod tests {
         assert!(q.get(NORMAL).is_some());
         assert!(q.preempts("high", "scavenger") && !q.preempts("scavenger", "high"));
         assert_eq!(q.max_priority(), 100);
+        assert_eq!(q.names(), ["normal", "high", "scavenger"], "normal, then the file's order");
     }
 
     #[test]

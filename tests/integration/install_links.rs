@@ -15,6 +15,7 @@ const NAMES: &[&str] = &[
     "sstat",
     "sprio",
     "sshare",
+    "sacctmgr",
     "slurmletd",
     "slurmlet",
 ];

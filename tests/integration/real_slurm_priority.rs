@@ -1,4 +1,4 @@
-//! sprio and sshare, line for line against what a real Slurm 26.05 printed for the same
+//! sprio, sshare and sacctmgr, line for line against what a real Slurm 26.05 printed for the same
 //! configuration (`tests/fixtures/real-slurm-priority/used/`, made by
 //! `scripts/real-slurm/priority.sh`): the same account tree, shares, weights and node
 //! (2 CPUs), the same usage (alice 1214 in physics, carol 53 in chem, as the store keeps it),
@@ -12,18 +12,100 @@ use std::process::Command;
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/real-slurm-priority/used");
 
 /// The configuration of the real cluster's priority.sh.
-const CONFIG: &str = "cpus = 2\ngpus = 4\n\
+const CONFIG: &str = "cluster_name = \"ci26\"\ncpus = 2\ngpus = 4\n\
     priority_weight_age = 1000\npriority_weight_fairshare = 10000\npriority_weight_job_size = 100\n\
     priority_weight_partition = 1000\npriority_max_age = \"7-0\"\npriority_decay_half_life = \"7-0\"\n\
-    tres_billing_weights = \"CPU=1.0,Mem=0.25G,GRES/gpu=10\"\n\
-    # The running jobs' usage is not what this compares: the real cluster had not yet counted theirs.\n\
-    [qos.normal]\nusage_factor = 0.0\n\
+    # The running jobs' usage is not what this compares (the real cluster had not yet counted\n\
+    # theirs): their billing is 0 here.\n\
+    tres_billing_weights = \"CPU=0\"\n\
+    [qos.scavenger]\npriority = 0\n\
+    [qos.high]\npriority = 100\n\
+    [accounts.root]\nqos = [\"normal\"]\n\
     [accounts.chem]\nusers = [\"carol\"]\n\
     [accounts.physics]\nfairshare = 2\nusers = [\"alice\", \"bob\"]\n\
     [accounts.theory]\nparent = \"physics\"\nusers = [\"bob\"]\n\
-    [accounts.research]\nusers = [\"alice\", \"root\"]\n\
+    [accounts.research]\nusers = [\"alice\", \"root\"]\ndescription = \"ci\"\norganization = \"ci\"\n\
     [users.alice]\ndefault_account = \"research\"\n\
     [users.bob]\ndefault_account = \"physics\"\n";
+
+/// A capture: its file, the user who ran it (root: `None`) and the command's arguments.
+type Case = (&'static str, Option<&'static str>, &'static [&'static str]);
+
+/// sprio's captures.
+const SPRIO: &[Case] = &[
+    ("sprio.txt", None, &[]),
+    ("sprio_-l.txt", None, &["-l"]),
+    ("sprio_-n.txt", None, &["-n"]),
+    ("sprio_-w.txt", None, &["-w"]),
+    ("sprio_-w_-n.txt", None, &["-w", "-n"]),
+    ("sprio_-l_-n.txt", None, &["-l", "-n"]),
+    ("sprio_-h.txt", None, &["-h"]),
+    ("sprio_-u_alice.txt", None, &["-u", "alice"]),
+    ("sprio_-j_ID.txt", None, &["-j", "26"]),
+    ("sprio_-p_gpu.txt", None, &["-p", "gpu"]),
+    ("sprio_-p_debug.txt", None, &["-p", "debug"]),
+    ("sprio_-S_-y.txt", None, &["-S", "-y"]),
+    ("sprio_-S_y.txt", None, &["-S", "y"]),
+];
+
+/// sshare's captures.
+const SSHARE: &[Case] = &[
+    ("sshare.txt", None, &[]),
+    ("sshare_-a.txt", None, &["-a"]),
+    ("sshare_-l.txt", None, &["-l"]),
+    ("sshare_-l_-a.txt", None, &["-l", "-a"]),
+    ("sshare_-P_-a.txt", None, &["-P", "-a"]),
+    ("sshare_-p_-a.txt", None, &["-p", "-a"]),
+    ("sshare_-n_-a.txt", None, &["-n", "-a"]),
+    ("sshare_-P_-l_-a.txt", None, &["-P", "-l", "-a"]),
+    ("sshare_-A_physics.txt", None, &["-A", "physics"]),
+    ("sshare_-A_physics_-a.txt", None, &["-A", "physics", "-a"]),
+    ("sshare_-u_bob.txt", None, &["-u", "bob"]),
+    ("sshare_-u_bob_-a.txt", None, &["-u", "bob", "-a"]),
+    ("sshare_-U_--format_Account%256_--noheader.txt", Some("alice"), &["-U", "--format", "Account%256", "--noheader"]),
+    ("sshare.as-alice.txt", Some("alice"), &[]),
+    ("sshare_-U.as-alice.txt", Some("alice"), &["-U"]),
+    ("sshare.as-bob.txt", Some("bob"), &[]),
+];
+
+/// sacctmgr's captures.
+const SACCTMGR: &[Case] = &[
+    ("sacctmgr_show_assoc.txt", None, &["show", "assoc"]),
+    ("sacctmgr_-P_show_assoc.txt", None, &["-P", "show", "assoc"]),
+    ("sacctmgr_-p_show_assoc.txt", None, &["-p", "show", "assoc"]),
+    ("sacctmgr_-n_show_assoc.txt", None, &["-n", "show", "assoc"]),
+    ("sacctmgr_show_assoc_tree.txt", None, &["show", "assoc", "tree"]),
+    (
+        "sacctmgr_show_assoc_format=Cluster,Account,User,Partition,Fairshare,ParentName,QOS,DefaultQOS.txt",
+        None,
+        &["show", "assoc", "format=Cluster,Account,User,Partition,Fairshare,ParentName,QOS,DefaultQOS"],
+    ),
+    (
+        "sacctmgr_show_assoc_tree_format=Account,User,Fairshare,ParentName.txt",
+        None,
+        &["show", "assoc", "tree", "format=Account,User,Fairshare,ParentName"],
+    ),
+    ("sacctmgr_show_assoc_where_user=bob.txt", None, &["show", "assoc", "where", "user=bob"]),
+    (
+        "sacctmgr_-n_-s_list_user_alice_format=account%256.txt",
+        None,
+        &["-n", "-s", "list", "user", "alice", "format=account%256"],
+    ),
+    (
+        "sacctmgr_-n_-s_list_user_alice_format=account%256.as-alice.txt",
+        Some("alice"),
+        &["-n", "-s", "list", "user", "alice", "format=account%256"],
+    ),
+    ("sacctmgr_show_user.txt", None, &["show", "user"]),
+    ("sacctmgr_show_user_-s.txt", None, &["show", "user", "-s"]),
+    ("sacctmgr_show_user_withassoc.txt", None, &["show", "user", "withassoc"]),
+    ("sacctmgr_show_account.txt", None, &["show", "account"]),
+    ("sacctmgr_show_account_-s.txt", None, &["show", "account", "-s"]),
+    ("sacctmgr_show_account_withassoc.txt", None, &["show", "account", "withassoc"]),
+    ("sacctmgr_show_qos.txt", None, &["show", "qos"]),
+    ("sacctmgr_-P_show_qos.txt", None, &["-P", "show", "qos"]),
+    ("sacctmgr_show_qos_format=name,priority.txt", None, &["show", "qos", "format=name,priority"]),
+];
 
 /// The users of the real cluster, made here unless they exist (then used as they are).
 struct Users {
@@ -84,8 +166,10 @@ fn keep_usage(state: &Path) {
 }
 
 #[test]
-fn sprio_and_sshare_print_what_a_real_slurm_prints_for_the_same_tree_and_usage() {
-    if !is_root("real_slurm_priority::sprio_and_sshare_print_what_a_real_slurm_prints_for_the_same_tree_and_usage") {
+fn sprio_sshare_and_sacctmgr_print_what_a_real_slurm_prints_for_the_same_tree_and_usage() {
+    if !is_root(
+        "real_slurm_priority::sprio_sshare_and_sacctmgr_print_what_a_real_slurm_prints_for_the_same_tree_and_usage",
+    ) {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -119,47 +203,20 @@ fn sprio_and_sshare_print_what_a_real_slurm_prints_for_the_same_tree_and_usage()
             ));
         }
     };
-    for (file, args) in [
-        ("sprio.txt", &[][..]),
-        ("sprio_-l.txt", &["-l"][..]),
-        ("sprio_-n.txt", &["-n"]),
-        ("sprio_-w.txt", &["-w"]),
-        ("sprio_-w_-n.txt", &["-w", "-n"]),
-        ("sprio_-l_-n.txt", &["-l", "-n"]),
-        ("sprio_-h.txt", &["-h"]),
-        ("sprio_-u_alice.txt", &["-u", "alice"]),
-        ("sprio_-j_ID.txt", &["-j", "26"]),
-        ("sprio_-p_gpu.txt", &["-p", "gpu"]),
-        ("sprio_-p_debug.txt", &["-p", "debug"]),
-        ("sprio_-S_-y.txt", &["-S", "-y"]),
-        ("sprio_-S_y.txt", &["-S", "y"]),
-    ] {
-        compare(file, None, "sprio", args);
+    for (cmd, cases) in [("sprio", SPRIO), ("sshare", SSHARE), ("sacctmgr", SACCTMGR)] {
+        for (file, user, args) in cases {
+            compare(file, *user, cmd, args);
+        }
     }
-    for (file, user, args) in [
-        ("sshare.txt", None, &[][..]),
-        ("sshare_-a.txt", None, &["-a"][..]),
-        ("sshare_-l.txt", None, &["-l"]),
-        ("sshare_-l_-a.txt", None, &["-l", "-a"]),
-        ("sshare_-P_-a.txt", None, &["-P", "-a"]),
-        ("sshare_-p_-a.txt", None, &["-p", "-a"]),
-        ("sshare_-n_-a.txt", None, &["-n", "-a"]),
-        ("sshare_-P_-l_-a.txt", None, &["-P", "-l", "-a"]),
-        ("sshare_-A_physics.txt", None, &["-A", "physics"]),
-        ("sshare_-A_physics_-a.txt", None, &["-A", "physics", "-a"]),
-        ("sshare_-u_bob.txt", None, &["-u", "bob"]),
-        ("sshare_-u_bob_-a.txt", None, &["-u", "bob", "-a"]),
-        (
-            "sshare_-U_--format_Account%256_--noheader.txt",
-            Some("alice"),
-            &["-U", "--format", "Account%256", "--noheader"],
-        ),
-        ("sshare.as-alice.txt", Some("alice"), &[]),
-        ("sshare_-U.as-alice.txt", Some("alice"), &["-U"]),
-        ("sshare.as-bob.txt", Some("bob"), &[]),
-    ] {
-        compare(file, user, "sshare", args);
-    }
+    // Changes are the configuration file's: sacctmgr says so and changes nothing.
+    let mut add = Command::new(shared.bin.join("sacctmgr"));
+    add.args(["-i", "add", "account", "x"]).env("SLURMLET_SYSTEM_CONF", &shared.config);
+    let out = crate::common::system::retrying(|| add.output());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("configuration file") && said.contains("nothing was changed"),
+        "{said}"
+    );
     let _ = output(&shared, None, "scancel", &["-u", "root"]);
     for user in ["alice", "bob", "carol"] {
         let _ = output(&shared, None, "scancel", &["-u", user]);

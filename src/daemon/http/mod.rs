@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod admission;
+pub mod associations;
 pub mod batch_script;
 pub mod body;
 pub mod changes;

@@ -77,6 +77,14 @@ pub enum Op {
     Shares,
     /// `GET /slurmlet/v1/priorities`: the pending jobs' priority factors (`sprio`).
     Priorities,
+    /// `GET /slurmdb/v0.0.43/associations` (`sacctmgr show assoc`).
+    DbAssociations,
+    /// `GET /slurmdb/v0.0.43/users` (`sacctmgr show user`).
+    DbUsers,
+    /// `GET /slurmdb/v0.0.43/accounts` (`sacctmgr show account`).
+    DbAccounts,
+    /// `GET /slurmdb/v0.0.43/qos` (`sacctmgr show qos`).
+    DbQos,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -109,6 +117,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurm/v0.0.43/shares", Op::Shares),
     ep("GET", "/slurmdb/v0.0.43/jobs", Op::DbJobs),
     ep("GET", "/slurmdb/v0.0.43/job/{job_id}", Op::DbJob),
+    ep("GET", "/slurmdb/v0.0.43/associations", Op::DbAssociations),
+    ep("GET", "/slurmdb/v0.0.43/users", Op::DbUsers),
+    ep("GET", "/slurmdb/v0.0.43/accounts", Op::DbAccounts),
+    ep("GET", "/slurmdb/v0.0.43/qos", Op::DbQos),
     ep("POST", "/slurmlet/v1/history", Op::History),
     ep("GET", "/slurmlet/v1/config", Op::Config),
     ep("POST", "/slurmlet/v1/token", Op::Token),
@@ -169,6 +181,10 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::Changes => on(method, super::changes::handler),
         Op::Shares => on(method, shares::shares),
         Op::Priorities => on(method, shares::priorities),
+        Op::DbAssociations => on(method, super::associations::associations),
+        Op::DbUsers => on(method, super::associations::users),
+        Op::DbAccounts => on(method, super::associations::accounts),
+        Op::DbQos => on(method, super::associations::qos),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

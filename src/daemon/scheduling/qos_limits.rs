@@ -184,7 +184,7 @@ mod tests {
     }
 
     fn qos(text: &str) -> Qos {
-        let tables = toml::from_str(&format!("[q]\n{text}")).unwrap();
+        let tables: toml::Table = toml::from_str(&format!("[q]\n{text}")).unwrap();
         crate::config::qos::QosList::read(tables).unwrap().get("q").unwrap().clone()
     }
 

@@ -4,6 +4,7 @@
 //! kept, the queue in scheduling order and each user's usage; sprio's factors and sshare's
 //! fair-share tree.
 
+pub mod associations;
 pub mod batch_script;
 pub mod gpu_list;
 pub mod gpu_samples;

@@ -41,6 +41,7 @@ pub const COMMANDS: &[&str] = &[
     "sstat",
     "sprio",
     "sshare",
+    "sacctmgr",
     "slurmletd",
     "slurmlet",
 ];

@@ -130,10 +130,15 @@ impl Shared {
         std::fs::write(
             &config,
             format!(
-                "mode = \"system\"\ncluster_name = \"lab\"\nnode_name = \"node1\"\n{cpus}memory = 16000\n{gpus}kill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
+                "mode = \"system\"\n{cluster}node_name = \"node1\"\n{cpus}memory = 16000\n{gpus}kill_wait = 2\nstate_dir = \"{}\"\nsocket = \"{}\"\n{extra}\n",
                 dir.path().join("state").display(),
                 socket.display(),
                 cpus = if extra.lines().any(|l| l.trim_start().starts_with("cpus =")) { "" } else { "cpus = 8\n" },
+                cluster = if extra.lines().any(|l| l.trim_start().starts_with("cluster_name =")) {
+                    ""
+                } else {
+                    "cluster_name = \"lab\"\n"
+                },
                 // A configuration that names an NVML library finds its GPUs through it; one
                 // that gives its own count keeps it.
                 gpus = if extra.contains("nvml_library") || extra.lines().any(|l| l.trim_start().starts_with("gpus ="))

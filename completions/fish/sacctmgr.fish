@@ -1,0 +1,7 @@
+complete -c sacctmgr -s n -l noheader -d 'Do not print a header'
+complete -c sacctmgr -s p -l parsable -d '\'|\' delimited output with a trailing \'|\''
+complete -c sacctmgr -s P -l parsable2 -d '\'|\' delimited output without a trailing \'|\''
+complete -c sacctmgr -s s -l associations -d 'Show the associations of users and accounts'
+complete -c sacctmgr -s i -l immediate -d 'Commit changes without asking (changes are made in the configuration file)'
+complete -c sacctmgr -s V -l version -d 'output version information and exit'
+complete -c sacctmgr -s h -l help -d 'Print help'
