@@ -100,6 +100,8 @@ pub struct QueueJob {
     pub shards: u32,
     /// Its CPUs.
     pub cpus: u32,
+    /// Its priority (0 for a held job).
+    pub priority: u32,
 }
 
 /// `GET /slurmlet/v1/queue?pending=N`: the running jobs and the first `N` pending ones

@@ -267,6 +267,7 @@ fn queue_job(job: &JobInfo) -> QueueJob {
         gpu_count: tres_count(tres, "gpu"),
         shards: tres_count(tres, "shard"),
         cpus: job.cpus.get().unwrap_or(0),
+        priority: job.priority.get().unwrap_or(0),
     }
 }
 

@@ -61,6 +61,7 @@ fn entry(job: &Job) -> QueueJob {
         gpu_count: job.req.gpus,
         shards: job.req.shards,
         cpus: job.req.cpus,
+        priority: if job.held { 0 } else { job.priority },
     }
 }
 

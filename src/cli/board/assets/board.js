@@ -277,7 +277,8 @@ function renderQueue(live) {
   q.pending.forEach((j, i) => {
     pending.append(el("tr", { "data-job": j.job_id, "data-state": j.state, class: isMine(j) ? "mine" : null },
       el("td", {}, i + 1), el("td", {}, el("a", { href: "#/job/" + j.job_id }, j.job)), el("td", {}, j.name),
-      el("td", { class: "user" }, j.user_name), el("td", {}, gpusOf(j)), el("td", {}, j.reason || "-"),
+      el("td", { class: "user" }, j.user_name), el("td", {}, gpusOf(j)), el("td", {}, String(j.priority ?? "")),
+      el("td", {}, j.reason || "-"),
       el("td", {}, j.start_time ? when(j.start_time) : "N/A"), el("td", {}, actionButtons(j))));
   });
   const more = document.getElementById("pending-more");

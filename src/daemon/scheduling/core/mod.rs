@@ -199,6 +199,12 @@ impl Core {
         Core::on_store(config, Machine::default(), &db, self.jobs_dir.clone()).expect("the store opens again")
     }
 
+    /// Where this core's store is (a file, or a [`Store::memory_path`]).
+    #[cfg(test)]
+    pub(crate) fn store_path(&self) -> PathBuf {
+        self.store.path().to_path_buf()
+    }
+
     /// A core on the store at `db` (a file, or a [`Store::memory_path`]), loading its
     /// recent jobs; the jobs' directories are under `jobs_dir`.
     fn on_store(config: Config, machine: Machine, db: &Path, jobs_dir: PathBuf) -> Result<Core, StoreError> {

@@ -77,6 +77,20 @@ fn the_nice_value_and_a_priority_set_by_hand_count() {
 }
 
 #[test]
+fn usage_the_store_lost_is_rebuilt_from_the_jobs_it_holds() {
+    let mut core = core_with("tres_billing_weights = \"GRES/gpu=10\"");
+    let (id, _) = submit_and_schedule(&mut core, ALICE, &desc(GPU));
+    ran_for(&mut core, id, 3600);
+    ends(&mut core, id);
+    core.flush();
+    let db = rusqlite::Connection::open(core.store_path()).unwrap();
+    db.execute_batch("DELETE FROM usage; DELETE FROM meta WHERE key = 'usage_reset_at';").unwrap();
+    let again = core.restarted();
+    let used = again.usage_now(crate::sys::now())[&("default".to_string(), ALICE.uid)];
+    assert!((used - 36_000.0).abs() / 36_000.0 < 0.01, "rebuilt: {used}");
+}
+
+#[test]
 fn usage_is_charged_at_the_end_and_kept_across_a_restart() {
     let mut core = core_with("tres_billing_weights = \"GRES/gpu=10\"");
     let (id, _) = submit_and_schedule(&mut core, ALICE, &desc(GPU));
