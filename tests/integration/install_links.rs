@@ -3,23 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const NAMES: &[&str] = &[
-    "sbatch",
-    "srun",
-    "salloc",
-    "squeue",
-    "scancel",
-    "scontrol",
-    "sinfo",
-    "sacct",
-    "sstat",
-    "sprio",
-    "sshare",
-    "sacctmgr",
-    "slurmletd",
-    "slurmlet",
-];
-
 fn exe() -> PathBuf {
     std::fs::canonicalize(env!("CARGO_BIN_EXE_slurmlet")).unwrap()
 }
@@ -34,8 +17,8 @@ fn links_point_at_the_binary_and_dispatch_on_argv0() {
     let out = install(tmp.path(), &[]);
     assert!(out.status.success(), "install-links failed: {}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), NAMES.len(), "one line per link expected:\n{stdout}");
-    for name in NAMES {
+    assert_eq!(stdout.lines().count(), crate::common::commands().count(), "one line per link expected:\n{stdout}");
+    for name in crate::common::commands() {
         let link = tmp.path().join(name);
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "{name} is not a symlink");
         assert_eq!(std::fs::read_link(&link).unwrap(), exe(), "{name} points elsewhere");

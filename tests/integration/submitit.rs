@@ -132,3 +132,74 @@ fn submitit_map_array_of_four_tasks() {
     expected.sort();
     assert_eq!(folders, expected);
 }
+
+/// A checkpointable task on a scavenger's GPU, preempted by a high job: submitit's
+/// checkpoint runs on the warning signal, the job is requeued, and its next run goes on from
+/// the checkpoint to the end.
+const PREEMPTED_DRIVER: &str = r#"
+import json, os, sys, time
+import submitit
+
+class Count(submitit.helpers.Checkpointable):
+    def __init__(self):
+        self.done = 0
+    def __call__(self, marker):
+        while self.done < 40:
+            time.sleep(0.1)
+            self.done += 1
+            with open(marker, "a") as f:
+                f.write(f"{self.done} {os.environ.get('SLURM_RESTART_COUNT', '0')}\n")
+        return [self.done, os.environ.get("SLURM_RESTART_COUNT", "0")]
+
+executor = submitit.AutoExecutor(folder=sys.argv[1] + "/%j")
+executor.update_parameters(timeout_min=5, slurm_qos="scavenger", slurm_gres="gpu:1")
+job = executor.submit(Count(), sys.argv[2])
+print(job.job_id, flush=True)
+print(json.dumps(job.result()), flush=True)
+"#;
+
+#[test]
+fn submitit_goes_on_from_its_checkpoint_after_a_preemption() {
+    let python = match python_with_submitit() {
+        Ok(p) => p,
+        Err(why) => return skip(&why),
+    };
+    let c = Cluster::start(
+        "1",
+        // A grace time lets submitit's handler save its checkpoint and requeue the job itself.
+        "preempt_type = \"preempt/qos\"\nrequeue_delay = 1\n[qos.high]\npreempt = [\"scavenger\"]\n[qos.scavenger]\ngrace_time = 30\n",
+    );
+    std::fs::write(c.path("driver.py"), PREEMPTED_DRIVER).unwrap();
+    let marker = c.path("progress");
+    let child = c
+        .program(&python)
+        .arg("driver.py")
+        .arg("logs")
+        .arg(&marker)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the submitit driver");
+    // Once the task has made some progress, a high job needs the one GPU.
+    common::wait_for("the task's progress", LIMIT, || {
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        common::until(text.lines().count() >= 5, || text.clone())
+    });
+    let high = c.run("sbatch", &["--parsable", "--qos=high", "--gres=gpu:1", "--wrap", "sleep 1"]);
+    assert!(high.status.success(), "{}", String::from_utf8_lossy(&high.stderr));
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "submitit failed:\n{stdout}\n{}\ndaemon log:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        c.log()
+    );
+    let result: Vec<serde_json::Value> = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_default();
+    assert_eq!(result, [serde_json::json!(40), serde_json::json!("1")], "{stdout}");
+    // The second run went on from the checkpoint: its first step is past the first run's.
+    let progress = std::fs::read_to_string(&marker).unwrap();
+    let first_rerun = progress.lines().find(|l| l.ends_with(" 1")).unwrap_or_default();
+    let step: u32 = first_rerun.split(' ').next().unwrap_or("0").parse().unwrap_or(0);
+    assert!(step > 5, "the second run started over:\n{progress}");
+}

@@ -206,6 +206,9 @@ pub struct Job {
     pub preempted: bool,
     /// When a preempted job's grace time is over (UNIX seconds).
     pub preempt_at: u64,
+    /// Whether the job waits in the queue because its last run was preempted (until it
+    /// starts again): a requeue asked for meanwhile is already done.
+    pub requeued_by_preemption: bool,
     /// `--nice`.
     pub nice: i32,
     /// `--signal`.

@@ -90,16 +90,22 @@ pub fn blocked(limits: &UserLimits, held: Held, job: &Job) -> Option<&'static st
     None
 }
 
-/// Slurm's refusal of a submit that can never run under the limits, or that passes the
-/// submit limit: `active` is how many pending and running jobs the user has.
-pub fn check_submit(limits: &UserLimits, job: &Job, active: u32) -> Result<(), Refusal> {
-    let refuse = |reason: &str, why: String| Refusal {
+/// Slurm's refusal of a submit past a limit (`ESLURM_ACCOUNTING_POLICY`), its description
+/// the limit's pending reason and why.
+pub fn policy_refusal(reason: &str, why: String) -> Refusal {
+    Refusal {
         kind: Kind::Invalid,
         description: format!("{reason}: {why}"),
         number: crate::api::types::errno::ACCOUNTING_POLICY,
         error: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)".into(),
         source: "slurm_submit_batch_job()".into(),
-    };
+    }
+}
+
+/// Slurm's refusal of a submit that can never run under the limits, or that passes the
+/// submit limit: `active` is how many pending and running jobs the user has.
+pub fn check_submit(limits: &UserLimits, job: &Job, active: u32) -> Result<(), Refusal> {
+    let refuse = policy_refusal;
     if let Some(max) = limits.max_gpus_per_user.filter(|&max| job.req.gpus > max) {
         return Err(refuse(
             "QOSMaxGRESPerUser",

@@ -9,7 +9,7 @@
 
 use crate::config::qos::{Qos, TresLimits};
 use crate::daemon::model::job::Job;
-use crate::daemon::model::refusal::{Kind, Refusal};
+use crate::daemon::model::refusal::Refusal;
 use std::collections::HashMap;
 
 /// What some running jobs hold, in the units QOS limits count.
@@ -124,13 +124,7 @@ pub fn check_submit(
     held: (Tally, Tally),
     shards_per_gpu: u32,
 ) -> Result<(), Refusal> {
-    let refuse = |reason: &str, why: String| Refusal {
-        kind: Kind::Invalid,
-        description: format!("{reason}: {why}"),
-        number: crate::api::types::errno::ACCOUNTING_POLICY,
-        error: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)".into(),
-        source: "slurm_submit_batch_job()".into(),
-    };
+    let refuse = super::limits::policy_refusal;
     if let Some(max) = qos.max_wall_minutes.filter(|&max| job.time_limit.is_some_and(|t| t > max)) {
         return Err(refuse(
             "QOSMaxWallDurationPerJobLimit",

@@ -33,27 +33,46 @@ impl Core {
             return Err(refused(errno::DISABLED, "Requested operation is presently disabled"));
         }
         match job.state() {
+            // Preempted and requeued already: submitit's handler asks for the same on the
+            // warning signal, a moment after; it is done.
+            JobState::Pending if job.requeued_by_preemption => Ok(Effects::default()),
             JobState::Pending => Err(refused(errno::JOB_PENDING, "Job is pending execution")),
+            // Already being ended to go back to the queue (preempted, or requeued twice, as
+            // submitit's handler does on the warning of a preemption): nothing more to do.
+            JobState::Completing if job.requeue_on_end => Ok(Effects::default()),
             JobState::Completing => {
                 Err(refused(errno::TRANSITION_STATE_NO_UPDATE, "Job can not be altered now, try again later"))
             }
-            JobState::Running | JobState::Suspended => {
-                // A suspended job's processes must run to hear that they are to end.
-                super::suspend::continue_for_cancel(job, &dir);
-                // Its supervisor says why it ends, as slurmstepd does.
-                if let Err(e) = std::fs::write(dir.join(crate::stepd::files::REQUEUED), "") {
-                    tracing::warn!(job = id, "cannot mark the job as requeued for its supervisor: {e}");
-                }
+            // Preempted, in its grace time: it goes back to the queue when it ends, by itself
+            // or at the grace time's end. Its processes are not signalled now: the one asking
+            // (submitit's handler, having saved its checkpoint) is one of them.
+            JobState::Running | JobState::Suspended if job.preempted => {
                 job.requeue_on_end = true;
-                job.state = Some(JobState::Completing);
                 let durable = self.writer.update(job);
-                for pid in self.running_supervisors(id) {
-                    let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
-                }
                 Ok(Effects { durable: Some(durable), ..Default::default() })
             }
+            JobState::Running | JobState::Suspended => Ok(self.end_to_requeue(id, &dir)),
             _ => Ok(self.back_to_queue(id)),
         }
+    }
+
+    /// Ends running job `id` (its job directory `dir`) to go back to the queue: SIGTERM, then
+    /// SIGKILL after KillWait, as when it is cancelled.
+    pub(in crate::daemon) fn end_to_requeue(&mut self, id: u32, dir: &std::path::Path) -> Effects {
+        let Some(job) = self.jobs.get_mut(&id) else { return Effects::default() };
+        // A suspended job's processes must run to hear that they are to end.
+        super::suspend::continue_for_cancel(job, dir);
+        // Its supervisor says why it ends, as slurmstepd does.
+        if let Err(e) = std::fs::write(dir.join(crate::stepd::files::REQUEUED), "") {
+            tracing::warn!(job = id, "cannot mark the job as requeued for its supervisor: {e}");
+        }
+        job.requeue_on_end = true;
+        job.state = Some(JobState::Completing);
+        let durable = self.writer.update(job);
+        for pid in self.running_supervisors(id) {
+            let _ = crate::sys::kill_pid(pid, libc::SIGTERM);
+        }
+        Effects { durable: Some(durable), ..Default::default() }
     }
 
     /// Puts finished job `id` back in the queue, pending, as a new run: the run that ended is
@@ -64,6 +83,7 @@ impl Core {
         drop(self.writer.requeued(job));
         job.restarts += 1;
         job.requeue_on_end = false;
+        job.requeued_by_preemption = job.preempted;
         if job.preempted {
             // As Slurm's: a preempted job may start again only after the requeue delay, so
             // that the job that preempted it has what it freed.

@@ -29,22 +29,10 @@ pub struct Cluster {
     pub daemon: Option<Child>,
 }
 
-pub const COMMANDS: &[&str] = &[
-    "sbatch",
-    "srun",
-    "salloc",
-    "squeue",
-    "scancel",
-    "scontrol",
-    "sinfo",
-    "sacct",
-    "sstat",
-    "sprio",
-    "sshare",
-    "sacctmgr",
-    "slurmletd",
-    "slurmlet",
-];
+/// The command links a cluster's `bin` holds: every command of the binary, and `slurmlet`.
+pub fn commands() -> impl Iterator<Item = &'static str> {
+    slurmlet::cli::COMMANDS.iter().copied().chain(std::iter::once("slurmlet"))
+}
 
 impl Cluster {
     /// A cluster whose config has `gpus`, 8 CPUs, KillWait 2 s and `extra` TOML lines, with its
@@ -63,7 +51,7 @@ impl Cluster {
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&work).unwrap();
         let exe = PathBuf::from(env!("CARGO_BIN_EXE_slurmlet"));
-        for c in COMMANDS {
+        for c in commands() {
             std::os::unix::fs::symlink(&exe, bin.join(c)).unwrap();
         }
         let socket = dir.path().join("run").join("slurmlet.sock");

@@ -81,7 +81,7 @@ pub fn shared_bin() -> &'static Path {
         std::fs::create_dir(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::copy(env!("CARGO_BIN_EXE_slurmlet"), dir.join("slurmlet")).unwrap();
-        for c in super::COMMANDS.iter().filter(|c| **c != "slurmlet") {
+        for c in slurmlet::cli::COMMANDS {
             std::os::unix::fs::symlink("slurmlet", dir.join(c)).unwrap();
         }
         dir

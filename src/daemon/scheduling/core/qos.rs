@@ -115,8 +115,10 @@ impl Core {
         let grace = self.config.qos.get(&job.qos).map_or(0, |q| q.grace_time_secs) as u64;
         job.preempted = true;
         job.preempt_at = now + grace;
+        // As `--signal` says: `B:` the batch shell alone, else the steps (not the batch
+        // shell, which would die of a signal it does not expect, as Slurm's does not send it).
         let (signal, scope) = match job.warn_signal {
-            Some(w) => (w.signal, if w.batch_only { SignalScope::Batch } else { SignalScope::Full }),
+            Some(w) => (w.signal, if w.batch_only { SignalScope::Batch } else { SignalScope::Steps }),
             None => (libc::SIGTERM, SignalScope::Full),
         };
         tracing::info!(job = id, grace, "preempted");
@@ -163,15 +165,13 @@ impl Core {
             tracing::warn!(job = id, "cannot mark the job as preempted for its supervisor: {e}");
         }
         let requeue = mode == PreemptMode::Requeue && job.requeue && !job.interactive;
-        let result = if requeue {
-            self.requeue(id, ROOT).map_err(|e| e.message.to_string())
-        } else {
-            self.cancel(id, None, SignalScope::Steps, ROOT).map_err(|e| e.message)
-        };
-        match result {
+        if requeue {
+            return self.end_to_requeue(id, &dir);
+        }
+        match self.cancel(id, None, SignalScope::Steps, ROOT) {
             Ok(effects) => effects,
-            Err(why) => {
-                tracing::warn!(job = id, "cannot end the preempted job: {why}");
+            Err(e) => {
+                tracing::warn!(job = id, "cannot end the preempted job: {}", e.message);
                 Effects::default()
             }
         }

@@ -313,6 +313,7 @@ impl Core {
         job.cpu_ids = cpu_ids;
         job.state = Some(JobState::Running);
         job.start_time = now;
+        job.requeued_by_preemption = false;
         job.reason_prev = job.reason.clone();
         job.reason = "None".into();
         self.resources.used = self.resources.used.plus(&job.req);

@@ -53,25 +53,6 @@ pub struct Factors {
     pub nice: i32,
 }
 
-/// The factors weighted, as `sprio` shows them.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Weighted {
-    /// Age.
-    pub age: f64,
-    /// Fair-share.
-    pub fairshare: f64,
-    /// Job size.
-    pub job_size: f64,
-    /// Partition.
-    pub partition: f64,
-    /// QOS.
-    pub qos: f64,
-    /// Each weighted resource's part.
-    pub tres: Vec<(Tres, f64)>,
-    /// The nice value.
-    pub nice: i32,
-}
-
 impl Factors {
     /// The factors of `job` at `now`, its user's fair-share factor being `fairshare`, its
     /// partition's job factor `job_factor` and its QOS's factor `qos` (its priority over the
@@ -112,9 +93,10 @@ impl Factors {
         Factors { age, fairshare, job_size, partition, qos, tres, nice: job.nice }
     }
 
-    /// The factors times their weights (a factor whose weight is 0 reads 0).
-    pub fn weighted(&self, w: &Weights) -> Weighted {
-        Weighted {
+    /// The factors times their weights (a factor whose weight is 0 reads 0), as `sprio`
+    /// shows them.
+    pub fn weighted(&self, w: &Weights) -> Factors {
+        Factors {
             age: self.age * w.age as f64,
             fairshare: self.fairshare * w.fairshare as f64,
             job_size: self.job_size * w.job_size as f64,
@@ -127,13 +109,12 @@ impl Factors {
 
     /// The priority these factors give under `w`.
     pub fn priority(&self, w: &Weights) -> u32 {
-        self.weighted(w).priority()
+        self.weighted(w).sum()
     }
-}
 
-impl Weighted {
-    /// The sum, less the nice value, cut to a whole number from 1 to 2^32 − 1.
-    pub fn priority(&self) -> u32 {
+    /// The sum of weighted factors, less the nice value, cut to a whole number from 1 to
+    /// 2^32 − 1.
+    fn sum(&self) -> u32 {
         let sum = self.age
             + self.fairshare
             + self.job_size

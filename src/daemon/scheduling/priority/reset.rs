@@ -7,6 +7,10 @@ use crate::config::priority::UsageReset;
 /// The first reset after `last` (UNIX seconds); `None` for `NONE` and `NOW` (the daemon
 /// resets at its start for `NOW`, as Slurm does when it reads the setting).
 pub fn next_after(period: UsageReset, last: u64) -> Option<u64> {
+    // Asked at every scheduling pass: no look at the time zone where nothing is reset.
+    if matches!(period, UsageReset::None | UsageReset::Now) {
+        return None;
+    }
     // SAFETY: an all-zero `tm` is a valid value of the plain C struct.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     let t = last as libc::time_t;

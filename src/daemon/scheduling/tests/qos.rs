@@ -81,8 +81,36 @@ fn a_high_job_preempts_a_scavengers_and_the_scavenger_runs_again_later() {
     assert_eq!(state(&core, high), JobState::Running);
     let again = &core.jobs[&scavengers[1]];
     assert_eq!((again.state(), again.restarts, again.preempted), (JobState::Pending, 1, false));
+    // Its owner's own requeue a moment later (submitit's, on the warning) is already done.
+    assert!(core.requeue(scavengers[1], BOB).is_ok());
+    assert_eq!(core.jobs[&scavengers[1]].restarts, 1);
     // A scavenger's usage costs nothing (usage_factor = 0).
     assert_eq!(core.usage_now(crate::sys::now()).get(&("default".to_string(), BOB.uid)).copied().unwrap_or(0.0), 0.0);
+}
+
+#[test]
+fn a_preempted_job_keeps_its_grace_time_before_it_is_ended() {
+    let mut core = core_with(&QOS.replace("[qos.scavenger]\n", "[qos.scavenger]\ngrace_time = 30\n"));
+    let (scavenger, _) = submit_and_schedule(
+        &mut core,
+        BOB,
+        &desc(|d| {
+            d.tres_per_node = Some("gres/gpu:2".into());
+            d.qos = Some("scavenger".into());
+        }),
+    );
+    let (_, effects) = submit_and_schedule(&mut core, ALICE, &gpu_job("high"));
+    let job = &core.jobs[&scavenger];
+    assert!(job.preempted);
+    assert_eq!(job.state(), JobState::Running, "it runs on through its grace time");
+    assert!(effects.wake_at.is_some_and(|at| at >= job.preempt_at), "a pass is asked for at its end");
+    // Once it is over, the next pass ends it.
+    core.jobs.get_mut(&scavenger).unwrap().preempt_at = crate::sys::now() - 1;
+    core.schedule();
+    assert_eq!(state(&core, scavenger), JobState::Completing);
+    assert!(core.jobs[&scavenger].requeue_on_end);
+    // Its own requeue meanwhile (submitit's, on the warning) is taken as done.
+    assert!(core.requeue(scavenger, BOB).is_ok());
 }
 
 #[test]
