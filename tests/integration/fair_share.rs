@@ -100,6 +100,7 @@ fn a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share
         }
     }
     let total: f64 = seen.iter().sum();
+    eprintln!("fair_share: GPU-seconds of the flooding user and the two others: {seen:?} of {total}");
     for (user, used) in users.iter().zip(&seen) {
         let share = used / total;
         assert!(

@@ -59,7 +59,7 @@ pub struct SacctmgrArgs {
     pub immediate: bool,
     #[command(flatten)]
     pub version: crate::cli::VersionFlag,
-    /// show|list ENTITY [where] [KEY=VALUE…] [format=…] [tree] [withassoc]
+    /// show|list ENTITY, then where KEY=VALUE…, format=…, tree or withassoc
     #[arg(value_name = "COMMAND", trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
 }

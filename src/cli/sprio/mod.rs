@@ -1,5 +1,5 @@
 //! `sprio`: the factors of pending jobs' priorities, from the daemon's
-//! `GET /slurmlet/v1/priorities`, printed as Slurm's sprio prints them (see [`format`]).
+//! `GET /slurmlet/v1/priorities`, printed as Slurm's sprio prints them (see [`mod@format`]).
 //! slurmrestd has no call for sprio: against a cluster profile it says so.
 
 pub mod format;

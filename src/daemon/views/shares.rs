@@ -10,7 +10,7 @@ use crate::daemon::scheduling::priority::Shares;
 
 /// The TRES sshare's `TRESRunMins` lists, in the order Slurm's are (those slurmlet does not
 /// count stay 0).
-const TRES: [&str; 11] =
+pub const TRES: [&str; 11] =
     ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu", "gres/gpumem", "gres/gpuutil"];
 
 /// What each association's running jobs hold times the seconds left to their time limits
