@@ -88,42 +88,42 @@ fn a_high_job_preempts_a_scavengers_and_the_scavenger_runs_again_later() {
     assert_eq!(core.usage_now(crate::sys::now()).get(&("default".to_string(), BOB.uid)).copied().unwrap_or(0.0), 0.0);
 }
 
+/// Bob's scavenger job holding both GPUs, started; its id.
+fn scavenger_on_both_gpus(core: &mut Core) -> u32 {
+    let both = desc(|d| {
+        d.tres_per_node = Some("gres/gpu:2".into());
+        d.qos = Some("scavenger".into());
+    });
+    let (id, _) = submit_and_schedule(core, BOB, &both);
+    assert_eq!(state(core, id), JobState::Running);
+    id
+}
+
 #[test]
 fn a_preempted_job_keeps_its_grace_time_before_it_is_ended() {
     let mut core = core_with(&QOS.replace("[qos.scavenger]\n", "[qos.scavenger]\ngrace_time = 30\n"));
-    let (scavenger, _) = submit_and_schedule(
-        &mut core,
-        BOB,
-        &desc(|d| {
-            d.tres_per_node = Some("gres/gpu:2".into());
-            d.qos = Some("scavenger".into());
-        }),
-    );
+    let scavenger = scavenger_on_both_gpus(&mut core);
     let (_, effects) = submit_and_schedule(&mut core, ALICE, &gpu_job("high"));
     let job = &core.jobs[&scavenger];
     assert!(job.preempted);
     assert_eq!(job.state(), JobState::Running, "it runs on through its grace time");
     assert!(effects.wake_at.is_some_and(|at| at >= job.preempt_at), "a pass is asked for at its end");
-    // Once it is over, the next pass ends it.
+    // Its own requeue now (submitit's, once it has saved its checkpoint) takes effect at its
+    // end: it is not signalled, and runs on.
+    assert!(core.requeue(scavenger, BOB).is_ok());
+    assert_eq!((state(&core, scavenger), core.jobs[&scavenger].requeue_on_end), (JobState::Running, true));
+    // Once the grace time is over, the next pass ends it.
     core.jobs.get_mut(&scavenger).unwrap().preempt_at = crate::sys::now() - 1;
     core.schedule();
     assert_eq!(state(&core, scavenger), JobState::Completing);
-    assert!(core.jobs[&scavenger].requeue_on_end);
-    // Its own requeue meanwhile (submitit's, on the warning) is taken as done.
+    // Asked again while it ends, the requeue is taken as done.
     assert!(core.requeue(scavenger, BOB).is_ok());
 }
 
 #[test]
 fn in_cancel_mode_a_preempted_job_ends_preempted() {
     let mut core = core_with(&QOS.replace("REQUEUE", "CANCEL"));
-    let (scavenger, _) = submit_and_schedule(
-        &mut core,
-        BOB,
-        &desc(|d| {
-            d.tres_per_node = Some("gres/gpu:2".into());
-            d.qos = Some("scavenger".into());
-        }),
-    );
+    let scavenger = scavenger_on_both_gpus(&mut core);
     submit_and_schedule(&mut core, ALICE, &gpu_job("high"));
     assert!(core.jobs[&scavenger].preempted);
     ended(&mut core, scavenger);
