@@ -7,6 +7,7 @@
 //! submit, whatever `DenyOnLimit` says; one over a limit only for now waits, or is refused
 //! under `DenyOnLimit`, as Slurm's.
 
+use crate::config::priority::Tres;
 use crate::config::qos::{Qos, TresLimits};
 use crate::daemon::model::job::Job;
 use crate::daemon::model::refusal::Refusal;
@@ -28,8 +29,8 @@ pub struct Tally {
 impl Tally {
     /// What `job` holds, on a node of `shards_per_gpu` shards a GPU.
     pub fn of(job: &Job, shards_per_gpu: u32) -> Tally {
-        let shards = if shards_per_gpu > 0 { job.req.shards as f64 / shards_per_gpu as f64 } else { 0.0 };
-        Tally { jobs: 1, cpus: job.req.cpus as u64, mem_mb: job.req.mem_mb, gpus: job.req.gpus as f64 + shards }
+        let gpus = super::priority::billing::amount(&job.req, Tres::Gpu, shards_per_gpu);
+        Tally { jobs: 1, cpus: job.req.cpus as u64, mem_mb: job.req.mem_mb, gpus }
     }
 
     /// Counts `other` in.

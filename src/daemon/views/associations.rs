@@ -18,28 +18,16 @@ fn number(n: impl Into<Value>) -> Value {
     json!({ "set": true, "infinite": false, "number": n.into() })
 }
 
-/// The tree's associations in sshare's order: (index, account, user name).
-fn walk(shares: &Shares) -> Vec<(usize, String, Option<String>)> {
-    let tree = &shares.tree;
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); tree.len()];
-    for (i, a) in tree.iter().enumerate() {
-        if let Some(p) = a.parent {
-            children[p].push(i);
-        }
-    }
-    let name = |i: usize| tree[i].user.map(crate::identity::user_name);
-    for list in children.iter_mut() {
-        list.sort_by_key(|&i| (tree[i].user.is_none(), name(i).unwrap_or_else(|| tree[i].name.clone())));
-    }
-    let mut order = Vec::new();
-    let mut stack = vec![0usize];
-    while let Some(at) = stack.pop() {
-        if at < tree.len() {
-            order.push((at, shares.names[at].0.clone(), name(at)));
-            stack.extend(children[at].iter().rev());
-        }
-    }
-    order
+/// A user of an association: uid and name.
+type Member = (u32, String);
+
+/// The tree's associations in sshare's order: (index, account, user).
+fn walk(shares: &Shares) -> Vec<(usize, String, Option<Member>)> {
+    shares
+        .listing_order()
+        .into_iter()
+        .map(|(i, name)| (i, shares.names[i].0.clone(), shares.tree[i].user.map(|uid| (uid, name))))
+        .collect()
 }
 
 /// The QOS an account offers (its own list, its parent's, …), else every QOS.
@@ -63,19 +51,16 @@ pub fn associations(config: &Config, shares: &Shares) -> Vec<Value> {
                 (None, Some(p)) => shares.tree[p].name.clone(),
                 _ => String::new(),
             };
-            let default_qos = match &user {
-                Some(name) => crate::identity::user_uid(name).and_then(|uid| tree.default_qos.get(&uid).cloned()),
-                None => None,
-            }
-            .or_else(|| tree.account_default_qos(&account).cloned());
-            let is_default = user.as_ref().is_some_and(|name| {
-                crate::identity::user_uid(name)
-                    .is_some_and(|uid| tree.defaults.get(&uid).is_some_and(|d| *d == account))
-            });
+            let default_qos = user
+                .as_ref()
+                .and_then(|(uid, _)| tree.default_qos.get(uid).cloned())
+                .or_else(|| tree.account_default_qos(&account).cloned());
+            let is_default =
+                user.as_ref().is_some_and(|(uid, _)| tree.defaults.get(uid).is_some_and(|d| *d == account));
             json!({
                 "account": account,
                 "cluster": config.cluster_name,
-                "user": user.unwrap_or_default(),
+                "user": user.map(|(_, name)| name).unwrap_or_default(),
                 "partition": "",
                 "parent_account": parent,
                 "shares_raw": a.shares,
@@ -92,22 +77,24 @@ pub fn associations(config: &Config, shares: &Shares) -> Vec<Value> {
 
 /// Every user with an association, by name, as slurmrestd's `users`.
 pub fn users(config: &Config, shares: &Shares) -> Vec<Value> {
-    let mut by_name: std::collections::BTreeMap<String, Vec<Value>> = std::collections::BTreeMap::new();
+    let mut by_name: std::collections::BTreeMap<String, (u32, Vec<Value>)> = std::collections::BTreeMap::new();
     for (_, account, user) in walk(shares) {
-        let Some(name) = user else { continue };
-        by_name.entry(name.clone()).or_default().push(json!({
+        let Some((uid, name)) = user else { continue };
+        by_name.entry(name.clone()).or_insert_with(|| (uid, Vec::new())).1.push(json!({
             "account": account, "cluster": config.cluster_name, "partition": "", "user": name,
         }));
     }
     by_name
         .into_iter()
-        .map(|(name, associations)| {
-            let uid = crate::identity::user_uid(&name);
-            let default = uid
-                .and_then(|u| config.account_tree.defaults.get(&u).cloned())
+        .map(|(name, (uid, associations))| {
+            let default = config
+                .account_tree
+                .defaults
+                .get(&uid)
+                .cloned()
                 .or_else(|| associations.first().and_then(|a| a["account"].as_str().map(str::to_string)))
                 .unwrap_or_default();
-            let admin = uid.is_some_and(|u| u == 0 || config.operators.contains(&u));
+            let admin = uid == 0 || config.operators.contains(&uid);
             json!({
                 "name": name,
                 "default": { "account": default, "wckey": "" },
@@ -125,7 +112,8 @@ pub fn accounts(config: &Config, shares: &Shares) -> Vec<Value> {
     let mut by_name: std::collections::BTreeMap<String, Vec<Value>> = std::collections::BTreeMap::new();
     for (_, account, user) in walk(shares) {
         by_name.entry(account.clone()).or_default().push(json!({
-            "account": account, "cluster": config.cluster_name, "partition": "", "user": user.unwrap_or_default(),
+            "account": account, "cluster": config.cluster_name, "partition": "",
+            "user": user.map(|(_, name)| name).unwrap_or_default(),
         }));
     }
     by_name

@@ -5,6 +5,7 @@
 
 use crate::api::noval::NoVal;
 use crate::api::types::{AssocShares, FairshareStanding, SharesMsg, SharesTres, TresCount, LEVEL_FS_INFINITE};
+use crate::config::priority::Tres;
 use crate::daemon::model::job::Job;
 use crate::daemon::scheduling::priority::Shares;
 
@@ -20,8 +21,7 @@ pub fn run_seconds(shares: &Shares, running: &[(&Job, f64)], shards_per_gpu: u32
     for (job, billing) in running {
         let Some(left) = job.limit_end(now).map(|end| end.saturating_sub(now)) else { continue };
         let Some(mut at) = shares.index_of(&job.account, job.uid) else { continue };
-        let gpus =
-            job.req.gpus as f64 + if shards_per_gpu > 0 { job.req.shards as f64 / shards_per_gpu as f64 } else { 0.0 };
+        let gpus = crate::daemon::scheduling::priority::billing::amount(&job.req, Tres::Gpu, shards_per_gpu);
         let mut held = [0u64; 11];
         held[0] = job.req.cpus as u64 * left;
         held[1] = job.req.mem_mb * left;
@@ -55,44 +55,24 @@ pub struct SharesQuery {
 /// The rows of `shares` the query keeps, in the tree's order, with their running jobs'
 /// TRES-seconds (`run`, see [`run_seconds`]).
 pub fn rows(shares: &Shares, run: &[[u64; 11]], cluster: &str, query: &SharesQuery) -> SharesMsg {
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); shares.tree.len()];
-    for (i, a) in shares.tree.iter().enumerate() {
-        if let Some(p) = a.parent {
-            children[p].push(i);
-        }
-    }
-    let name_of = |i: usize| match shares.tree[i].user {
-        Some(uid) => crate::identity::user_name(uid),
-        None => shares.tree[i].name.clone(),
-    };
-    for list in children.iter_mut() {
-        list.sort_by_key(|&i| (shares.tree[i].user.is_none(), name_of(i)));
-    }
-    let mut order = Vec::with_capacity(shares.tree.len());
-    let mut stack = vec![0usize];
-    while let Some(at) = stack.pop() {
-        if at < shares.tree.len() {
-            order.push(at);
-            stack.extend(children[at].iter().rev());
-        }
-    }
     let wanted_account = |i: usize| {
         query.accounts.is_empty() || {
             let (account, _) = &shares.names[i];
             query.accounts.iter().any(|a| a == account)
         }
     };
-    let list: Vec<AssocShares> = order
+    let list: Vec<AssocShares> = shares
+        .listing_order()
         .into_iter()
-        .filter(|&i| match shares.tree[i].user {
+        .filter(|(i, _)| match shares.tree[*i].user {
             Some(uid) => {
-                wanted_account(i)
+                wanted_account(*i)
                     && (query.users.is_empty() || query.users.contains(&uid))
                     && query.only.is_none_or(|only| only == uid)
             }
-            None => wanted_account(i),
+            None => wanted_account(*i),
         })
-        .map(|i| row(shares, i, run.get(i), cluster, &name_of(i)))
+        .map(|(i, name)| row(shares, i, run.get(i), cluster, &name))
         .collect();
     SharesMsg { total_shares: list.len() as i64, shares: list }
 }

@@ -144,8 +144,7 @@ impl Core {
         self.resources.used = self.resources.used.minus(&job.req);
         // The job's directory (its status file) stays until the end is durable.
         let dir = stepd::job_dir(&self.jobs_dir, id, job.restarts);
-        let job = &self.jobs[&id];
-        let usage = self.charge(&job.clone());
+        let usage = self.charge(id);
         let job = &self.jobs[&id];
         // Nobody waits for it: until it is durable, recovery finds the end in the directory.
         drop(self.writer.update_then_remove(job, usage, dir));

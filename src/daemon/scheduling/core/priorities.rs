@@ -19,27 +19,22 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 
 /// The seconds of `job`'s last run that count as usage: from its start (or the last reset)
-/// to its end, less the time it was suspended.
-fn counted_secs(job: &Job, reset_at: u64) -> u64 {
+/// to its end (`until`, for one still running), less the time it was suspended.
+fn counted_secs(job: &Job, reset_at: u64, until: u64) -> u64 {
     if job.start_time == 0 {
         return 0;
     }
-    let from = job.start_time.max(reset_at);
-    job.end_time.saturating_sub(from).saturating_sub(job.suspended_secs)
+    let end = if job.end_time > 0 { job.end_time } else { until };
+    end.saturating_sub(job.start_time.max(reset_at)).saturating_sub(job.suspended_secs)
 }
 
-/// The usage of `job`'s last run, ended or at `now` (a running one).
+/// The usage of `job`'s last run, ended or at `until` (a running one).
 fn usage_of(job: &Job, config: &Config, reset_at: u64, until: u64) -> f64 {
     let p = &config.priority;
     // A QOS's usage factor scales what its jobs are charged (0: nothing, as a scavenger's).
     let factor = config.qos.get(&job.qos).map_or(1.0, |q| q.usage_factor);
     let b = billing::billing(&job.req, &p.billing, config.shards_per_gpu) * factor;
-    let secs = if job.end_time > 0 {
-        counted_secs(job, reset_at)
-    } else {
-        until.saturating_sub(job.start_time.max(reset_at)).saturating_sub(job.suspended_secs)
-    };
-    run_usage(b, secs, p.decay_half_life_secs)
+    run_usage(b, counted_secs(job, reset_at, until), p.decay_half_life_secs)
 }
 
 /// The usage the store keeps, rebuilt from the runs it holds when it keeps none yet (a
@@ -118,15 +113,20 @@ impl Core {
     /// The factors of `job`'s priority at `now`, with the fair-share factors of the last
     /// computation.
     pub fn priority_factors(&self, job: &Job, now: u64) -> Factors {
+        self.factors_on(job, &self.node_totals(), self.config.qos.max_priority(), now)
+    }
+
+    /// [`Core::priority_factors`] with what every job shares worked out once: the node's
+    /// totals and the largest QOS priority.
+    fn factors_on(&self, job: &Job, node: &NodeTotals, max_qos: u32, now: u64) -> Factors {
         let fairshare = self.priorities.factors.get(&(job.account.to_string(), job.uid)).copied().unwrap_or(0.0);
         let job_factor =
             self.config.partitions.iter().find(|p| job.partition == p.name).map_or(0, |p| p.priority_job_factor);
-        let max_qos = self.config.qos.max_priority();
         let qos = match self.config.qos.get(&job.qos) {
             Some(q) if max_qos > 0 => q.priority as f64 / max_qos as f64,
             _ => 0.0,
         };
-        Factors::of(job, fairshare, job_factor, qos, &self.node_totals(), &self.config.priority, now)
+        Factors::of(job, fairshare, job_factor, qos, node, &self.config.priority, now)
     }
 
     /// Notes a new job's association, and gives it its priority (when priorities are
@@ -156,13 +156,17 @@ impl Core {
             self.priorities.factors = factors;
             self.priorities.computed_at = Some(now);
             let weights = self.config.priority.weights.clone();
+            let (node, max_qos) = (self.node_totals(), self.config.qos.max_priority());
             let ids: Vec<u32> = self.index.queue.iter().map(|(_, id)| *id).collect();
             let mut queue = std::collections::BTreeSet::new();
             let mut moved = false;
             for id in ids {
                 let job = &self.jobs[&id];
-                let priority =
-                    if job.priority_set { job.priority } else { self.priority_factors(job, now).priority(&weights) };
+                let priority = if job.priority_set {
+                    job.priority
+                } else {
+                    self.factors_on(job, &node, max_qos, now).priority(&weights)
+                };
                 let job = self.jobs.get_mut(&id).expect("a queued job exists");
                 moved |= job.priority != priority;
                 job.priority = priority;
@@ -198,11 +202,11 @@ impl Core {
         }
     }
 
-    /// Charges the run of `job` that just ended to its association; returns the row to
+    /// Charges the run of job `id` that just ended to its association; returns the row to
     /// store with the job's end.
-    pub(super) fn charge(&mut self, job: &Job) -> Option<UsageRow> {
-        let ledger = &self.priorities.ledger;
-        let used = usage_of(job, &self.config, ledger.reset_at, job.end_time);
+    pub(super) fn charge(&mut self, id: u32) -> Option<UsageRow> {
+        let job = self.jobs.get(&id)?;
+        let used = usage_of(job, &self.config, self.priorities.ledger.reset_at, job.end_time);
         let half_life = self.config.priority.decay_half_life_secs;
         (used > 0.0).then(|| self.priorities.ledger.add(&job.account, job.uid, used, job.end_time, half_life))
     }
@@ -215,8 +219,8 @@ mod tests {
     #[test]
     fn a_run_counts_from_its_start_or_the_reset_less_its_suspension() {
         let job = Job { start_time: 100, end_time: 400, suspended_secs: 50, ..Default::default() };
-        assert_eq!(counted_secs(&job, 0), 250);
-        assert_eq!(counted_secs(&job, 300), 50);
-        assert_eq!(counted_secs(&Job { end_time: 400, ..Default::default() }, 0), 0, "never started");
+        assert_eq!(counted_secs(&job, 0, 0), 250);
+        assert_eq!(counted_secs(&job, 300, 0), 50);
+        assert_eq!(counted_secs(&Job { end_time: 400, ..Default::default() }, 0, 0), 0, "never started");
     }
 }

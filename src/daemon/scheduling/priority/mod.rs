@@ -86,6 +86,34 @@ impl Shares {
         self.users.get(&(account.to_string(), uid)).copied()
     }
 
+    /// The associations in the order sshare and sacctmgr list them: depth first from the
+    /// root, an account's users (by name) before its sub-accounts (by name); with each
+    /// association's printed name (a user's looked up once).
+    pub fn listing_order(&self) -> Vec<(usize, String)> {
+        let names: Vec<String> =
+            self.tree.iter().map(|a| a.user.map_or_else(|| a.name.clone(), crate::identity::user_name)).collect();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.tree.len()];
+        for (i, a) in self.tree.iter().enumerate() {
+            if let Some(p) = a.parent {
+                children[p].push(i);
+            }
+        }
+        for list in children.iter_mut() {
+            list.sort_by(|&a, &b| {
+                (self.tree[a].user.is_none(), &names[a]).cmp(&(self.tree[b].user.is_none(), &names[b]))
+            });
+        }
+        let mut order = Vec::with_capacity(self.tree.len());
+        let mut stack = vec![0usize];
+        while let Some(at) = stack.pop() {
+            if at < self.tree.len() {
+                order.push((at, names[at].clone()));
+                stack.extend(children[at].iter().rev());
+            }
+        }
+        order
+    }
+
     /// Every user's factor, by association.
     pub fn factors(&self) -> HashMap<AssocKey, f64> {
         self.users.iter().map(|(k, &i)| (k.clone(), self.standings[i].factor)).collect()
