@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 const CONFIG: &str = "gpus = 4\npreempt_type = \"preempt/qos\"\npreempt_mode = \"REQUEUE\"\nrequeue_delay = 1\n\
     [qos.high]\npriority = 100\npreempt = [\"scavenger\"]\n\
-    [qos.scavenger]\nusage_factor = 0.0\n\
+    [qos.scavenger]\nusage_factor = 0.0\ngrace_time = 1\n\
     [qos.capped]\nmax_tres_per_user = \"gres/gpu=2\"\n";
 
 fn squeue(shared: &Shared, user: &User, id: u32, format: &str) -> String {
@@ -81,14 +81,22 @@ fn a_scavengers_job_is_warned_requeued_within_a_second_and_runs_again_later() {
     });
     let asked = Instant::now();
     let high = shared.sbatch_as(&h, &["--qos=high", "--gres=gpu:1", "--wrap", "sleep 3"]);
-    // The youngest scavenger job is preempted at once: within a second it is no longer running.
+    // The youngest scavenger job is preempted at once: within a second it has its warning,
+    // and once its grace time (a second: a shell runs the traps of signals that arrive
+    // together in no order it promises) is over it is no longer running.
     let victim = *scav.last().unwrap();
+    crate::common::wait_for("the scavenger's warning", Duration::from_secs(5), || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        crate::common::until(text.contains("usr1"), || text.clone())
+    });
+    let took = asked.elapsed();
+    assert!(took < Duration::from_secs(1), "warned after {took:?}");
     crate::common::wait_for("the scavenger's preemption", Duration::from_secs(5), || {
         let st = shared.state(victim);
         crate::common::until(st != "RUNNING", || st.clone())
     });
     let took = asked.elapsed();
-    assert!(took < Duration::from_secs(1), "preempted after {took:?}");
+    assert!(took < Duration::from_secs(3), "preempted after {took:?}");
     assert!(scav[..3].iter().all(|id| shared.state(*id) == "RUNNING"), "only one is preempted");
     shared.wait_state(high, "RUNNING");
     let text = std::fs::read_to_string(&log).unwrap();
