@@ -73,6 +73,8 @@ pub struct UserTable {
     pub default_account: Option<String>,
     /// The QOS of their jobs that name none.
     pub default_qos: Option<String>,
+    /// Where their jobs' notices are posted (see [`super::notify`]).
+    pub webhook: Option<String>,
 }
 
 /// The most shares an account or a user may have (Slurm's are 32-bit).

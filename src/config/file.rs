@@ -170,6 +170,14 @@ pub struct ConfigFile {
     /// when `nvidia-cuda-mps-control` is on its `PATH` at its start (default false; without
     /// the program, shard jobs run without MPS and the daemon's log says so).
     pub mps: Option<bool>,
+    /// slurm.conf's `MailProg`: the program run for each `--mail-type` notice, as
+    /// `PROGRAM -s SUBJECT ADDRESS` (default: none, no mail is sent).
+    pub mail_program: Option<PathBuf>,
+    /// slurm.conf's `MailDomain`: appended to the owner's name of a job that names no
+    /// `--mail-user`.
+    pub mail_domain: Option<String>,
+    /// A URL every notice is posted to as JSON (ntfy, Slack and Matrix bridges take it).
+    pub webhook: Option<String>,
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
     /// `allowed_swap_space`, `constrain_devices`).

@@ -8,6 +8,7 @@ pub mod bounds;
 pub mod cgroup;
 mod file;
 pub mod mode;
+pub mod notify;
 pub mod priority;
 pub mod qos;
 pub mod reload;
@@ -188,6 +189,8 @@ pub struct Config {
     pub preempt_mode: qos::PreemptMode,
     /// Seconds a preempted and requeued job waits before it may start again.
     pub requeue_delay: u32,
+    /// Where the notices of `--mail-type` go.
+    pub notify: notify::Notify,
 }
 
 impl Config {

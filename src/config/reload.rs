@@ -43,6 +43,7 @@ impl Config {
             qos,
             preempt_mode,
             requeue_delay,
+            notify,
             // Only at the next start: the node's resources, its names, where the daemon
             // listens and keeps its state, and what its start set up from them.
             cluster_name,
@@ -112,6 +113,7 @@ impl Config {
             qos,
             preempt_mode,
             requeue_delay,
+            notify,
             ..self.clone()
         };
         Reloaded { config, restart_only }

@@ -31,8 +31,9 @@ impl Config {
         let (gpu_setting, gpu_type, gpus) = read_gpus(file.gpus.take(), &nvml_library, &refuse)?;
         let partitions = read_partitions(file.partitions.take(), &refuse)?;
         let operators = read_operators(file.operators.take(), &refuse)?;
-        let sharing = read_sharing(&mut file, &refuse)?;
         let mode = file.mode.unwrap_or_default();
+        let notify = read_notify(&mut file, mode, &refuse)?;
+        let sharing = read_sharing(&mut file, &refuse)?;
         let cpus = bounds::CPUS
             .read_opt("cpus", file.cpus)
             .map_err(out_of_range)?
@@ -122,6 +123,7 @@ impl Config {
             qos: sharing.qos,
             preempt_mode: sharing.preempt_mode,
             requeue_delay: sharing.requeue_delay,
+            notify,
         })
     }
 }
@@ -268,6 +270,29 @@ fn read_sharing(file: &mut ConfigFile, refuse: &Refuse) -> Result<Sharing, Confi
         preempt_mode,
         requeue_delay,
     })
+}
+
+/// Where notices go (see [`super::notify`]). The users' webhooks are taken out of their
+/// `[users.NAME]` tables; a table left with nothing else goes too, so that a user with a
+/// webhook alone needs no account tree.
+fn read_notify(file: &mut ConfigFile, mode: Mode, refuse: &Refuse) -> Result<super::notify::Notify, ConfigError> {
+    let mut user_webhooks = Vec::new();
+    if let Some(users) = file.users.as_mut() {
+        for (name, table) in users.iter_mut() {
+            if let Some(url) = table.webhook.take() {
+                user_webhooks.push((name.clone(), url));
+            }
+        }
+        users.retain(|_, t| t != &accounts::UserTable::default());
+    }
+    super::notify::read(
+        file.mail_program.take(),
+        file.mail_domain.take(),
+        file.webhook.take(),
+        user_webhooks,
+        mode == Mode::System,
+    )
+    .map_err(|m| refuse.invalid(m))
 }
 
 /// The account of jobs that name none, and the tree of accounts (`None`: the file has no

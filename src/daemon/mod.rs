@@ -243,6 +243,9 @@ fn start(
     tokio::spawn(daemon.clone().reload_on_hangup(config_path));
     tokio::spawn(runtime::gpu_watch::watch(daemon.clone()));
     tokio::spawn(runtime::backstop::watch(daemon.clone()));
+    if let Some(outbox) = daemon.core.lock().take_notices() {
+        tokio::spawn(runtime::notify::run(daemon.clone(), outbox));
+    }
     Ok(daemon)
 }
 

@@ -109,6 +109,14 @@ impl JobOptions {
             dependency::parse_dependency(d)?;
         }
         let mut warnings = Vec::new();
+        if let Some(m) = self.value("mail-type") {
+            let parsed = super::mail::MailTypes::parse(m)
+                .map_err(|_| OptionError::InvalidSpec { option: "mail-type", value: m.into() })?;
+            // Slurm drops a word it does not know without a word; said here.
+            for word in parsed.unknown {
+                warnings.push(OptionWarning(format!("--mail-type: '{word}' is no mail type; it is ignored")));
+            }
+        }
         for (long, value) in self.given() {
             let Some(spec) = table::find(tool, long) else { continue };
             // A `0|1` option given 0 (`SLURM_OOM_KILL_STEP=0` in every job) asks for nothing.
@@ -142,6 +150,11 @@ impl JobOptions {
             partition: text("partition"),
             comment: text("comment"),
             wckey: text("wckey"),
+            mail_type: self
+                .value("mail-type")
+                .and_then(|m| super::mail::MailTypes::parse(m).ok())
+                .map(|p| p.types.flags()),
+            mail_user: text("mail-user"),
             account: text("account"),
             qos: text("qos"),
             constraints: text("constraint"),

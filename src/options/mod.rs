@@ -16,6 +16,7 @@ pub mod export;
 pub mod gres;
 pub mod help;
 pub mod hostlist;
+pub mod mail;
 pub mod memory;
 pub mod parse;
 pub mod pattern;

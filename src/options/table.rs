@@ -204,7 +204,6 @@ const fn opt(
     OptSpec { long, short, short_tools: tools, value, tools, section, support, help }
 }
 
-const NO_ACCOUNTING: &str = "this cluster keeps no accounts or limits";
 const ONE_NODE: &str = "this cluster is one node";
 const NO_FEATURES: &str = "no node features are configured";
 const NO_BINDING: &str = "tasks are not bound to CPUs, sockets or memory one by one here";
@@ -577,7 +576,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Required("type"),
         BRA,
         Other,
-        NoEffect("no mail is sent from this cluster"),
+        Implemented,
         "notify on state change: BEGIN, END, FAIL or ALL",
     ),
     opt(
@@ -586,7 +585,7 @@ pub static OPTIONS: &[OptSpec] = &[
         Required("user"),
         BRA,
         Other,
-        NoEffect("no mail is sent from this cluster"),
+        Implemented,
         "who to send email notification for job state changes",
     ),
     opt(
@@ -829,7 +828,7 @@ pub static OPTIONS: &[OptSpec] = &[
         "propagate all [or specific list of] rlimits",
     ),
     opt("pty", None, Optional("fd"), R, Parallel, Implemented, "run task zero in pseudo terminal"),
-    opt("qos", Some('q'), Required("qos"), BRA, Parallel, Recorded(NO_ACCOUNTING), "quality of service"),
+    opt("qos", Some('q'), Required("qos"), BRA, Parallel, Implemented, "quality of service"),
     opt("quiet", Some('Q'), Flag, BRA, Parallel, Implemented, "quiet mode (suppress informational messages)"),
     opt("quit-on-interrupt", None, Flag, R, Other, Implemented, "quit on single Ctrl-C"),
     opt(

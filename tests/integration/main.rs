@@ -42,6 +42,7 @@ mod hostlists;
 mod install_links;
 mod layering;
 mod mps;
+mod notifications;
 mod openapi;
 mod option_table;
 mod optional_values;

@@ -100,6 +100,8 @@ fn sample(long: &str, nodefile: &str) -> String {
         "wrap" => "hostname".into(),
         "chdir" => "/tmp".into(),
         "nice" => "5".into(),
+        "mail-type" => "END".into(),
+        "mail-user" => "pi@lab".into(),
         _ => "2".into(),
     }
 }
@@ -127,11 +129,14 @@ fn expected_desc(long: &str) -> Option<Json> {
         "input" => json!({ "standard_input": "in.txt" }),
         "job-name" => json!({ "name": "x1" }),
         "kill-on-invalid-dep" => json!({ "flags": ["KILL_INVALID_DEPENDENCY"] }),
+        "mail-type" => json!({ "mail_type": ["END"] }),
+        "mail-user" => json!({ "mail_user": "pi@lab" }),
         "mem" => json!({ "memory_per_node": { "set": true, "infinite": false, "number": 2048 } }),
         "mem-per-cpu" => json!({ "memory_per_cpu": { "set": true, "infinite": false, "number": 2 } }),
         "mem-per-gpu" => json!({ "memory_per_tres": "gres/gpu:1024" }),
         "mincpus" => json!({ "minimum_cpus": 2 }),
         "nice" => json!({ "nice": 5 }),
+        "qos" => json!({ "qos": "x1" }),
         "nodefile" => json!({ "required_nodes": ["node7"] }),
         "nodelist" => json!({ "required_nodes": ["gpu12", "gpu13"] }),
         "no-requeue" => json!({ "requeue": false }),

@@ -107,6 +107,12 @@ pub struct JobDescMsg {
     pub tres_per_task: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wckey: Option<String>,
+    /// The events to notify of, as slurmrestd's flags (`["BEGIN", "TIME=80%"]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mail_type: Option<Vec<String>>,
+    /// Who is told (default: the job's user).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mail_user: Option<String>,
 }
 
 impl JobDescMsg {
@@ -129,6 +135,8 @@ impl JobDescMsg {
         "kill_warning_delay",
         "kill_warning_flags",
         "kill_warning_signal",
+        "mail_type",
+        "mail_user",
         "maximum_nodes",
         "memory_per_cpu",
         "memory_per_node",

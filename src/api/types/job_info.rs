@@ -57,6 +57,7 @@ pub struct JobInfo {
     pub job_resources: Option<crate::api::job_resources::JobRes>,
     pub job_state: Vec<String>,
     pub last_sched_evaluation: NoVal<u64>,
+    pub mail_type: Vec<String>,
     pub mail_user: String,
     pub max_cpus: NoVal<u32>,
     pub max_nodes: NoVal<u32>,

@@ -198,6 +198,10 @@ pub struct Job {
     pub comment: Text,
     /// `--wckey`.
     pub wckey: Text,
+    /// `--mail-type`: the events its user is told of.
+    pub mail_type: crate::options::mail::MailTypes,
+    /// `--mail-user`: who is told (empty: the job's owner).
+    pub mail_user: Text,
     /// `--account`.
     pub account: Text,
     /// Its QOS: the one asked for (`--qos`), or its user's or account's default.

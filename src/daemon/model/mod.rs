@@ -7,6 +7,7 @@ pub mod caller;
 pub mod job;
 pub mod job_ref;
 pub mod machine;
+pub mod notice;
 pub mod output_path;
 pub mod refusal;
 pub mod step_record;

@@ -8,6 +8,7 @@ pub mod backstop;
 pub mod gpu_watch;
 pub mod interactive;
 pub mod mps;
+pub mod notify;
 pub mod purge;
 pub mod submit;
 

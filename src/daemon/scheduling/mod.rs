@@ -18,6 +18,7 @@ pub mod requeue;
 pub mod steps;
 pub mod submit;
 pub mod submit_gres;
+pub mod submit_mail;
 pub mod submit_paths;
 pub mod submit_refusals;
 pub mod suspend;

@@ -60,6 +60,7 @@ pub fn build(
     let begin_time = read_begin_time(desc)?;
     let labels = read_labels(desc, &environment, &cwd)?;
     let qos = read_qos(desc, caller, &account, config)?;
+    let (mail_type, mail_user) = super::submit_mail::read_mail(desc, caller.uid, config, &mut warnings)?;
     let Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu } = resources;
     // A job without a time limit gets its QOS's longest, as Slurm's does.
     let time_limit = time_limit.or_else(|| config.qos.get(&qos).and_then(|q| q.max_wall_minutes));
@@ -91,6 +92,8 @@ pub fn build(
         command: labels.command.into(),
         comment: desc.comment.as_deref().unwrap_or_default().into(),
         wckey: desc.wckey.as_deref().unwrap_or_default().into(),
+        mail_type,
+        mail_user,
         account: account.into(),
         qos: qos.as_str().into(),
         nice: desc.nice.unwrap_or(0),

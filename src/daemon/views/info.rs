@@ -186,6 +186,11 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         tres_req_str: tres_string(job),
         tres_alloc_str: if started { tres_string(job) } else { String::new() },
         current_working_directory: job.cwd.to_string(),
+        mail_type: job.mail_type.flags(),
+        mail_user: match job.mail_user.as_str() {
+            "" => config.notify.default_address(&user_name),
+            given => given.to_string(),
+        },
         ..Default::default()
     }
 }

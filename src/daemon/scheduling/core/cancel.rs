@@ -120,6 +120,7 @@ impl Core {
         let durable = self.writer.update(job);
         self.index.queue.remove(&key);
         self.ended.send_modify(|n| *n += 1);
+        self.notify_end(id, false);
         durable
     }
 

@@ -153,6 +153,7 @@ impl Core {
         let (cpu_ids, requeue) = (job.cpu_ids.clone(), job.requeue_on_end);
         self.release_gpus(id);
         self.release_cpu_ids(&cpu_ids);
+        self.notify_end(id, requeue);
         if requeue {
             // Its callers schedule next.
             let _ = self.back_to_queue(id);

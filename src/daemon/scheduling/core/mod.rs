@@ -20,6 +20,7 @@ mod gpu_watch_state;
 mod job_index;
 mod job_steps;
 mod lifecycle;
+mod notices;
 mod overdue;
 mod priorities;
 mod qos;
@@ -29,6 +30,7 @@ mod schedule;
 
 pub use cancel::CancelError;
 pub use gpu_holds::GpuHeld;
+pub use notices::{Outgoing, TimeMark};
 pub use overdue::{Stuck, GRACE};
 
 use crate::config::Config;
@@ -163,6 +165,8 @@ pub struct Core {
     overdue: overdue::Overdue,
     /// Fair-share usage and what the queue's priorities were computed with.
     priorities: crate::daemon::scheduling::priority::Priorities,
+    /// The notices of job events waiting for the runtime to send them.
+    outbox: notices::Outbox,
 }
 
 impl Core {
@@ -245,6 +249,7 @@ impl Core {
             purged_at: 0,
             overdue: Default::default(),
             priorities: crate::daemon::scheduling::priority::Priorities { ledger, seen, ..Default::default() },
+            outbox: Default::default(),
         })
     }
 

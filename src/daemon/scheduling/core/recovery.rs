@@ -87,6 +87,7 @@ impl Core {
             }
         }
         self.tell_supervisors(id);
+        self.arm_time_marks(id, crate::sys::now());
     }
 
     /// Puts job `id` back in the queue: it was given resources, but nothing of it ran (no

@@ -279,10 +279,12 @@ impl Core {
                 }
                 Standing::Never if job.kill_on_invalid_dep => {
                     tracing::info!(job = id, "its dependency can never be satisfied; cancelling it");
+                    self.notify_invalid_dependency(id);
                     self.end_pending(id, "DependencyNeverSatisfied", None);
                     effects.reschedule = true;
                 }
                 Standing::Never => {
+                    self.notify_invalid_dependency(id);
                     waiting.insert(id, "DependencyNeverSatisfied");
                 }
             }
@@ -319,6 +321,7 @@ impl Core {
         self.resources.used = self.resources.used.plus(&job.req);
         let durable = self.writer.update(job);
         self.hold_gpus(id);
+        self.notify_start(id, now);
         durable
     }
 
