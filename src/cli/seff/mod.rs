@@ -42,6 +42,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // A Slurm cluster's slurmrestd serves neither the history nor the GPU samples: the
+    // message says to use the cluster's own seff.
     if let Err(e) = client.slurmlet_only(CMD) {
         super::error(CMD, &e.to_string());
         return 1;
