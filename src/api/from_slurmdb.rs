@@ -161,6 +161,9 @@ impl DbJob {
             time_limit: self.time.limit.get(),
             req: tres(&self.tres.requested),
             alloc: (!self.tres.allocated.is_empty()).then_some(allocated),
+            mem_per_cpu: self.required.memory_per_cpu.get().is_some(),
+            // slurmdbd keeps no GPU indices.
+            gpu_indices: Vec::new(),
             nodes: self.nodes.clone(),
             exit_status: wait_status(&self.exit_code),
             derived_status: wait_status(&self.derived_exit_code),

@@ -65,6 +65,7 @@ const DYNAMIC: &[Dynamic] = &[
         operands: None,
     },
     Dynamic { command: "sstat", options: &[(Some('j'), "jobs", "jobs")], operands: Some("jobs") },
+    Dynamic { command: "seff", options: &[], operands: Some("jobs") },
 ];
 
 /// `cmd`'s entry of [`DYNAMIC`], its options checked against its clap definition.

@@ -20,6 +20,7 @@ pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
+pub mod seff;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
@@ -46,6 +47,7 @@ pub const COMMANDS: &[&str] = &[
     "sprio",
     "sshare",
     "sacctmgr",
+    "seff",
     "slurmletd",
 ];
 
@@ -77,6 +79,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "sprio" => sprio::run(args),
         "sshare" => sshare::run(args),
         "sacctmgr" => sacctmgr::run(args),
+        "seff" => seff::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
         _ => unreachable!("dispatchable() checked the name"),
     }
@@ -322,6 +325,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         sprio::SprioArgs::command().name("sprio"),
         sshare::SshareArgs::command().name("sshare"),
         sacctmgr::SacctmgrArgs::command().name("sacctmgr"),
+        seff::SeffArgs::command().name("seff"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),
     ]
 }

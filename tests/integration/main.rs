@@ -65,6 +65,7 @@ mod scontrol_show;
 mod scontrol_write;
 mod seed_script_options;
 mod seed_scripts;
+mod seff;
 mod shard_memory;
 mod shards;
 mod signals_env;

@@ -204,6 +204,14 @@ fn slurmlet_profile_selects_the_profile_for_one_command() {
         "slurmlet gpus: error: slurmlet gpus: slurmrestd's data_parser v0.0.43 has no endpoint for it \
          (profile 'tcp'); it speaks only to a slurmlet daemon\n"
     );
+    // Nor has seff's: slurmdbd's records and the GPU samples are slurmlet's.
+    let o = slurmlet(&["--profile", "tcp", "seff", &id.to_string()]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
+    assert_eq!(
+        stderr(&o),
+        "seff: error: seff: slurmrestd's data_parser v0.0.43 has no endpoint for it (profile 'tcp'); \
+         use the cluster's own seff on its login node\n"
+    );
     // Through the profile: its refused token says so.
     let o = slurmlet(&["--profile", "badtoken", "squeue"]);
     assert_eq!(o.status.code(), Some(1));

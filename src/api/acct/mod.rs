@@ -194,6 +194,13 @@ pub struct AcctJob {
     pub req: Tres,
     /// What it was given (`None`: it never started).
     pub alloc: Option<Tres>,
+    /// Whether its memory was asked for per CPU (`--mem-per-cpu`, Slurm's `MEM_PER_CPU`
+    /// flag of `req_mem`) rather than per node: seff shows its share per core then.
+    pub mem_per_cpu: bool,
+    /// The indices of the GPUs it was given (the GPU its shards are on, in a shard job);
+    /// empty before it starts and in records of a Slurm cluster, which keeps none. seff
+    /// reads each GPU's samples by them.
+    pub gpu_indices: Vec<u32>,
     /// Its nodes (`None assigned` before it started).
     pub nodes: String,
     /// Its raw exit status, as Slurm records it for the job.

@@ -225,8 +225,12 @@ pub fn job(j: &AcctJob, now: u64) -> DbJob {
         qosreq: String::new(),
         required: DbRequired {
             cpus: j.req.cpus,
-            memory_per_cpu: NoVal::unset(),
-            memory_per_node: if j.req.mem_mb > 0 { NoVal::of(j.req.mem_mb) } else { NoVal::unset() },
+            memory_per_cpu: if j.mem_per_cpu {
+                NoVal::of(j.req.mem_mb / j.req.cpus.max(1) as u64)
+            } else {
+                NoVal::unset()
+            },
+            memory_per_node: if j.req.mem_mb > 0 && !j.mem_per_cpu { NoVal::of(j.req.mem_mb) } else { NoVal::unset() },
         },
         kill_request_user: requester(j.cancelled_by),
         restart_cnt: 0,
@@ -364,6 +368,12 @@ mod tests {
             ..done.clone()
         };
         assert_eq!(job(&never, 2000).to_acct(), never);
+        // Memory asked for per CPU is recorded per CPU, as slurmdbd records it.
+        let per_cpu = AcctJob { mem_per_cpu: true, ..done.clone() };
+        let written = job(&per_cpu, 2000);
+        assert_eq!(written.required.memory_per_cpu.get(), Some(alloc.mem_mb / alloc.cpus as u64));
+        assert_eq!(written.required.memory_per_node.get(), None);
+        assert_eq!(written.to_acct(), per_cpu);
         let shards = Tres { cpus: 1, mem_mb: 1000, gpus: 0, shards: 2, nodes: 1 };
         let sharded = AcctJob { req: shards, alloc: Some(shards), steps: Vec::new(), ..done };
         let written = job(&sharded, 2000);

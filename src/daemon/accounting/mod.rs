@@ -116,6 +116,8 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
         time_limit: job.time_limit,
         req: Tres { cpus: job.req.cpus, mem_mb: job.req.mem_mb, gpus: job.req.gpus, shards: job.req.shards, nodes: 1 },
         alloc: started.then(|| given(job)),
+        mem_per_cpu: job.mem_per_cpu.is_some(),
+        gpu_indices: if started { job.gpus.iter().map(|g| g.index).collect() } else { Vec::new() },
         nodes: node(started),
         exit_status: exit_status(job),
         derived_status: steps.iter().filter_map(|s| s.exit_status).max().unwrap_or(0),

@@ -1,0 +1,25 @@
+# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
+function __slurmlet_complete
+    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l found
+    if command -q slurmlet
+        set found (slurmlet __complete $argv $word 2>/dev/null)
+    end
+    if set -q found[1]
+        printf '%s\n' $found
+    else
+        __fish_complete_path $word
+    end
+end
+
+# scontrol's words: what the daemon knows after hold, release, show job, update, …
+function __slurmlet_scontrol
+    set -l words (commandline -opc)
+    __slurmlet_complete scontrol $words[2..-1]
+end
+
+complete -c seff -s f -d 'Taken and unused, as by Slurm\'s seff' -r
+complete -c seff -s h -d 'Help menu'
+complete -c seff -s v -d 'Version'
+complete -c seff -s d -d 'Debug mode: display raw Slurm data'
+complete -c seff -f -k -a '(__slurmlet_complete jobs)'
