@@ -148,6 +148,7 @@ impl DbJob {
             account: self.account.clone(),
             qos: self.qos.clone(),
             comment: self.comment.job.clone(),
+            admin_comment: self.comment.administrator.clone(),
             wckey: self.wckey.wckey.clone(),
             cwd: self.working_directory.clone(),
             cluster: self.cluster.clone(),

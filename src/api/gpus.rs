@@ -29,6 +29,11 @@ pub struct GpuJob {
     /// Its share of this GPU's memory (its shards' part of the GPU's memory), bytes; `None`
     /// when it holds the GPU whole, when the GPU's size is not known, or when hidden.
     pub share_bytes: Option<u64>,
+    /// Since when (UNIX seconds) every GPU of the job has stayed below the `[idle_gpus]`
+    /// policy's threshold, while they stay so; `None` when they do not, without the policy,
+    /// or when hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_since: Option<u64>,
 }
 
 impl GpuJob {

@@ -35,13 +35,18 @@ fn utilization(percent: Option<u32>, doubted: bool) -> String {
 
 /// `job 12 (alice)`, or `another user's job` for one hidden by `private_data`; a job that
 /// holds shards of the GPU with its use against its share: `job 12 (alice) 3.1/10.0 GiB
-/// (4/32 shards)` (`-` for a figure not known).
-fn job_text(job: &GpuJob, shards_per_gpu: u32) -> String {
-    let who = match (&job.job, &job.user_name) {
+/// (4/32 shards)` (`-` for a figure not known); a job whose GPUs have stayed below the idle
+/// policy's threshold, for how long as of the look at `seen_at`: `job 12 (alice), idle
+/// 01:02:03`.
+fn job_text(job: &GpuJob, shards_per_gpu: u32, seen_at: Option<u64>) -> String {
+    let mut who = match (&job.job, &job.user_name) {
         (Some(id), Some(user)) => format!("job {id} ({user})"),
         (Some(id), None) => format!("job {id}"),
         (None, _) => "another user's job".into(),
     };
+    if let (Some(since), Some(at)) = (job.idle_since, seen_at) {
+        who.push_str(&format!(", idle {}", crate::options::time::format_hms(at.saturating_sub(since))));
+    }
     let Some(shards) = job.shards else { return who };
     let gib = |bytes: Option<u64>| bytes.map_or_else(|| "-".to_string(), crate::gpu::gib);
     format!("{who} {}/{} GiB ({shards}/{shards_per_gpu} shards)", gib(job.used_memory), gib(job.share_bytes))
@@ -57,10 +62,11 @@ fn outsider_text(p: &GpuOutsider) -> String {
     format!("pid {}{who}, outside the queue", p.pid)
 }
 
-/// Who holds `gpu`: its jobs, then the processes outside the queue; `-` for nobody.
-fn holders(gpu: &GpuStatus) -> String {
-    let all: Vec<String> =
-        gpu.jobs.iter().map(|j| job_text(j, gpu.shards)).chain(gpu.outside_queue.iter().map(outsider_text)).collect();
+/// Who holds `gpu` at the look at `seen_at`: its jobs, then the processes outside the
+/// queue; `-` for nobody.
+fn holders(gpu: &GpuStatus, seen_at: Option<u64>) -> String {
+    let jobs = gpu.jobs.iter().map(|j| job_text(j, gpu.shards, seen_at));
+    let all: Vec<String> = jobs.chain(gpu.outside_queue.iter().map(outsider_text)).collect();
     if all.is_empty() {
         "-".into()
     } else {
@@ -92,7 +98,7 @@ pub fn render(reply: &GpusResponse) -> String {
             gpu.name.clone().unwrap_or_else(|| "-".into()),
             memory(gpu.memory_used, gpu.memory_total),
             utilization(gpu.utilization, gpu.note.is_some()),
-            holders(gpu),
+            holders(gpu, reply.sampled_at),
         ]);
     }
     for column in [0, 2, 3] {
@@ -214,6 +220,7 @@ mod tests {
             used_memory: used,
             shards: Some(4),
             share_bytes: Some(5 * GIB),
+            idle_since: None,
         };
         let shared = GpuStatus { shards: 32, jobs: vec![job(12, Some(3_328_599_654)), job(13, None)], ..gpu(0) };
         let text = render(&GpusResponse { gpus: vec![shared], ..Default::default() });

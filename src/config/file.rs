@@ -178,6 +178,8 @@ pub struct ConfigFile {
     pub mail_domain: Option<String>,
     /// A URL every notice is posted to as JSON (ntfy, Slack and Matrix bridges take it).
     pub webhook: Option<String>,
+    /// What happens to jobs whose GPUs stay idle (`[idle_gpus]`; absent: nothing).
+    pub idle_gpus: Option<super::idle_gpus::IdleGpusTable>,
     /// How jobs are confined, with cgroup.conf's names (`constrain_cores`,
     /// `constrain_ram_space`, `allowed_ram_space`, `constrain_swap_space`,
     /// `allowed_swap_space`, `constrain_devices`).

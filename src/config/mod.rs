@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod bounds;
 pub mod cgroup;
 mod file;
+pub mod idle_gpus;
 pub mod mode;
 pub mod notify;
 pub mod priority;
@@ -191,6 +192,8 @@ pub struct Config {
     pub requeue_delay: u32,
     /// Where the notices of `--mail-type` go.
     pub notify: notify::Notify,
+    /// What happens to jobs whose GPUs stay idle (`None`: nothing).
+    pub idle_gpus: Option<idle_gpus::IdleGpus>,
 }
 
 impl Config {

@@ -44,6 +44,7 @@ impl Config {
             preempt_mode,
             requeue_delay,
             notify,
+            idle_gpus,
             // Only at the next start: the node's resources, its names, where the daemon
             // listens and keeps its state, and what its start set up from them.
             cluster_name,
@@ -114,6 +115,7 @@ impl Config {
             preempt_mode,
             requeue_delay,
             notify,
+            idle_gpus,
             ..self.clone()
         };
         Reloaded { config, restart_only }

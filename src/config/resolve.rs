@@ -34,18 +34,14 @@ impl Config {
         let mode = file.mode.unwrap_or_default();
         let notify = read_notify(&mut file, mode, &refuse)?;
         let sharing = read_sharing(&mut file, &refuse)?;
+        let idle_gpus =
+            file.idle_gpus.take().map(idle_gpus::IdleGpus::read).transpose().map_err(|m| refuse.invalid(m))?;
         let cpus = bounds::CPUS
             .read_opt("cpus", file.cpus)
             .map_err(out_of_range)?
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1));
         let limits = read_limits(file.limits.take(), &refuse)?;
-        let cgroup = file.cgroup.unwrap_or_default();
-        for (key, bounds, value) in [
-            ("cgroup.allowed_ram_space", bounds::ALLOWED_RAM_SPACE, cgroup.allowed_ram_space),
-            ("cgroup.allowed_swap_space", bounds::ALLOWED_SWAP_SPACE, cgroup.allowed_swap_space),
-        ] {
-            value.map(|v| bounds.check(key, v)).transpose().map_err(out_of_range)?;
-        }
+        check_cgroup_spaces(file.cgroup.as_ref(), &refuse)?;
         if let Some(addr) = file.listen {
             bounds::PORT.check("listen port", addr.port()).map_err(out_of_range)?;
         }
@@ -124,6 +120,7 @@ impl Config {
             preempt_mode: sharing.preempt_mode,
             requeue_delay: sharing.requeue_delay,
             notify,
+            idle_gpus,
         })
     }
 }
@@ -270,6 +267,18 @@ fn read_sharing(file: &mut ConfigFile, refuse: &Refuse) -> Result<Sharing, Confi
         preempt_mode,
         requeue_delay,
     })
+}
+
+/// Refuses `[cgroup]`'s allowed spaces out of their ranges.
+fn check_cgroup_spaces(cgroup: Option<&cgroup::CgroupTable>, refuse: &Refuse) -> Result<(), ConfigError> {
+    let Some(cgroup) = cgroup else { return Ok(()) };
+    for (key, bounds, value) in [
+        ("cgroup.allowed_ram_space", bounds::ALLOWED_RAM_SPACE, cgroup.allowed_ram_space),
+        ("cgroup.allowed_swap_space", bounds::ALLOWED_SWAP_SPACE, cgroup.allowed_swap_space),
+    ] {
+        value.map(|v| bounds.check(key, v)).transpose().map_err(|which| refuse.out_of_range(which))?;
+    }
+    Ok(())
 }
 
 /// Where notices go (see [`super::notify`]). The users' webhooks are taken out of their

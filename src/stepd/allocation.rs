@@ -49,6 +49,9 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
     let mut share_told = false;
     let tell = |line: &str| link.borrow_mut().send(&Frame::Message(line.to_string()));
     let mut end_for_share = super::gpu_share::follow(spec, dir, &mut share_told, tell);
+    // Told its GPUs stayed idle (see `idle_gpu`): once, and before a revocation that follows.
+    let mut idle_told = false;
+    super::idle_gpu::follow(spec, dir, &mut idle_told, tell);
     loop {
         if std::mem::take(&mut end_for_share) {
             let why = format!(
@@ -84,6 +87,7 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
                 }
             }
             Event::Terminate => {
+                super::idle_gpu::follow(spec, dir, &mut idle_told, tell);
                 let why = format!("Job allocation {} has been revoked.", spec.job_id);
                 release_by = release_by.or(revoke(EndCause::Cancelled, why, &mut cause));
                 if detached {
@@ -92,6 +96,7 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
             }
             Event::Notify => {
                 end_for_share = super::gpu_share::follow(spec, dir, &mut share_told, tell);
+                super::idle_gpu::follow(spec, dir, &mut idle_told, tell);
                 if cause == EndCause::Exited {
                     timing.reread(dir);
                     limit_at = timing.deadline().map(crate::sys::instant_at);

@@ -20,6 +20,7 @@ mod events;
 pub mod exec;
 pub mod fork_server;
 pub mod gpu_share;
+pub mod idle_gpu;
 mod notes;
 pub mod opener;
 pub mod step;
@@ -373,6 +374,9 @@ fn watch(
     // `gpu_share`) at the top of the next turn.
     let mut share_told = false;
     let mut end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
+    // Told its GPUs stayed idle (see `idle_gpu`): once, and before a cancel that follows.
+    let mut idle_told = false;
+    idle_gpu::follow(spec, dir, &mut idle_told, |line| child.note(line));
 
     loop {
         if std::mem::take(&mut end_for_share) && cause == EndCause::Exited {
@@ -403,6 +407,7 @@ fn watch(
                 return Ok(script_ended(spec, &mut child, jail, ws, cause));
             }
             events::Event::Terminate => {
+                idle_gpu::follow(spec, dir, &mut idle_told, |line| child.note(line));
                 if cause == EndCause::Exited {
                     cause = EndCause::Cancelled;
                     timing.ending();
@@ -412,6 +417,7 @@ fn watch(
             }
             events::Event::Notify => {
                 end_for_share = gpu_share::follow(spec, dir, &mut share_told, |line| child.note(line));
+                idle_gpu::follow(spec, dir, &mut idle_told, |line| child.note(line));
                 if cause == EndCause::Exited {
                     if let Some(pause) = timing.reread(dir) {
                         pause.apply(jail);

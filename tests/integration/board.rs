@@ -1221,3 +1221,32 @@ fn a_busy_machine_shows_each_gpus_holders_shards_and_outsider() {
         let _ = c.run("scancel", &[&id.to_string()]);
     }
 }
+
+#[test]
+fn a_job_whose_gpus_stay_idle_is_marked_on_its_card() {
+    let Some(program) = chromium() else {
+        skip(
+            "a_job_whose_gpus_stay_idle_is_marked_on_its_card",
+            "chromium is not installed (apt-get install chromium)",
+        );
+        return;
+    };
+    let _alone = timing_alone();
+    let (c, _machine) = fake_nvml::start_watching("[idle_gpus]\nafter = \"1h\"\naction = \"warn\"\n");
+    let id = c.sbatch(&["--gres=gpu:1", "-o", "/dev/null", "--wrap", "sleep 300"]);
+    c.wait_state(id, &["RUNNING"], T);
+    let board = Board::start(&c);
+    let mut browser = Browser::start(&program);
+    browser.open(&board.url);
+    // Its GPU reads 0% from the first look: marked long before the policy would act.
+    browser.wait_for(
+        "the idle mark on the job's line of its GPU's card",
+        T,
+        &format!(
+            r#"(() => {{ const h = document.querySelector('[data-gpu] .holder[data-job="{id}"]');
+                 const mark = h && h.querySelector('.idle');
+                 return !!mark && h.dataset.idleSince !== "" && mark.textContent.startsWith("idle since "); }})()"#
+        ),
+    );
+    assert!(c.run("scancel", &[&id.to_string()]).status.success());
+}

@@ -39,6 +39,7 @@ mod hold;
 mod hostile_input;
 mod hostile_users;
 mod hostlists;
+mod idle_gpus;
 mod install_links;
 mod layering;
 mod mps;

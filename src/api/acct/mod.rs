@@ -167,6 +167,8 @@ pub struct AcctJob {
     pub qos: String,
     /// `--comment`.
     pub comment: String,
+    /// What an administrator (or the daemon's own policy) recorded of it.
+    pub admin_comment: String,
     /// `--wckey`.
     pub wckey: String,
     /// Working directory.

@@ -418,6 +418,7 @@ fn job_value(name: &str, j: &AcctJob, now: u64, units: &Units) -> Cell {
         "AssocID" => Cell::Number(Some(0)),
         "Cluster" => text(&j.cluster),
         "Comment" => text(&j.comment),
+        "AdminComment" => text(&j.admin_comment),
         "ConsumedEnergy" => text("0"),
         "ConsumedEnergyRaw" => Cell::Number(Some(0)),
         "CPUTime" => Cell::Secs(Some(elapsed * cpus)),

@@ -181,7 +181,7 @@ pub fn job(j: &AcctJob, now: u64) -> DbJob {
     let (system, total, user) = cpu_times(used);
     DbJob {
         account: j.account.clone(),
-        comment: DbComment { job: j.comment.clone(), ..Default::default() },
+        comment: DbComment { job: j.comment.clone(), administrator: j.admin_comment.clone(), ..Default::default() },
         allocation_nodes: j.alloc.map_or(0, |a| a.nodes),
         array: DbArray { job_id: j.array_job_id, task_id: NoVal::from_option(j.array_task_id), ..Default::default() },
         association: DbAssociation { cluster: j.cluster.clone(), ..Default::default() },

@@ -8,6 +8,7 @@
 //! the daemon keeps for the board ([`sample_history`]).
 
 pub mod foreign;
+pub mod idle;
 pub mod owners;
 pub mod process;
 pub mod sample_history;

@@ -196,6 +196,9 @@ pub struct Job {
     pub command: Text,
     /// `--comment`.
     pub comment: Text,
+    /// What an administrator, or the daemon's idle GPU policy, recorded of it
+    /// (`AdminComment`).
+    pub admin_comment: Text,
     /// `--wckey`.
     pub wckey: Text,
     /// `--mail-type`: the events its user is told of.

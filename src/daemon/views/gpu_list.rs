@@ -27,6 +27,7 @@ pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
                 jobs: &holders,
                 visible: &|job| caller.may_see(job, config),
                 used: &|job| sample.map(|_| core.gpu_memory_of(job.id, gpu.index)),
+                idle_since: &|job| core.idle_clock(job.id).map(|c| c.since),
                 shards_per_gpu: config.shards_per_gpu,
             };
             let command_shown =
@@ -50,6 +51,8 @@ struct Holders<'a> {
     visible: &'a dyn Fn(&Job) -> bool,
     /// The GPU memory a job held on the GPU at the last look (`None`: not looked at).
     used: &'a dyn Fn(&Job) -> Option<u64>,
+    /// Since when a job's GPUs have stayed idle (see [`GpuJob::idle_since`]).
+    idle_since: &'a dyn Fn(&Job) -> Option<u64>,
     /// The shards each GPU is split into.
     shards_per_gpu: u32,
 }
@@ -77,6 +80,7 @@ fn status(
                     user_id: Some(job.uid),
                     user_name: None,
                     used_memory: (holders.used)(job),
+                    idle_since: (holders.idle_since)(job),
                     shards,
                     share_bytes: shards
                         .zip(memory_total)
@@ -127,7 +131,7 @@ mod tests {
     /// The holders `jobs`, all visible where `visible`, each having held 2 GiB at the last
     /// look, on GPUs split into `shards_per_gpu`.
     fn check<'a>(jobs: &'a [&'a Job], visible: &'a dyn Fn(&Job) -> bool, shards_per_gpu: u32) -> Holders<'a> {
-        Holders { jobs, visible, used: &|_| Some(2 << 30), shards_per_gpu }
+        Holders { jobs, visible, used: &|_| Some(2 << 30), idle_since: &|_| None, shards_per_gpu }
     }
 
     #[test]

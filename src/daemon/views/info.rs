@@ -130,6 +130,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         account: job.account.to_string(),
         qos: row.qos().to_string(),
         comment: job.comment.to_string(),
+        admin_comment: job.admin_comment.to_string(),
         wckey: job.wckey.to_string(),
         user_id: job.uid,
         user_name: user_name.clone(),

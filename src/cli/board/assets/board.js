@@ -200,8 +200,11 @@ function holderLines(gpu) {
       continue;
     }
     const share = j.shards ? ` — ${j.shards}/${gpu.shards} shards, ${gib(j.used_memory)} of ${gib(j.share_bytes)}` : "";
-    lines.push(el("div", { class: "holder", "data-job": j.job_id, "data-user": j.user_name || "" },
-      el("a", { href: "#/job/" + j.job_id }, "job " + j.job), " ", el("span", { class: "user" }, j.user_name || ""), share));
+    const idle = j.idle_since
+      ? [" ", el("span", { class: "idle", title: "every GPU of this job has stayed below the idle policy's threshold since " + new Date(j.idle_since * 1000).toLocaleString() }, "idle since " + new Date(j.idle_since * 1000).toLocaleTimeString())]
+      : [];
+    lines.push(el("div", { class: "holder", "data-job": j.job_id, "data-user": j.user_name || "", "data-idle-since": j.idle_since || "" },
+      el("a", { href: "#/job/" + j.job_id }, "job " + j.job), " ", el("span", { class: "user" }, j.user_name || ""), share, ...idle));
   }
   for (const p of gpu.outside_queue) {
     lines.push(el("div", { class: "holder outsider", "data-pid": p.pid, "data-user": p.user_name || "" },

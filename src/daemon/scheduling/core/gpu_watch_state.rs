@@ -26,6 +26,8 @@ pub(in crate::daemon) struct GpuWatchState {
     pub shares: ShareWatch,
     /// The GPU samples of the step still open, and of the one closed last.
     pub history: GpuHistory,
+    /// The running jobs whose GPUs are idle, and since when (`[idle_gpus]`).
+    pub idle: crate::daemon::gpu_use::idle::IdleClocks,
 }
 
 impl GpuWatchState {
@@ -40,6 +42,7 @@ impl GpuWatchState {
             sample: None,
             shares: ShareWatch::default(),
             history: GpuHistory::new(resolution),
+            idle: Default::default(),
         }
     }
 }

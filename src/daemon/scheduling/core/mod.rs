@@ -17,6 +17,7 @@ mod gpu_drains;
 mod gpu_holds;
 mod gpu_tallies;
 mod gpu_watch_state;
+mod idle_gpus;
 mod job_index;
 mod job_steps;
 mod lifecycle;
