@@ -381,6 +381,13 @@ impl Client {
         self.get("/slurmlet/v1/gpus")
     }
 
+    /// `POST /slurmlet/v1/gpus/{which}/resume`: failed GPUs put back in service (`which`: a
+    /// GPU's index, or `all`).
+    pub fn resume_gpus(&self, which: &str) -> Result<crate::api::gpus::GpuResumeResponse, ClientError> {
+        self.slurmlet_only("slurmlet gpus --resume")?;
+        self.post(&format!("/slurmlet/v1/gpus/{which}/resume"), &serde_json::json!({}))
+    }
+
     /// `GET /slurmlet/v1/gpus/samples?since=T`: the node's GPU samples since `since`.
     pub fn gpu_samples(&self, since: Option<i64>) -> Result<crate::api::activity::GpuSamplesResponse, ClientError> {
         self.slurmlet_only("slurmlet board")?;

@@ -86,6 +86,24 @@ pub struct GpuStatus {
     pub jobs: Vec<GpuJob>,
     /// The processes outside the queue that use it.
     pub outside_queue: Vec<GpuOutsider>,
+    /// Why the GPU is out of service (an XID event, memory waiting for a reset, the GPU
+    /// lost), until an administrator puts it back; `None` while it serves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+/// Reply of `POST /slurmlet/v1/gpus/{index}/resume`: the GPUs put back in service.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct GpuResumeResponse {
+    /// Their indices.
+    pub resumed: Vec<u32>,
+    /// slurmrestd's `meta`.
+    pub meta: Meta,
+    /// Errors.
+    pub errors: Vec<ApiError>,
+    /// Warnings.
+    pub warnings: Vec<ApiWarning>,
 }
 
 /// Reply of `GET /slurmlet/v1/gpus`: every GPU of the node by index, and when its figures

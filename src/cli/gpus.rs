@@ -16,6 +16,9 @@ pub struct GpusArgs {
     /// print the daemon's reply as JSON
     #[arg(long)]
     pub json: bool,
+    /// put a GPU taken out of service back (its index, or `all`); root and operators only
+    #[arg(long, value_name = "GPU")]
+    pub resume: Option<String>,
 }
 
 /// `3072 / 40960 MiB` (`-` for a figure not known).
@@ -98,7 +101,10 @@ pub fn render(reply: &GpusResponse) -> String {
             gpu.name.clone().unwrap_or_else(|| "-".into()),
             memory(gpu.memory_used, gpu.memory_total),
             utilization(gpu.utilization, gpu.note.is_some()),
-            holders(gpu, reply.sampled_at),
+            match &gpu.failed {
+                Some(why) => format!("out of service: {why}"),
+                None => holders(gpu, reply.sampled_at),
+            },
         ]);
     }
     for column in [0, 2, 3] {
@@ -115,6 +121,28 @@ pub fn render(reply: &GpusResponse) -> String {
     format!("{}\n{}\n", lines.join("\n"), footer(reply))
 }
 
+/// `slurmlet gpus --resume GPU`: puts failed GPUs back in service, saying which.
+pub fn resume(client: &crate::api::client::Client, which: &str) -> i32 {
+    match client.resume_gpus(which) {
+        Ok(reply) if !reply.errors.is_empty() => {
+            for e in &reply.errors {
+                super::error("slurmlet gpus", &e.description);
+            }
+            1
+        }
+        Ok(reply) => {
+            for gpu in reply.resumed {
+                println!("GPU {gpu} is back in service");
+            }
+            0
+        }
+        Err(e) => {
+            super::error("slurmlet gpus", &e.to_string());
+            1
+        }
+    }
+}
+
 /// Runs `slurmlet gpus [--json]`.
 pub fn run(args: Vec<OsString>) -> i32 {
     let argv: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -126,6 +154,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Some(which) = &opts.resume {
+        return resume(&client, which);
+    }
     let mut reply = match client.gpus() {
         Ok(r) => r,
         Err(e) => {

@@ -10,6 +10,7 @@ pub mod deadline;
 mod nvidia_smi;
 mod nvidia_smi_processes;
 mod nvml;
+mod nvml_health;
 mod nvml_processes;
 mod proc_driver;
 mod rocm_smi;
@@ -24,7 +25,7 @@ pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};
 pub use nvml_processes::NvmlProcesses;
 pub use proc_driver::{parse_information, ProcDriver};
 pub use rocm_smi::{parse_rocm_smi, RocmSmi};
-pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler, MAX_PROCESSES};
+pub use sampler::{sampler_for, GpuProcess, GpuReading, GpuSample, GpuSampler, GpuTrouble, MAX_PROCESSES};
 pub use stand_in::StandIn;
 pub use tool::TOOL_DEADLINE;
 

@@ -34,6 +34,7 @@ impl GpuSampler for NvidiaSmiProcesses {
         Ok(GpuSample {
             gpus: parse_gpu_readings(&output_of(&self.program, &GPU_QUERY)?),
             processes: parse_compute_apps(&output_of(&self.program, &QUERY)?),
+            troubles: Vec::new(),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! (`nvmlDeviceGetProcessUtilization`), as NVML's [`GpuSampler`].
 
 use super::nvml::initialised;
-use super::sampler::{GpuProcess, GpuReading, GpuSample, GpuSampler};
+use super::sampler::{GpuProcess, GpuReading, GpuSample, GpuSampler, GpuTrouble};
 use super::{Gpu, GpuError};
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
@@ -22,6 +22,8 @@ pub struct NvmlProcesses {
     /// By GPU, the time stamp (µs) of the newest utilisation sample seen, from which the
     /// next look asks for newer ones.
     last_seen: Mutex<HashMap<String, u64>>,
+    /// The GPUs' health: their XID events and the state of their memory.
+    health: super::nvml_health::Health,
 }
 
 impl NvmlProcesses {
@@ -29,7 +31,7 @@ impl NvmlProcesses {
     /// loaded from `library`.
     pub fn new(library: PathBuf, gpus: &[Gpu]) -> NvmlProcesses {
         let uuids = gpus.iter().filter(|g| g.mig_parent.is_none()).filter_map(|g| g.uuid.clone()).collect();
-        NvmlProcesses { library, uuids, last_seen: Mutex::new(HashMap::new()) }
+        NvmlProcesses { library, uuids, last_seen: Mutex::new(HashMap::new()), health: Default::default() }
     }
 
     /// The error of NVML function `call`.
@@ -87,16 +89,31 @@ impl GpuSampler for NvmlProcesses {
         "nvml"
     }
 
-    /// A GPU that cannot list its processes (`NVML_ERROR_NOT_SUPPORTED`) has none.
+    /// A GPU that cannot list its processes (`NVML_ERROR_NOT_SUPPORTED`) has none; one that
+    /// is lost (`NVML_ERROR_GPU_IS_LOST`) is a trouble of the look, not its failure.
     fn sample(&self) -> Result<GpuSample, GpuError> {
         let nvml = initialised(&self.library)?;
         let mut sample = GpuSample::default();
+        let mut devices = Vec::new();
         for uuid in &self.uuids {
-            let device = nvml.device_by_uuid(uuid.as_str()).map_err(self.failed("nvmlDeviceGetHandleByUUID"))?;
-            sample.gpus.push(self.reading(&device, uuid)?);
+            let lost = || GpuTrouble { uuid: uuid.clone(), why: super::nvml_health::LOST.into() };
+            let device = match nvml.device_by_uuid(uuid.as_str()) {
+                Err(NvmlError::GpuLost) => {
+                    sample.troubles.push(lost());
+                    continue;
+                }
+                found => found.map_err(self.failed("nvmlDeviceGetHandleByUUID"))?,
+            };
+            match self.reading(&device, uuid) {
+                Err(GpuError::Nvml { source: NvmlError::GpuLost, .. }) => {
+                    sample.troubles.push(lost());
+                    continue;
+                }
+                reading => sample.gpus.push(reading?),
+            }
             let running = match device.running_compute_processes() {
                 Ok(running) => running,
-                Err(NvmlError::NotSupported) => continue,
+                Err(NvmlError::NotSupported) => Vec::new(),
                 Err(e) => return Err(self.failed("nvmlDeviceGetComputeRunningProcesses")(e)),
             };
             let utilization =
@@ -110,7 +127,9 @@ impl GpuSampler for NvmlProcesses {
                 },
                 sm_util: utilization.get(&p.pid).copied(),
             }));
+            devices.push((uuid.clone(), device));
         }
+        sample.troubles.extend(self.health.troubles(nvml, &devices));
         Ok(sample)
     }
 }

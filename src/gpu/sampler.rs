@@ -41,7 +41,26 @@ pub struct GpuSample {
     pub processes: Vec<GpuProcess>,
     /// Every whole GPU's figures (those the driver answered for).
     pub gpus: Vec<GpuReading>,
+    /// What the driver says is wrong with a GPU: a critical XID event, memory it retired or
+    /// remapped and that needs a reset, a GPU lost (see [`GpuTrouble`]).
+    pub troubles: Vec<GpuTrouble>,
 }
+
+/// Something wrong with one GPU that takes it out of service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuTrouble {
+    /// The GPU's UUID.
+    pub uuid: String,
+    /// What the driver said, as the node's reason shows it (`XID 79: GPU has fallen off the
+    /// bus`).
+    pub why: String,
+}
+
+/// The most troubles one look keeps (a driver may report an event storm).
+pub const MAX_TROUBLES: usize = 64;
+
+/// The longest text of one trouble kept.
+pub const MAX_TROUBLE_TEXT: usize = 200;
 
 /// The most compute processes one look keeps. A machine runs a few per GPU, a busy one some
 /// dozens; a driver or tool that lists more is not believed past this, so that a flood costs
@@ -55,6 +74,16 @@ impl GpuSample {
     /// Returns the kinds of thing set right, for a line in the log.
     pub fn bounded(mut self) -> (GpuSample, Vec<String>) {
         let mut doubts = Vec::new();
+        if self.troubles.len() > MAX_TROUBLES {
+            doubts
+                .push(format!("{} GPU troubles reported; only the first {MAX_TROUBLES} are kept", self.troubles.len()));
+            self.troubles.truncate(MAX_TROUBLES);
+        }
+        for t in &mut self.troubles {
+            if t.why.len() > MAX_TROUBLE_TEXT {
+                t.why = t.why.chars().take(MAX_TROUBLE_TEXT).collect();
+            }
+        }
         if self.processes.len() > MAX_PROCESSES {
             doubts.push(format!(
                 "{} compute processes listed; only the first {MAX_PROCESSES} are kept",
@@ -143,7 +172,11 @@ mod tests {
             utilization: Some(400),
             note: None,
         };
-        let sample = GpuSample { gpus: vec![gpu], processes: vec![process(7, 60 << 30, 250), process(8, 1 << 30, 50)] };
+        let sample = GpuSample {
+            gpus: vec![gpu],
+            processes: vec![process(7, 60 << 30, 250), process(8, 1 << 30, 50)],
+            ..Default::default()
+        };
         let (sample, doubts) = sample.bounded();
         let gpu = &sample.gpus[0];
         assert_eq!((gpu.utilization, gpu.memory_used), (Some(100), Some(40 << 30)));
@@ -154,12 +187,23 @@ mod tests {
     }
 
     #[test]
+    fn a_storm_of_troubles_is_cut_to_its_bounds() {
+        let troubles = (0..MAX_TROUBLES + 5)
+            .map(|i| GpuTrouble { uuid: format!("GPU-{i}"), why: "x".repeat(MAX_TROUBLE_TEXT * 2) })
+            .collect();
+        let (sample, doubts) = GpuSample { troubles, ..Default::default() }.bounded();
+        assert_eq!(sample.troubles.len(), MAX_TROUBLES);
+        assert!(sample.troubles.iter().all(|t| t.why.len() == MAX_TROUBLE_TEXT));
+        assert!(doubts[0].contains("GPU troubles reported"), "{doubts:?}");
+    }
+
+    #[test]
     fn a_flood_of_processes_is_cut_to_the_cap() {
         let processes = (0..200_000).map(|pid| process(pid, 1 << 20, 1)).collect();
-        let (sample, doubts) = GpuSample { gpus: Vec::new(), processes }.bounded();
+        let (sample, doubts) = GpuSample { processes, ..Default::default() }.bounded();
         assert_eq!(sample.processes.len(), MAX_PROCESSES);
         assert_eq!(doubts, vec![format!("200000 compute processes listed; only the first {MAX_PROCESSES} are kept")]);
-        let (plain, none) = GpuSample { gpus: Vec::new(), processes: vec![process(1, 1, 1)] }.bounded();
+        let (plain, none) = GpuSample { processes: vec![process(1, 1, 1)], ..Default::default() }.bounded();
         assert_eq!((plain.processes.len(), none.len()), (1, 0));
     }
 }

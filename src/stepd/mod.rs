@@ -164,6 +164,9 @@ pub mod files {
     /// Present when the job is ended because it was preempted: its line then says `DUE TO
     /// PREEMPTION`.
     pub const PREEMPTED: &str = "preempted";
+    /// Present when the job is ended because a GPU it holds failed: its line then says
+    /// `DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS`, as slurmstepd's does.
+    pub const NODE_FAILED: &str = "node_failed";
 }
 
 /// Reads a job directory's end status, if the supervisor wrote one.
@@ -517,6 +520,8 @@ pub fn error_line(node: &str, text: &str) -> String {
 fn requeue_note(dir: &Path) -> &'static str {
     if dir.join(files::PREEMPTED).exists() {
         " DUE TO PREEMPTION"
+    } else if dir.join(files::NODE_FAILED).exists() {
+        " DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS"
     } else if dir.join(files::REQUEUED).exists() {
         " DUE TO JOB REQUEUE"
     } else {

@@ -2,6 +2,7 @@
 //! those who have used less, and over a run of short jobs each user's GPU-seconds come to
 //! their share; sprio and sshare show each user where they stand. Needs root.
 
+use crate::common;
 use crate::common::system::{is_root, Shared, User};
 use slurmlet::api::client::Client;
 use std::time::{Duration, Instant};
@@ -42,8 +43,13 @@ fn a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share
     shared.start_daemon();
     let job = ["--gres=gpu:1", "--wrap", "sleep 2"];
     let flood: Vec<u32> = (0..100).map(|_| shared.sbatch_as(&a, &job)).collect();
-    // A's first four run and use the GPUs for a while before the others come.
-    shared.wait_state(flood[3], "RUNNING");
+    // A's first four run and use the GPUs for a while before the others come (on a loaded
+    // machine the 100 submits may outlast them: started is enough).
+    let client = Client::at(&shared.socket).unwrap();
+    common::wait_for("A's fourth job to start", common::T, || {
+        let start = client.job(&flood[3].to_string()).map_err(|e| e.to_string())?.jobs[0].start_time.number;
+        common::until(start > 0, || format!("job {} not started", flood[3]))
+    });
     std::thread::sleep(Duration::from_millis(1500));
     let b_first = shared.sbatch_as(&b, &job);
     let c_first = shared.sbatch_as(&c, &job);
@@ -74,7 +80,6 @@ fn a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share
     // B's and C's jobs start before any of A's that waited.
     shared.wait_state(b_first, "RUNNING");
     shared.wait_state(c_first, "RUNNING");
-    let client = Client::at(&shared.socket).unwrap();
     let started = |id: u32| client.job(&id.to_string()).unwrap().jobs[0].start_time.number;
     let a_waiting: Vec<u32> = queue.iter().filter(|(_, _, u)| *u == a.name).map(|(j, _, _)| *j).collect();
     let latest_bc = started(b_first).max(started(c_first));

@@ -33,6 +33,7 @@ mod generated_files;
 mod gpu_accounting;
 mod gpu_busy;
 mod gpu_detection;
+mod gpu_health;
 mod gpu_nvml;
 mod gpu_views;
 mod hold;

@@ -17,6 +17,7 @@ pub mod show_partition;
 pub mod show_step;
 pub mod token;
 pub mod update;
+pub mod update_node;
 pub mod write;
 
 use crate::api::types::DATA_PARSER;

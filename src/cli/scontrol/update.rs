@@ -234,8 +234,11 @@ pub fn run(tag: &str, words: &[String], quiet: bool) -> i32 {
     }
     let key_of = |w: &String| w.split_once('=').map_or(w.as_str(), |(k, _)| k.trim_end_matches(['+', '-'])).to_string();
     let keys: Vec<String> = words.iter().map(key_of).collect();
+    if keys.iter().any(|k| abbreviates(k, "NodeName", 3)) && !keys.iter().any(|k| abbreviates(k, "JobId", 3)) {
+        return super::update_node::run(words);
+    }
     if !keys.iter().any(|k| abbreviates(k, "JobId", 3) || abbreviates(k, "JobNAME", 3)) {
-        let other = ["NodeName", "PartitionName", "ReservationName", "StepId", "SlurmctldDebug"];
+        let other = ["PartitionName", "ReservationName", "StepId", "SlurmctldDebug"];
         if let Some(what) = other.iter().find(|o| keys.iter().any(|k| abbreviates(k, o, 3))) {
             crate::cli::error("scontrol", &format!("updating a {what} is not supported here; only jobs are updated"));
         } else {

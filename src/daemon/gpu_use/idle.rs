@@ -136,6 +136,7 @@ mod tests {
                 .into_iter()
                 .map(|(pid, sm_util)| GpuProcess { gpu_uuid: "GPU-a".into(), pid, used_memory: None, sm_util })
                 .collect(),
+            troubles: Vec::new(),
         }
     }
 

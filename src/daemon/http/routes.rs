@@ -65,6 +65,8 @@ pub enum Op {
     Gpus,
     /// `GET /slurmlet/v1/gpus/samples`: the GPU samples kept, for the board.
     GpuSamples,
+    /// `POST /slurmlet/v1/gpus/{index}/resume`: a failed GPU put back in service.
+    GpuResume,
     /// `GET /slurmlet/v1/job/{job_id}/gpu_samples`: one job's GPU use over its life.
     JobGpuSamples,
     /// `GET /slurmlet/v1/queue`: the running jobs and the pending ones in scheduling order.
@@ -137,6 +139,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/job/{job_id}/script", Op::BatchScript),
     ep("GET", "/slurmlet/v1/gpus", Op::Gpus),
     ep("GET", "/slurmlet/v1/gpus/samples", Op::GpuSamples),
+    ep("POST", "/slurmlet/v1/gpus/{index}/resume", Op::GpuResume),
     ep("GET", "/slurmlet/v1/job/{job_id}/gpu_samples", Op::JobGpuSamples),
     ep("GET", "/slurmlet/v1/queue", Op::Queue),
     ep("GET", "/slurmlet/v1/usage", Op::Usage),
@@ -175,6 +178,7 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::BatchScript => on(method, batch_script::handler),
         Op::Gpus => on(method, gpus::handler),
         Op::GpuSamples => on(method, gpu_samples::handler),
+        Op::GpuResume => on(method, gpus::resume),
         Op::JobGpuSamples => on(method, gpu_samples::job_handler),
         Op::Queue => on(method, queue::handler),
         Op::Usage => on(method, usage::handler),

@@ -201,6 +201,9 @@ pub struct Job {
     pub admin_comment: Text,
     /// `--wckey`.
     pub wckey: Text,
+    /// Its run is being ended because a GPU it holds failed: it ends `NODE_FAIL` (and is
+    /// requeued when it may be).
+    pub node_failed: bool,
     /// `--mail-type`: the events its user is told of.
     pub mail_type: crate::options::mail::MailTypes,
     /// `--mail-user`: who is told (empty: the job's owner).

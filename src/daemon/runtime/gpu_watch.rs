@@ -67,7 +67,8 @@ pub async fn watch(daemon: Arc<Daemon>) {
                     let mut core = daemon.core.lock();
                     core.tally_gpu_use(&sample.processes, &owners, &jobs);
                     core.watch_gpu_shares(&sample, &owners);
-                    let mut effects = core.watch_idle_gpus(&sample, &owners, crate::sys::now());
+                    let mut effects = core.set_gpu_troubles(&sample.troubles);
+                    effects.merge(core.watch_idle_gpus(&sample, &owners, crate::sys::now()));
                     core.record_gpu_history(&sample, &owners, &jobs);
                     core.set_gpu_sample(sample);
                     effects.merge(core.set_foreign_gpu_processes(found));

@@ -84,6 +84,7 @@ impl Core {
         job.restarts += 1;
         job.requeue_on_end = false;
         job.requeued_by_preemption = job.preempted;
+        job.node_failed = false;
         if job.preempted {
             // As Slurm's: a preempted job may start again only after the requeue delay, so
             // that the job that preempted it has what it freed.

@@ -11,6 +11,7 @@
 pub mod copies;
 pub mod damage;
 pub mod durable;
+pub mod failed_gpus;
 pub mod gpu_samples;
 pub mod schema;
 pub mod usage;

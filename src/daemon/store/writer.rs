@@ -35,6 +35,8 @@ enum Change {
     Update(Box<Job>, Option<UsageRow>),
     /// Every association's usage, replaced, and the time of the last reset.
     UsageReplaced(Vec<UsageRow>, u64),
+    /// The GPUs out of service, with why, replaced.
+    FailedGpus(std::collections::BTreeMap<u32, String>),
     /// A run of a job that ended and is requeued: kept as it ended; the run's steps are
     /// dropped, making room for the next run's.
     Requeued(Box<Job>),
@@ -152,6 +154,11 @@ impl Writer {
     /// Replaces the usage kept (rebuilt, or reset at `reset_at`).
     pub fn replace_usage(&self, rows: Vec<UsageRow>, reset_at: u64) -> Durable {
         self.push(Change::UsageReplaced(rows, reset_at), None)
+    }
+
+    /// Replaces the GPUs kept out of service.
+    pub fn failed_gpus(&self, failed: std::collections::BTreeMap<u32, String>) -> Durable {
+        self.push(Change::FailedGpus(failed), None)
     }
 
     /// Queues the record of a step that started (nobody waits for it: it may wait for
@@ -336,6 +343,7 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                 }
             }
             Change::UsageReplaced(rows, reset_at) => usage::write_all(&tx, rows, *reset_at)?,
+            Change::FailedGpus(failed) => super::failed_gpus::write(&tx, failed)?,
             Change::Requeued(job) => {
                 tx.prepare_cached("INSERT OR REPLACE INTO runs (job_id, restart, record) VALUES (?1, ?2, ?3)")?
                     .execute(params![job.id, job.restarts, serde_json::to_string(job).expect("jobs serialize")])?;

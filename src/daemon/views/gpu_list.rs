@@ -32,7 +32,9 @@ pub fn listing(core: &Core, caller: Caller) -> GpusResponse {
             };
             let command_shown =
                 |p: &ForeignProcess| command_visible(p, caller.uid, caller.privileged(config), config.private_jobs);
-            status(gpu, reading, &holds, core.foreign_gpu_processes(), &command_shown)
+            let mut status = status(gpu, reading, &holds, core.foreign_gpu_processes(), &command_shown);
+            status.failed = core.failed_gpus().get(&gpu.index).cloned();
+            status
         })
         .collect();
     GpusResponse {
@@ -112,6 +114,7 @@ fn status(
         shards: holders.shards_per_gpu,
         jobs,
         outside_queue,
+        failed: None,
     }
 }
 

@@ -250,22 +250,29 @@ pub fn node(core: &Core, caller: Caller) -> Node {
         tres,
         version: env!("CARGO_PKG_VERSION").into(),
         reason: node_reasons(core, caller).join("; "),
-        reason_changed_at: match (!core.foreign_gpu_processes().is_empty(), !core.gpu_drains().is_empty()) {
-            (false, false) => NoVal::default(),
-            (foreign, drained) => {
-                NoVal::of((if foreign { core.foreign_gpu_processes_since() } else { 0 }).max(if drained {
-                    core.gpu_drains_since()
-                } else {
-                    0
-                }))
-            }
-        },
-        reason_set_by_user: if core.foreign_gpu_processes().is_empty() && core.gpu_drains().is_empty() {
+        reason_changed_at: reason_changed_at(core),
+        reason_set_by_user: if core.foreign_gpu_processes().is_empty()
+            && core.gpu_drains().is_empty()
+            && core.failed_gpus().is_empty()
+        {
             String::new()
         } else {
             crate::identity::user_name(crate::identity::uid())
         },
         ..Default::default()
+    }
+}
+
+/// When the node's reason last changed: the latest change of what it names.
+fn reason_changed_at(core: &Core) -> NoVal<u64> {
+    let parts = [
+        (!core.foreign_gpu_processes().is_empty(), core.foreign_gpu_processes_since()),
+        (!core.gpu_drains().is_empty(), core.gpu_drains_since()),
+        (!core.failed_gpus().is_empty(), core.failed_gpus_since()),
+    ];
+    match parts.iter().filter(|(named, _)| *named).map(|(_, since)| *since).max() {
+        Some(at) => NoVal::of(at),
+        None => NoVal::default(),
     }
 }
 
@@ -291,6 +298,7 @@ fn node_reasons(core: &Core, caller: Caller) -> Vec<String> {
         reasons.push(format!("gpu {gpu}: {} more processes outside the queue", seen - REASONS_PER_GPU));
     }
     reasons.extend(core.gpu_drains().iter().map(|(&gpu, why)| Core::describe_drain(gpu, why)));
+    reasons.extend(core.failed_gpus().iter().map(|(&gpu, why)| Core::describe_failure(gpu, why)));
     reasons
 }
 

@@ -27,6 +27,13 @@
 //! one without `used_memory` reports it as not available; those with `sm_util` have that
 //! SM utilisation (`nvmlDeviceGetProcessUtilization`). `utilization` is the GPU's own
 //! (`nvmlDeviceGetUtilizationRates`).
+//!
+//! A GPU's health: `"lost": true` makes every call on it, and its handle by UUID, answer
+//! `NVML_ERROR_GPU_IS_LOST`, as a GPU fallen off the bus does; `"xid_events": [79]` are the
+//! critical XID events it raises, each delivered once to `nvmlEventSetWait_v2` (in order,
+//! counted per GPU for the life of the process); `"retired_pages_pending": true` and
+//! `"remapped_rows": { "pending": true, "failure": false, "uncorrected": 1 }` are what
+//! `nvmlDeviceGetRetiredPagesPendingStatus` and `nvmlDeviceGetRemappedRows` answer.
 //! `fail` makes the named functions answer the given NVML return code; `hang` makes the
 //! named functions not return for as long as the file lists them there, as a call into a
 //! driver stuck in the kernel does (looked at every 50 ms); `log` names a file
@@ -49,6 +56,8 @@ const NVML_ERROR_NOT_SUPPORTED: nvmlReturn_t = 3;
 const NVML_ERROR_NOT_FOUND: nvmlReturn_t = 6;
 const NVML_ERROR_INSUFFICIENT_SIZE: nvmlReturn_t = 7;
 const NVML_ERROR_DRIVER_NOT_LOADED: nvmlReturn_t = 9;
+const NVML_ERROR_TIMEOUT: nvmlReturn_t = 10;
+const NVML_ERROR_GPU_IS_LOST: nvmlReturn_t = 15;
 const NVML_ERROR_UNKNOWN: nvmlReturn_t = 999;
 
 /// `nvmlDevice_t`: an opaque pointer; here the GPU's index plus one, and for a MIG instance
@@ -177,6 +186,7 @@ fn with_gpu(function: &str, device: nvmlDevice_t, answer: impl FnOnce(&Value) ->
         let slot = (device as usize >> 16).checked_sub(1);
         let gpu = machine["gpus"].get(index);
         match (gpu, slot) {
+            (Some(gpu), _) if gpu["lost"] == true => NVML_ERROR_GPU_IS_LOST,
             (Some(gpu), None) => answer(gpu),
             (Some(gpu), Some(slot)) => match mig_in_slot(gpu, slot as u64) {
                 Some(instance) => answer(instance),
@@ -275,6 +285,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(uuid: *const c_char, device: 
         let wanted = unsafe { std::ffi::CStr::from_ptr(uuid) }.to_string_lossy();
         let gpus = machine["gpus"].as_array().map_or(&[][..], Vec::as_slice);
         match gpus.iter().position(|g| g["uuid"].as_str() == Some(&*wanted)) {
+            Some(index) if gpus[index]["lost"] == true => NVML_ERROR_GPU_IS_LOST,
             Some(index) => {
                 // SAFETY: `device` points at a writable handle, as `nvml.h` asks of the caller.
                 unsafe { *device = handle(index, None) };
@@ -493,6 +504,115 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
             // SAFETY: `samples` has room for `room` entries (the caller's word), and `i` is
             // below the number of samples, which is at most `room` (checked above).
             unsafe { *samples.add(i) = sample };
+        }
+        NVML_SUCCESS
+    })
+}
+
+/// `nvmlEventData_t`.
+#[repr(C)]
+pub struct nvmlEventData_t {
+    device: nvmlDevice_t,
+    eventType: c_ulonglong,
+    eventData: c_ulonglong,
+    gpuInstanceId: c_uint,
+    computeInstanceId: c_uint,
+}
+
+/// `nvmlEventTypeXidCriticalError`.
+const XID_CRITICAL_ERROR: c_ulonglong = 8;
+
+/// How many of each GPU's `xid_events` were delivered, by UUID.
+static DELIVERED: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut *mut std::ffi::c_void) -> nvmlReturn_t {
+    with_machine("nvmlEventSetCreate", NVML_ERROR_UNINITIALIZED, |_| {
+        // SAFETY: `set` points at a writable handle, as `nvml.h` asks of the caller.
+        unsafe { *set = 1 as *mut std::ffi::c_void };
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
+    device: nvmlDevice_t,
+    _types: c_ulonglong,
+    _set: *mut std::ffi::c_void,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceRegisterEvents", device, |_| NVML_SUCCESS)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlEventSetFree(_set: *mut std::ffi::c_void) -> nvmlReturn_t {
+    NVML_SUCCESS
+}
+
+/// The next XID event of any GPU not delivered yet; `NVML_ERROR_TIMEOUT` when there is none
+/// (at once, whatever the timeout: the file is what the driver would have said by then).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlEventSetWait_v2(
+    _set: *mut std::ffi::c_void,
+    data: *mut nvmlEventData_t,
+    _timeout_ms: c_uint,
+) -> nvmlReturn_t {
+    with_machine("nvmlEventSetWait_v2", NVML_ERROR_UNINITIALIZED, |machine| {
+        let gpus = machine["gpus"].as_array().map_or(&[][..], Vec::as_slice);
+        let mut delivered = DELIVERED.lock().unwrap_or_else(|e| e.into_inner());
+        for (index, gpu) in gpus.iter().enumerate() {
+            let uuid = gpu["uuid"].as_str().unwrap_or("").to_string();
+            let events = gpu["xid_events"].as_array().map_or(&[][..], Vec::as_slice);
+            let seen = match delivered.iter_mut().find(|(u, _)| *u == uuid) {
+                Some((_, n)) => n,
+                None => {
+                    delivered.push((uuid, 0));
+                    &mut delivered.last_mut().expect("just pushed").1
+                }
+            };
+            if let Some(xid) = events.get(*seen).and_then(Value::as_u64) {
+                *seen += 1;
+                let event = nvmlEventData_t {
+                    device: handle(index, None),
+                    eventType: XID_CRITICAL_ERROR,
+                    eventData: xid,
+                    gpuInstanceId: 0,
+                    computeInstanceId: 0,
+                };
+                // SAFETY: `data` points at a writable nvmlEventData_t, as `nvml.h` asks of
+                // the caller.
+                unsafe { *data = event };
+                return NVML_SUCCESS;
+            }
+        }
+        NVML_ERROR_TIMEOUT
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(device: nvmlDevice_t, pending: *mut c_uint) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetRetiredPagesPendingStatus", device, |gpu| {
+        // SAFETY: `pending` points at a writable c_uint, as `nvml.h` asks of the caller.
+        unsafe { *pending = c_uint::from(gpu["retired_pages_pending"] == true) };
+        NVML_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
+    device: nvmlDevice_t,
+    corrected: *mut c_uint,
+    uncorrected: *mut c_uint,
+    pending: *mut c_uint,
+    failure: *mut c_uint,
+) -> nvmlReturn_t {
+    with_gpu("nvmlDeviceGetRemappedRows", device, |gpu| {
+        let rows = &gpu["remapped_rows"];
+        // SAFETY: the four point at writable c_uints, as `nvml.h` asks of the caller.
+        unsafe {
+            *corrected = rows["corrected"].as_u64().unwrap_or(0) as c_uint;
+            *uncorrected = rows["uncorrected"].as_u64().unwrap_or(0) as c_uint;
+            *pending = c_uint::from(rows["pending"] == true);
+            *failure = c_uint::from(rows["failure"] == true);
         }
         NVML_SUCCESS
     })

@@ -230,8 +230,9 @@ function renderGpus(live) {
     const bar = el("div", { class: "bar" }, el("div"));
     bar.firstChild.style.width = (pct || 0) + "%";
     const series = samples ? samples.find((s) => s.index === gpu.index) : null;
-    box.append(el("div", { class: "card", "data-gpu": gpu.index },
+    box.append(el("div", { class: gpu.failed ? "card failed" : "card", "data-gpu": gpu.index, "data-failed": gpu.failed || null },
       el("h3", {}, `GPU ${gpu.index}`, el("span", { class: "muted" }, " " + (gpu.name || gpu.gres_type || ""))),
+      gpu.failed ? el("div", { class: "out-of-service" }, "out of service: " + gpu.failed) : null,
       el("div", { class: "figures" },
         el("span", { "data-figure": "memory" }, used === null && total === null ? "memory -" : `${gib(used)} / ${gib(total)}`),
         el("span", { "data-figure": "utilization" }, gpu.utilization === null ? "util -" : `util ${gpu.utilization}%`)),

@@ -72,6 +72,7 @@ impl Core {
     /// it), unless the configuration says to ignore such processes.
     pub(super) fn avoided_gpus(&self) -> BTreeSet<u32> {
         let mut avoided: BTreeSet<u32> = self.gpu_drains().keys().copied().collect();
+        avoided.extend(self.failed_gpus().keys().copied());
         if self.config.foreign_gpu_processes != ForeignGpuProcesses::Ignore {
             let not_whole = |g: &u32| self.gpu_held(*g) != super::GpuHeld::Whole;
             avoided.extend(self.gpu_watch.foreign_processes.iter().map(|p| p.gpu).filter(not_whole));

@@ -18,6 +18,11 @@ pub(in crate::daemon) struct GpuWatchState {
     pub drains: BTreeMap<u32, String>,
     /// When those last changed (UNIX seconds).
     pub drains_since: u64,
+    /// The GPUs out of service for what their driver reported, and why, until an
+    /// administrator puts them back (kept in the store).
+    pub failed: BTreeMap<u32, String>,
+    /// When those last changed (UNIX seconds).
+    pub failed_since: u64,
     /// Each running job's and step's GPU use so far, while the GPUs are looked at.
     pub tallies: HashMap<Owner, GpuTally>,
     /// What the last look at the GPUs saw, and when (UNIX seconds).
@@ -38,6 +43,8 @@ impl GpuWatchState {
             foreign_processes_since: 0,
             drains: BTreeMap::new(),
             drains_since: 0,
+            failed: BTreeMap::new(),
+            failed_since: 0,
             tallies: HashMap::new(),
             sample: None,
             shares: ShareWatch::default(),

@@ -115,6 +115,8 @@ impl Core {
         let Some(job) = self.jobs.get_mut(&id) else { return };
         let (state, reason) = match &status {
             None => (JobState::NodeFail, "NodeDown"),
+            // A GPU it held failed: however its script ended, the node (its GPU) failed it.
+            Some(_) if job.node_failed => (JobState::NodeFail, "NodeDown"),
             Some(s) => match s.cause {
                 EndCause::LaunchFailed => (JobState::Failed, "JobLaunchFailure"),
                 EndCause::Cancelled if job.preempted => (JobState::Preempted, "None"),

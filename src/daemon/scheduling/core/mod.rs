@@ -14,6 +14,7 @@ mod cancel;
 mod cpu_ids;
 mod foreign_gpus;
 mod gpu_drains;
+mod gpu_health;
 mod gpu_holds;
 mod gpu_tallies;
 mod gpu_watch_state;
@@ -231,10 +232,12 @@ impl Core {
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("slurmlet"));
         let ledger = priorities::open_usage(&store, &writer, &config, now).map_err(StoreError::found_at_start)?;
         let seen = jobs.values().filter(|j| !j.state().is_finished()).map(|j| (j.account.to_string(), j.uid)).collect();
+        let mut gpu_watch = gpu_watch_state::GpuWatchState::new(config.gpu_history_resolution);
+        gpu_watch.failed = store.failed_gpus().map_err(StoreError::found_at_start)?;
         Ok(Core {
             machine,
             resources: resource_ledger::ResourceLedger::new(&config),
-            gpu_watch: gpu_watch_state::GpuWatchState::new(config.gpu_history_resolution),
+            gpu_watch,
             config,
             store,
             writer,

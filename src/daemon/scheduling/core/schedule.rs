@@ -225,6 +225,9 @@ impl Core {
             "Priority"
         } else if kept_off.gpus && !self.gpu_drains().is_empty() && self.foreign_gpu_processes().is_empty() {
             super::gpu_drains::GPU_MPS_SERVER_FAILED
+        } else if kept_off.gpus && self.foreign_gpu_processes().is_empty() {
+            // Kept off failed GPUs alone: they are out of service, as a down node's are.
+            "Resources"
         } else if kept_off.gpus {
             GPUS_BUSY_OUTSIDE_QUEUE
         } else if kept_off.by_mps {
