@@ -105,7 +105,7 @@ fn fixtures() -> std::path::PathBuf {
 
 /// Reports slurmlet does not have (refused, tested below) are left out of the comparison.
 fn compared(args: &[String]) -> bool {
-    !args.first().is_some_and(|a| a == "job")
+    args.first().is_none_or(|a| a != "job")
 }
 
 #[test]

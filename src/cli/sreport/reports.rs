@@ -109,6 +109,6 @@ pub fn account_tree(ctx: &Ctx, users: &[AssocUse]) -> Vec<AssocUse> {
 /// Sorts user rows as Slurm's `sort_user_dec`: most of the first sorting TRES first, then
 /// by login (stable, so a user's accounts stay in alphabetical order).
 pub fn sort_users(rows: &mut [AssocUse], by: usize) {
-    rows.sort_by(|a, b| (&a.account).cmp(&b.account));
+    rows.sort_by(|a, b| a.account.cmp(&b.account));
     rows.sort_by(|a, b| b.secs[by].cmp(&a.secs[by]).then_with(|| a.user.cmp(&b.user)));
 }
