@@ -327,6 +327,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         sstat::SstatArgs::command().name("sstat"),
         sprio::SprioArgs::command().name("sprio"),
         sshare::SshareArgs::command().name("sshare"),
+        sreport::args::SreportArgs::command().name("sreport"),
         sacctmgr::SacctmgrArgs::command().name("sacctmgr"),
         seff::SeffArgs::command().name("seff"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),

@@ -222,3 +222,47 @@ const HELP: &str = "sreport [<OPTION>] [<COMMAND>]
   Tree, Group, all_clusters, --federation, --local, -s.
 
 ";
+
+/// sreport's options as a clap definition, for the completions and the man page (the
+/// command line itself is read by [`read`], which takes options anywhere, as getopt does).
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "sreport",
+    about = "usage reports of clusters, accounts and users from the accounting history",
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+pub struct SreportArgs {
+    /// Only report on this cluster
+    #[arg(short = 'M', long = "cluster")]
+    pub cluster: Option<String>,
+    /// Omit the headers
+    #[arg(short = 'n', long = "noheader")]
+    pub noheader: bool,
+    /// '|' delimited output with a trailing '|'
+    #[arg(short = 'p', long = "parsable")]
+    pub parsable: bool,
+    /// '|' delimited output without a trailing '|'
+    #[arg(short = 'P', long = "parsable2")]
+    pub parsable2: bool,
+    /// Time format: Seconds, Minutes, Hours, Percent, SecPer, MinPer, HourPer
+    #[arg(short = 't')]
+    pub time: Option<String>,
+    /// Comma separated list of TRES (cpu, mem, node, gres/gpu, ALL)
+    #[arg(short = 'T', long = "tres")]
+    pub tres: Option<String>,
+    /// Display more information
+    #[arg(short = 'v', long = "verbose")]
+    pub verbose: bool,
+    /// Display this help
+    #[arg(short = 'h', long = "help")]
+    pub help: bool,
+    /// Display the version
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+    /// The report (cluster utilization, cluster AccountUtilizationByUser, cluster
+    /// UserUtilizationByAccount, user topusage) and its conditions (start=, end=, users=,
+    /// accounts=, clusters=, format=, TopCount=)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub report: Vec<String>,
+}

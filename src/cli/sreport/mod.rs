@@ -8,7 +8,7 @@
 //! * `fields`: `format=`; * `reports`: rows and their order; * `utilization`: the
 //!   cluster's own report.
 
-mod args;
+pub mod args;
 mod fields;
 mod period;
 mod reports;
