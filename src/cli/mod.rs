@@ -24,6 +24,7 @@ pub mod seff;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
+pub mod sreport;
 pub mod srun;
 pub mod sshare;
 pub mod sstat;
@@ -46,6 +47,7 @@ pub const COMMANDS: &[&str] = &[
     "sstat",
     "sprio",
     "sshare",
+    "sreport",
     "sacctmgr",
     "seff",
     "slurmletd",
@@ -78,6 +80,7 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         "sstat" => sstat::run(args),
         "sprio" => sprio::run(args),
         "sshare" => sshare::run(args),
+        "sreport" => sreport::run(args),
         "sacctmgr" => sacctmgr::run(args),
         "seff" => seff::run(args),
         "slurmletd" => daemon_cmd::run_daemon(args),
@@ -324,6 +327,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         sstat::SstatArgs::command().name("sstat"),
         sprio::SprioArgs::command().name("sprio"),
         sshare::SshareArgs::command().name("sshare"),
+        sreport::args::SreportArgs::command().name("sreport"),
         sacctmgr::SacctmgrArgs::command().name("sacctmgr"),
         seff::SeffArgs::command().name("seff"),
         daemon_cmd::DaemonArgs::command().name("slurmletd"),

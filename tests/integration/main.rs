@@ -54,6 +54,7 @@ mod pty;
 mod qos_preemption;
 mod queue;
 mod real_slurm_priority;
+mod real_slurm_sreport;
 mod recovery;
 mod reference_parsing;
 mod remote;
