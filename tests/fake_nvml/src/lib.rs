@@ -529,7 +529,7 @@ static DELIVERED: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut *mut std::ffi::c_void) -> nvmlReturn_t {
     with_machine("nvmlEventSetCreate", NVML_ERROR_UNINITIALIZED, |_| {
         // SAFETY: `set` points at a writable handle, as `nvml.h` asks of the caller.
-        unsafe { *set = 1 as *mut std::ffi::c_void };
+        unsafe { *set = std::ptr::dangling_mut::<std::ffi::c_void>() };
         NVML_SUCCESS
     })
 }
@@ -589,7 +589,10 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(device: nvmlDevice_t, pending: *mut c_uint) -> nvmlReturn_t {
+pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
+    device: nvmlDevice_t,
+    pending: *mut c_uint,
+) -> nvmlReturn_t {
     with_gpu("nvmlDeviceGetRetiredPagesPendingStatus", device, |gpu| {
         // SAFETY: `pending` points at a writable c_uint, as `nvml.h` asks of the caller.
         unsafe { *pending = c_uint::from(gpu["retired_pages_pending"] == true) };
