@@ -8,6 +8,7 @@
 use super::{Core, Effects};
 use crate::api::types::SignalScope;
 use crate::daemon::model::caller::Caller;
+use crate::daemon::model::job::JobState;
 use crate::gpu::GpuTrouble;
 use std::collections::BTreeMap;
 
@@ -81,7 +82,9 @@ impl Core {
     fn fail_job(&mut self, id: u32, gpu: u32) -> Effects {
         let dir = self.job_dir(id);
         let Some(job) = self.jobs.get_mut(&id) else { return Effects::default() };
-        if job.node_failed || job.state().is_finished() {
+        // One being ended already (cancelled, requeued) ends as it was asked to.
+        let running = matches!(job.state(), JobState::Running | JobState::Suspended);
+        if job.node_failed || !running {
             return Effects::default();
         }
         job.node_failed = true;
