@@ -61,23 +61,12 @@ impl OverShare {
     /// Puts the notice in `job_dir`, whole, unless one is there: `Ok(false)` when it was
     /// (the job was told already, by this daemon or by one before a restart).
     pub fn write_once(&self, job_dir: &Path) -> std::io::Result<bool> {
-        let path = job_dir.join(FILE);
-        let tmp = path.with_extension("tmp");
-        let named = |e: std::io::Error, p: &Path| std::io::Error::new(e.kind(), format!("{}: {e}", p.display()));
-        std::fs::write(&tmp, serde_json::to_vec(self).expect("notice serializes")).map_err(|e| named(e, &tmp))?;
-        // A link is made whole or not at all, and never over a file that is there.
-        let linked = std::fs::hard_link(&tmp, &path);
-        let _ = std::fs::remove_file(&tmp);
-        match linked {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-            Err(e) => Err(named(e, &path)),
-        }
+        super::notice_file::write_once(&job_dir.join(FILE), self)
     }
 
     /// The notice in `job_dir` for the run that started at `start_time`, if there is one.
     pub fn read(job_dir: &Path, start_time: u64) -> Option<OverShare> {
-        let notice: OverShare = serde_json::from_slice(&std::fs::read(job_dir.join(FILE)).ok()?).ok()?;
+        let notice: OverShare = super::notice_file::read(&job_dir.join(FILE))?;
         (notice.start_time == start_time).then_some(notice)
     }
 }

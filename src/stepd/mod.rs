@@ -22,6 +22,7 @@ pub mod fork_server;
 pub mod gpu_share;
 pub mod idle_gpu;
 mod notes;
+mod notice_file;
 pub mod opener;
 pub mod step;
 pub mod stream_files;
