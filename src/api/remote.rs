@@ -90,7 +90,7 @@ impl RemoteHttp {
 }
 
 /// A reqwest error with its causes, which say what actually failed (refused, TLS, DNS).
-fn describe(e: &reqwest::Error) -> String {
+pub fn describe(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -56,22 +56,10 @@ pub fn post(url: &str, notice: &Notice) -> Result<(), String> {
                 last = format!("HTTP {}", r.status())
             }
             Ok(r) => return Err(format!("HTTP {}", r.status())),
-            Err(e) => last = describe(&e),
+            Err(e) => last = crate::api::remote::describe(&e),
         }
     }
     Err(format!("{last} (tried {} times)", PAUSES.len() + 1))
-}
-
-/// A reqwest error with its causes, which say what failed (refused, TLS, DNS, timeout).
-fn describe(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]
