@@ -15,6 +15,7 @@ pub mod parser_cache;
 pub mod profile;
 pub mod release;
 pub mod remote;
+pub mod reservations;
 pub mod sharing;
 pub mod slurmdb;
 pub mod step;

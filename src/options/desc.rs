@@ -157,6 +157,7 @@ impl JobOptions {
             mail_user: text("mail-user"),
             account: text("account"),
             qos: text("qos"),
+            reservation: text("reservation"),
             constraints: text("constraint"),
             tasks: number(self, "ntasks")?,
             cpus_per_task: number(self, "cpus-per-task")?,

@@ -850,15 +850,7 @@ pub static OPTIONS: &[OptSpec] = &[
         "run job step relative to node n of allocation",
     ),
     opt("requeue", None, Optional("expedite"), B, Parallel, Implemented, "if a job is requeued, it may be requeued"),
-    opt(
-        "reservation",
-        None,
-        Required("name"),
-        BRA,
-        Parallel,
-        Refused("no reservations exist on this cluster"),
-        "allocate resources from named reservation",
-    ),
+    opt("reservation", None, Required("name"), BRA, Parallel, Implemented, "allocate resources from named reservation"),
     opt(
         "resources",
         None,

@@ -79,3 +79,24 @@ pub const DATA_FLAGS_INVALID: i32 = 9207;
 /// `ESLURM_USER_ID_UNKNOWN`: "Unable to resolve user ID to user name" (a user the
 /// accounting query names that nobody knows).
 pub const USER_ID_UNKNOWN: i32 = 2166;
+/// `ESLURM_INVALID_NODE_COUNT`: "Node count specification invalid".
+pub const INVALID_NODE_COUNT: i32 = 2006;
+/// `ESLURM_NODES_BUSY`: "Requested nodes are busy" (a reservation over what running jobs
+/// hold).
+pub const NODES_BUSY: i32 = 2016;
+/// `ESLURM_INVALID_NODE_NAME`: "Invalid node name specified".
+pub const INVALID_NODE_NAME: i32 = 2018;
+/// `ESLURM_RESERVATION_ACCESS`: "Access denied to requested reservation".
+pub const RESERVATION_ACCESS: i32 = 2052;
+/// `ESLURM_RESERVATION_INVALID`: "Requested reservation is invalid".
+pub const RESERVATION_INVALID: i32 = 2053;
+/// `ESLURM_INVALID_TIME_VALUE`: "Invalid time specified".
+pub const INVALID_TIME_VALUE: i32 = 2054;
+/// `ESLURM_RESERVATION_BUSY`: "Requested reservation is in use".
+pub const RESERVATION_BUSY: i32 = 2055;
+/// `ESLURM_RESERVATION_OVERLAP`: "Requested reservation overlaps with another reservation".
+pub const RESERVATION_OVERLAP: i32 = 2058;
+/// `ESLURM_RESERVATION_EMPTY`: "Reservation request lacks users, groups or accounts".
+pub const RESERVATION_EMPTY: i32 = 2080;
+/// `ESLURM_RESERVATION_NAME_DUP`: "Duplicate reservation name".
+pub const RESERVATION_NAME_DUP: i32 = 2082;

@@ -84,6 +84,8 @@ pub struct JobDescMsg {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requeue: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub required_nodes: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
@@ -151,6 +153,7 @@ impl JobDescMsg {
         "qos",
         "requeue",
         "required_nodes",
+        "reservation",
         "script",
         "standard_error",
         "standard_input",

@@ -18,6 +18,7 @@ pub mod queue;
 pub mod refusal;
 pub mod request;
 pub mod requeue;
+pub mod reservations;
 pub mod routes;
 pub mod shares;
 pub mod slurmdb;

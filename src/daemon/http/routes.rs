@@ -87,6 +87,18 @@ pub enum Op {
     DbAccounts,
     /// `GET /slurmdb/v0.0.43/qos` (`sacctmgr show qos`).
     DbQos,
+    /// `GET /slurm/v0.0.43/reservations`.
+    Reservations,
+    /// `GET /slurm/v0.0.43/reservation/{reservation_name}`.
+    Reservation,
+    /// `POST /slurm/v0.0.43/reservation`: create or update.
+    ReservationPost,
+    /// `DELETE /slurm/v0.0.43/reservation/{reservation_name}`.
+    ReservationDelete,
+    /// `POST /slurmlet/v1/reservation/create` (`scontrol create reservation`).
+    ReservationCreate,
+    /// `POST /slurmlet/v1/reservation/update` (`scontrol update reservation`).
+    ReservationUpdate,
     /// `GET /openapi/v3` and its other names.
     OpenApi,
 }
@@ -117,6 +129,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurm/v0.0.43/nodes", Op::Nodes),
     ep("GET", "/slurm/v0.0.43/partitions", Op::Partitions),
     ep("GET", "/slurm/v0.0.43/shares", Op::Shares),
+    ep("GET", "/slurm/v0.0.43/reservations", Op::Reservations),
+    ep("GET", "/slurm/v0.0.43/reservation/{reservation_name}", Op::Reservation),
+    ep("DELETE", "/slurm/v0.0.43/reservation/{reservation_name}", Op::ReservationDelete),
+    ep("POST", "/slurm/v0.0.43/reservation", Op::ReservationPost),
     ep("GET", "/slurmdb/v0.0.43/jobs", Op::DbJobs),
     ep("GET", "/slurmdb/v0.0.43/job/{job_id}", Op::DbJob),
     ep("GET", "/slurmdb/v0.0.43/associations", Op::DbAssociations),
@@ -145,6 +161,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep("GET", "/slurmlet/v1/usage", Op::Usage),
     ep("GET", "/slurmlet/v1/changes", Op::Changes),
     ep("GET", "/slurmlet/v1/priorities", Op::Priorities),
+    ep("POST", "/slurmlet/v1/reservation/create", Op::ReservationCreate),
+    ep("POST", "/slurmlet/v1/reservation/update", Op::ReservationUpdate),
     ep("GET", "/openapi/v3", Op::OpenApi),
     ep("GET", "/openapi", Op::OpenApi),
     ep("GET", "/openapi.json", Op::OpenApi),
@@ -189,6 +207,12 @@ fn handler(method: MethodFilter, op: Op) -> MethodRouter<Arc<Daemon>> {
         Op::DbUsers => on(method, super::associations::users),
         Op::DbAccounts => on(method, super::associations::accounts),
         Op::DbQos => on(method, super::associations::qos),
+        Op::Reservations => on(method, super::reservations::list),
+        Op::Reservation => on(method, super::reservations::one),
+        Op::ReservationPost => on(method, super::reservations::upsert),
+        Op::ReservationDelete => on(method, super::reservations::delete),
+        Op::ReservationCreate => on(method, super::reservations::create),
+        Op::ReservationUpdate => on(method, super::reservations::update),
         Op::OpenApi => on(method, super::openapi::document),
     }
 }

@@ -208,6 +208,11 @@ pub struct Job {
     pub mail_type: crate::options::mail::MailTypes,
     /// `--mail-user`: who is told (empty: the job's owner).
     pub mail_user: Text,
+    /// `--reservation`: the reservation it runs in (empty: none).
+    pub reservation: Text,
+    /// The end of the window of its reservation it was started in (UNIX seconds; 0: none):
+    /// it is ended then, as Slurm ends a job whose reservation is over.
+    pub resv_end: u64,
     /// `--account`.
     pub account: Text,
     /// Its QOS: the one asked for (`--qos`), or its user's or account's default.
@@ -363,9 +368,23 @@ impl Job {
 
     /// When a started job reaches its time limit, as of `now`: its start plus its limit plus
     /// the time it spent suspended (a suspended job's end moves on while it stays so).
+    /// A job started in a reservation ends with its window at the latest.
     pub fn limit_end(&self, now: u64) -> Option<u64> {
         let suspended_now = if self.state() == JobState::Suspended { now.saturating_sub(self.suspend_time) } else { 0 };
-        self.limit_secs().map(|l| self.start_time.saturating_add(l).saturating_add(self.suspended_secs + suspended_now))
+        let own = self
+            .limit_secs()
+            .map(|l| self.start_time.saturating_add(l).saturating_add(self.suspended_secs + suspended_now));
+        self.capped_by_reservation(own)
+    }
+
+    /// `end`, or the end of the reservation window the job was started in when that comes
+    /// first.
+    pub fn capped_by_reservation(&self, end: Option<u64>) -> Option<u64> {
+        match (end, self.resv_end) {
+            (end, 0) => end,
+            (Some(e), r) => Some(e.min(r)),
+            (None, r) => Some(r),
+        }
     }
 
     /// What the job was given as Slurm counts it, `(whole GPUs, shards)`: a shard job

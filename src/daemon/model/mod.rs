@@ -10,6 +10,7 @@ pub mod machine;
 pub mod notice;
 pub mod output_path;
 pub mod refusal;
+pub mod reservation;
 pub mod step_record;
 pub mod step_share;
 pub mod text;

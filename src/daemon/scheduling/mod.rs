@@ -15,6 +15,7 @@ pub mod plan;
 pub mod priority;
 pub mod qos_limits;
 pub mod requeue;
+pub mod reservation_desc;
 pub mod steps;
 pub mod submit;
 pub mod submit_gres;

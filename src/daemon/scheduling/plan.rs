@@ -148,6 +148,35 @@ impl Plan {
         }
     }
 
+    /// Makes `cpus` CPUs and every unit of the GPUs in `slots` unavailable over `[from, to)`
+    /// (`to` may be [`NEVER`]): what an advance reservation holds, as jobs outside it see it,
+    /// or what lies outside a reservation's window, as the jobs in it see it.
+    pub fn block(&mut self, from: u64, to: u64, cpus: u32, slots: &[usize]) {
+        if from >= to {
+            return;
+        }
+        let gpus: GpuUnits = slots.iter().filter(|&&s| s < self.gpus_now.len()).map(|&s| (s, self.units)).collect();
+        let held = Resources { cpus, ..Default::default() };
+        if from <= self.now {
+            self.cpus_now -= cpus as i64;
+            for &(s, n) in &gpus {
+                self.gpus_now[s] -= n as i64;
+            }
+        } else {
+            self.add(from, &held, &gpus, -1);
+        }
+        if to != NEVER {
+            self.add(to, &held, &gpus, 1);
+        }
+    }
+
+    /// Books `need` on `gpus` from now for `duration`: a job that another plan of the same
+    /// pass starts now (one in a reservation, or one outside it, as a reservation's plan sees
+    /// it).
+    pub fn take_now(&mut self, need: &Resources, uid: u32, gpus: &[(usize, u32)], duration: Option<u64>) {
+        self.book(need, uid, gpus, self.now, duration);
+    }
+
     /// The GPUs `need` would get from GPUs with `free` units each (throughout its time), or
     /// `None` when they do not cover it. Whole GPUs: the lowest free ones. Shards: the GPU
     /// already most used that still has room, so that whole GPUs stay free for jobs that

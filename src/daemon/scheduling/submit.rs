@@ -102,6 +102,7 @@ pub fn build(
         interactive,
         kill_on_invalid_dep,
         requeue: desc.requeue.unwrap_or(true),
+        reservation: read_reservation(desc)?.into(),
         ..Default::default()
     };
     let payload = Payload {
@@ -110,6 +111,27 @@ pub fn build(
         argv: desc.argv.as_ref().map(|a| a.iter().skip(1).cloned().collect()).unwrap_or_default(),
     };
     Ok(NewJob { job, payload, warnings })
+}
+
+/// The reservation the job names (`--reservation`), one at most; whether it exists and lets
+/// the job in is the scheduler's to say (see `Core::check_reservation_access`).
+fn read_reservation(desc: &JobDescMsg) -> Result<String, Refusal> {
+    let name = desc.reservation.as_deref().unwrap_or_default().trim();
+    if name.contains(',') {
+        return Err(explained(
+            errno::RESERVATION_INVALID,
+            "Requested reservation is invalid",
+            format!("--reservation={name}: a job here runs in one reservation; name one"),
+        ));
+    }
+    if name.len() > crate::daemon::model::reservation::MAX_NAME_LEN || name.chars().any(char::is_control) {
+        return Err(explained(
+            errno::RESERVATION_INVALID,
+            "Requested reservation is invalid",
+            format!("--reservation={}: no reservation is named so", name.escape_debug()),
+        ));
+    }
+    Ok(name.to_string())
 }
 
 /// The batch script: the description's, else the one beside it; required (and at most

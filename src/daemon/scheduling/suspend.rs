@@ -74,7 +74,9 @@ fn apply(job: &mut Job, op: Op, now: u64) {
 pub fn timing(job: &Job) -> Timing {
     Timing {
         start_time: job.start_time,
-        end_time: job.limit_secs().map(|l| job.start_time.saturating_add(l).saturating_add(job.suspended_secs)),
+        end_time: job.capped_by_reservation(
+            job.limit_secs().map(|l| job.start_time.saturating_add(l).saturating_add(job.suspended_secs)),
+        ),
         suspended: job.state() == JobState::Suspended,
         suspended_secs: job.suspended_secs,
     }

@@ -13,6 +13,7 @@ pub mod damage;
 pub mod durable;
 pub mod failed_gpus;
 pub mod gpu_samples;
+pub mod reservations;
 pub mod schema;
 pub mod usage;
 pub mod writer;

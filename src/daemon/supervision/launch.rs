@@ -186,7 +186,8 @@ pub fn prepare(
         stdin,
         append: job.append,
         start_time: job.start_time,
-        time_limit_secs: job.limit_secs(),
+        // A job in a reservation is ended with its window, as by its time limit.
+        time_limit_secs: job.limit_end(job.start_time).map(|end| end.saturating_sub(job.start_time)),
         kill_wait: config.kill_wait,
         warn_signal: job.warn_signal,
         node_name: node.clone(),

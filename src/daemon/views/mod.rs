@@ -14,6 +14,7 @@ pub mod jobs_reply;
 pub mod listing;
 pub mod priorities;
 pub mod queue;
+pub mod reservations;
 pub mod shares;
 pub mod step_list;
 pub mod step_stats;

@@ -36,6 +36,7 @@ impl Core {
         let active = self.active.of(caller.uid).saturating_add(count - 1);
         limits::check_submit(&self.config.limits, &new.job, active)?;
         self.check_qos_submit(&new.job, count)?;
+        self.check_reservation_access(&new.job)?;
         let new_qos = new.job.qos.to_string();
         if new.job.held {
             new.job.reason = "JobHeldUser".into();

@@ -27,6 +27,7 @@ mod overdue;
 mod priorities;
 mod qos;
 mod recovery;
+mod reservations;
 mod resource_ledger;
 mod schedule;
 
@@ -34,6 +35,7 @@ pub use cancel::CancelError;
 pub use gpu_holds::GpuHeld;
 pub use notices::{Outgoing, TimeMark};
 pub use overdue::{Stuck, GRACE};
+pub use reservations::{RESERVATION_DELETED, WAITS_FOR_RESERVATION};
 
 use crate::config::Config;
 use crate::daemon::model::job::{Job, JobState, Resources};
@@ -169,6 +171,8 @@ pub struct Core {
     priorities: crate::daemon::scheduling::priority::Priorities,
     /// The notices of job events waiting for the runtime to send them.
     outbox: notices::Outbox,
+    /// The advance reservations.
+    reservation_book: reservations::ReservationBook,
 }
 
 impl Core {
@@ -218,6 +222,11 @@ impl Core {
         let writer = Writer::start(db)?;
         let now = crate::sys::now();
         let next_id = store.next_job_id().map_err(StoreError::found_at_start)?;
+        // Read before anything is queued for the writer: a store in memory (the unit tests')
+        // locks a table that its writer is writing.
+        let failed_gpus = store.failed_gpus().map_err(StoreError::found_at_start)?;
+        let reservation_book =
+            reservations::ReservationBook::of(store.reservations().map_err(StoreError::found_at_start)?, now);
         let jobs: BTreeMap<u32, Job> = store
             .load_recent(now.saturating_sub(config.min_job_age as u64))
             .map_err(StoreError::found_at_start)?
@@ -233,7 +242,7 @@ impl Core {
         let ledger = priorities::open_usage(&store, &writer, &config, now).map_err(StoreError::found_at_start)?;
         let seen = jobs.values().filter(|j| !j.state().is_finished()).map(|j| (j.account.to_string(), j.uid)).collect();
         let mut gpu_watch = gpu_watch_state::GpuWatchState::new(config.gpu_history_resolution);
-        gpu_watch.failed = store.failed_gpus().map_err(StoreError::found_at_start)?;
+        gpu_watch.failed = failed_gpus;
         Ok(Core {
             machine,
             resources: resource_ledger::ResourceLedger::new(&config),
@@ -254,6 +263,7 @@ impl Core {
             overdue: Default::default(),
             priorities: crate::daemon::scheduling::priority::Priorities { ledger, seen, ..Default::default() },
             outbox: Default::default(),
+            reservation_book,
         })
     }
 

@@ -141,7 +141,10 @@ impl Core {
         let waiting_on_deps = self.settle_dependencies(now, &mut effects);
         self.end_preempted_due(now, &mut effects);
         self.reprioritize(now, &mut effects);
-        let mut plan = self.plan(now);
+        if let Some(at) = self.advance_reservations(now, &mut effects) {
+            effects.wake_at = Some(effects.wake_at.map_or(at, |w| w.min(at)));
+        }
+        let mut plans = super::reservations::Plans::new(self.plan(now), self.reservation_windows(), &self.config, now);
         let mut reservations = 0;
         let mut to_start = Vec::new();
         let mut counts = Counts::of(self);
@@ -167,13 +170,26 @@ impl Core {
             };
             let reason = match reason {
                 Some(r) => r,
+                None if !job.reservation.is_empty() => match plans.place_inside(job) {
+                    super::reservations::Inside::Start(gpus, end) => {
+                        counts.started(job);
+                        to_start.push((id, gpus, end));
+                        continue;
+                    }
+                    super::reservations::Inside::Wait(reason, expected_start) => {
+                        expected = expected_start.filter(|&t| t <= now + EXPECTED_START_WINDOW_SECS).unwrap_or(0);
+                        reason
+                    }
+                    // Its reservation went while the pass ran: the next pass holds it.
+                    super::reservations::Inside::Gone => continue,
+                },
                 None => {
                     let reserve = reservations < MAX_RESERVATIONS;
                     // What it waits for when it does not fit now: the GPUs in use outside the
                     // queue, or other users' MPS servers.
                     let fits_without = |disregard| {
-                        !plan.fits_now(&job.req, job.uid, Disregard::default())
-                            && plan.fits_now(&job.req, job.uid, disregard)
+                        !plans.outside.fits_now(&job.req, job.uid, Disregard::default())
+                            && plans.outside.fits_now(&job.req, job.uid, disregard)
                     };
                     let kept_off = KeptOff {
                         gpus: fits_without(Disregard { blocked: true, owners: false }),
@@ -181,16 +197,20 @@ impl Core {
                             && job.req.shards > 0
                             && fits_without(Disregard { blocked: false, owners: true }),
                     };
-                    match plan.place(&job.req, job.uid, job.limit_secs(), reserve) {
+                    match plans.outside.place(&job.req, job.uid, job.limit_secs(), reserve) {
                         Verdict::StartNow(gpus) => {
+                            plans.started(job, &gpus, job.limit_secs(), None);
                             counts.started(job);
-                            to_start.push((id, gpus));
+                            to_start.push((id, gpus, 0));
                             continue;
                         }
                         Verdict::Wait { fits_now, expected: expected_start } => {
                             reservations += 1;
                             expected = expected_start.filter(|&t| t <= now + EXPECTED_START_WINDOW_SECS).unwrap_or(0);
-                            self.why_waiting(id, fits_now, kept_off, now, &mut waiting)
+                            match plans.kept_off(job) {
+                                Some(reason) => reason,
+                                None => self.why_waiting(id, fits_now, kept_off, now, &mut waiting),
+                            }
                         }
                     }
                 }
@@ -208,7 +228,10 @@ impl Core {
         }
         // A job that starts now may be what an `after` dependency waits for.
         effects.reschedule |= !to_start.is_empty() && !waiting_on_deps.is_empty();
-        for (id, gpus) in to_start {
+        for (id, gpus, resv_end) in to_start {
+            if let Some(job) = self.jobs.get_mut(&id) {
+                job.resv_end = resv_end;
+            }
             effects.launch.push((id, self.allocate(id, &gpus, now)));
         }
         for id in waiting.victims {
@@ -437,8 +460,9 @@ impl Core {
         let interactive = desc.script.is_none() && top_script.is_none();
         let mut job = submit::build(desc, top_script, caller, &self.config, now, interactive)?.job;
         job.id = self.next_id;
-        let mut plan = self.plan(now);
-        let eligible = self.pending_in_order().into_iter().map(|id| &self.jobs[&id]);
+        let mut plan = super::reservations::outside(self.plan(now), &self.reservation_windows());
+        let eligible =
+            self.pending_in_order().into_iter().map(|id| &self.jobs[&id]).filter(|j| j.reservation.is_empty());
         for p in eligible.take(MAX_RESERVATIONS) {
             plan.place(&p.req, p.uid, p.limit_secs(), true);
         }

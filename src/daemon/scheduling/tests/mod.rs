@@ -8,6 +8,7 @@ mod priority;
 mod qos;
 mod recovery;
 mod requeue;
+mod reservations;
 mod submit_checks;
 
 use super::core::{Core, Effects};

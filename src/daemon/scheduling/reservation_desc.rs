@@ -1,0 +1,550 @@
+//! Reading a reservation request (`scontrol create|update reservation`, slurmrestd's
+//! `v0.0.43_reservation_desc_msg`) into a [`Reservation`], with Slurm's refusals: a request
+//! without users or accounts, times that do not make a window, a name taken, resources that
+//! another reservation or a running job holds over the window. Nothing here reads the
+//! daemon's state but what [`Setting`] hands it.
+
+use crate::api::noval::NoVal;
+use crate::api::reservations::{ReservationDesc, Tres};
+use crate::api::types::errno;
+use crate::config::Config;
+use crate::daemon::model::refusal::{Kind, Refusal};
+use crate::daemon::model::reservation::{
+    Access, Flag, Reservation, MAX_LIST_LEN, MAX_NAME_LEN, MAX_RESERVATIONS, UNSUPPORTED_FLAGS,
+};
+
+/// How far in the past a start may lie (Slurm's `MAX_RESV_DELAY`): it is taken as now.
+const PAST_START_TOLERANCE: u64 = 600;
+
+/// How long an unlimited reservation lasts (Slurm's `YEAR_SECONDS`).
+const UNLIMITED_SECS: u64 = 365 * 86_400;
+
+/// Where Slurm refuses a reservation request.
+const SOURCE: &str = "slurm_create_reservation()";
+
+/// What a running job holds until it is expected to end.
+#[derive(Debug, Clone)]
+pub struct Busy {
+    /// Its GPUs, by device index.
+    pub gpus: Vec<u32>,
+    /// Its CPU count.
+    pub cpus: u32,
+    /// When it reaches its time limit (a year on for one without).
+    pub until: u64,
+    /// The reservation it runs in (empty: none): what it holds of that one is no conflict.
+    pub reservation: String,
+}
+
+/// What a request is read against.
+pub struct Setting<'a> {
+    /// The node.
+    pub config: &'a Config,
+    /// The other reservations.
+    pub others: Vec<&'a Reservation>,
+    /// The running jobs.
+    pub busy: Vec<Busy>,
+    /// GPUs out of service.
+    pub failed_gpus: Vec<u32>,
+    /// Now.
+    pub now: u64,
+}
+
+fn refusal(number: i32, error: &str, description: impl Into<String>) -> Refusal {
+    let kind = match number {
+        errno::ACCESS_DENIED => Kind::Forbidden,
+        errno::RESERVATION_INVALID => Kind::NotFound,
+        _ => Kind::Invalid,
+    };
+    Refusal::new(kind, number, error, SOURCE).saying(description)
+}
+
+fn invalid_time(description: impl Into<String>) -> Refusal {
+    refusal(errno::INVALID_TIME_VALUE, "Invalid time specified", description)
+}
+
+fn malformed(description: impl Into<String>) -> Refusal {
+    Refusal::new(Kind::Malformed, errno::BAD_REQUEST, "Unexpected message received", SOURCE).saying(description)
+}
+
+/// The reservation a create asks for; `next_id` names one that names itself not (Slurm's
+/// `USER_ID` or `ACCOUNT_ID`, as `_generate_resv_name` makes them).
+pub fn read_create(desc: &ReservationDesc, setting: &Setting, next_id: u32) -> Result<Reservation, Refusal> {
+    check_known_keys(desc)?;
+    if setting.others.len() >= MAX_RESERVATIONS {
+        return Err(refusal(
+            errno::ERROR,
+            "Unspecified error",
+            format!("there are {MAX_RESERVATIONS} reservations already, the most this daemon keeps"),
+        ));
+    }
+    let mut r = Reservation {
+        flags: read_flags(desc.flags.as_deref().unwrap_or_default(), &[])?,
+        users: read_access("Users", desc.users.as_deref().unwrap_or_default(), &Access::default())?,
+        accounts: read_access("Accounts", desc.accounts.as_deref().unwrap_or_default(), &Access::default())?,
+        ..Default::default()
+    };
+    check_groups(desc)?;
+    let Some(start) = desc.start_time.and_then(NoVal::get) else {
+        return Err(invalid_time("StartTime must be given"));
+    };
+    r.start = start;
+    r.end = read_end(desc, start)?.ok_or_else(|| invalid_time("Duration or EndTime must be given"))?;
+    read_place(desc, &mut r, setting)?;
+    r.partition = read_partition(desc, setting.config)?.unwrap_or_default();
+    r.comment = read_comment(desc)?.unwrap_or_default();
+    r.name = match desc.name.as_deref().filter(|n| !n.is_empty()) {
+        Some(n) => check_name(n)?,
+        None => {
+            let first = r.users.names.first().or(r.accounts.names.first()).cloned().unwrap_or_default();
+            format!("{first}_{next_id}")
+        }
+    };
+    if setting.others.iter().any(|o| o.name == r.name) {
+        return Err(refusal(
+            errno::RESERVATION_NAME_DUP,
+            "Duplicate reservation name",
+            format!("a reservation named {} exists", r.name),
+        ));
+    }
+    settle(r, setting, None)
+}
+
+/// `existing` changed as an update asks.
+pub fn read_update(existing: &Reservation, desc: &ReservationDesc, setting: &Setting) -> Result<Reservation, Refusal> {
+    check_known_keys(desc)?;
+    check_groups(desc)?;
+    let mut r = existing.clone();
+    if let Some(flags) = &desc.flags {
+        r.flags = read_flags(flags, &existing.flags)?;
+    }
+    if let Some(users) = &desc.users {
+        r.users = read_access("Users", users, &existing.users)?;
+    }
+    if let Some(accounts) = &desc.accounts {
+        r.accounts = read_access("Accounts", accounts, &existing.accounts)?;
+    }
+    let start_given = desc.start_time.and_then(NoVal::get);
+    if let Some(start) = start_given {
+        if existing.active(setting.now) && start != existing.start {
+            // Slurm moves an active reservation's start only ahead, as a new window.
+            if start < setting.now.saturating_sub(PAST_START_TOLERANCE) {
+                return Err(invalid_time("the new StartTime is in the past"));
+            }
+        }
+        let length = r.duration();
+        r.start = start;
+        r.end = start.saturating_add(length);
+    }
+    if let Some(end) = read_end(desc, r.start)? {
+        r.end = end;
+    }
+    if r.users.is_empty() && r.accounts.is_empty() {
+        return Err(refusal(
+            errno::RESERVATION_EMPTY,
+            "Reservation request lacks users, groups or accounts",
+            "the reservation would be left without users or accounts",
+        ));
+    }
+    let resources_given = desc.tres.is_some()
+        || desc.core_count.is_some_and(|c| c.set)
+        || desc.gpu_indices.is_some()
+        || desc.node_list.is_some()
+        || desc.node_count.is_some_and(|c| c.set);
+    if resources_given {
+        read_place(desc, &mut r, setting)?;
+    }
+    if let Some(p) = read_partition(desc, setting.config)? {
+        r.partition = p;
+    }
+    if let Some(c) = read_comment(desc)? {
+        r.comment = c;
+    }
+    if let Some(n) = desc.name.as_deref().filter(|n| *n != existing.name && !n.is_empty()) {
+        return Err(malformed(format!("a reservation cannot be renamed ({} to {n})", existing.name)));
+    }
+    settle(r, setting, Some(existing))
+}
+
+/// Checks the window and what `r` holds against the other reservations and the running jobs;
+/// `before` is the reservation as it stood, for an update.
+fn settle(mut r: Reservation, setting: &Setting, before: Option<&Reservation>) -> Result<Reservation, Refusal> {
+    let now = setting.now;
+    if before.is_none_or(|b| b.start != r.start) {
+        if r.start.saturating_add(PAST_START_TOLERANCE) < now {
+            return Err(invalid_time("StartTime is in the past"));
+        }
+        let length = r.duration();
+        if r.start < now {
+            r.start = now;
+            r.end = now.saturating_add(length);
+        }
+    }
+    if r.end <= r.start {
+        return Err(invalid_time("the reservation would end before it starts"));
+    }
+    if r.users.is_empty() && r.accounts.is_empty() {
+        return Err(refusal(
+            errno::RESERVATION_EMPTY,
+            "Reservation request lacks users, groups or accounts",
+            "name the users (Users=) or accounts (Accounts=) that may use it",
+        ));
+    }
+    place(&mut r, setting)?;
+    Ok(r)
+}
+
+/// Whether `a` and `b` may hold the same resources at once.
+fn may_share(a: &Reservation, b: &Reservation) -> bool {
+    [Flag::Maint, Flag::Overlap].iter().any(|f| a.has(*f) || b.has(*f))
+}
+
+/// Checks that the other reservations and the running jobs leave `r` what it holds over its
+/// window (all of the node, for a reservation of the whole node).
+fn place(r: &mut Reservation, setting: &Setting) -> Result<(), Refusal> {
+    let config = setting.config;
+    let all_gpus: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
+    let overlapping: Vec<&&Reservation> =
+        setting.others.iter().filter(|o| o.name != r.name && o.overlaps(r.start, r.end) && !may_share(o, r)).collect();
+    let busy: Vec<&Busy> = if r.has(Flag::IgnoreJobs) {
+        Vec::new()
+    } else {
+        setting.busy.iter().filter(|b| b.until > r.start && b.reservation != r.name).collect()
+    };
+    let reserved_gpu = |g: u32| overlapping.iter().any(|o| o.gpus.contains(&g));
+    let busy_gpu = |g: u32| busy.iter().any(|b| b.gpus.contains(&g));
+    let overlap = |what: String| {
+        refusal(errno::RESERVATION_OVERLAP, "Requested reservation overlaps with another reservation", what)
+    };
+    let nodes_busy = |what: String| refusal(errno::NODES_BUSY, "Requested nodes are busy", what);
+    if r.whole_node {
+        r.cpus = config.cpus;
+        r.gpus = all_gpus;
+        if let Some(o) = overlapping.first() {
+            return Err(overlap(format!("reservation {} holds part of the node over that time", o.name)));
+        }
+        if !busy.is_empty() {
+            return Err(nodes_busy(
+                "running jobs hold part of the node past its start (Flags=IGNORE_JOBS reserves it anyway)".into(),
+            ));
+        }
+        return Ok(());
+    }
+    for &g in &r.gpus {
+        if reserved_gpu(g) {
+            let by = overlapping.iter().find(|o| o.gpus.contains(&g)).map_or("", |o| o.name.as_str());
+            return Err(overlap(format!("GPU {g} is reserved by {by} over that time")));
+        }
+        if busy_gpu(g) {
+            return Err(nodes_busy(format!(
+                "a running job holds GPU {g} past the start (Flags=IGNORE_JOBS reserves it anyway)"
+            )));
+        }
+    }
+    let reserved_cpus: u32 = overlapping.iter().map(|o| o.cpus).sum();
+    let busy_cpus: u32 = busy.iter().map(|b| b.cpus).sum();
+    if r.cpus > config.cpus.saturating_sub(reserved_cpus) {
+        return Err(overlap(format!(
+            "{} CPUs asked for, {} of the node's {} are reserved by others over that time",
+            r.cpus, reserved_cpus, config.cpus
+        )));
+    }
+    if r.cpus > config.cpus.saturating_sub(reserved_cpus + busy_cpus) {
+        return Err(nodes_busy(format!(
+            "{} CPUs asked for, running jobs hold {} of the {} free past the start",
+            r.cpus,
+            busy_cpus,
+            config.cpus.saturating_sub(reserved_cpus)
+        )));
+    }
+    Ok(())
+}
+
+/// Reads what the request holds of the node: `Nodes=` (this node or `ALL`), `NodeCnt=`,
+/// `CoreCnt=`, `TRES=cpu=N,gres/gpu=N`, slurmlet's `gpu_indices`. The GPUs a count asks for
+/// are chosen here: the lowest that are in service, free of other reservations over the
+/// window and (unless `IGNORE_JOBS`) of running jobs.
+fn read_place(desc: &ReservationDesc, r: &mut Reservation, setting: &Setting) -> Result<(), Refusal> {
+    let config = setting.config;
+    r.flags.retain(|f| !matches!(f, Flag::SpecNodes | Flag::AllNodes));
+    for node in desc.node_list.iter().flatten().flat_map(|n| n.split(',')).filter(|n| !n.is_empty()) {
+        if node.eq_ignore_ascii_case("ALL") {
+            r.flags.push(Flag::AllNodes);
+        } else if node == config.node_name {
+            r.flags.push(Flag::SpecNodes);
+        } else {
+            return Err(refusal(
+                errno::INVALID_NODE_NAME,
+                "Invalid node name specified",
+                format!("this cluster has one node, {}; there is no node {node}", config.node_name),
+            ));
+        }
+    }
+    r.flags.sort();
+    r.flags.dedup();
+    if let Some(n) = desc.node_count.and_then(NoVal::get) {
+        if n > 1 {
+            return Err(refusal(
+                errno::INVALID_NODE_COUNT,
+                "Node count specification invalid",
+                format!("NodeCnt={n}: this cluster has one node"),
+            ));
+        }
+    }
+    let mut cpus = desc.core_count.and_then(NoVal::get);
+    let mut gpu_count = None;
+    for t in desc.tres.iter().flatten() {
+        read_tres(t, &mut cpus, &mut gpu_count)?;
+    }
+    let named = desc.gpu_indices.clone();
+    let whole = cpus.is_none() && gpu_count.is_none() && named.is_none();
+    r.whole_node = whole;
+    if whole {
+        return Ok(());
+    }
+    let cpus = cpus.unwrap_or(0);
+    if cpus > config.cpus {
+        return Err(refusal(
+            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+            "Requested node configuration is not available",
+            format!("{cpus} CPUs asked for; the node has {}", config.cpus),
+        ));
+    }
+    r.cpus = cpus;
+    let all: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
+    r.gpus = match (named, gpu_count) {
+        (Some(mut named), count) => {
+            named.sort_unstable();
+            named.dedup();
+            if let Some(g) = named.iter().find(|g| !all.contains(g)) {
+                return Err(gres_refusal(format!("the node has no GPU {g}")));
+            }
+            if count.is_some_and(|c| c as usize != named.len()) {
+                return Err(gres_refusal(format!(
+                    "TRES asks for {} GPUs and {} are named",
+                    count.unwrap_or_default(),
+                    named.len()
+                )));
+            }
+            named
+        }
+        (None, Some(count)) => pick_gpus(r, count, setting)?,
+        (None, None) => Vec::new(),
+    };
+    Ok(())
+}
+
+fn gres_refusal(description: String) -> Refusal {
+    refusal(errno::INVALID_GRES, "Invalid generic resource (gres) specification", description)
+}
+
+/// The `count` lowest GPUs free for `r`'s window.
+fn pick_gpus(r: &Reservation, count: u32, setting: &Setting) -> Result<Vec<u32>, Refusal> {
+    let all: Vec<u32> = setting.config.gpus.iter().map(|g| g.index).collect();
+    if count as usize > all.len() {
+        return Err(gres_refusal(format!("{count} GPUs asked for; the node has {}", all.len())));
+    }
+    let taken_by_resv = |g: u32| {
+        setting
+            .others
+            .iter()
+            .any(|o| o.name != r.name && o.overlaps(r.start, r.end) && !may_share(o, r) && o.gpus.contains(&g))
+    };
+    let busy = |g: u32| {
+        !r.has(Flag::IgnoreJobs)
+            && setting.busy.iter().any(|b| b.until > r.start && b.reservation != r.name && b.gpus.contains(&g))
+    };
+    let in_service: Vec<u32> = all.iter().copied().filter(|g| !setting.failed_gpus.contains(g)).collect();
+    let free_of_resv: Vec<u32> = in_service.iter().copied().filter(|&g| !taken_by_resv(g)).collect();
+    let free: Vec<u32> = free_of_resv.iter().copied().filter(|&g| !busy(g)).take(count as usize).collect();
+    if free.len() == count as usize {
+        return Ok(free);
+    }
+    if free_of_resv.len() < count as usize {
+        return Err(refusal(
+            errno::RESERVATION_OVERLAP,
+            "Requested reservation overlaps with another reservation",
+            format!(
+                "{count} GPUs asked for; {} are in service and free of other reservations over that time",
+                free_of_resv.len()
+            ),
+        ));
+    }
+    Err(refusal(
+        errno::NODES_BUSY,
+        "Requested nodes are busy",
+        format!(
+            "{count} GPUs asked for; running jobs hold all but {} of them past the start (Flags=IGNORE_JOBS reserves them anyway)",
+            free.len()
+        ),
+    ))
+}
+
+/// One TRES of the request: `cpu` (a CPU count) or `gres/gpu` (a GPU count).
+fn read_tres(t: &Tres, cpus: &mut Option<u32>, gpus: &mut Option<u32>) -> Result<(), Refusal> {
+    let count = u32::try_from(t.count).map_err(|_| gres_refusal(format!("TRES count {} is out of range", t.count)))?;
+    match (t.kind.to_ascii_lowercase().as_str(), t.name.to_ascii_lowercase().as_str()) {
+        ("cpu", _) => *cpus = Some(count),
+        ("gres", "gpu") => *gpus = Some(count),
+        (kind, name) => {
+            let what = if name.is_empty() { kind.to_string() } else { format!("{kind}/{name}") };
+            return Err(refusal(
+                errno::INVALID_GRES,
+                "Invalid Trackable RESource (TRES) specification",
+                format!("TRES {what} cannot be reserved here: name cpu or gres/gpu"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The end a request gives: `EndTime`, else `StartTime` (`start`) plus `Duration`.
+fn read_end(desc: &ReservationDesc, start: u64) -> Result<Option<u64>, Refusal> {
+    if let Some(end) = desc.end_time.filter(|e| e.set || e.infinite) {
+        return Ok(Some(end.get().unwrap_or(start.saturating_add(UNLIMITED_SECS))));
+    }
+    match desc.duration.filter(|d| d.set || d.infinite) {
+        Some(d) if d.infinite => Ok(Some(start.saturating_add(UNLIMITED_SECS))),
+        Some(d) => {
+            if d.number == 0 {
+                return Err(invalid_time("Duration must be at least a minute"));
+            }
+            Ok(Some(start.saturating_add(d.number as u64 * 60)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Flags of a create (`current` empty) or an update: `NO_FLAG` takes one away.
+fn read_flags(names: &[String], current: &[Flag]) -> Result<Vec<Flag>, Refusal> {
+    let mut flags = current.to_vec();
+    for name in names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()) {
+        let upper = name.to_ascii_uppercase();
+        if let Some(f) = Flag::from_name(&upper) {
+            flags.push(f);
+        } else if let Some(f) = upper.strip_prefix("NO_").and_then(Flag::from_name) {
+            flags.retain(|x| *x != f);
+        } else if UNSUPPORTED_FLAGS.contains(&upper.as_str()) || upper.starts_with("NO_") {
+            return Err(refusal(
+                errno::ERROR,
+                "Invalid flag",
+                format!("reservation flag {upper} is not supported by this cluster"),
+            ));
+        } else {
+            return Err(refusal(errno::ERROR, "Invalid flag", format!("unknown reservation flag {name}")));
+        }
+    }
+    flags.sort();
+    flags.dedup();
+    if flags.iter().filter(|f| f.repeats()).count() > 1 {
+        return Err(refusal(
+            errno::ERROR,
+            "Invalid flag",
+            "a reservation repeats one way: HOURLY, DAILY, WEEKDAY, WEEKEND or WEEKLY".to_string(),
+        ));
+    }
+    Ok(flags)
+}
+
+/// A `Users=` or `Accounts=` list of a create (`current` empty) or an update: `name` sets,
+/// `+name` adds, `-name` removes in an update; in a create `-name` keeps `name` out.
+fn read_access(key: &str, entries: &[String], current: &Access) -> Result<Access, Refusal> {
+    let entries: Vec<&str> =
+        entries.iter().flat_map(|e| e.split(',')).map(str::trim).filter(|e| !e.is_empty()).collect();
+    if entries.len() > MAX_LIST_LEN {
+        return Err(malformed(format!("{key} lists {} names; at most {MAX_LIST_LEN}", entries.len())));
+    }
+    let mut out = current.clone();
+    let relative = !current.is_empty() && entries.iter().all(|e| e.starts_with('+') || e.starts_with('-'));
+    if !relative {
+        out = Access::default();
+        let denied = entries.iter().filter(|e| e.starts_with('-')).count();
+        if denied != 0 && denied != entries.len() {
+            return Err(malformed(format!(
+                "{key}: either name those let in, or (each with a leading -) those kept out, not both"
+            )));
+        }
+        out.denied = denied != 0;
+    }
+    for e in entries {
+        let (sign, name) = match e.as_bytes()[0] {
+            b'+' | b'-' => (Some(e.as_bytes()[0]), &e[1..]),
+            _ => (None, e),
+        };
+        let name = check_entry(key, name)?;
+        match (relative, sign) {
+            (true, Some(b'+')) => {
+                if !out.names.contains(&name) {
+                    out.names.push(name)
+                }
+            }
+            (true, _) => out.names.retain(|n| *n != name),
+            (false, _) => {
+                if !out.names.contains(&name) {
+                    out.names.push(name)
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A user or account name, checked to exist.
+fn check_entry(key: &str, name: &str) -> Result<String, Refusal> {
+    if name.is_empty() || name.len() > MAX_NAME_LEN || name.chars().any(|c| c.is_control() || c == ' ') {
+        return Err(malformed(format!("{key}: '{}' is no name", name.escape_debug())));
+    }
+    if key == "Users" && crate::identity::user_uid(name).is_none() {
+        return Err(refusal(errno::USER_ID_MISSING, "Invalid user id", format!("no user is named {name}")));
+    }
+    Ok(name.to_string())
+}
+
+fn check_groups(desc: &ReservationDesc) -> Result<(), Refusal> {
+    if desc.groups.as_ref().is_some_and(|g| !g.is_empty()) {
+        return Err(malformed("Groups= is not supported by this cluster; name the users or accounts"));
+    }
+    Ok(())
+}
+
+fn check_known_keys(desc: &ReservationDesc) -> Result<(), Refusal> {
+    const TAKEN_EMPTY: &[&str] = &["burst_buffer", "features", "licenses", "max_start_delay", "purge_completed"];
+    let unknown: Vec<&str> = desc
+        .unknown
+        .iter()
+        .filter(|(k, v)| !(TAKEN_EMPTY.contains(&k.as_str()) && (v.is_null() || v.as_str() == Some(""))))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(malformed(format!("reservation keys not supported by this cluster: {}", unknown.join(", "))))
+    }
+}
+
+fn check_name(name: &str) -> Result<String, Refusal> {
+    let bad = name.len() > MAX_NAME_LEN || name.chars().any(|c| c.is_control() || c.is_whitespace() || c == ',');
+    if bad {
+        return Err(malformed(format!("'{}' is no reservation name", name.escape_debug())));
+    }
+    Ok(name.to_string())
+}
+
+fn read_partition(desc: &ReservationDesc, config: &Config) -> Result<Option<String>, Refusal> {
+    match desc.partition.as_deref() {
+        None => Ok(None),
+        Some("") => Ok(Some(String::new())),
+        Some(p) if config.partitions.iter().any(|x| x.name == p) => Ok(Some(p.to_string())),
+        Some(p) => Err(refusal(
+            errno::INVALID_PARTITION_NAME,
+            "Invalid partition name specified",
+            format!("there is no partition {p}"),
+        )),
+    }
+}
+
+fn read_comment(desc: &ReservationDesc) -> Result<Option<String>, Refusal> {
+    match desc.comment.as_deref() {
+        Some(c) if c.len() > 1024 => Err(malformed("Comment is longer than 1024 bytes")),
+        other => Ok(other.map(str::to_string)),
+    }
+}

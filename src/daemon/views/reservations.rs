@@ -1,0 +1,73 @@
+//! The reservations as slurmrestd lists them (`v0.0.43_reservation_info`), for `scontrol
+//! show reservation`, `sinfo -T` and the board.
+
+use crate::api::noval::NoVal;
+use crate::api::reservations::{ReservationDesc, ReservationInfo, Tres};
+use crate::config::Config;
+use crate::daemon::model::reservation::Reservation;
+
+/// One reservation as slurmrestd lists it.
+pub fn info(r: &Reservation, config: &Config) -> ReservationInfo {
+    ReservationInfo {
+        name: r.name.clone(),
+        start_time: NoVal::of(r.start),
+        end_time: NoVal::of(r.end),
+        users: r
+            .users
+            .names
+            .iter()
+            .map(|n| if r.users.denied { format!("-{n}") } else { n.clone() })
+            .collect::<Vec<_>>()
+            .join(","),
+        accounts: r
+            .accounts
+            .names
+            .iter()
+            .map(|n| if r.accounts.denied { format!("-{n}") } else { n.clone() })
+            .collect::<Vec<_>>()
+            .join(","),
+        flags: crate::daemon::model::reservation::ALL_FLAGS
+            .iter()
+            .filter(|f| r.has(**f))
+            .map(|f| f.name().to_string())
+            .collect(),
+        node_list: config.node_name.clone(),
+        node_count: 1,
+        core_count: r.cpus,
+        partition: r.partition.clone(),
+        tres: r.tres(),
+        comment: r.comment.clone(),
+        gpu_indices: r.gpus.clone(),
+        ..Default::default()
+    }
+}
+
+/// What a create or update made, as slurmrestd's reply describes it.
+pub fn desc(r: &Reservation, config: &Config) -> ReservationDesc {
+    let mut tres = vec![Tres { kind: "cpu".into(), count: r.cpus as i64, ..Default::default() }];
+    if !r.gpus.is_empty() {
+        tres.push(Tres { kind: "gres".into(), name: "gpu".into(), count: r.gpus.len() as i64 });
+    }
+    let info = info(r, config);
+    ReservationDesc {
+        name: Some(r.name.clone()),
+        start_time: Some(NoVal::of(r.start)),
+        end_time: Some(NoVal::of(r.end)),
+        duration: Some(NoVal::of((r.duration() / 60) as u32)),
+        users: Some(r.users.names.clone()).filter(|u| !u.is_empty()).map(|_| split(&info.users)),
+        accounts: Some(r.accounts.names.clone()).filter(|a| !a.is_empty()).map(|_| split(&info.accounts)),
+        flags: Some(info.flags),
+        tres: Some(tres),
+        core_count: Some(NoVal::of(r.cpus)),
+        node_list: Some(vec![config.node_name.clone()]),
+        node_count: Some(NoVal::of(1)),
+        partition: Some(r.partition.clone()).filter(|p| !p.is_empty()),
+        comment: Some(r.comment.clone()).filter(|c| !c.is_empty()),
+        gpu_indices: Some(r.gpus.clone()),
+        ..Default::default()
+    }
+}
+
+fn split(list: &str) -> Vec<String> {
+    list.split(',').map(str::to_string).collect()
+}
