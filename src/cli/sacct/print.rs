@@ -59,19 +59,26 @@ fn pad(text: &str, width: i32) -> String {
 
 /// The header: the names, and under fixed columns a line of dashes.
 pub fn header(columns: &[Column], layout: &Layout) -> String {
+    let named: Vec<(&str, i32)> = columns.iter().map(|c| (c.name, c.width)).collect();
+    header_of(&named, layout)
+}
+
+/// [`header`] of columns given as (name, width), for reports whose column names are made
+/// at run time (sreport's job size ranges).
+pub fn header_of(columns: &[(&str, i32)], layout: &Layout) -> String {
     let n = columns.len();
     let mut out = String::new();
-    for (i, c) in columns.iter().enumerate() {
+    for (i, &(name, width)) in columns.iter().enumerate() {
         match layout {
-            Layout::Fixed => out.push_str(&fit(c.name, c.width, false)),
-            Layout::Parsable { .. } => out.push_str(c.name),
+            Layout::Fixed => out.push_str(&fit(name, width, false)),
+            Layout::Parsable { .. } => out.push_str(name),
         }
         out.push_str(layout.after(i, n));
     }
     out.push('\n');
     if *layout == Layout::Fixed {
-        for c in columns {
-            out.push_str(&"-".repeat(c.width.unsigned_abs() as usize));
+        for &(_, width) in columns {
+            out.push_str(&"-".repeat(width.unsigned_abs() as usize));
             out.push(' ');
         }
         out.push('\n');
@@ -108,10 +115,16 @@ fn field(cell: &Cell, width: i32, layout: &Layout) -> String {
 
 /// One row: `cells` in `columns`.
 pub fn row(columns: &[Column], cells: &[Cell], layout: &Layout) -> String {
-    let n = columns.len();
+    let widths: Vec<i32> = columns.iter().map(|c| c.width).collect();
+    row_of(&widths, cells, layout)
+}
+
+/// [`row`] in columns given by their widths alone.
+pub fn row_of(widths: &[i32], cells: &[Cell], layout: &Layout) -> String {
+    let n = widths.len();
     let mut out = String::new();
-    for (i, (c, cell)) in columns.iter().zip(cells).enumerate() {
-        out.push_str(&field(cell, c.width, layout));
+    for (i, (&width, cell)) in widths.iter().zip(cells).enumerate() {
+        out.push_str(&field(cell, width, layout));
         out.push_str(layout.after(i, n));
     }
     out.push('\n');

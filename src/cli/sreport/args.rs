@@ -1,8 +1,8 @@
 //! sreport's command line: getopt options anywhere (`-t`, `--tres`, `-n`, `-p`, `-P`,
 //! `-M`, `-h`, `-v`, `-V`), then the report (`cluster utilization`, …) and its conditions
-//! (`start=`, `end=`, `users=`, `accounts=`, `clusters=`, `format=`, `TopCount=`), each
-//! matched by its shortest unique start as Slurm matches them. Options slurmlet cannot
-//! honour are refused by name rather than ignored.
+//! (`start=`, `end=`, `users=`, `accounts=`, `clusters=`, `format=`, `TopCount=`; the job
+//! report reads its own in `job_sizes`), each matched by its shortest unique start as Slurm
+//! matches them. Options slurmlet cannot honour are refused by name rather than ignored.
 
 use super::units::{abbrev, TimeFormat};
 use super::usage::TresKind;
@@ -15,6 +15,8 @@ pub struct Opts {
     pub time: TimeFormat,
     /// `--tres` (`None`: not given; the reports then say `CPU` and print no TRES column).
     pub tres: Option<Vec<TresKind>>,
+    /// `--tres` as the job report prints it back ([`printed_tres`]).
+    pub tres_text: Option<String>,
     /// `-p` (`Some(true)`: trailing `|`) or `-P` (`Some(false)`).
     pub parsable: Option<bool>,
     /// `-n`.
@@ -71,8 +73,20 @@ pub fn read(args: Vec<OsString>) -> Result<Opts, i32> {
     }
     if let Some(text) = tres_text {
         o.tres = Some(tres_list(&text)?);
+        o.tres_text = Some(printed_tres(&text));
     }
     Ok(o)
+}
+
+/// What is left of `--tres`'s text once Slurm has split it: it cuts the list in place with
+/// `strtok`, so the text its job report prints afterwards (`TRES type is …`) ends at the
+/// comma after the first entry.
+pub fn printed_tres(text: &str) -> String {
+    let first = text.find(|c| c != ',').unwrap_or(text.len());
+    match text[first..].find(',') {
+        Some(i) => text[..first + i].to_string(),
+        None => text.to_string(),
+    }
 }
 
 /// Reads the bundle of short flags at `args[i - 1]` (its value may be the next argument);
@@ -195,6 +209,7 @@ const HELP: &str = "sreport [<OPTION>] [<COMMAND>]
   <REPORT> is different for each <COMMAND> type.
 
     cluster - AccountUtilizationByUser, UserUtilizationByAccount, Utilization
+    job     - SizesByAccount
     user    - TopUsage
 
   <OPTIONS> are different for each report type.
@@ -212,14 +227,37 @@ const HELP: &str = "sreport [<OPTION>] [<COMMAND>]
              - Users=<OPT>     - When used with any report other than Utilization,
                                  List of users to include in report.
 
+    job
+             - Accounts=<OPT>  - Accounts to report, each with the jobs of its
+                                 sub-accounts.  Default is root alone (one line
+                                 with every job).
+             - AcctAsParent    - Report the sub-accounts of Accounts (of root
+                                 by default).
+             - FlatView        - Report each account jobs were charged to on
+                                 a line of its own (Accounts then selects jobs).
+             - GID=<OPT>       - List of group ids whose jobs to include.
+             - Grouping=<OPT>  - Comma separated list of job sizes (CPUs):
+                                 50,250 makes 0-49, 50-249 and >= 250.
+                                 Default is 50,250,500,1000.  Grouping=individual
+                                 makes a column for each job size found.
+             - Jobs=<OPT>      - Jobs to include (as Slurm reads it, an id counts
+                                 only when a comma follows it).
+             - Nodes=<OPT>     - Only jobs that ran on these nodes.
+             - Partitions=<OPT>- List of partitions whose jobs to include.
+             - PrintJobCount   - Print numbers of jobs rather than time.
+             - Users=<OPT>     - List of users whose jobs to include.
+             - Wckeys=<OPT>    - List of wckeys whose jobs to include.
+
     user
              - Accounts=<OPT>  - List of accounts to use for the report
              - TopCount=<OPT>  - Used in the TopUsage report.  Change the number
                                  of users displayed.  Default is 10.
              - Users=<OPT>     - List of users jobs to include in report.
 
-  Not in slurmlet: job, reservation and wckey reports, AccountUtilizationByQOS,
-  Tree, Group, all_clusters, --federation, --local, -s.
+  Not in slurmlet: reservation and wckey reports, SizesByWcKey,
+  SizesByAccountAndWcKey, AccountUtilizationByQOS, Associations=, Tree, Group,
+  all_clusters (but in the job report, where it is this cluster), --federation,
+  --local, -s.
 
 ";
 
@@ -261,8 +299,23 @@ pub struct SreportArgs {
     #[arg(short = 'V', long = "version")]
     pub version: bool,
     /// The report (cluster utilization, cluster AccountUtilizationByUser, cluster
-    /// UserUtilizationByAccount, user topusage) and its conditions (start=, end=, users=,
-    /// accounts=, clusters=, format=, TopCount=)
+    /// UserUtilizationByAccount, user topusage, job SizesByAccount) and its conditions
+    /// (start=, end=, users=, accounts=, clusters=, format=, TopCount=; for the job report
+    /// also grouping=, FlatView, AcctAsParent, PrintJobCount, partitions=, gid=, wckeys=,
+    /// jobs=, nodes=)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub report: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tres_is_printed_back_up_to_the_comma_after_its_first_entry() {
+        assert_eq!(printed_tres("gres/gpu"), "gres/gpu");
+        assert_eq!(printed_tres("cpu,gres/gpu"), "cpu");
+        assert_eq!(printed_tres(",gres/gpu,mem"), ",gres/gpu");
+        assert_eq!(printed_tres("GRES/GPU,"), "GRES/GPU");
+    }
 }

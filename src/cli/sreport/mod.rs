@@ -1,15 +1,16 @@
 //! `sreport`: Slurm's usage reports (`cluster utilization`, `cluster
-//! AccountUtilizationByUser`, `cluster UserUtilizationByAccount`, `user topusage`),
-//! computed from the daemon's accounting history (`POST /slurmlet/v1/history`) for the
-//! report period, and printed as Slurm's sreport prints them.
+//! AccountUtilizationByUser`, `cluster UserUtilizationByAccount`, `user topusage`, `job
+//! SizesByAccount`), computed from the daemon's accounting history (`POST
+//! /slurmlet/v1/history`) for the report period, and printed as Slurm's sreport prints them.
 //!
 //! * `args`: options and conditions; * `period`: the period in whole hours;
 //! * `usage`: TRES-seconds per association; * `units`: `-t` and column widths;
 //! * `fields`: `format=`; * `reports`: rows and their order; * `utilization`: the
-//!   cluster's own report.
+//!   cluster's own report; * `job_sizes`: the job report, with conditions of its own.
 
 pub mod args;
 mod fields;
+mod job_sizes;
 mod period;
 mod reports;
 mod units;
@@ -77,6 +78,7 @@ enum Report {
     AccountByUser,
     UserByAccount,
     TopUsage,
+    JobSizes,
 }
 
 /// Runs sreport.
@@ -86,6 +88,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(code) => return code,
     };
     let Some((report, rest)) = which_report(&opts.words) else { return 1 };
+    if report == Report::JobSizes {
+        return job_sizes::run(&opts, rest);
+    }
     let mut bad = false;
     let mut conds = match conditions(rest, report, &mut bad) {
         Ok(c) => c,
@@ -176,8 +181,31 @@ fn which_report(words: &[String]) -> Option<(Report, &[String])> {
         eprintln!("Valid user reports are, \"Top\"");
         return None;
     }
-    eprintln!("sreport: error: {kind} {name}: only the cluster and user reports are supported by slurmlet's sreport");
+    if abbrev(kind, "job", 1) {
+        // Slurm tries SizesByAccount from its first letter (Sizes was its first name).
+        if abbrev(name, "SizesByAccount", 1) {
+            return Some((Report::JobSizes, rest));
+        }
+        if abbrev(name, "SizesByWcKey", 8) || abbrev(name, "SizesByAccountAndWcKey", 15) {
+            eprintln!("sreport: error: job {name}: WCKey reports are not supported by slurmlet's sreport");
+            return None;
+        }
+        eprintln!("Not valid report {name}");
+        eprintln!("Valid job reports are, \"SizesByAccount, SizesByAccountAndWcKey, and  SizesByWckey\"");
+        return None;
+    }
+    eprintln!(
+        "sreport: error: {kind} {name}: only the cluster, user and job reports are supported by slurmlet's sreport"
+    );
     None
+}
+
+/// A `start=`/`end=` value as a time; `Err`: the exit status, after Slurm's message.
+fn time_of(v: &str) -> Result<u64, i32> {
+    crate::cli::sacct::time::parse_past_time(v, crate::sys::now()).map_err(|pos| {
+        eprintln!("sreport: error: Invalid time specification (pos={pos}): {v}");
+        1
+    })
 }
 
 /// A comma separated list, added to `to` (case kept, duplicates dropped).
@@ -193,12 +221,7 @@ fn add_list(to: &mut Vec<String>, text: &str) {
 /// runs, and the exit status is 1); one slurmlet cannot honour is an error.
 fn conditions(words: &[String], report: Report, bad: &mut bool) -> Result<Conds, i32> {
     let mut c = Conds::default();
-    let time = |v: &str| {
-        crate::cli::sacct::time::parse_past_time(v, crate::sys::now()).map_err(|pos| {
-            eprintln!("sreport: error: Invalid time specification (pos={pos}): {v}");
-            1
-        })
-    };
+    let time = time_of;
     for w in words {
         let bare = !w.contains('=');
         if let Some(v) = condition(w, "Start", 1) {
@@ -360,7 +383,12 @@ mod tests {
         assert_eq!(which_report(&w("cluster AccountUtilizationByUser")).map(|r| r.0), Some(Report::AccountByUser));
         assert_eq!(which_report(&w("cl ua")).map(|r| r.0), Some(Report::UserByAccount));
         assert_eq!(which_report(&w("user topusage")).map(|r| r.0), Some(Report::TopUsage));
-        assert!(which_report(&w("job sizesbyaccount")).is_none());
+        assert_eq!(which_report(&w("job sizesbyaccount")).map(|r| r.0), Some(Report::JobSizes));
+        assert_eq!(which_report(&w("j s")).map(|r| r.0), Some(Report::JobSizes));
+        assert!(which_report(&w("job SizesByWcKey")).is_none());
+        assert!(which_report(&w("job SizesByAccountAndWcKey")).is_none());
+        assert!(which_report(&w("job bogus")).is_none());
+        assert!(which_report(&w("reservation utilization")).is_none());
         assert!(which_report(&w("cluster bogus")).is_none());
     }
 }

@@ -40,7 +40,7 @@ impl TresKind {
     }
 
     /// How many of it `job` held.
-    fn of_job(self, job: &AcctJob) -> u64 {
+    pub fn of_job(self, job: &AcctJob) -> u64 {
         let Some(t) = job.alloc else { return 0 };
         match self {
             TresKind::Cpu => t.cpus.into(),
