@@ -37,6 +37,9 @@ pub struct ReservationInfo {
     pub node_count: u32,
     /// `CoreCnt`.
     pub core_count: u32,
+    /// The CPUs it holds by id, where it holds CPUs rather than whole nodes
+    /// (`NodeName=node1 CoreIDs=0-1`).
+    pub core_specializations: Vec<CoreSpec>,
     /// `PartitionName`.
     pub partition: String,
     /// `TRES` (`cpu=2,gres/gpu=2`).
@@ -54,6 +57,16 @@ pub struct ReservationInfo {
     pub comment: String,
     /// slurmlet's: the node's GPUs it holds, by device index.
     pub gpu_indices: Vec<u32>,
+}
+
+/// `v0.0.43_reservation_core_spec`: the CPUs a reservation holds on one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CoreSpec {
+    /// The node.
+    pub node: String,
+    /// Its CPUs by id, as a range list (`0-1`).
+    pub core: String,
 }
 
 /// `v0.0.43_openapi_reservation_resp`.

@@ -100,3 +100,7 @@ pub const RESERVATION_OVERLAP: i32 = 2058;
 pub const RESERVATION_EMPTY: i32 = 2080;
 /// `ESLURM_RESERVATION_NAME_DUP`: "Duplicate reservation name".
 pub const RESERVATION_NAME_DUP: i32 = 2082;
+/// `ESLURM_INVALID_CPU_COUNT`: "CPU count specification invalid".
+pub const INVALID_CPU_COUNT: i32 = 2069;
+/// `ESLURM_INVALID_TRES`: "Invalid Trackable RESource (TRES) specification".
+pub const INVALID_TRES: i32 = 2116;

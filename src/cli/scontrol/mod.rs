@@ -10,6 +10,8 @@ pub mod hostnames;
 pub mod json;
 pub mod ping;
 pub mod record;
+pub mod reservation;
+mod reservation_args;
 pub mod show;
 pub mod show_job;
 pub mod show_node;
@@ -94,6 +96,10 @@ pub enum Keyword {
     Version,
     /// `write`.
     Write,
+    /// `create` (reservations).
+    Create,
+    /// `delete` (reservations).
+    Delete,
 }
 
 /// Whether `tag` is `word` or an abbreviation of it at least `min` characters long, in any
@@ -133,9 +139,58 @@ pub fn keyword(tag: &str) -> Option<Keyword> {
         Some(Keyword::Version)
     } else if abbreviates(tag, "write", 5) {
         Some(Keyword::Write)
+    } else if abbreviates(tag, "create", 2) {
+        Some(Keyword::Create)
+    } else if abbreviates(tag, "delete", 3) {
+        // Slurm tries `details` first, so `d` and `de` are not `delete`.
+        Some(Keyword::Delete)
     } else {
         None
     }
+}
+
+/// `scontrol create ENTITY…`: reservations only (Slurm's `_create_it` looks for the entity
+/// among all the words).
+fn create(words: &[String]) -> i32 {
+    for w in words {
+        let tag = w.split_once('=').map_or(w.as_str(), |(k, _)| k);
+        if abbreviates(tag, "ReservationName", 3) {
+            return reservation::create(words);
+        }
+        if abbreviates(tag, "NodeName", 3) || abbreviates(tag, "PartitionName", 3) {
+            super::error(CMD, &format!("creating a {tag} is not supported here: this cluster's one node and its partitions are configured in its configuration file"));
+            return 1;
+        }
+    }
+    super::error(CMD, &format!("Invalid creation entity: {}", words[0]));
+    1
+}
+
+/// `scontrol delete ENTITY=ID` or `scontrol delete ENTITY ID`: reservations only.
+fn delete(words: &[String]) -> i32 {
+    let (tag, value) = match words {
+        [one] => match one.split_once('=') {
+            Some((t, v)) => (t, v),
+            None => {
+                super::error(CMD, "Proper format is 'delete <ENTITY>=<ID>' or 'delete <ENTITY> <ID>'");
+                return 1;
+            }
+        },
+        [tag, value] => (tag.as_str(), value.as_str()),
+        _ => {
+            super::error(CMD, "Proper format is 'delete <ENTITY>=<ID>' or 'delete <ENTITY> <ID>'");
+            return 1;
+        }
+    };
+    if abbreviates(tag, "ReservationName", 3) {
+        return reservation::delete(&words[0], value);
+    }
+    if abbreviates(tag, "NodeName", 3) || abbreviates(tag, "PartitionName", 3) {
+        super::error(CMD, &format!("deleting a {tag} is not supported here"));
+        return 1;
+    }
+    eprintln!("Invalid deletion entity: {}", words[0]);
+    1
 }
 
 /// The data parser `--json=…` may name: none, or v0.0.43 (with or without Slurm's `+flag`s).
@@ -175,6 +230,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Some(Keyword::Ping) => ping::run(),
         Some(Keyword::Version) => ping::version(),
         Some(Keyword::Write) => write::run(tag, rest, args.quiet),
+        Some(Keyword::Create) | Some(Keyword::Delete) if rest.is_empty() => {
+            eprintln!("too few arguments for {tag} keyword");
+            1
+        }
+        Some(Keyword::Create) => create(rest),
+        Some(Keyword::Delete) => delete(rest),
         None => {
             eprintln!("invalid keyword: {tag}");
             1

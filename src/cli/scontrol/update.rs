@@ -237,8 +237,12 @@ pub fn run(tag: &str, words: &[String], quiet: bool) -> i32 {
     if keys.iter().any(|k| abbreviates(k, "NodeName", 3)) && !keys.iter().any(|k| abbreviates(k, "JobId", 3)) {
         return super::update_node::run(words);
     }
-    if !keys.iter().any(|k| abbreviates(k, "JobId", 3) || abbreviates(k, "JobNAME", 3)) {
-        let other = ["PartitionName", "ReservationName", "StepId", "SlurmctldDebug"];
+    let job = keys.iter().any(|k| abbreviates(k, "JobId", 3) || abbreviates(k, "JobNAME", 3));
+    if !job && keys.iter().any(|k| abbreviates(k, "ReservationName", 3)) {
+        return super::reservation::update(words);
+    }
+    if !job {
+        let other = ["PartitionName", "StepId", "SlurmctldDebug"];
         if let Some(what) = other.iter().find(|o| keys.iter().any(|k| abbreviates(k, o, 3))) {
             crate::cli::error("scontrol", &format!("updating a {what} is not supported here; only jobs are updated"));
         } else {

@@ -5,6 +5,7 @@
 
 mod fields;
 mod json;
+mod reservations;
 #[cfg(test)]
 mod tests;
 
@@ -66,6 +67,10 @@ pub struct SinfoArgs {
     #[arg(short = 'n', long = "nodes")]
     pub nodes: Option<String>,
     /// List reasons nodes are unavailable
+    /// report reservations
+    #[arg(short = 'T', long = "reservation")]
+    pub reservation: bool,
+
     #[arg(short = 'R', long = "list-reasons")]
     pub list_reasons: bool,
     /// Only nodes in these states
@@ -124,6 +129,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 1;
         }
     };
+    if args.reservation {
+        return reservations::run(!args.noheader);
+    }
     let client = match super::connect(CMD) {
         Ok(c) => c,
         Err(code) => return code,

@@ -169,8 +169,11 @@ pub struct Reservation {
     pub cpus: u32,
     /// The GPUs it holds, by device index, ascending.
     pub gpus: Vec<u32>,
-    /// It holds the whole node (no `CoreCnt=` or `TRES=` was given).
+    /// It holds the whole node (`Nodes=`, `NodeCnt=`, or no `CoreCnt=` or `TRES=` given).
     pub whole_node: bool,
+    /// The CPUs it holds by id, for one that holds CPUs rather than the node (Slurm's
+    /// `CoreIDs`).
+    pub core_ids: Vec<u32>,
     /// `PartitionName=` (empty: none).
     pub partition: String,
     /// `Comment=`.

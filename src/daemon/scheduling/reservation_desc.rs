@@ -5,7 +5,7 @@
 //! daemon's state but what [`Setting`] hands it.
 
 use crate::api::noval::NoVal;
-use crate::api::reservations::{ReservationDesc, Tres};
+use crate::api::reservations::ReservationDesc;
 use crate::api::types::errno;
 use crate::config::Config;
 use crate::daemon::model::refusal::{Kind, Refusal};
@@ -89,8 +89,8 @@ pub fn read_create(desc: &ReservationDesc, setting: &Setting, next_id: u32) -> R
     };
     r.start = start;
     r.end = read_end(desc, start)?.ok_or_else(|| invalid_time("Duration or EndTime must be given"))?;
-    read_place(desc, &mut r, setting)?;
     r.partition = read_partition(desc, setting.config)?.unwrap_or_default();
+    let asked = read_asked(desc, &mut r, setting.config)?;
     r.comment = read_comment(desc)?.unwrap_or_default();
     r.name = match desc.name.as_deref().filter(|n| !n.is_empty()) {
         Some(n) => check_name(n)?,
@@ -106,7 +106,7 @@ pub fn read_create(desc: &ReservationDesc, setting: &Setting, next_id: u32) -> R
             format!("a reservation named {} exists", r.name),
         ));
     }
-    settle(r, setting, None)
+    settle(r, &asked, setting, None)
 }
 
 /// `existing` changed as an update asks.
@@ -150,24 +150,38 @@ pub fn read_update(existing: &Reservation, desc: &ReservationDesc, setting: &Set
         || desc.gpu_indices.is_some()
         || desc.node_list.is_some()
         || desc.node_count.is_some_and(|c| c.set);
-    if resources_given {
-        read_place(desc, &mut r, setting)?;
-    }
     if let Some(p) = read_partition(desc, setting.config)? {
         r.partition = p;
     }
+    let asked = if resources_given {
+        read_asked(desc, &mut r, setting.config)?
+    } else {
+        // What it holds stays as it is, checked again over its new window.
+        Asked {
+            nodes: existing.has(Flag::SpecNodes),
+            whole: existing.whole_node,
+            core_count: (!existing.whole_node).then_some(existing.cpus),
+            named: (!existing.whole_node && !existing.gpus.is_empty()).then(|| existing.gpus.clone()),
+            ..Default::default()
+        }
+    };
     if let Some(c) = read_comment(desc)? {
         r.comment = c;
     }
     if let Some(n) = desc.name.as_deref().filter(|n| *n != existing.name && !n.is_empty()) {
         return Err(malformed(format!("a reservation cannot be renamed ({} to {n})", existing.name)));
     }
-    settle(r, setting, Some(existing))
+    settle(r, &asked, setting, Some(existing))
 }
 
 /// Checks the window and what `r` holds against the other reservations and the running jobs;
 /// `before` is the reservation as it stood, for an update.
-fn settle(mut r: Reservation, setting: &Setting, before: Option<&Reservation>) -> Result<Reservation, Refusal> {
+fn settle(
+    mut r: Reservation,
+    asked: &Asked,
+    setting: &Setting,
+    before: Option<&Reservation>,
+) -> Result<Reservation, Refusal> {
     let now = setting.now;
     if before.is_none_or(|b| b.start != r.start) {
         if r.start.saturating_add(PAST_START_TOLERANCE) < now {
@@ -189,7 +203,7 @@ fn settle(mut r: Reservation, setting: &Setting, before: Option<&Reservation>) -
             "name the users (Users=) or accounts (Accounts=) that may use it",
         ));
     }
-    place(&mut r, setting)?;
+    place(&mut r, asked, setting)?;
     Ok(r)
 }
 
@@ -198,77 +212,137 @@ fn may_share(a: &Reservation, b: &Reservation) -> bool {
     [Flag::Maint, Flag::Overlap].iter().any(|f| a.has(*f) || b.has(*f))
 }
 
-/// Checks that the other reservations and the running jobs leave `r` what it holds over its
-/// window (all of the node, for a reservation of the whole node).
-fn place(r: &mut Reservation, setting: &Setting) -> Result<(), Refusal> {
+/// What of the node a request asks for, before it is placed.
+#[derive(Debug, Default)]
+struct Asked {
+    /// `Nodes=` names the node (or `ALL`).
+    nodes: bool,
+    /// The whole node (`Nodes=`, `NodeCnt=`, `TRES=node=1`, or nothing else asked).
+    whole: bool,
+    /// CPUs asked for by `CoreCnt=`.
+    core_count: Option<u32>,
+    /// CPUs asked for by `TRES=cpu=N`.
+    tres_cpus: Option<u32>,
+    /// GPUs asked for by `TRES=gres/gpu=N`.
+    gpus: Option<u32>,
+    /// GPUs named (slurmlet's `gpu_indices`).
+    named: Option<Vec<u32>>,
+}
+
+fn busy(description: String) -> Refusal {
+    refusal(errno::NODES_BUSY, "Requested nodes are busy", description)
+}
+
+fn invalid_tres(description: String) -> Refusal {
+    refusal(errno::INVALID_TRES, "Invalid Trackable RESource (TRES) specification", description)
+}
+
+/// Places `r` on the node over its window: the whole node, or CPUs (by id) and GPUs that no
+/// other reservation holds over the window and (unless `IGNORE_JOBS`) no running job holds
+/// past its start. Slurm's refusals: a node named that another reservation holds overlaps
+/// it; CPUs or GPUs taken, or more than the node has, are busy.
+fn place(r: &mut Reservation, asked: &Asked, setting: &Setting) -> Result<(), Refusal> {
     let config = setting.config;
-    let all_gpus: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
-    let overlapping: Vec<&&Reservation> =
-        setting.others.iter().filter(|o| o.name != r.name && o.overlaps(r.start, r.end) && !may_share(o, r)).collect();
-    let busy: Vec<&Busy> = if r.has(Flag::IgnoreJobs) {
+    let overlapping: Vec<&Reservation> = setting
+        .others
+        .iter()
+        .copied()
+        .filter(|o| o.name != r.name && o.overlaps(r.start, r.end) && !may_share(o, r))
+        .collect();
+    let jobs: Vec<&Busy> = if r.has(Flag::IgnoreJobs) {
         Vec::new()
     } else {
         setting.busy.iter().filter(|b| b.until > r.start && b.reservation != r.name).collect()
     };
-    let reserved_gpu = |g: u32| overlapping.iter().any(|o| o.gpus.contains(&g));
-    let busy_gpu = |g: u32| busy.iter().any(|b| b.gpus.contains(&g));
-    let overlap = |what: String| {
-        refusal(errno::RESERVATION_OVERLAP, "Requested reservation overlaps with another reservation", what)
-    };
-    let nodes_busy = |what: String| refusal(errno::NODES_BUSY, "Requested nodes are busy", what);
-    if r.whole_node {
+    let reserved_cpus: Vec<u32> = overlapping.iter().flat_map(|o| o.core_ids.iter().copied()).collect();
+    let whole_taken = overlapping.iter().any(|o| o.whole_node);
+    if asked.whole {
+        r.whole_node = true;
         r.cpus = config.cpus;
-        r.gpus = all_gpus;
+        r.gpus = config.gpus.iter().map(|g| g.index).collect();
+        r.core_ids.clear();
         if let Some(o) = overlapping.first() {
-            return Err(overlap(format!("reservation {} holds part of the node over that time", o.name)));
+            let why = format!("reservation {} holds part of the node over that time", o.name);
+            return Err(if asked.nodes {
+                refusal(errno::RESERVATION_OVERLAP, "Requested reservation overlaps with another reservation", why)
+            } else {
+                busy(why)
+            });
         }
-        if !busy.is_empty() {
-            return Err(nodes_busy(
+        if !jobs.is_empty() {
+            return Err(busy(
                 "running jobs hold part of the node past its start (Flags=IGNORE_JOBS reserves it anyway)".into(),
             ));
         }
         return Ok(());
     }
-    for &g in &r.gpus {
-        if reserved_gpu(g) {
-            let by = overlapping.iter().find(|o| o.gpus.contains(&g)).map_or("", |o| o.name.as_str());
-            return Err(overlap(format!("GPU {g} is reserved by {by} over that time")));
-        }
-        if busy_gpu(g) {
-            return Err(nodes_busy(format!(
-                "a running job holds GPU {g} past the start (Flags=IGNORE_JOBS reserves it anyway)"
-            )));
-        }
+    r.whole_node = false;
+    if whole_taken {
+        let by = overlapping.iter().find(|o| o.whole_node).map_or("", |o| o.name.as_str());
+        return Err(busy(format!("reservation {by} holds the whole node over that time")));
     }
-    let reserved_cpus: u32 = overlapping.iter().map(|o| o.cpus).sum();
-    let busy_cpus: u32 = busy.iter().map(|b| b.cpus).sum();
-    if r.cpus > config.cpus.saturating_sub(reserved_cpus) {
-        return Err(overlap(format!(
-            "{} CPUs asked for, {} of the node's {} are reserved by others over that time",
-            r.cpus, reserved_cpus, config.cpus
+    let all_gpus: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
+    let taken_gpu = |g: u32| overlapping.iter().any(|o| o.gpus.contains(&g));
+    let busy_gpu = |g: u32| jobs.iter().any(|b| b.gpus.contains(&g));
+    r.gpus = match (&asked.named, asked.gpus) {
+        (Some(named), _) => {
+            for &g in named {
+                if !all_gpus.contains(&g) {
+                    return Err(invalid_tres(format!("the node has no GPU {g}")));
+                }
+                if taken_gpu(g) {
+                    return Err(busy(format!("GPU {g} is reserved by another reservation over that time")));
+                }
+                if busy_gpu(g) {
+                    return Err(busy(format!(
+                        "a running job holds GPU {g} past the start (Flags=IGNORE_JOBS reserves it anyway)"
+                    )));
+                }
+            }
+            named.clone()
+        }
+        (None, Some(count)) => {
+            let free: Vec<u32> = all_gpus
+                .iter()
+                .copied()
+                .filter(|g| !setting.failed_gpus.contains(g) && !taken_gpu(*g) && !busy_gpu(*g))
+                .take(count as usize)
+                .collect();
+            if free.len() < count as usize {
+                return Err(busy(format!(
+                    "{count} GPUs asked for; {} of the node's {} are in service and free of other reservations and running jobs over that time",
+                    free.len(),
+                    all_gpus.len()
+                )));
+            }
+            free
+        }
+        (None, None) => Vec::new(),
+    };
+    // A reservation of GPUs alone holds a CPU for each, as Slurm's does.
+    let cpus = asked.core_count.or(asked.tres_cpus).unwrap_or(r.gpus.len() as u32);
+    let free_cpus: Vec<u32> = (0..config.cpus).filter(|c| !reserved_cpus.contains(c)).collect();
+    let held_by_jobs: u32 = jobs.iter().map(|b| b.cpus).sum();
+    if cpus as usize > free_cpus.len() || cpus + held_by_jobs > free_cpus.len() as u32 {
+        return Err(busy(format!(
+            "{cpus} CPUs asked for; {} of the node's {} are free of other reservations, and running jobs hold {held_by_jobs} past the start",
+            free_cpus.len(),
+            config.cpus
         )));
     }
-    if r.cpus > config.cpus.saturating_sub(reserved_cpus + busy_cpus) {
-        return Err(nodes_busy(format!(
-            "{} CPUs asked for, running jobs hold {} of the {} free past the start",
-            r.cpus,
-            busy_cpus,
-            config.cpus.saturating_sub(reserved_cpus)
-        )));
-    }
+    r.cpus = cpus;
+    r.core_ids = free_cpus.into_iter().take(cpus as usize).collect();
     Ok(())
 }
 
-/// Reads what the request holds of the node: `Nodes=` (this node or `ALL`), `NodeCnt=`,
-/// `CoreCnt=`, `TRES=cpu=N,gres/gpu=N`, slurmlet's `gpu_indices`. The GPUs a count asks for
-/// are chosen here: the lowest that are in service, free of other reservations over the
-/// window and (unless `IGNORE_JOBS`) of running jobs.
-fn read_place(desc: &ReservationDesc, r: &mut Reservation, setting: &Setting) -> Result<(), Refusal> {
-    let config = setting.config;
+/// Reads what the request asks of the node: `Nodes=` (this node or `ALL`), `NodeCnt=`,
+/// `CoreCnt=`, `TRES=cpu=N,gres/gpu=N,node=1`, slurmlet's `gpu_indices`.
+fn read_asked(desc: &ReservationDesc, r: &mut Reservation, config: &Config) -> Result<Asked, Refusal> {
+    let mut asked = Asked::default();
     r.flags.retain(|f| !matches!(f, Flag::SpecNodes | Flag::AllNodes));
     for node in desc.node_list.iter().flatten().flat_map(|n| n.split(',')).filter(|n| !n.is_empty()) {
         if node.eq_ignore_ascii_case("ALL") {
-            r.flags.push(Flag::AllNodes);
+            r.flags.extend([Flag::SpecNodes, Flag::AllNodes]);
         } else if node == config.node_name {
             r.flags.push(Flag::SpecNodes);
         } else {
@@ -278,123 +352,63 @@ fn read_place(desc: &ReservationDesc, r: &mut Reservation, setting: &Setting) ->
                 format!("this cluster has one node, {}; there is no node {node}", config.node_name),
             ));
         }
+        asked.nodes = true;
     }
     r.flags.sort();
     r.flags.dedup();
-    if let Some(n) = desc.node_count.and_then(NoVal::get) {
-        if n > 1 {
-            return Err(refusal(
-                errno::INVALID_NODE_COUNT,
-                "Node count specification invalid",
-                format!("NodeCnt={n}: this cluster has one node"),
-            ));
-        }
-    }
-    let mut cpus = desc.core_count.and_then(NoVal::get);
-    let mut gpu_count = None;
+    let mut node_count = desc.node_count.and_then(NoVal::get);
     for t in desc.tres.iter().flatten() {
-        read_tres(t, &mut cpus, &mut gpu_count)?;
-    }
-    let named = desc.gpu_indices.clone();
-    let whole = cpus.is_none() && gpu_count.is_none() && named.is_none();
-    r.whole_node = whole;
-    if whole {
-        return Ok(());
-    }
-    let cpus = cpus.unwrap_or(0);
-    if cpus > config.cpus {
-        return Err(refusal(
-            errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
-            "Requested node configuration is not available",
-            format!("{cpus} CPUs asked for; the node has {}", config.cpus),
-        ));
-    }
-    r.cpus = cpus;
-    let all: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
-    r.gpus = match (named, gpu_count) {
-        (Some(mut named), count) => {
-            named.sort_unstable();
-            named.dedup();
-            if let Some(g) = named.iter().find(|g| !all.contains(g)) {
-                return Err(gres_refusal(format!("the node has no GPU {g}")));
-            }
-            if count.is_some_and(|c| c as usize != named.len()) {
-                return Err(gres_refusal(format!(
-                    "TRES asks for {} GPUs and {} are named",
-                    count.unwrap_or_default(),
-                    named.len()
-                )));
-            }
-            named
-        }
-        (None, Some(count)) => pick_gpus(r, count, setting)?,
-        (None, None) => Vec::new(),
-    };
-    Ok(())
-}
-
-fn gres_refusal(description: String) -> Refusal {
-    refusal(errno::INVALID_GRES, "Invalid generic resource (gres) specification", description)
-}
-
-/// The `count` lowest GPUs free for `r`'s window.
-fn pick_gpus(r: &Reservation, count: u32, setting: &Setting) -> Result<Vec<u32>, Refusal> {
-    let all: Vec<u32> = setting.config.gpus.iter().map(|g| g.index).collect();
-    if count as usize > all.len() {
-        return Err(gres_refusal(format!("{count} GPUs asked for; the node has {}", all.len())));
-    }
-    let taken_by_resv = |g: u32| {
-        setting
-            .others
-            .iter()
-            .any(|o| o.name != r.name && o.overlaps(r.start, r.end) && !may_share(o, r) && o.gpus.contains(&g))
-    };
-    let busy = |g: u32| {
-        !r.has(Flag::IgnoreJobs)
-            && setting.busy.iter().any(|b| b.until > r.start && b.reservation != r.name && b.gpus.contains(&g))
-    };
-    let in_service: Vec<u32> = all.iter().copied().filter(|g| !setting.failed_gpus.contains(g)).collect();
-    let free_of_resv: Vec<u32> = in_service.iter().copied().filter(|&g| !taken_by_resv(g)).collect();
-    let free: Vec<u32> = free_of_resv.iter().copied().filter(|&g| !busy(g)).take(count as usize).collect();
-    if free.len() == count as usize {
-        return Ok(free);
-    }
-    if free_of_resv.len() < count as usize {
-        return Err(refusal(
-            errno::RESERVATION_OVERLAP,
-            "Requested reservation overlaps with another reservation",
-            format!(
-                "{count} GPUs asked for; {} are in service and free of other reservations over that time",
-                free_of_resv.len()
-            ),
-        ));
-    }
-    Err(refusal(
-        errno::NODES_BUSY,
-        "Requested nodes are busy",
-        format!(
-            "{count} GPUs asked for; running jobs hold all but {} of them past the start (Flags=IGNORE_JOBS reserves them anyway)",
-            free.len()
-        ),
-    ))
-}
-
-/// One TRES of the request: `cpu` (a CPU count) or `gres/gpu` (a GPU count).
-fn read_tres(t: &Tres, cpus: &mut Option<u32>, gpus: &mut Option<u32>) -> Result<(), Refusal> {
-    let count = u32::try_from(t.count).map_err(|_| gres_refusal(format!("TRES count {} is out of range", t.count)))?;
-    match (t.kind.to_ascii_lowercase().as_str(), t.name.to_ascii_lowercase().as_str()) {
-        ("cpu", _) => *cpus = Some(count),
-        ("gres", "gpu") => *gpus = Some(count),
-        (kind, name) => {
-            let what = if name.is_empty() { kind.to_string() } else { format!("{kind}/{name}") };
-            return Err(refusal(
-                errno::INVALID_GRES,
-                "Invalid Trackable RESource (TRES) specification",
-                format!("TRES {what} cannot be reserved here: name cpu or gres/gpu"),
-            ));
+        let count = u32::try_from(t.count).ok().filter(|c| *c > 0);
+        let bad = || {
+            invalid_tres(format!("TRES {}{}{}={}", t.kind, if t.name.is_empty() { "" } else { "/" }, t.name, t.count))
+        };
+        match (t.kind.to_ascii_lowercase().as_str(), t.name.to_ascii_lowercase().as_str()) {
+            ("cpu", "") => asked.tres_cpus = Some(count.ok_or_else(bad)?),
+            ("node", "") => node_count = Some(count.ok_or_else(bad)?),
+            ("gres", "gpu") => asked.gpus = Some(count.ok_or_else(bad)?),
+            _ => return Err(bad()),
         }
     }
-    Ok(())
+    if let Some(n) = node_count.filter(|n| *n > 1) {
+        return Err(refusal(
+            errno::INVALID_NODE_COUNT,
+            "Node count specification invalid",
+            format!("NodeCnt={n}: this cluster has one node"),
+        ));
+    }
+    asked.core_count = desc.core_count.and_then(NoVal::get).filter(|c| *c > 0);
+    if let Some(c) = asked.core_count.filter(|c| *c > config.cpus) {
+        return Err(refusal(
+            errno::INVALID_CPU_COUNT,
+            "CPU count specification invalid",
+            format!("CoreCnt={c}: the node has {} CPUs", config.cpus),
+        ));
+    }
+    if let Some(c) = asked.tres_cpus.filter(|c| *c > config.cpus) {
+        return Err(busy(format!("TRES=cpu={c}: the node has {} CPUs", config.cpus)));
+    }
+    asked.named = desc.gpu_indices.clone().map(|mut g| {
+        g.sort_unstable();
+        g.dedup();
+        g
+    });
+    if let (Some(named), Some(count)) = (&asked.named, asked.gpus) {
+        if named.len() != count as usize {
+            return Err(invalid_tres(format!("TRES asks for {count} GPUs and {} are named", named.len())));
+        }
+    }
+    let by_cpus_or_gpus =
+        asked.core_count.is_some() || asked.tres_cpus.is_some() || asked.gpus.is_some() || asked.named.is_some();
+    asked.whole = !by_cpus_or_gpus;
+    // Without a node named, a reservation is made in a partition: the default one unless
+    // one is given (Slurm's note when it fails says so).
+    if !asked.nodes && r.partition.is_empty() {
+        r.partition = config.partitions.iter().find(|p| p.default).map(|p| p.name.clone()).unwrap_or_default();
+    }
+    if asked.nodes && desc.partition.is_none() {
+        r.partition.clear();
+    }
+    Ok(asked)
 }
 
 /// The end a request gives: `EndTime`, else `StartTime` (`start`) plus `Duration`.

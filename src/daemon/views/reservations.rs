@@ -34,6 +34,14 @@ pub fn info(r: &Reservation, config: &Config) -> ReservationInfo {
         node_list: config.node_name.clone(),
         node_count: 1,
         core_count: r.cpus,
+        core_specializations: if r.core_ids.is_empty() {
+            Vec::new()
+        } else {
+            vec![crate::api::reservations::CoreSpec {
+                node: config.node_name.clone(),
+                core: crate::id_set::ranges(&r.core_ids),
+            }]
+        },
         partition: r.partition.clone(),
         tres: r.tres(),
         comment: r.comment.clone(),

@@ -62,17 +62,26 @@ fn a_request_is_refused_with_slurms_error_for_what_is_wrong() {
     let mut nobody = request("x", now + 60, 10, Some(1), &[]);
     nobody.users = Some(vec!["no-such-user-here".into()]);
     assert_eq!(core.create_reservation(&nobody, ROOT, false).unwrap_err().number, errno::USER_ID_MISSING);
+    // More GPUs than the node has are busy, as Slurm says.
     let too_many = request("x", now + 60, 10, Some(3), &[]);
-    assert_eq!(core.create_reservation(&too_many, ROOT, false).unwrap_err().number, errno::INVALID_GRES);
+    assert_eq!(core.create_reservation(&too_many, ROOT, false).unwrap_err().number, errno::NODES_BUSY);
+    let zero = request("x", now + 60, 10, Some(0), &[]);
+    assert_eq!(core.create_reservation(&zero, ROOT, false).unwrap_err().number, errno::INVALID_TRES);
     let flex = request("x", now + 60, 10, Some(1), &["FLEX"]);
     let refused = core.create_reservation(&flex, ROOT, false).unwrap_err();
     assert!(refused.description.contains("FLEX"), "{refused:?}");
     core.create_reservation(&request("x", now + 60, 10, Some(1), &[]), ROOT, false).expect("made");
     let dup = request("x", now + 60, 10, Some(1), &[]);
     assert_eq!(core.create_reservation(&dup, ROOT, false).unwrap_err().number, errno::RESERVATION_NAME_DUP);
-    // Both GPUs over that time: GPU 0 is reserved by x.
+    // Both GPUs over that time: GPU 0 is reserved by x, so they are busy (Slurm's word for
+    // CPUs or GPUs another reservation holds); the whole node named is an overlap.
     let over = request("y", now + 300, 10, Some(2), &[]);
-    assert_eq!(core.create_reservation(&over, ROOT, false).unwrap_err().number, errno::RESERVATION_OVERLAP);
+    assert_eq!(core.create_reservation(&over, ROOT, false).unwrap_err().number, errno::NODES_BUSY);
+    let mut node = request("y", now + 300, 10, None, &[]);
+    node.node_list = Some(vec![core.config.node_name.clone()]);
+    assert_eq!(core.create_reservation(&node, ROOT, false).unwrap_err().number, errno::RESERVATION_OVERLAP);
+    node.node_list = Some(vec!["no-such-node".into()]);
+    assert_eq!(core.create_reservation(&node, ROOT, false).unwrap_err().number, errno::INVALID_NODE_NAME);
     // A maintenance reservation may overlap.
     core.create_reservation(&request("y", now + 300, 10, None, &["MAINT"]), ROOT, false).expect("MAINT overlaps");
     assert_eq!(core.delete_reservation("nosuch", ROOT).unwrap_err().number, errno::RESERVATION_INVALID);
