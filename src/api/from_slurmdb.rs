@@ -149,6 +149,7 @@ impl DbJob {
             qos: self.qos.clone(),
             comment: self.comment.job.clone(),
             admin_comment: self.comment.administrator.clone(),
+            reservation: self.reservation.name.clone(),
             wckey: self.wckey.wckey.clone(),
             cwd: self.working_directory.clone(),
             cluster: self.cluster.clone(),

@@ -192,7 +192,7 @@ pub static FIELDS: &[QueueField] = &[
         By(UserName, |j, _| SortValue::Text(j.user_name())),
     ),
     field('U', &["userid"], "UID", |o, j, _| number(o, j.user_id()), By(UserId, |j, _| num(j.user_id()))),
-    field('v', &[], "RESERVATION", |o, _, _| o.push_str("(null)"), Ignored),
+    field('v', &["reservation"], "RESERVATION", |o, j, _| or_null(o, j.reservation()), Ignored),
     field(
         'V',
         &["submittime"],

@@ -26,6 +26,8 @@ pub trait QueueJob {
     fn account(&self) -> &str;
     /// `qos`.
     fn qos(&self) -> &str;
+    /// `resv_name`: the reservation it runs in (empty: none).
+    fn reservation(&self) -> &str;
     /// `comment`.
     fn comment(&self) -> &str;
     /// `wckey`.
@@ -137,6 +139,9 @@ impl QueueJob for JobInfo {
     }
     fn qos(&self) -> &str {
         &self.qos
+    }
+    fn reservation(&self) -> &str {
+        &self.resv_name
     }
     fn comment(&self) -> &str {
         &self.comment

@@ -169,6 +169,9 @@ pub struct AcctJob {
     pub comment: String,
     /// What an administrator (or the daemon's own policy) recorded of it.
     pub admin_comment: String,
+    /// The reservation it ran in (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reservation: String,
     /// `--wckey`.
     pub wckey: String,
     /// Working directory.

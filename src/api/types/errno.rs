@@ -104,3 +104,9 @@ pub const RESERVATION_NAME_DUP: i32 = 2082;
 pub const INVALID_CPU_COUNT: i32 = 2069;
 /// `ESLURM_INVALID_TRES`: "Invalid Trackable RESource (TRES) specification".
 pub const INVALID_TRES: i32 = 2116;
+/// `ESLURM_NOT_SUPPORTED`: "Requested operation not supported on this system".
+pub const NOT_SUPPORTED: i32 = 2036;
+/// `ESLURM_RSV_ALREADY_STARTED`: "Reservation already started".
+pub const RSV_ALREADY_STARTED: i32 = 2104;
+/// `ESLURM_CORE_RESERVATION_UPDATE`: "Core-based reservation can not be updated".
+pub const CORE_RESERVATION_UPDATE: i32 = 2109;

@@ -78,6 +78,7 @@ pub struct JobInfo {
     pub required_nodes: String,
     pub requeue: bool,
     pub restart_cnt: u32,
+    pub resv_name: String,
     pub scheduled_nodes: String,
     pub standard_input: String,
     pub standard_output: String,

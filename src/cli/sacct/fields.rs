@@ -419,6 +419,7 @@ fn job_value(name: &str, j: &AcctJob, now: u64, units: &Units) -> Cell {
         "Cluster" => text(&j.cluster),
         "Comment" => text(&j.comment),
         "AdminComment" => text(&j.admin_comment),
+        "Reservation" | "ReqReservation" => text(&j.reservation),
         "ConsumedEnergy" => text("0"),
         "ConsumedEnergyRaw" => Cell::Number(Some(0)),
         "CPUTime" => Cell::Secs(Some(elapsed * cpus)),

@@ -270,6 +270,10 @@ fn write_resources(r: &mut Record, job: &JobInfo, flags: Flags) {
     r.end_line();
     let _ = write!(r, "Features={} DelayBoot=00:00:00", or_null(&job.features));
     r.end_line();
+    if !job.resv_name.is_empty() {
+        let _ = write!(r, "Reservation={}", job.resv_name);
+        r.end_line();
+    }
     let _ = write!(r, "OverSubscribe=OK Contiguous={} Licenses=(null) Network=(null)", u8::from(job.contiguous));
     r.end_line();
 }

@@ -234,7 +234,11 @@ pub fn job(j: &AcctJob, now: u64) -> DbJob {
         },
         kill_request_user: requester(j.cancelled_by),
         restart_cnt: 0,
-        reservation: DbReservation::default(),
+        reservation: DbReservation {
+            name: j.reservation.clone(),
+            requested: j.reservation.clone(),
+            ..Default::default()
+        },
         script: String::new(),
         segment_size: 0,
         stdin_expanded: j.stdin_expanded.clone(),

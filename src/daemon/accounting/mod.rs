@@ -104,6 +104,7 @@ pub fn acct_job(job: &Job, steps: &[StepRecord], config: &Config, user: &str, gr
         qos: if job.qos.is_empty() { "normal".into() } else { job.qos.to_string() },
         comment: job.comment.to_string(),
         admin_comment: job.admin_comment.to_string(),
+        reservation: job.reservation.to_string(),
         wckey: job.wckey.to_string(),
         cwd: job.cwd.to_string(),
         cluster: config.cluster_name.clone(),

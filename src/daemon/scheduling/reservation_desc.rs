@@ -95,7 +95,8 @@ pub fn read_create(desc: &ReservationDesc, setting: &Setting, next_id: u32) -> R
     r.name = match desc.name.as_deref().filter(|n| !n.is_empty()) {
         Some(n) => check_name(n)?,
         None => {
-            let first = r.users.names.first().or(r.accounts.names.first()).cloned().unwrap_or_default();
+            // Slurm's `_generate_resv_name`: the first account, else the first user.
+            let first = r.accounts.names.first().or(r.users.names.first()).map_or("resv", String::as_str);
             format!("{first}_{next_id}")
         }
     };
@@ -125,11 +126,12 @@ pub fn read_update(existing: &Reservation, desc: &ReservationDesc, setting: &Set
     }
     let start_given = desc.start_time.and_then(NoVal::get);
     if let Some(start) = start_given {
-        if existing.active(setting.now) && start != existing.start {
-            // Slurm moves an active reservation's start only ahead, as a new window.
-            if start < setting.now.saturating_sub(PAST_START_TOLERANCE) {
-                return Err(invalid_time("the new StartTime is in the past"));
-            }
+        if existing.start <= setting.now && start != existing.start {
+            return Err(refusal(
+                errno::RSV_ALREADY_STARTED,
+                "Reservation already started",
+                format!("reservation {} started at {}; its start no longer moves", existing.name, existing.start),
+            ));
         }
         let length = r.duration();
         r.start = start;
@@ -150,6 +152,13 @@ pub fn read_update(existing: &Reservation, desc: &ReservationDesc, setting: &Set
         || desc.gpu_indices.is_some()
         || desc.node_list.is_some()
         || desc.node_count.is_some_and(|c| c.set);
+    if resources_given && !existing.whole_node {
+        return Err(refusal(
+            errno::CORE_RESERVATION_UPDATE,
+            "Core-based reservation can not be updated",
+            "Updating core/node TRES not supported for core-based reservations",
+        ));
+    }
     if let Some(p) = read_partition(desc, setting.config)? {
         r.partition = p;
     }
@@ -319,8 +328,8 @@ fn place(r: &mut Reservation, asked: &Asked, setting: &Setting) -> Result<(), Re
         }
         (None, None) => Vec::new(),
     };
-    // A reservation of GPUs alone holds a CPU for each, as Slurm's does.
-    let cpus = asked.core_count.or(asked.tres_cpus).unwrap_or(r.gpus.len() as u32);
+    // A reservation of GPUs alone holds every CPU of the node too, as Slurm's does.
+    let cpus = asked.core_count.or(asked.tres_cpus).unwrap_or(config.cpus);
     let free_cpus: Vec<u32> = (0..config.cpus).filter(|c| !reserved_cpus.contains(c)).collect();
     let held_by_jobs: u32 = jobs.iter().map(|b| b.cpus).sum();
     if cpus as usize > free_cpus.len() || cpus + held_by_jobs > free_cpus.len() as u32 {
@@ -451,9 +460,9 @@ fn read_flags(names: &[String], current: &[Flag]) -> Result<Vec<Flag>, Refusal> 
     flags.dedup();
     if flags.iter().filter(|f| f.repeats()).count() > 1 {
         return Err(refusal(
-            errno::ERROR,
-            "Invalid flag",
-            "a reservation repeats one way: HOURLY, DAILY, WEEKDAY, WEEKEND or WEEKLY".to_string(),
+            errno::NOT_SUPPORTED,
+            "Requested operation not supported on this system",
+            "Reservation has multiple reoccurring flags. Please specify only one reoccurring flag".to_string(),
         ));
     }
     Ok(flags)
@@ -484,7 +493,7 @@ fn read_access(key: &str, entries: &[String], current: &Access) -> Result<Access
             b'+' | b'-' => (Some(e.as_bytes()[0]), &e[1..]),
             _ => (None, e),
         };
-        let name = check_entry(key, name)?;
+        let name = check_entry(key, name, current.is_empty())?;
         match (relative, sign) {
             (true, Some(b'+')) => {
                 if !out.names.contains(&name) {
@@ -503,12 +512,15 @@ fn read_access(key: &str, entries: &[String], current: &Access) -> Result<Access
 }
 
 /// A user or account name, checked to exist.
-fn check_entry(key: &str, name: &str) -> Result<String, Refusal> {
+fn check_entry(key: &str, name: &str, creating: bool) -> Result<String, Refusal> {
     if name.is_empty() || name.len() > MAX_NAME_LEN || name.chars().any(|c| c.is_control() || c == ' ') {
         return Err(malformed(format!("{key}: '{}' is no name", name.escape_debug())));
     }
     if key == "Users" && crate::identity::user_uid(name).is_none() {
-        return Err(refusal(errno::USER_ID_MISSING, "Invalid user id", format!("no user is named {name}")));
+        // Slurm's create says no more than this; its update says `Invalid user id`.
+        let (number, error) =
+            if creating { (errno::ERROR, "Unspecified error") } else { (errno::USER_ID_MISSING, "Invalid user id") };
+        return Err(refusal(number, error, format!("no user is named {name}")));
     }
     Ok(name.to_string())
 }

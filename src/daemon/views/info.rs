@@ -125,6 +125,7 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         array_task_string: row.array_task_string().to_string(),
         dependency: job.dependency.to_string(),
         restart_cnt: job.restarts,
+        resv_name: job.reservation.to_string(),
         partition: job.partition.to_string(),
         name: job.name.to_string(),
         account: job.account.to_string(),

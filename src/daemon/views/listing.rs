@@ -70,6 +70,9 @@ impl QueueJob for JobRow<'_> {
     fn account(&self) -> &str {
         &self.job.account
     }
+    fn reservation(&self) -> &str {
+        &self.job.reservation
+    }
     fn qos(&self) -> &str {
         if self.job.qos.is_empty() {
             "normal"

@@ -22,11 +22,16 @@ pub const WAITS_FOR_RESERVATION: &str = "Reservation";
 /// (Slurm's `WAIT_NODE_NOT_AVAIL` with this description).
 pub const RESERVED_FOR_MAINTENANCE: &str = "ReqNodeNotAvail, Reserved for maintenance";
 
-/// The pending reason of a job outside another reservation that would run into it.
+/// The pending reason of a job outside a reservation of the node named (`Nodes=`, not all of
+/// them) that it would run into.
+pub const MAY_BE_RESERVED: &str = "ReqNodeNotAvail, May be reserved for other job";
+
+/// The pending reason of a job outside a reservation of CPUs or GPUs that it would run into.
 pub const KEPT_OFF_BY_RESERVATION: &str = "Resources";
 
-/// The pending reason of a job held because the reservation it named was deleted or ended.
-pub const RESERVATION_DELETED: &str = "ReservationDeleted";
+/// The pending reason of a job held because the reservation it named ended
+/// (`Reservation NAME was deleted`): its beginning.
+pub const RESERVATION_DELETED: &str = "Reservation ";
 
 /// How long the plan counts a running job without a time limit to run.
 const UNLIMITED_RUN_SECS: u64 = 365 * 86_400;
@@ -59,7 +64,7 @@ impl ReservationBook {
 
 /// What is refused to a caller who is not root or an operator.
 fn not_privileged(what: &str) -> Refusal {
-    Refusal::new(Kind::Forbidden, errno::ACCESS_DENIED, "Access/permission denied", "slurm_create_reservation()")
+    Refusal::new(Kind::Forbidden, errno::USER_ID_MISSING, "Invalid user id", "slurm_create_reservation()")
         .saying(format!("only root and the operators may {what} reservations"))
 }
 
@@ -69,10 +74,10 @@ fn no_such(name: &str) -> Refusal {
 }
 
 impl Core {
-    /// The reservations, by start then name.
+    /// The reservations, in the order they were made.
     pub fn reservations(&self) -> Vec<&Reservation> {
         let mut all: Vec<&Reservation> = self.reservation_book.by_name.values().collect();
-        all.sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
+        all.sort_by_key(|r| r.seq);
         all
     }
 
@@ -119,10 +124,15 @@ impl Core {
             }
         }
         let now = crate::sys::now();
-        let made = reservation_desc::read_create(desc, &self.reservation_setting(now), self.reservation_book.next_id)?;
-        if desc.name.as_deref().is_none_or(str::is_empty) {
-            self.reservation_book.next_id += 1;
+        let book = &self.reservation_book;
+        let mut next_id = book.next_id;
+        // A made-up name that is taken moves the number on, as Slurm's does.
+        while book.by_name.keys().any(|n| n.ends_with(&format!("_{next_id}"))) {
+            next_id += 1;
         }
+        let mut made = reservation_desc::read_create(desc, &self.reservation_setting(now), next_id)?;
+        made.seq = book.by_name.values().map(|r| r.seq).max().unwrap_or(0) + 1;
+        self.reservation_book.next_id = next_id + 1;
         tracing::info!(uid = caller.uid, name = %made.name, start = made.start, end = made.end, gpus = ?made.gpus, "reservation created");
         self.reservation_book.by_name.insert(made.name.clone(), made.clone());
         Ok((made, self.reservations_changed(now)))
@@ -162,16 +172,18 @@ impl Core {
         if !self.reservation_book.by_name.contains_key(name) {
             return Err(no_such(name));
         }
-        let running: Vec<u32> = self.holding().filter(|j| &*j.reservation == name).map(|j| j.id).collect();
-        if !running.is_empty() {
-            let ids = running.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        // Pending jobs count too, as in Slurm.
+        let using: Vec<u32> =
+            self.jobs.values().filter(|j| !j.state().is_finished() && &*j.reservation == name).map(|j| j.id).collect();
+        if !using.is_empty() {
+            let ids = using.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             return Err(Refusal::new(
                 Kind::Invalid,
                 errno::RESERVATION_BUSY,
                 "Requested reservation is in use",
                 "slurm_delete_reservation()",
             )
-            .saying(format!("jobs {ids} run in reservation {name}; cancel them or let them end first")));
+            .saying(format!("jobs {ids} are in reservation {name}; cancel them or let them end first")));
         }
         let gone = self.reservation_book.by_name.remove(name).expect("checked above");
         tracing::info!(uid = caller.uid, name, "reservation deleted");
@@ -211,6 +223,23 @@ impl Core {
                 job.account
             )));
         }
+        let gpus_asked = job.req.gpus.max(u32::from(job.req.shards > 0));
+        if gpus_asked as usize > r.gpus.len() || job.req.cpus > r.cpus {
+            // Slurm takes such a job and leaves it pending for ever.
+            return Err(Refusal::new(
+                Kind::Invalid,
+                errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+                "Requested node configuration is not available",
+                source,
+            )
+            .saying(format!(
+                "reservation {} holds {} CPUs and {} GPUs; the job asks for {} CPUs and {gpus_asked} GPUs, more than it can ever be given there",
+                r.name,
+                r.cpus,
+                r.gpus.len(),
+                job.req.cpus
+            )));
+        }
         if !r.partition.is_empty() && r.partition != *job.partition {
             return Err(Refusal::new(
                 Kind::Invalid,
@@ -229,7 +258,7 @@ impl Core {
     /// Moves on the windows that have closed by `now`: a repeating reservation to its next
     /// window, another one away (its pending jobs held). Returns when the next window opens
     /// or closes, for the pass's wake-up.
-    pub(super) fn advance_reservations(&mut self, now: u64, effects: &mut Effects) -> Option<u64> {
+    pub(in crate::daemon) fn advance_reservations(&mut self, now: u64, effects: &mut Effects) -> Option<u64> {
         let closed: Vec<String> =
             self.reservation_book.by_name.values().filter(|r| r.end <= now).map(|r| r.name.clone()).collect();
         if !closed.is_empty() {
@@ -241,6 +270,8 @@ impl Core {
                     r.start += step;
                     r.end += step;
                     moved = true;
+                    // Each new window takes a number, as Slurm's reservation ids do.
+                    self.reservation_book.next_id += 1;
                 }
                 if moved {
                     tracing::info!(name, start = r.start, "reservation moved on to its next window");
@@ -274,7 +305,7 @@ impl Core {
             job.reservation = "".into();
             if hold {
                 job.held = true;
-                job.reason = RESERVATION_DELETED.into();
+                job.reason = format!("{RESERVATION_DELETED}{} was deleted", gone.name).as_str().into();
             }
             tracing::info!(job = id, reservation = %gone.name, held = hold, "the job's reservation is gone");
             drop(self.writer.update(job));
@@ -305,6 +336,20 @@ impl Core {
     }
 }
 
+/// What a job outside `r` that would run into it waits for, as Slurm's `job_test_resv` and
+/// `select_nodes` say it: a maintenance reservation, or one of all the node (`Nodes=ALL`, or
+/// made in the job's partition), is `Reserved for maintenance`; one of the node named `May
+/// be reserved for other job`; one of CPUs or GPUs `Resources`.
+fn kept_off_reason(r: &Reservation) -> &'static str {
+    if r.has(Flag::Maint) || (r.whole_node && (r.has(Flag::AllNodes) || !r.has(Flag::SpecNodes))) {
+        RESERVED_FOR_MAINTENANCE
+    } else if r.whole_node {
+        MAY_BE_RESERVED
+    } else {
+        KEPT_OFF_BY_RESERVATION
+    }
+}
+
 /// The local weekday of UNIX time `t` (0 = Sunday).
 fn weekday(t: u64) -> u32 {
     // SAFETY: localtime_r fills a zeroed tm from a valid time_t.
@@ -330,8 +375,8 @@ pub(super) struct Window {
     pub cpus: u32,
     /// The plan's slots of the GPUs it holds.
     pub slots: Vec<usize>,
-    /// A maintenance reservation.
-    pub maint: bool,
+    /// What a job outside it that would run into it waits for.
+    pub reason: &'static str,
 }
 
 impl Core {
@@ -346,7 +391,7 @@ impl Core {
                 end: r.end,
                 cpus: r.cpus,
                 slots: r.gpus.iter().filter_map(|&g| self.gpu_slot(g)).collect(),
-                maint: r.has(Flag::Maint),
+                reason: kept_off_reason(r),
             })
             .collect()
     }
@@ -470,6 +515,8 @@ impl Plans {
         if blocking.is_empty() || open.earliest_start(&job.req, job.uid, duration) != Some(self.now) {
             return None;
         }
-        Some(if blocking.iter().any(|w| w.maint) { RESERVED_FOR_MAINTENANCE } else { KEPT_OFF_BY_RESERVATION })
+        // The strongest of the reasons of the windows it would run into.
+        let order = [RESERVED_FOR_MAINTENANCE, MAY_BE_RESERVED, KEPT_OFF_BY_RESERVATION];
+        order.into_iter().find(|reason| blocking.iter().any(|w| w.reason == *reason))
     }
 }

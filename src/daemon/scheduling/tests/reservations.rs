@@ -18,7 +18,13 @@ fn request(name: &str, start: u64, minutes: u32, gpus: Option<i64>, flags: &[&st
         duration: Some(NoVal::of(minutes)),
         users: Some(vec!["daemon".into()]),
         flags: Some(flags.iter().map(|f| f.to_string()).collect()),
-        tres: gpus.map(|n| vec![Tres { kind: "gres".into(), name: "gpu".into(), count: n }]),
+        // One CPU with the GPUs: GPUs alone take every CPU of the node, as in Slurm.
+        tres: gpus.map(|n| {
+            vec![
+                Tres { kind: "cpu".into(), count: 1, ..Default::default() },
+                Tres { kind: "gres".into(), name: "gpu".into(), count: n },
+            ]
+        }),
         ..Default::default()
     }
 }
@@ -36,13 +42,13 @@ fn only_root_and_operators_make_change_or_remove_reservations() {
     let mut core = core();
     let now = crate::sys::now();
     let refused = core.create_reservation(&request("demo", now + 60, 10, Some(1), &[]), ALICE, false).unwrap_err();
-    assert_eq!(refused.number, errno::ACCESS_DENIED);
+    assert_eq!(refused.number, errno::USER_ID_MISSING);
     core.create_reservation(&request("demo", now + 60, 10, Some(1), &[]), ROOT, false).expect("root may");
     assert_eq!(
         core.update_reservation("demo", &ReservationDesc::default(), ALICE).unwrap_err().number,
-        errno::ACCESS_DENIED
+        errno::USER_ID_MISSING
     );
-    assert_eq!(core.delete_reservation("demo", ALICE).unwrap_err().number, errno::ACCESS_DENIED);
+    assert_eq!(core.delete_reservation("demo", ALICE).unwrap_err().number, errno::USER_ID_MISSING);
     let mut ops = core_with("operators = [\"daemon\"]");
     ops.create_reservation(&request("demo", now + 60, 10, Some(1), &[]), DAEMON, false).expect("an operator may");
 }
@@ -61,7 +67,7 @@ fn a_request_is_refused_with_slurms_error_for_what_is_wrong() {
     assert_eq!(core.create_reservation(&past, ROOT, false).unwrap_err().number, errno::INVALID_TIME_VALUE);
     let mut nobody = request("x", now + 60, 10, Some(1), &[]);
     nobody.users = Some(vec!["no-such-user-here".into()]);
-    assert_eq!(core.create_reservation(&nobody, ROOT, false).unwrap_err().number, errno::USER_ID_MISSING);
+    assert_eq!(core.create_reservation(&nobody, ROOT, false).unwrap_err().error, "Unspecified error");
     // More GPUs than the node has are busy, as Slurm says.
     let too_many = request("x", now + 60, 10, Some(3), &[]);
     assert_eq!(core.create_reservation(&too_many, ROOT, false).unwrap_err().number, errno::NODES_BUSY);
@@ -160,8 +166,8 @@ fn a_job_in_a_reservation_waits_for_its_start_and_then_runs_on_its_gpus_until_it
     assert_eq!(core.jobs[&runs].gpus.iter().map(|g| g.index).collect::<Vec<_>>(), made.gpus);
     assert_eq!(core.jobs[&runs].limit_end(now), Some(made.end), "its window ends it");
     // Two GPUs do not fit a reservation of one.
-    let (too_big, _) = submit_and_schedule(&mut core, DAEMON, &gpu_job(2, 5, Some("now")));
-    assert_eq!(state(&core, too_big), JobState::Pending);
+    let too_big = submit(&mut core, DAEMON, &gpu_job(2, 5, Some("now"))).unwrap_err();
+    assert_eq!(too_big.number, errno::REQUESTED_NODE_CONFIG_UNAVAILABLE);
     // The reservation in use is not deleted.
     assert_eq!(core.delete_reservation("now", ROOT).unwrap_err().number, errno::RESERVATION_BUSY);
 }
@@ -184,18 +190,48 @@ fn a_job_that_names_a_reservation_it_may_not_use_is_refused_with_slurms_text() {
 }
 
 #[test]
-fn deleting_a_reservation_holds_the_jobs_waiting_for_it() {
+fn a_reservation_with_jobs_is_not_deleted_and_one_that_ends_holds_those_left_waiting() {
     let mut core = core();
     let now = crate::sys::now();
     core.create_reservation(&request("demo", now + 600, 30, Some(1), &[]), ROOT, false).expect("made");
     let (waits, _) = submit_and_schedule(&mut core, DAEMON, &gpu_job(1, 5, Some("demo")));
-    core.delete_reservation("demo", ROOT).expect("deleted");
-    core.schedule();
+    assert_eq!(core.delete_reservation("demo", ROOT).unwrap_err().number, errno::RESERVATION_BUSY);
+    // Its window closes with the job still waiting (its GPU was busy, say).
+    core.advance_reservations(now + 600 + 1800, &mut Effects::default());
+    assert!(core.reservation("demo").is_none(), "an ended reservation goes");
     let job = &core.jobs[&waits];
     assert_eq!(
         (job.state(), job.held, &*job.reason, &*job.reservation),
-        (JobState::Pending, true, "ReservationDeleted", "")
+        (JobState::Pending, true, "Reservation demo was deleted", "")
     );
+    // A repeating one moves on to its next window instead.
+    core.create_reservation(&request("daily", now + 600, 30, Some(1), &["DAILY"]), ROOT, false).expect("made");
+    core.advance_reservations(now + 600 + 1800, &mut Effects::default());
+    let daily = core.reservation("daily").expect("still there");
+    assert_eq!((daily.start, daily.end), (now + 600 + 86_400, now + 600 + 1800 + 86_400));
+}
+
+#[test]
+fn a_job_bigger_than_its_reservation_is_refused_rather_than_left_pending_for_ever() {
+    let mut core = core();
+    let now = crate::sys::now();
+    core.create_reservation(&request("one", now + 600, 30, Some(1), &[]), ROOT, false).expect("made");
+    let refused = submit(&mut core, DAEMON, &gpu_job(2, 5, Some("one"))).unwrap_err();
+    assert_eq!(refused.number, errno::REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    assert!(refused.description.contains("holds 1 CPUs and 1 GPUs"), "{}", refused.description);
+}
+
+#[test]
+fn root_may_use_any_reservation_and_outside_jobs_hear_slurms_reason_for_each_kind() {
+    let mut core = core();
+    let now = crate::sys::now();
+    core.create_reservation(&request("gpus", now + 600, 30, Some(1), &[]), ROOT, false).expect("made");
+    submit(&mut core, ROOT, &gpu_job(1, 5, Some("gpus"))).expect("root is let in");
+    let mut named = request("node", now + 7200, 30, None, &[]);
+    named.node_list = Some(vec![core.config.node_name.clone()]);
+    core.create_reservation(&named, ROOT, false).expect("made");
+    let (long, _) = submit_and_schedule(&mut core, ALICE, &desc(|d| d.time_limit = minutes(24 * 60)));
+    assert_eq!(&*core.jobs[&long].reason, "ReqNodeNotAvail, May be reserved for other job");
 }
 
 #[test]
