@@ -2,8 +2,9 @@
 //! real daemon on a fake machine of two GPUs (the stand-in NVML of `tests/fake_nvml/`): the
 //! GPU cards name the job and user holding each GPU, jobs submitted and cancelled with the
 //! commands come and go without a reload, a job cancelled from the page is gone for squeue
-//! too; the board gives nothing to a request without its token in the header, to a name it is
-//! not (DNS rebinding), to another site's page, nor to a page on another port of the same
+//! too, and reservations show on the cards of the GPUs they hold and on the timeline; the
+//! board gives nothing to a request without its token in the header, to a name it is not
+//! (DNS rebinding), to another site's page, nor to a page on another port of the same
 //! browser; and a job's output replaced by a link or a FIFO is neither followed nor waited on.
 //!
 //! The browser is spoken to through the DevTools protocol over `--remote-debugging-pipe`: it
@@ -21,6 +22,8 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+mod reservations;
 
 /// How soon a change must show on the page.
 const UPDATE: Duration = Duration::from_secs(2);
@@ -314,7 +317,7 @@ fn the_board_answers_only_its_token_in_a_header_to_its_own_names_and_sets_no_coo
     let mut replies = Vec::new();
 
     // The page and its files hold no secret: anyone may have them.
-    for path in ["/", "/board.js", "/board.css", &format!("/?token={token}")] {
+    for path in ["/", "/board.js", "/reservations.js", "/board.css", &format!("/?token={token}")] {
         let r = http(&addr, "GET", path, &[], None);
         assert_eq!(r.status, 200, "GET {path}: {}", r.body);
         assert!(!r.body.contains(&token), "GET {path} gave the token away");

@@ -8,5 +8,9 @@ pub const INDEX_HTML: &str = include_str!("assets/index.html");
 /// The page's script.
 pub const BOARD_JS: &str = include_str!("assets/board.js");
 
+/// The reservations' part of the script, apart from the rest since it has one job: the marks
+/// on the GPU cards and the timeline of the GPUs. Loaded before `board.js`, which calls it.
+pub const RESERVATIONS_JS: &str = include_str!("assets/reservations.js");
+
 /// The page's style.
 pub const BOARD_CSS: &str = include_str!("assets/board.css");

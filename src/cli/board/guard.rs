@@ -27,7 +27,7 @@ enum Needs {
 /// What `path` needs.
 fn needs(path: &str) -> Needs {
     match path {
-        "/" | "/board.js" | "/board.css" => Needs::Nothing,
+        "/" | "/board.js" | "/reservations.js" | "/board.css" => Needs::Nothing,
         "/events" => Needs::Ticket,
         _ => Needs::Token,
     }
@@ -145,6 +145,7 @@ mod tests {
         let g = gate();
         assert_eq!(g.admit(&uri("/"), &headers(&[(header::HOST, "127.0.0.1:8765")])), Ok(()));
         assert_eq!(g.admit(&uri("/board.js"), &headers(&[(header::HOST, "localhost:9000")])), Ok(()));
+        assert_eq!(g.admit(&uri("/reservations.js"), &headers(&[(header::HOST, "localhost:9000")])), Ok(()));
         assert_eq!(
             g.admit(&uri("/"), &headers(&[(header::HOST, "evil.example:8765")])),
             Err(Refusal::Host("evil.example:8765".into()))

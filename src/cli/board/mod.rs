@@ -1,8 +1,9 @@
 //! `slurmlet board`: a small web page of the machine, served as the calling user on
-//! `127.0.0.1:8765` (`--bind`, `--port`): who holds each GPU, the queue, each user's use, the
-//! caller's jobs, and cancel, hold and release for the caller's own. Like `jupyter lab`, it
-//! prints one URL with a random token; the page keeps the token to its own origin and sends
-//! it with each call, and every request without it is refused (see [`auth`], [`guard`]).
+//! `127.0.0.1:8765` (`--bind`, `--port`): who holds each GPU and what is reserved on it, the
+//! queue, each user's use, the caller's jobs, and cancel, hold and release for the caller's
+//! own. Like `jupyter lab`, it prints one URL with a random token; the page keeps the token
+//! to its own origin and sends it with each call, and every request without it is refused
+//! (see [`auth`], [`guard`]).
 //!
 //! The board reads from the daemon as the caller, through the same client and the same
 //! checks as the commands: what `private_data` hides from the caller stays hidden, and an
@@ -19,6 +20,7 @@ pub mod guard;
 pub mod hosts;
 pub mod job_page;
 pub mod output_tail;
+pub mod reservations;
 pub mod server;
 pub mod state;
 pub mod updates;

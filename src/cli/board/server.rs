@@ -54,6 +54,7 @@ pub fn router(board: Arc<Board>) -> Router {
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", assets::INDEX_HTML) }))
         .route("/board.js", get(|| async { asset("text/javascript; charset=utf-8", assets::BOARD_JS) }))
+        .route("/reservations.js", get(|| async { asset("text/javascript; charset=utf-8", assets::RESERVATIONS_JS) }))
         .route("/board.css", get(|| async { asset("text/css; charset=utf-8", assets::BOARD_CSS) }))
         .route("/api/ticket", post(ticket))
         .route("/api/live", get(live))

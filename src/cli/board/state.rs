@@ -1,11 +1,12 @@
 //! What the page shows, read from the daemon as the caller: the GPUs and who holds them, the
-//! queue, each user's use and the caller's recent jobs. Each part the daemon (or a cluster's
+//! reservations on them, the queue, each user's use and the caller's recent jobs. Each part the daemon (or a cluster's
 //! slurmrestd) cannot give is `None` with a line saying why, and the page says "not
 //! available" there; the queue falls back to the v0.0.43 job list, which every daemon and
 //! slurmrestd has.
 //!
 //! All of it is blocking: the server calls it from `spawn_blocking`.
 
+use super::reservations::Reservation;
 use crate::api::activity::{GpuSeries, QueueJob, UserUsage};
 use crate::api::client::Client;
 use crate::api::client_error::ClientError;
@@ -22,7 +23,7 @@ pub const RECENT_SHOWN: usize = 20;
 /// One part the page cannot show, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Missing {
-    /// Which: `gpus`, `queue_order`, `samples`, `usage`, `recent`.
+    /// Which: `gpus`, `reservations`, `queue_order`, `samples`, `usage`, `recent`.
     pub part: &'static str,
     /// Why, in words.
     pub why: String,
@@ -64,6 +65,8 @@ pub struct Live {
     pub gpus: Option<Vec<GpuStatus>>,
     /// How often the daemon looks at the GPUs, seconds (0: it does not).
     pub sample_interval: u64,
+    /// The reservations not yet over, by start; `None` when not available.
+    pub reservations: Option<Vec<Reservation>>,
     /// The queue; `None` when even the job list could not be read.
     pub queue: Option<Queue>,
     /// What is not available, and why.
@@ -162,8 +165,9 @@ pub fn live(client: &Client) -> Live {
             (None, 0)
         }
     };
+    let reservations = super::reservations::read(client, &mut missing);
     let queue = queue(client, &mut missing);
-    Live { source: source(client), caller: caller(client), gpus, sample_interval, queue, missing }
+    Live { source: source(client), caller: caller(client), gpus, sample_interval, reservations, queue, missing }
 }
 
 /// The queue from the daemon's own call, else from the job list.

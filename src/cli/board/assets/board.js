@@ -1,6 +1,7 @@
 // The board's page: the state arrives as server-sent events (`/events`, each a whole `live`
 // state); the GPU samples and the week's usage are read now and then while the page is open;
-// `#/job/ID` shows one job. Everything is drawn with the DOM and SVG, text set as text.
+// `#/job/ID` shows one job. Everything is drawn with the DOM and SVG, text set as text. The
+// reservations' marks and timeline are reservations.js's, loaded before this.
 "use strict";
 
 // The access token. The URL `slurmlet board` prints carries it in its fragment (`#token=…`),
@@ -29,6 +30,8 @@ const board = {
   samples: null,     // `/api/samples`
   usage: null,       // `/api/usage`
   jobShown: null,    // the job id of `#/job/ID`
+  resvSignature: "", // the reservations' states when last drawn (reservations.js)
+  timelineAt: 0,     // when the timeline was last drawn
 };
 
 // ---- small helpers ----------------------------------------------------------------------
@@ -230,7 +233,10 @@ function renderGpus(live) {
     const bar = el("div", { class: "bar" }, el("div"));
     bar.firstChild.style.width = (pct || 0) + "%";
     const series = samples ? samples.find((s) => s.index === gpu.index) : null;
-    box.append(el("div", { class: gpu.failed ? "card failed" : "card", "data-gpu": gpu.index, "data-failed": gpu.failed || null },
+    // A reservation active now on the GPU, or one to come, styles its card (reservations.js).
+    const reserved = reservationMark(live, gpu.index);
+    const classes = ["card", gpu.failed && "failed", reserved && "reserved-" + reserved].filter(Boolean).join(" ");
+    box.append(el("div", { class: classes, "data-gpu": gpu.index, "data-failed": gpu.failed || null, "data-reserved": reserved },
       el("h3", {}, `GPU ${gpu.index}`, el("span", { class: "muted" }, " " + (gpu.name || gpu.gres_type || ""))),
       gpu.failed ? el("div", { class: "out-of-service" }, "out of service: " + gpu.failed) : null,
       el("div", { class: "figures" },
@@ -238,6 +244,7 @@ function renderGpus(live) {
         el("span", { "data-figure": "utilization" }, gpu.utilization === null ? "util -" : `util ${gpu.utilization}%`)),
       bar,
       holderLines(gpu),
+      reservationLines(live, gpu.index),
       samples ? sparkline(series, total)
         : board.samples ? el("div", { class: "note", "data-missing": "samples" }, "last hour: not available") : null));
   }
@@ -301,6 +308,7 @@ function tick() {
   for (const td of document.querySelectorAll("td[data-until]")) {
     if (td.dataset.until) td.textContent = duration(Number(td.dataset.until) - now());
   }
+  reservationsTick();
 }
 
 // ---- usage -------------------------------------------------------------------------------
@@ -467,6 +475,7 @@ function onLive(update) {
   document.getElementById("source").textContent = update.live.source;
   document.getElementById("caller").textContent = "as " + update.live.caller.name;
   renderGpus(update.live);
+  renderTimeline(update.live);
   renderQueue(update.live);
   // A job of the caller's left the queue: their recent jobs changed.
   if (before && before.queue && update.live.queue) {

@@ -164,7 +164,7 @@ impl Core {
 
     /// Removes reservation `name` (`scontrol delete reservation`): refused while jobs run in
     /// it, as Slurm's is; the pending jobs that named it are held (see
-    /// [`Core::release_reservation_jobs`]).
+    /// `Core::release_reservation_jobs`).
     pub fn delete_reservation(&mut self, name: &str, caller: Caller) -> Result<Effects, Refusal> {
         if !caller.privileged(&self.config) {
             return Err(not_privileged("delete"));
