@@ -487,12 +487,6 @@ impl Client {
     pub fn partitions(&self) -> Result<PartitionsResponse, ClientError> {
         self.get(&format!("/slurm/{DATA_PARSER}/partitions"))
     }
-
-    /// `GET /slurm/v0.0.43/reservations`: the advance reservations, by start (slurmlet's
-    /// list each one's GPUs too).
-    pub fn reservations(&self) -> Result<crate::api::reservations::ReservationsResponse, ClientError> {
-        self.get(&format!("/slurm/{DATA_PARSER}/reservations"))
-    }
 }
 
 /// Starts a background daemon for `socket` unless another command is already doing so,

@@ -58,7 +58,7 @@ pub fn shown(info: &ReservationInfo, now: u64) -> Option<Reservation> {
 /// The reservations not yet over, by start then name; `None`, with why in `missing`, when
 /// they cannot be read.
 pub fn read(client: &Client, missing: &mut Vec<Missing>) -> Option<Vec<Reservation>> {
-    let reply = client.reservations().map_err(|e| why(&e)).and_then(|r| match first_error(&r.errors) {
+    let reply = client.reservations(None).map_err(|e| why(&e)).and_then(|r| match first_error(&r.errors) {
         None => Ok(r),
         Some(e) => Err(e),
     });

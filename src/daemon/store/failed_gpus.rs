@@ -4,11 +4,11 @@
 //! out until an administrator puts it back.
 
 use super::{Store, StoreError};
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::OptionalExtension;
 use std::collections::BTreeMap;
 
 /// The `meta` key.
-const KEY: &str = "failed_gpus";
+pub const KEY: &str = "failed_gpus";
 
 impl Store {
     /// The failed GPUs by index, with why; none when the store keeps none.
@@ -22,9 +22,7 @@ impl Store {
     }
 }
 
-/// Writes the failed GPUs whole.
-pub fn write(tx: &Transaction, failed: &BTreeMap<u32, String>) -> rusqlite::Result<()> {
-    let text = serde_json::to_string(failed).expect("a map of strings serializes");
-    tx.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?.execute(params![KEY, text])?;
-    Ok(())
+/// The failed GPUs as the store keeps them.
+pub fn text(failed: &BTreeMap<u32, String>) -> String {
+    serde_json::to_string(failed).expect("a map of strings serializes")
 }

@@ -425,6 +425,13 @@ impl Store {
     }
 }
 
+/// Replaces the document kept in `meta` under `key`.
+fn write_meta(tx: &rusqlite::Transaction, key: &str, text: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?
+        .execute(rusqlite::params![key, text])?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,11 @@
 
 use super::{Store, StoreError};
 use crate::daemon::model::reservation::Reservation;
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 
 /// The `meta` key.
-const KEY: &str = "reservations";
+pub const KEY: &str = "reservations";
 
 /// What the store keeps of the reservations.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,9 +41,7 @@ impl Store {
     }
 }
 
-/// Writes the reservations whole.
-pub fn write(tx: &Transaction, kept: &Kept) -> rusqlite::Result<()> {
-    let text = serde_json::to_string(kept).expect("reservations serialize");
-    tx.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?.execute(params![KEY, text])?;
-    Ok(())
+/// The reservations as the store keeps them.
+pub fn text(kept: &Kept) -> String {
+    serde_json::to_string(kept).expect("reservations serialize")
 }

@@ -35,10 +35,9 @@ enum Change {
     Update(Box<Job>, Option<UsageRow>),
     /// Every association's usage, replaced, and the time of the last reset.
     UsageReplaced(Vec<UsageRow>, u64),
-    /// The GPUs out of service, with why, replaced.
-    FailedGpus(std::collections::BTreeMap<u32, String>),
-    /// The reservations, whole.
-    Reservations(Box<super::reservations::Kept>),
+    /// A document kept whole in `meta` under its key, replaced (the failed GPUs, the
+    /// reservations).
+    Meta(&'static str, String),
     /// A run of a job that ended and is requeued: kept as it ended; the run's steps are
     /// dropped, making room for the next run's.
     Requeued(Box<Job>),
@@ -158,14 +157,9 @@ impl Writer {
         self.push(Change::UsageReplaced(rows, reset_at), None)
     }
 
-    /// Replaces the GPUs kept out of service.
-    pub fn failed_gpus(&self, failed: std::collections::BTreeMap<u32, String>) -> Durable {
-        self.push(Change::FailedGpus(failed), None)
-    }
-
-    /// Replaces the reservations kept.
-    pub fn reservations(&self, kept: super::reservations::Kept) -> Durable {
-        self.push(Change::Reservations(Box::new(kept)), None)
+    /// Replaces the document kept in `meta` under `key` (the failed GPUs, the reservations).
+    pub fn meta(&self, key: &'static str, text: String) -> Durable {
+        self.push(Change::Meta(key, text), None)
     }
 
     /// Queues the record of a step that started (nobody waits for it: it may wait for
@@ -350,8 +344,7 @@ fn write_group(conn: &mut Connection, group: &[Queued]) -> rusqlite::Result<()> 
                 }
             }
             Change::UsageReplaced(rows, reset_at) => usage::write_all(&tx, rows, *reset_at)?,
-            Change::FailedGpus(failed) => super::failed_gpus::write(&tx, failed)?,
-            Change::Reservations(kept) => super::reservations::write(&tx, kept)?,
+            Change::Meta(key, text) => super::write_meta(&tx, key, text)?,
             Change::Requeued(job) => {
                 tx.prepare_cached("INSERT OR REPLACE INTO runs (job_id, restart, record) VALUES (?1, ?2, ?3)")?
                     .execute(params![job.id, job.restarts, serde_json::to_string(job).expect("jobs serialize")])?;

@@ -9,6 +9,7 @@ use super::{Core, Effects};
 use crate::api::types::SignalScope;
 use crate::daemon::model::caller::Caller;
 use crate::daemon::model::job::JobState;
+use crate::daemon::store::failed_gpus;
 use crate::gpu::GpuTrouble;
 use std::collections::BTreeMap;
 
@@ -29,7 +30,7 @@ impl Core {
             self.gpu_watch.failed.insert(index, t.why.clone());
             self.gpu_watch.failed_since = crate::sys::now();
             effects.merge(self.fail_jobs_on(index));
-            effects.durable = Some(self.writer.failed_gpus(self.gpu_watch.failed.clone()));
+            effects.durable = Some(self.writer.meta(failed_gpus::KEY, failed_gpus::text(&self.gpu_watch.failed)));
             effects.reschedule = true;
             self.changed();
         }
@@ -49,7 +50,7 @@ impl Core {
         }
         self.gpu_watch.failed_since = crate::sys::now();
         self.changed();
-        let durable = self.writer.failed_gpus(self.gpu_watch.failed.clone());
+        let durable = self.writer.meta(failed_gpus::KEY, failed_gpus::text(&self.gpu_watch.failed));
         (back, Effects { durable: Some(durable), reschedule: true, ..Default::default() })
     }
 

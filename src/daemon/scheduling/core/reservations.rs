@@ -11,7 +11,7 @@ use crate::daemon::model::job::{Job, JobState};
 use crate::daemon::model::refusal::{Kind, Refusal};
 use crate::daemon::model::reservation::{Flag, Reservation};
 use crate::daemon::scheduling::reservation_desc::{self, Busy, Setting};
-use crate::daemon::store::reservations::Kept;
+use crate::daemon::store::reservations::{self as reservations_kept, Kept};
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
@@ -331,7 +331,7 @@ impl Core {
     fn reservations_changed(&mut self, now: u64) -> Effects {
         self.reservation_book.changed_at = now;
         self.changed();
-        let durable = self.writer.reservations(self.reservation_book.kept());
+        let durable = self.writer.meta(reservations_kept::KEY, reservations_kept::text(&self.reservation_book.kept()));
         Effects { durable: Some(durable), reschedule: true, ..Default::default() }
     }
 }
