@@ -5,6 +5,7 @@
 //! When no daemon answers on the per-user socket, [`Client::connect`] starts one in the
 //! background (guarded by a lock file so two racing commands start only one) and waits for it.
 
+mod reservations;
 use super::client_error::ClientError;
 use super::http::{Response, UnixHttp};
 use super::negotiate::{Fetched, Negotiated};
@@ -373,35 +374,6 @@ impl Client {
     pub fn step_stats(&self) -> Result<StepsResponse, ClientError> {
         self.slurmlet_only("sstat")?;
         self.get("/slurmlet/v1/steps?stats=true")
-    }
-
-    /// `GET /slurm/v0.0.43/reservations`, or `/reservation/{name}` for one.
-    pub fn reservations(
-        &self,
-        name: Option<&str>,
-    ) -> Result<crate::api::reservations::ReservationsResponse, ClientError> {
-        match name {
-            Some(n) => self.get(&format!("/slurm/{DATA_PARSER}/reservation/{}", super::url::percent_encode(n))),
-            None => self.get(&format!("/slurm/{DATA_PARSER}/reservations")),
-        }
-    }
-
-    /// Creates a reservation (`create`) or updates one: on the daemon through its create-only
-    /// and update-only calls, on a cluster through slurmrestd's `POST /reservation`.
-    pub fn post_reservation(
-        &self,
-        desc: &crate::api::reservations::ReservationDesc,
-        create: bool,
-    ) -> Result<crate::api::reservations::ReservationModResponse, ClientError> {
-        if self.profile.is_some() {
-            return self.post(&format!("/slurm/{DATA_PARSER}/reservation"), desc);
-        }
-        self.post(if create { "/slurmlet/v1/reservation/create" } else { "/slurmlet/v1/reservation/update" }, desc)
-    }
-
-    /// `DELETE /slurm/v0.0.43/reservation/{name}`.
-    pub fn delete_reservation(&self, name: &str) -> Result<crate::api::types::Envelope, ClientError> {
-        self.delete(&format!("/slurm/{DATA_PARSER}/reservation/{}", super::url::percent_encode(name)))
     }
 
     /// `GET /slurmlet/v1/gpus`: the node's GPUs and who holds them (`slurmlet gpus`).

@@ -44,7 +44,7 @@ fn help_usage_warnings_and_refusals() {
     let o = c.run("sbatch", &["--reservation=maint", "--wrap", "true"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).starts_with("sbatch: error: Batch job submission failed: Requested reservation is invalid"),
+        stderr(&o).lines().any(|l| l == "sbatch: error: Batch job submission failed: Requested reservation is invalid"),
         "{}",
         stderr(&o)
     );

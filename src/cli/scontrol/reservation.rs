@@ -14,13 +14,13 @@ fn first_error(errors: &[ApiError]) -> Option<&ApiError> {
     errors.first()
 }
 
-/// Slurm's text for an error, and this cluster's account of it on a line of its own where
-/// it says more.
+/// This cluster's account of an error where it says more than Slurm's text, as Slurm's
+/// scontrol prints the controller's own message (`scontrol: error: …`), then Slurm's line.
 fn explain(prefix: &str, e: &ApiError) {
-    eprintln!("{prefix}: {}", e.error);
     if !e.description.is_empty() && e.description != e.error {
         crate::cli::error(CMD, &e.description);
     }
+    eprintln!("{prefix}: {}", e.error);
 }
 
 /// `scontrol create reservation WORDS…`.

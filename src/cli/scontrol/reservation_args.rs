@@ -82,6 +82,9 @@ pub fn parse(words: &[String], mode: Mode, now: u64) -> Result<ReservationDesc, 
             d.node_list = Some(value.split(',').map(str::to_string).collect());
             continue;
         }
+        if sign.is_some() && (abbreviates(key, "TRES", 1) && key.len() <= 4 || abbreviates(key, "TRESPerNode", 4)) {
+            return Err(format!("Parameter {word} specified a plus or minus.  This is not allowed."));
+        }
         if sign.is_some() {
             return Err(format!("The +=/-= notation is not supported when updating {key}.  {tail}"));
         }

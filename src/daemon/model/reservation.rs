@@ -225,10 +225,11 @@ impl Reservation {
         }
     }
 
-    /// Its TRES as Slurm prints them: `cpu=4,gres/gpu=2`.
+    /// Its TRES as Slurm prints them: `cpu=4,gres/gpu=2`; one of the whole node counts its
+    /// CPUs only, as Slurm's does.
     pub fn tres(&self) -> String {
         let mut out = format!("cpu={}", self.cpus);
-        if !self.gpus.is_empty() {
+        if !self.gpus.is_empty() && !self.whole_node {
             out.push_str(&format!(",gres/gpu={}", self.gpus.len()));
         }
         out

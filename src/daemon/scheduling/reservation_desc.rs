@@ -386,12 +386,15 @@ fn read_asked(desc: &ReservationDesc, r: &mut Reservation, config: &Config) -> R
         ));
     }
     asked.core_count = desc.core_count.and_then(NoVal::get).filter(|c| *c > 0);
-    if let Some(c) = asked.core_count.filter(|c| *c > config.cpus) {
+    if asked.core_count.is_some() && asked.tres_cpus.is_some() {
         return Err(refusal(
             errno::INVALID_CPU_COUNT,
             "CPU count specification invalid",
-            format!("CoreCnt={c}: the node has {} CPUs", config.cpus),
+            "TRES=cpu=<num> and CoreCnt=<num> are mutually exclusive",
         ));
+    }
+    if let Some(c) = asked.core_count.filter(|c| *c > config.cpus) {
+        return Err(busy(format!("CoreCnt={c}: the node has {} CPUs", config.cpus)));
     }
     if let Some(c) = asked.tres_cpus.filter(|c| *c > config.cpus) {
         return Err(busy(format!("TRES=cpu={c}: the node has {} CPUs", config.cpus)));
@@ -409,13 +412,12 @@ fn read_asked(desc: &ReservationDesc, r: &mut Reservation, config: &Config) -> R
     let by_cpus_or_gpus =
         asked.core_count.is_some() || asked.tres_cpus.is_some() || asked.gpus.is_some() || asked.named.is_some();
     asked.whole = !by_cpus_or_gpus;
-    // Without a node named, a reservation is made in a partition: the default one unless
-    // one is given (Slurm's note when it fails says so).
-    if !asked.nodes && r.partition.is_empty() {
-        r.partition = config.partitions.iter().find(|p| p.default).map(|p| p.name.clone()).unwrap_or_default();
-    }
-    if asked.nodes && desc.partition.is_none() {
+    // A reservation is made in a partition, the default one unless one is given (Slurm's
+    // note when it fails says so), but for one of the node named whole.
+    if asked.nodes && asked.whole && desc.partition.is_none() {
         r.partition.clear();
+    } else if r.partition.is_empty() {
+        r.partition = config.partitions.iter().find(|p| p.default).map(|p| p.name.clone()).unwrap_or_default();
     }
     Ok(asked)
 }
