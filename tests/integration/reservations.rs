@@ -121,6 +121,11 @@ fn a_maintenance_reservation_says_so_and_an_update_moves_it() {
     // A job that ends before it runs.
     let short = c.sbatch(&["-t", "5", "-o", "/dev/null", "--wrap", "sleep 600"]);
     c.wait_state(short, &["RUNNING"], T);
+    // Thirty minutes more.
+    let out = c.run("scontrol", &["update", &format!("ReservationName={name}"), "Duration+=30"]);
+    assert_eq!(outcome(&out), ("Reservation updated.\n".into(), String::new(), Some(0)));
+    let shown = stdout(&c.run("scontrol", &["show", "res", &name]));
+    assert!(shown.contains(" Duration=01:00:00\n") && shown.contains(" Flags=MAINT\n"), "{shown}");
     // Moved two days on, it no longer keeps the long job off.
     let out = c.run("scontrol", &["update", &format!("ReservationName={name}"), "StartTime=now+2days"]);
     assert_eq!(outcome(&out), ("Reservation updated.\n".into(), String::new(), Some(0)));

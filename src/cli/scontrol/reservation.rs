@@ -63,8 +63,8 @@ pub fn create(words: &[String]) -> i32 {
 
 /// `scontrol update ReservationName=NAME WORDS…`.
 pub fn update(words: &[String]) -> i32 {
-    let desc = match reservation_args::parse(words, Mode::Update, crate::sys::now()) {
-        Ok(d) => d,
+    let (mut desc, change) = match reservation_args::parse_all(words, Mode::Update, crate::sys::now()) {
+        Ok(p) => (p.desc, p.duration_change),
         Err(msg) => {
             crate::cli::error(CMD, &msg);
             return 1;
@@ -78,6 +78,23 @@ pub fn update(words: &[String]) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let (Some(minutes), Some(name)) = (change, desc.name.clone()) {
+        // `Duration+=N`: the duration as it stands, plus N minutes.
+        let current = match client.reservations(Some(&name)) {
+            Ok(reply) => reply.reservations.into_iter().next(),
+            Err(e) => {
+                crate::cli::error(CMD, &e.to_string());
+                return 1;
+            }
+        };
+        let Some(r) = current else {
+            eprintln!("slurm_update error: Requested reservation is invalid");
+            return 1;
+        };
+        let minutes_now = (r.end_time.number.saturating_sub(r.start_time.number) / 60) as i64;
+        let new = u32::try_from((minutes_now + minutes).max(0)).unwrap_or(u32::MAX);
+        desc.duration = Some(crate::api::noval::NoVal::of(new));
+    }
     match client.post_reservation(&desc, false) {
         Ok(reply) => match first_error(&reply.errors) {
             Some(e) => {

@@ -39,11 +39,27 @@ const NOT_SUPPORTED: &[(&str, usize)] = &[
     ("Skip", 2),
 ];
 
+/// What the words ask for.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The description sent.
+    pub desc: ReservationDesc,
+    /// `Duration+=N` or `Duration-=N` of an update: minutes to add to the reservation's
+    /// duration as it stands.
+    pub duration_change: Option<i64>,
+}
+
 /// Reads `words` (`KEY=VALUE`, `KEY+=VALUE`, `KEY-=VALUE`; bare `res…` words skipped) at
 /// `now`. `Err`: the error line to print (without `scontrol: error: `).
 pub fn parse(words: &[String], mode: Mode, now: u64) -> Result<ReservationDesc, String> {
+    parse_all(words, mode, now).map(|p| p.desc)
+}
+
+/// [`parse`], with what an update asks of the duration as it stands.
+pub fn parse_all(words: &[String], mode: Mode, now: u64) -> Result<Parsed, String> {
     let tail = mode.tail();
     let mut d = ReservationDesc::default();
+    let mut duration_change = None;
     let mut duration_given = false;
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
@@ -85,57 +101,80 @@ pub fn parse(words: &[String], mode: Mode, now: u64) -> Result<ReservationDesc, 
         if sign.is_some() && (abbreviates(key, "TRES", 1) && key.len() <= 4 || abbreviates(key, "TRESPerNode", 4)) {
             return Err(format!("Parameter {word} specified a plus or minus.  This is not allowed."));
         }
+        if let (Some(sign), true) = (sign, abbreviates(key, "Duration", 1) && mode == Mode::Update) {
+            let minutes = parse_duration(value)
+                .and_then(NoVal::get)
+                .ok_or_else(|| format!("Invalid duration {word}.  {tail}"))?;
+            duration_change = Some(if sign == '-' { -(minutes as i64) } else { minutes as i64 });
+            continue;
+        }
         if sign.is_some() {
             return Err(format!("The +=/-= notation is not supported when updating {key}.  {tail}"));
         }
-        if abbreviates(key, "ReservationName", 1) {
-            d.name = Some(value.to_string());
-        } else if abbreviates(key, "StartTime", 2) {
-            let t = crate::options::begin::parse_begin(value, now)
-                .map_err(|_| format!("Invalid start time {word}.  {tail}"))?;
-            d.start_time = Some(NoVal::of(t));
-        } else if abbreviates(key, "EndTime", 1) {
-            let t = crate::options::begin::parse_begin(value, now)
-                .map_err(|_| format!("Invalid end time {word}.  {tail}"))?;
-            d.end_time = Some(NoVal::of(t));
-        } else if abbreviates(key, "Duration", 1) {
-            d.duration = Some(parse_duration(value).ok_or_else(|| format!("Invalid duration {word}.  {tail}"))?);
-            duration_given = true;
-        } else if abbreviates(key, "NodeCnt", 5) || abbreviates(key, "NodeCount", 5) {
-            if value.contains(',') {
-                return Err("Using a comma separated array for NodeCnt is no longer valid.".into());
-            }
-            let n = value.trim().parse::<u32>().map_err(|_| format!("\"{value}\" is not a valid node count"))?;
-            d.node_count = Some(NoVal::of(n));
-        } else if ["CoreCnt", "CoreCount", "CPUCnt", "CPUCount"].iter().any(|k| abbreviates(key, k, 5)) {
-            if value.contains(',') {
-                return Err("Using a comma separated array for CoreCnt is no longer valid.".into());
-            }
-            d.core_count = Some(NoVal::of(leading_number(value)));
-        } else if abbreviates(key, "PartitionName", 1) {
-            d.partition = Some(value.to_string());
-        } else if abbreviates(key, "Comment", 3) {
-            d.comment = Some(value.to_string());
-        } else if abbreviates(key, "TRES", 1) && key.len() <= 4 {
-            once(d.tres.is_some())?;
-            d.tres = Some(parse_tres(value).ok_or_else(|| format!("Invalid TRES {value}.  {tail}"))?);
-        } else if key.eq_ignore_ascii_case("GPUs") {
-            let well_formed = !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '-');
-            let ids = crate::id_set::parse_ranges(value);
-            if !well_formed || ids.is_empty() {
-                return Err(format!("Invalid GPU list {word}.  {tail}"));
-            }
-            d.gpu_indices = Some(ids);
-        } else if let Some((k, _)) = NOT_SUPPORTED.iter().find(|(k, min)| abbreviates(key, k, *min)) {
-            return Err(format!("{k}= is not supported by this cluster.  {tail}"));
-        } else {
-            return Err(format!("Unknown parameter {word}.  {tail}"));
-        }
+        read_plain(key, value, word, tail, now, &mut d, &mut duration_given)?;
     }
     if mode == Mode::Create {
         validate_create(&d, duration_given)?;
     }
-    Ok(d)
+    Ok(Parsed { desc: d, duration_change })
+}
+
+/// One `KEY=VALUE` word without `+`/`-`, of the keys that take a single value.
+fn read_plain(
+    key: &str,
+    value: &str,
+    word: &str,
+    tail: &str,
+    now: u64,
+    d: &mut ReservationDesc,
+    duration_given: &mut bool,
+) -> Result<(), String> {
+    if abbreviates(key, "ReservationName", 1) {
+        d.name = Some(value.to_string());
+    } else if abbreviates(key, "StartTime", 2) {
+        let t = crate::options::begin::parse_begin(value, now)
+            .map_err(|_| format!("Invalid start time {word}.  {tail}"))?;
+        d.start_time = Some(NoVal::of(t));
+    } else if abbreviates(key, "EndTime", 1) {
+        let t =
+            crate::options::begin::parse_begin(value, now).map_err(|_| format!("Invalid end time {word}.  {tail}"))?;
+        d.end_time = Some(NoVal::of(t));
+    } else if abbreviates(key, "Duration", 1) {
+        d.duration = Some(parse_duration(value).ok_or_else(|| format!("Invalid duration {word}.  {tail}"))?);
+        *duration_given = true;
+    } else if abbreviates(key, "NodeCnt", 5) || abbreviates(key, "NodeCount", 5) {
+        if value.contains(',') {
+            return Err("Using a comma separated array for NodeCnt is no longer valid.".into());
+        }
+        let n = value.trim().parse::<u32>().map_err(|_| format!("\"{value}\" is not a valid node count"))?;
+        d.node_count = Some(NoVal::of(n));
+    } else if ["CoreCnt", "CoreCount", "CPUCnt", "CPUCount"].iter().any(|k| abbreviates(key, k, 5)) {
+        if value.contains(',') {
+            return Err("Using a comma separated array for CoreCnt is no longer valid.".into());
+        }
+        d.core_count = Some(NoVal::of(leading_number(value)));
+    } else if abbreviates(key, "PartitionName", 1) {
+        d.partition = Some(value.to_string());
+    } else if abbreviates(key, "Comment", 3) {
+        d.comment = Some(value.to_string());
+    } else if abbreviates(key, "TRES", 1) && key.len() <= 4 {
+        if d.tres.is_some() {
+            return Err(format!("Parameter {word} specified more than once"));
+        }
+        d.tres = Some(parse_tres(value).ok_or_else(|| format!("Invalid TRES {value}.  {tail}"))?);
+    } else if key.eq_ignore_ascii_case("GPUs") {
+        let well_formed = !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '-');
+        let ids = crate::id_set::parse_ranges(value);
+        if !well_formed || ids.is_empty() {
+            return Err(format!("Invalid GPU list {word}.  {tail}"));
+        }
+        d.gpu_indices = Some(ids);
+    } else if let Some((k, _)) = NOT_SUPPORTED.iter().find(|(k, min)| abbreviates(key, k, *min)) {
+        return Err(format!("{k}= is not supported by this cluster.  {tail}"));
+    } else {
+        return Err(format!("Unknown parameter {word}.  {tail}"));
+    }
+    Ok(())
 }
 
 /// Slurm's `validate_resv_create_desc`, as far as it applies here.
@@ -315,5 +354,9 @@ mod tests {
             parse(&words("ReservationName=demo Duration=UNLIMITED"), Mode::Update, 0).unwrap().duration,
             Some(NoVal::infinite())
         );
+        let p = parse_all(&words("ReservationName=demo Duration+=30"), Mode::Update, 0).unwrap();
+        assert_eq!((p.desc.duration, p.duration_change), (None, Some(30)));
+        let p = parse_all(&words("ReservationName=demo Duration-=1:00:00"), Mode::Update, 0).unwrap();
+        assert_eq!(p.duration_change, Some(-60));
     }
 }
