@@ -25,17 +25,10 @@
 # or slashes in their arguments have a short name instead (see INDEX.md). `.as-USER` = run as USER, not root.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-CACHE=${REAL_SLURM_CACHE:-/var/cache/slurmlet-real-slurm}
-R=$CACHE/forky
-SL=$HERE/sl
+# shellcheck source=capture-lib.sh
+. "$HERE/capture-lib.sh"
 OUT=${1:-$REPO/tests/fixtures/real-slurm-priority}
 CLUSTER=ci26
-T0=${EPOCHREALTIME/[.,]/}
-log() { local d=$(( (${EPOCHREALTIME/[.,]/} - T0) / 100000 )); printf '[real-slurm/priority.sh %4d.%ds] %s\n' $((d / 10)) $((d % 10)) "$*" >&2; }
-die() { echo "real-slurm/priority.sh: FAILED: $*" >&2; exit 1; }
-C() { chroot "$R" "$@"; }
-as() { local u=$1; shift; SL_USER=$u "$SL" "$@"; }   # as USER CMD... : the cluster's client as USER
 
 [ "$(id -u)" = 0 ] || die "must run as root"
 C scontrol ping >/dev/null 2>&1 || die "the cluster in $R is not up (run scripts/real-slurm/up.sh first)"

@@ -27,16 +27,10 @@
 #   5. cancels all jobs, deletes all reservations (and runs down.sh with RESV_DOWN=1)
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-CACHE=${REAL_SLURM_CACHE:-/var/cache/slurmlet-real-slurm}
-R=$CACHE/forky
-SL=$HERE/sl
+# shellcheck source=capture-lib.sh
+. "$HERE/capture-lib.sh"
 OUT=${1:-$REPO/tests/fixtures/real-slurm-reservations}
 CLUSTER=ci26
-T0=${EPOCHREALTIME/[.,]/}
-log() { local d=$(( (${EPOCHREALTIME/[.,]/} - T0) / 100000 )); printf '[real-slurm/reservations.sh %4d.%ds] %s\n' $((d / 10)) $((d % 10)) "$*" >&2; }
-die() { echo "real-slurm/reservations.sh: FAILED: $*" >&2; exit 1; }
-C() { chroot "$R" "$@"; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (chroot into $R)"
 C scontrol ping >/dev/null 2>&1 || die "the cluster in $R is not up (run scripts/real-slurm/up.sh first)"

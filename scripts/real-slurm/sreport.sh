@@ -21,15 +21,10 @@
 # The same jobs are written into a slurmlet store by the test (its JOBS table must stay equal to this one).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-CACHE=${REAL_SLURM_CACHE:-/var/cache/slurmlet-real-slurm}
-R=$CACHE/forky
-SL=$HERE/sl
+# shellcheck source=capture-lib.sh
+. "$HERE/capture-lib.sh"
 OUT=${1:-$REPO/tests/fixtures/real-slurm-sreport}
 CLUSTER=ci26
-log() { printf '[real-slurm/sreport.sh] %s\n' "$*" >&2; }
-die() { echo "real-slurm/sreport.sh: FAILED: $*" >&2; exit 1; }
-C() { chroot "$R" "$@"; }
 BT='`'   # partition is a reserved word in SQL
 DB() { C mariadb slurm_acct_db -N -B -e "$1"; }
 ts() { C date -u -d "$1" +%s; }

@@ -146,8 +146,8 @@ fn in_system_mode_only_operators_reserve_and_only_the_users_named_use_a_reservat
         return;
     }
     let shared = Shared::start("");
-    let alice = shared.user("a");
-    let bob = shared.user("b");
+    let alice = shared.user("rva");
+    let bob = shared.user("rvb");
     let create =
         ["create", "reservation", "ReservationName=lab", "StartTime=now+3600", "Duration=60", "TRES=cpu=1,gres/gpu=1"];
     let for_alice = format!("Users={}", alice.name);

@@ -15,14 +15,7 @@
 /// to its end. When nothing was added, what is left (maybe nothing) is added as a name.
 pub fn add_names(list: &mut Vec<String>, names: &str) {
     let mut chars: Vec<char> = names.chars().collect();
-    let mut i = 0;
-    let quote = match chars.first() {
-        Some(&q) if q == '"' || q == '\'' => {
-            i = 1;
-            Some(q)
-        }
-        _ => None,
-    };
+    let (mut i, quote) = leading_quote(&chars);
     let mut start = i;
     let count = list.len();
     let (mut in_brackets, mut after_brackets) = (false, false);
@@ -96,14 +89,7 @@ pub fn add_users(uids: &mut Vec<u32>, names: &str) -> Result<usize, UnknownUser>
 /// [`add_names`], empty entries skipped, case kept.
 fn parse_list(names: &str) -> Vec<String> {
     let mut chars: Vec<char> = names.chars().collect();
-    let mut i = 0;
-    let quote = match chars.first() {
-        Some(&q) if q == '"' || q == '\'' => {
-            i = 1;
-            Some(q)
-        }
-        _ => None,
-    };
+    let (mut i, quote) = leading_quote(&chars);
     let mut start = i;
     let mut out = Vec::new();
     while i < chars.len() {
@@ -168,6 +154,15 @@ pub fn atoi(text: &str) -> i32 {
         .fold(0i64, |n, d| (n * 10 + i64::from(d - b'0')).min(i64::from(u32::MAX) + 1));
     let n = if negative { -n } else { n };
     n as i32
+}
+
+/// Where the names of a list start, and the quote it opens with: a leading `"` or `'`
+/// quotes up to the next one.
+fn leading_quote(chars: &[char]) -> (usize, Option<char>) {
+    match chars.first() {
+        Some(&q) if q == '"' || q == '\'' => (1, Some(q)),
+        _ => (0, None),
+    }
 }
 
 #[cfg(test)]
