@@ -21,6 +21,7 @@ end
 complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r -f -k -a '(__slurmlet_complete jobs)'
 complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r -f -k -a '(__slurmlet_complete users)'
 complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r -f -k -a '(__slurmlet_complete partitions)'
+complete -c squeue -s R -l reservation -d 'reservation to view' -r
 complete -c squeue -s t -l states -d 'Comma separated list of states to view (default: pending and running)' -r
 complete -c squeue -s n -l name -d 'Comma separated list of job names to view' -r
 complete -c squeue -s o -l format -d 'Format specification' -r

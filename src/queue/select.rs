@@ -127,6 +127,11 @@ pub fn matches<J: QueueJob + ?Sized>(query: &JobQuery, job: &J) -> bool {
             return false;
         }
     }
+    if let Some(reservations) = &query.reservations {
+        if !reservations.iter().any(|r| r == job.reservation()) {
+            return false;
+        }
+    }
     let state = job.state();
     if query.pending_only && state != "PENDING" {
         return false;

@@ -79,6 +79,8 @@ fn a_reservation_keeps_long_jobs_off_lets_short_ones_run_and_starts_its_own_at_i
         let reason = squeue(&c, "%r %v", own);
         until(reason == "Reservation demo", || reason.clone())
     });
+    let listed = stdout(&c.run("squeue", &["-h", "-R", "demo", "-o", "%i"]));
+    assert_eq!(listed, format!("{own}\n"), "squeue -R lists the reservation's jobs alone");
     let expected = squeue(&c, "%S", own);
     assert_eq!(parse_local(&expected), start, "expected at the reservation's start: {expected}");
 

@@ -21,6 +21,10 @@ pub struct JobQuery {
     pub partitions: Option<Vec<String>>,
     /// `-n`: only jobs with one of these names.
     pub names: Option<Vec<String>>,
+    /// `-R`: only jobs in one of these reservations. Left out when none, so an older daemon
+    /// still reads the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservations: Option<Vec<String>>,
     /// `-t`: only jobs in these long states (`ALL`: any); none given: pending and active.
     pub states: Option<Vec<String>>,
     /// `--start`: only pending jobs.

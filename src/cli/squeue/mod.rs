@@ -47,6 +47,9 @@ pub struct SqueueArgs {
     /// Comma separated list of partitions to view
     #[arg(short = 'p', long = "partition", alias = "partitions")]
     pub partition: Option<String>,
+    /// reservation to view
+    #[arg(short = 'R', long = "reservation")]
+    pub reservation: Option<String>,
     /// Comma separated list of states to view (default: pending and running)
     #[arg(short = 't', long = "states", alias = "state")]
     pub states: Option<String>,
@@ -165,6 +168,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         users,
         partitions: split_list(args.partition.as_deref()),
         names: split_list(args.name.as_deref()),
+        reservations: split_list(args.reservation.as_deref()),
         states,
         pending_only: args.start,
         array_per_line: args.array,
