@@ -130,7 +130,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     };
     if args.reservation {
-        return reservations::run(!args.noheader);
+        return reservations::run(!args.noheader, args.long);
     }
     let client = match super::connect(CMD) {
         Ok(c) => c,

@@ -35,15 +35,19 @@ pub fn render(reservations: &[ReservationInfo], header: bool, now: u64) -> Strin
     out
 }
 
-/// Runs `sinfo -T`.
-pub fn run(header: bool) -> i32 {
+/// Runs `sinfo -T` (`long`: `-l`, the date line first, as Slurm's prints it).
+pub fn run(header: bool, long: bool) -> i32 {
     let client = match crate::cli::connect("sinfo") {
         Ok(c) => c,
         Err(code) => return code,
     };
     match client.reservations(None) {
         Ok(reply) => {
-            print!("{}", render(&reply.reservations, header, crate::sys::now()));
+            let now = crate::sys::now();
+            if long {
+                crate::cli::format::emit(&crate::cli::format::date_line(now));
+            }
+            print!("{}", render(&reply.reservations, header, now));
             0
         }
         Err(e) => {
