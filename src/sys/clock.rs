@@ -35,6 +35,18 @@ pub fn local_midnight(now: u64) -> u64 {
     }
 }
 
+/// The local weekday of UNIX time `t` (0 = Sunday).
+pub fn local_weekday(t: u64) -> u32 {
+    // SAFETY: localtime_r fills a zeroed tm from a valid time_t.
+    let tm = unsafe {
+        let t = t as libc::time_t;
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&t, &mut tm);
+        tm
+    };
+    tm.tm_wday as u32
+}
+
 /// Formats a UNIX time as local `YYYY-MM-DDTHH:MM:SS`, as Slurm prints times.
 pub fn format_local_time(ts: u64) -> String {
     // SAFETY: localtime_r fills a zeroed tm from a valid time_t.

@@ -139,13 +139,18 @@ impl Access {
         self.names.iter().any(|n| n == name) != self.denied
     }
 
+    /// The names as Slurm lists them: `alice`, or `-bob` for one kept out.
+    pub fn entries(&self) -> Vec<String> {
+        let sign = if self.denied { "-" } else { "" };
+        self.names.iter().map(|n| format!("{sign}{n}")).collect()
+    }
+
     /// As Slurm prints it: `alice,bob`, `-bob,-carol`, or `(null)`.
     pub fn shown(&self) -> String {
         if self.names.is_empty() {
             return "(null)".into();
         }
-        let sign = if self.denied { "-" } else { "" };
-        self.names.iter().map(|n| format!("{sign}{n}")).collect::<Vec<_>>().join(",")
+        self.entries().join(",")
     }
 }
 
@@ -215,9 +220,14 @@ impl Reservation {
         by_user || by_account || users_only_denied
     }
 
+    /// Its flags' names, in Slurm's printing order.
+    pub fn flag_names(&self) -> Vec<&'static str> {
+        ALL_FLAGS.iter().filter(|f| self.has(**f)).map(|f| f.name()).collect()
+    }
+
     /// The flags as Slurm prints them (`MAINT,IGNORE_JOBS,DAILY`), `(null)` for none.
     pub fn flags_shown(&self) -> String {
-        let shown: Vec<&str> = ALL_FLAGS.iter().filter(|f| self.has(**f)).map(|f| f.name()).collect();
+        let shown = self.flag_names();
         if shown.is_empty() {
             "(null)".into()
         } else {

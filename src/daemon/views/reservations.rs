@@ -12,25 +12,9 @@ pub fn info(r: &Reservation, config: &Config) -> ReservationInfo {
         name: r.name.clone(),
         start_time: NoVal::of(r.start),
         end_time: NoVal::of(r.end),
-        users: r
-            .users
-            .names
-            .iter()
-            .map(|n| if r.users.denied { format!("-{n}") } else { n.clone() })
-            .collect::<Vec<_>>()
-            .join(","),
-        accounts: r
-            .accounts
-            .names
-            .iter()
-            .map(|n| if r.accounts.denied { format!("-{n}") } else { n.clone() })
-            .collect::<Vec<_>>()
-            .join(","),
-        flags: crate::daemon::model::reservation::ALL_FLAGS
-            .iter()
-            .filter(|f| r.has(**f))
-            .map(|f| f.name().to_string())
-            .collect(),
+        users: r.users.entries().join(","),
+        accounts: r.accounts.entries().join(","),
+        flags: r.flag_names().into_iter().map(str::to_string).collect(),
         node_list: config.node_name.clone(),
         node_count: 1,
         core_count: r.cpus,
@@ -56,15 +40,14 @@ pub fn desc(r: &Reservation, config: &Config) -> ReservationDesc {
     if !r.gpus.is_empty() {
         tres.push(Tres { kind: "gres".into(), name: "gpu".into(), count: r.gpus.len() as i64 });
     }
-    let info = info(r, config);
     ReservationDesc {
         name: Some(r.name.clone()),
         start_time: Some(NoVal::of(r.start)),
         end_time: Some(NoVal::of(r.end)),
         duration: Some(NoVal::of((r.duration() / 60) as u32)),
-        users: Some(r.users.names.clone()).filter(|u| !u.is_empty()).map(|_| split(&info.users)),
-        accounts: Some(r.accounts.names.clone()).filter(|a| !a.is_empty()).map(|_| split(&info.accounts)),
-        flags: Some(info.flags),
+        users: Some(r.users.entries()).filter(|u| !u.is_empty()),
+        accounts: Some(r.accounts.entries()).filter(|a| !a.is_empty()),
+        flags: Some(r.flag_names().into_iter().map(str::to_string).collect()),
         tres: Some(tres),
         core_count: Some(NoVal::of(r.cpus)),
         node_list: Some(vec![config.node_name.clone()]),
@@ -74,8 +57,4 @@ pub fn desc(r: &Reservation, config: &Config) -> ReservationDesc {
         gpu_indices: Some(r.gpus.clone()),
         ..Default::default()
     }
-}
-
-fn split(list: &str) -> Vec<String> {
-    list.split(',').map(str::to_string).collect()
 }

@@ -35,7 +35,6 @@ pub use cancel::CancelError;
 pub use gpu_holds::GpuHeld;
 pub use notices::{Outgoing, TimeMark};
 pub use overdue::{Stuck, GRACE};
-pub use reservations::{RESERVATION_DELETED, WAITS_FOR_RESERVATION};
 
 use crate::config::Config;
 use crate::daemon::model::job::{Job, JobState, Resources};

@@ -29,12 +29,11 @@ pub const MAY_BE_RESERVED: &str = "ReqNodeNotAvail, May be reserved for other jo
 /// The pending reason of a job outside a reservation of CPUs or GPUs that it would run into.
 pub const KEPT_OFF_BY_RESERVATION: &str = "Resources";
 
-/// The pending reason of a job held because the reservation it named ended
-/// (`Reservation NAME was deleted`): its beginning.
-pub const RESERVATION_DELETED: &str = "Reservation ";
-
-/// How long the plan counts a running job without a time limit to run.
-const UNLIMITED_RUN_SECS: u64 = 365 * 86_400;
+/// The pending reason of a job held because reservation `name`, which it named, ended
+/// (Slurm's `WAIT_RESV_DELETED` text).
+fn deleted_reason(name: &str) -> String {
+    format!("Reservation {name} was deleted")
+}
 
 /// The reservations, by name.
 #[derive(Debug, Default)]
@@ -93,7 +92,7 @@ impl Core {
             .map(|j| Busy {
                 gpus: j.gpus.iter().map(|g| g.index).collect(),
                 cpus: j.req.cpus,
-                until: j.limit_end(now).unwrap_or_else(|| j.start_time.saturating_add(UNLIMITED_RUN_SECS)),
+                until: super::schedule::expected_end(j, now),
                 reservation: j.reservation.to_string(),
             })
             .collect();
@@ -266,7 +265,7 @@ impl Core {
                 let r = self.reservation_book.by_name.get_mut(&name).expect("listed above");
                 let mut moved = false;
                 while r.end <= now {
-                    let Some(step) = r.repeat_step(weekday(r.start)) else { break };
+                    let Some(step) = r.repeat_step(crate::sys::local_weekday(r.start)) else { break };
                     r.start += step;
                     r.end += step;
                     moved = true;
@@ -305,7 +304,7 @@ impl Core {
             job.reservation = "".into();
             if hold {
                 job.held = true;
-                job.reason = format!("{RESERVATION_DELETED}{} was deleted", gone.name).as_str().into();
+                job.reason = deleted_reason(&gone.name).as_str().into();
             }
             tracing::info!(job = id, reservation = %gone.name, held = hold, "the job's reservation is gone");
             drop(self.writer.update(job));
@@ -348,18 +347,6 @@ fn kept_off_reason(r: &Reservation) -> &'static str {
     } else {
         KEPT_OFF_BY_RESERVATION
     }
-}
-
-/// The local weekday of UNIX time `t` (0 = Sunday).
-fn weekday(t: u64) -> u32 {
-    // SAFETY: localtime_r fills a zeroed tm from a valid time_t.
-    let tm = unsafe {
-        let t = t as libc::time_t;
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::localtime_r(&t, &mut tm);
-        tm
-    };
-    tm.tm_wday as u32
 }
 
 /// What a reservation holds, as a scheduling pass reads it.
@@ -440,7 +427,8 @@ pub(super) enum Inside {
 pub(super) struct Plans {
     /// The plan of the jobs outside every reservation.
     pub outside: Plan,
-    base: Plan,
+    /// The node as it is with the jobs this pass starts (made only when there are
+    /// reservations): what the plan of a reservation is made from when its first job is read.
     open: Option<Plan>,
     inside: std::collections::HashMap<String, Plan>,
     windows: Vec<Window>,
@@ -453,9 +441,8 @@ impl Plans {
     /// The plans of a pass at `now` from the node's plan `base`.
     pub fn new(base: Plan, windows: Vec<Window>, config: &crate::config::Config, now: u64) -> Plans {
         Plans {
-            outside: outside(base.clone(), &windows),
             open: (!windows.is_empty()).then(|| base.clone()),
-            base,
+            outside: outside(base, &windows),
             inside: Default::default(),
             windows,
             slots: config.gpus.len(),
@@ -467,8 +454,10 @@ impl Plans {
     /// Places `job`, which names a reservation, in that reservation's plan.
     pub fn place_inside(&mut self, job: &Job) -> Inside {
         let Some(w) = self.windows.iter().find(|w| *w.name == *job.reservation).cloned() else { return Inside::Gone };
-        let (base, slots, cpus, now) = (&self.base, self.slots, self.cpus, self.now);
-        let here = self.inside.entry(w.name.clone()).or_insert_with(|| inside(base.clone(), &w, slots, cpus, now));
+        let Some(open) = &self.open else { return Inside::Gone };
+        let (slots, cpus, now) = (self.slots, self.cpus, self.now);
+        // Made from the node as the jobs started so far in this pass left it.
+        let here = self.inside.entry(w.name.clone()).or_insert_with(|| inside(open.clone(), &w, slots, cpus, now));
         // It ends with the window at the latest.
         let left = w.end.saturating_sub(now.max(w.start));
         let duration = Some(job.limit_secs().map_or(left, |l| l.min(left)));
@@ -493,8 +482,7 @@ impl Plans {
     /// Books `job`, started now on `gpus` from the plan of reservation `from` (`None`: the
     /// plan outside), into every other plan.
     pub fn started(&mut self, job: &Job, gpus: &GpuUnits, duration: Option<u64>, from: Option<&str>) {
-        for (name, plan) in self.inside.iter_mut().filter(|(n, _)| Some(n.as_str()) != from) {
-            let _ = name;
+        for (_, plan) in self.inside.iter_mut().filter(|(n, _)| Some(n.as_str()) != from) {
             plan.take_now(&job.req, job.uid, gpus, duration);
         }
         if from.is_some() {

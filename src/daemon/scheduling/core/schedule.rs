@@ -31,6 +31,12 @@ pub const MPS_SERVER_OF_OTHER_USER: &str = "GpuMpsServerOfOtherUser";
 /// behind it that would hold what it waits for as long wait too, and it is not starved.
 const UNLIMITED_RUN_SECS: u64 = 365 * 86_400;
 
+/// When running job `j` is expected to end, as of `now`: at its time limit, or a year on for
+/// one without.
+pub(super) fn expected_end(j: &Job, now: u64) -> u64 {
+    j.limit_end(now).unwrap_or_else(|| j.start_time.saturating_add(UNLIMITED_RUN_SECS))
+}
+
 /// How many waiting jobs get a reservation in one pass; later ones may still start now if
 /// they fit around the reservations.
 const MAX_RESERVATIONS: usize = 256;
@@ -117,10 +123,7 @@ impl Core {
     fn plan(&self, now: u64) -> Plan {
         let releases: Vec<(u64, Hold)> = self
             .holding()
-            .map(|j| {
-                let end = j.limit_end(now).unwrap_or_else(|| j.start_time.saturating_add(UNLIMITED_RUN_SECS));
-                (end, Hold { resources: j.req, gpus: self.gpu_units_of(j) })
-            })
+            .map(|j| (expected_end(j, now), Hold { resources: j.req, gpus: self.gpu_units_of(j) }))
             .collect();
         let free = Resources { cpus: self.config.cpus, mem_mb: self.config.memory, ..Default::default() }
             .minus(&self.resources.used);

@@ -262,3 +262,26 @@ fn an_update_moves_the_window_and_adds_users() {
     let take = ReservationDesc { users: Some(vec!["-daemon".into(), "-bin".into()]), ..Default::default() };
     assert_eq!(core.update_reservation("demo", &take, ROOT).unwrap_err().number, errno::RESERVATION_EMPTY);
 }
+
+#[test]
+fn the_plan_of_a_reservation_sees_what_jobs_started_earlier_in_the_pass_hold() {
+    let mut core = core();
+    let now = crate::sys::now();
+    core.create_reservation(&request("one", now, 30, Some(1), &[]), ROOT, false).expect("made");
+    core.create_reservation(&request("two", now, 30, Some(1), &[]), ROOT, false).expect("made");
+    let cpu_job = |reservation: &str| {
+        desc(|d| {
+            d.minimum_cpus = Some(1);
+            d.time_limit = minutes(5);
+            d.reservation = Some(reservation.into());
+        })
+    };
+    // Four one-CPU jobs in the first take the node's four CPUs; the fifth, in the second,
+    // is read after them in the same pass and must find none left.
+    let first: Vec<u32> = (0..4).map(|_| submit(&mut core, DAEMON, &cpu_job("one")).unwrap()).collect();
+    let last = submit(&mut core, DAEMON, &cpu_job("two")).unwrap();
+    core.schedule();
+    assert!(first.iter().all(|id| state(&core, *id) == JobState::Running));
+    assert_eq!(state(&core, last), JobState::Pending);
+    assert_eq!(core.used().cpus, 4, "no CPU is given twice");
+}
