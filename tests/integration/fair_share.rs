@@ -16,17 +16,46 @@ fn usage(shared: &Shared, users: &[&User]) -> Vec<f64> {
         .collect()
 }
 
-/// The pending jobs' ids and priorities in squeue's order, as `user` sees them.
-fn pending(shared: &Shared, user: &User) -> Vec<(u32, u64, String)> {
-    let out = shared.run_as(user, "squeue", &["-h", "-t", "PD", "-o", "%i %Q %u"]);
+/// Every job's id, priority, user and compact state in squeue's order, as `user` sees them.
+fn queue(shared: &Shared, user: &User) -> Vec<(u32, u64, String, String)> {
+    let out = shared.run_as(user, "squeue", &["-h", "-o", "%i %Q %u %t"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].to_string())
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].to_string(), f[3].to_string())
         })
         .collect()
+}
+
+/// sprio shows the fair-share part of B's (or C's) job larger than that of A's `a_job`, for
+/// whichever still waits; when both started, root's view of the tree shows B's FairShare
+/// above A's.
+fn fair_share_part_is_larger(shared: &Shared, client: &Client, (a, b): (&User, &User), others: [u32; 2], a_job: u32) {
+    // sprio shows the fair-share part of B's (or C's) job larger than A's, for whichever
+    // still waits; sshare shows the same factor for users whose jobs all started.
+    let out = shared.run_as(b, "sprio", &["-h", "-o", "%i %F %u"]);
+    let sprio = String::from_utf8_lossy(&out.stdout).into_owned();
+    let fs_of = |id: u32| -> Option<u64> {
+        sprio
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .map(|f| f.parse().unwrap())
+    };
+    let a_fs = fs_of(a_job).unwrap_or_else(|| panic!("A's last job not in sprio: {sprio}"));
+    match others.iter().find_map(|id| fs_of(*id)) {
+        Some(fs) => assert!(fs > a_fs, "{sprio}"),
+        None => {
+            let reply = client.shares(&[], &[]).unwrap();
+            let factor = |u: &User| {
+                let row = reply.shares.shares.iter().find(|s| s.is_user() && s.name == u.name);
+                row.and_then(|s| s.fairshare.factor.get()).unwrap_or_else(|| panic!("no FairShare for {}", u.name))
+            };
+            assert!(factor(b) > factor(a), "B's FairShare {} not above A's {}", factor(b), factor(a));
+        }
+    }
 }
 
 #[test]
@@ -53,34 +82,32 @@ fn a_user_who_floods_the_queue_waits_behind_the_others_and_each_gets_their_share
     std::thread::sleep(Duration::from_millis(1500));
     let b_first = shared.sbatch_as(&b, &job);
     let c_first = shared.sbatch_as(&c, &job);
-    // Both are ahead of every job of A's still waiting, by priority.
-    let queue = pending(&shared, &b);
+    // Both are ahead of every job of A's still waiting, by priority: pending before them in
+    // the queue, or already running (a GPU of A's may free between the submit and squeue).
+    let all = queue(&shared, &b);
+    let queue: Vec<(u32, u64, String)> =
+        all.iter().filter(|j| j.3 == "PD").map(|(i, p, u, _)| (*i, *p, u.clone())).collect();
     let rank = |id: u32| queue.iter().position(|(j, _, _)| *j == id);
     let first_of_a = queue.iter().position(|(_, _, u)| *u == a.name).expect("A still has jobs waiting");
+    let priority_of = |id: u32| all.iter().find(|j| j.0 == id).unwrap_or_else(|| panic!("job {id} not in {all:?}")).1;
     for id in [b_first, c_first] {
-        let at = rank(id).unwrap_or_else(|| panic!("job {id} pending in {queue:?}"));
-        assert!(at < first_of_a, "job {id} at {at}, A's first at {first_of_a}: {queue:?}");
+        match rank(id) {
+            Some(at) => assert!(at < first_of_a, "job {id} at {at}, A's first at {first_of_a}: {queue:?}"),
+            None => assert!(
+                all.iter().any(|j| j.0 == id && (j.3 == "R" || j.3 == "CG" || j.3 == "CD")),
+                "job {id} neither pending nor started while A's older jobs wait: {all:?}"
+            ),
+        }
+        assert!(priority_of(id) > queue[first_of_a].1, "job {id}: {all:?}");
     }
-    let (_, b_priority, _) = queue[rank(b_first).unwrap()];
-    let (_, a_priority, _) = queue[first_of_a];
-    assert!(b_priority > a_priority, "{b_priority} <= {a_priority}");
-    // sprio shows B's job with the larger fair-share part.
-    let out = shared.run_as(&b, "sprio", &["-h", "-o", "%i %F %u"]);
-    let sprio = String::from_utf8_lossy(&out.stdout).into_owned();
-    let fs_of = |id: u32| -> u64 {
-        sprio
-            .lines()
-            .find(|l| l.starts_with(&format!("{id} ")))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    assert!(fs_of(b_first) > fs_of(flood[99]), "{sprio}");
+    fair_share_part_is_larger(&shared, &client, (&a, &b), [b_first, c_first], flood[99]);
     // B's and C's jobs start before any of A's that waited.
-    shared.wait_state(b_first, "RUNNING");
-    shared.wait_state(c_first, "RUNNING");
     let started = |id: u32| client.job(&id.to_string()).unwrap().jobs[0].start_time.number;
+    for id in [b_first, c_first] {
+        common::wait_for("B's and C's jobs to start", common::T, || {
+            common::until(started(id) > 0, || format!("job {id} not started"))
+        });
+    }
     let a_waiting: Vec<u32> = queue.iter().filter(|(_, _, u)| *u == a.name).map(|(j, _, _)| *j).collect();
     let latest_bc = started(b_first).max(started(c_first));
     for id in &a_waiting {
