@@ -3,6 +3,7 @@
 
 pub mod allocate;
 pub mod board;
+pub mod cluster;
 pub mod complete_values;
 pub mod daemon_cmd;
 pub mod dynamic_completions;
@@ -97,6 +98,8 @@ commands:
   gpus [--json]
   board [--port PORT] [--bind ADDR] [-M|--profile PROFILE]
   profiles
+  cluster plan NODE… [-o DIR] [--controller HOST] [--via COMMAND]
+  cluster probe
   install-links [DIR]
   generate [DIR]
 
@@ -149,6 +152,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("daemon") => daemon_cmd::run(rest("slurmlet daemon")),
         Some("gpus") => gpus::run(rest("slurmlet gpus")),
         Some("board") => board::run(rest("slurmlet board")),
+        Some("cluster") => cluster::run(rest("slurmlet cluster")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),

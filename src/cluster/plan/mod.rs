@@ -1,5 +1,204 @@
 //! The plan: the files a Slurm cluster is brought up from (`slurm.conf`, `gres.conf`,
-//! `cgroup.conf`, `slurmdbd.conf`, the `sacctmgr` commands, the systemd drop-ins), made
-//! from the box's configuration and what each node has, and the report of every check.
+//! `cgroup.conf`, `slurmdbd.conf`, the `sacctmgr` commands, the munge key, the systemd
+//! drop-in), made from the box's configuration and what each node has, and the report of
+//! every check. A directory a person can read and keep in version control: the two secrets
+//! are listed in its `.gitignore`, and planning again keeps them.
 
+pub mod checks;
+pub mod daemons_conf;
+pub mod gres_conf;
 pub mod sacctmgr;
+pub mod slurm_conf;
+mod write;
+
+pub use write::{secrets, write, WriteError, MUNGE_KEY_BYTES};
+
+use crate::cluster::facts::NodeFacts;
+use crate::config::Config;
+use checks::{Check, Level};
+use std::collections::BTreeMap;
+
+/// What a plan is made from.
+#[derive(Debug)]
+pub struct Inputs<'a> {
+    /// The box's configuration.
+    pub config: &'a Config,
+    /// The cluster's name.
+    pub cluster: String,
+    /// The controller's host name, as the nodes reach it.
+    pub controller: String,
+    /// Each node by the name it was given, with its facts.
+    pub nodes: Vec<(String, NodeFacts)>,
+    /// Whether the cluster keeps accounting (slurmdbd with MariaDB on the controller).
+    pub accounting: bool,
+    /// How the nodes were reached, for the report.
+    pub transport: String,
+}
+
+/// One file of the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFile {
+    /// Its path in the plan's directory.
+    pub path: &'static str,
+    /// What it holds.
+    pub contents: Vec<u8>,
+    /// Its mode.
+    pub mode: u32,
+}
+
+/// The secrets a plan keeps from one planning to the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secrets {
+    /// munge's key, the same on every machine.
+    pub munge_key: Vec<u8>,
+    /// The database user's password.
+    pub db_password: String,
+}
+
+/// A plan.
+#[derive(Debug)]
+pub struct Plan {
+    /// The files, the report among them.
+    pub files: Vec<PlanFile>,
+    /// The checks, in the report's order.
+    pub checks: Vec<Check>,
+}
+
+impl Plan {
+    /// Whether any check failed.
+    pub fn failed(&self) -> bool {
+        self.checks.iter().any(|c| c.level == Level::Fail)
+    }
+
+    /// The report's text.
+    pub fn report(&self) -> String {
+        self.files
+            .iter()
+            .find(|f| f.path == "report.txt")
+            .map(|f| String::from_utf8_lossy(&f.contents).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Whether the box has limits that need slurmdbd's enforcement on a cluster: per-user
+/// limits, QOS limits, or an account tree.
+pub fn limits_need_enforcing(config: &Config) -> bool {
+    let l = &config.limits;
+    let submit_limit =
+        l.max_submitted_jobs_per_user.is_some_and(|n| n != crate::config::DEFAULT_MAX_SUBMITTED_JOBS_PER_USER);
+    l.limits_starts()
+        || submit_limit
+        || config.qos.0.len() > 1
+        || !config.account_tree.accounts.is_empty()
+        || config.accounts.is_some()
+}
+
+/// The box's users the cluster must know, by name, with their uids here.
+pub fn box_users(config: &Config) -> BTreeMap<String, u32> {
+    let mut uids: Vec<u32> = config.account_tree.users.keys().map(|(_, uid)| *uid).collect();
+    uids.extend(config.accounts.iter().flat_map(|table| table.keys().copied()));
+    uids.into_iter().filter_map(|uid| crate::identity::user_name_of(uid).map(|name| (name, uid))).collect()
+}
+
+/// What the box does that the cluster will not, one line each.
+pub fn not_carried(config: &Config) -> Vec<Check> {
+    let mut notes = Vec::new();
+    if config.mps {
+        notes.push(Check::warn(
+            None,
+            "mps = true: Slurm's shards start no MPS server",
+            "run nvidia-cuda-mps-control on the nodes yourself, or use gres/mps",
+        ));
+    }
+    if config.idle_gpus.is_some() {
+        notes.push(Check::warn(
+            None,
+            "[idle_gpus]: Slurm does not cancel jobs whose GPUs stay idle",
+            "none in Slurm; watch with `seff` and sreport",
+        ));
+    }
+    if config.notify.webhook.is_some() || !config.notify.user_webhooks.is_empty() {
+        notes.push(Check::warn(
+            None,
+            "webhooks: Slurm mails only (MailProg)",
+            "point MailProg at a script that posts to the webhook",
+        ));
+    }
+    notes
+}
+
+/// The plan for `inputs`, with `secrets`, `earlier` checks (nodes that did not answer) and
+/// each node's clock less this machine's (`offsets`).
+pub fn make(inputs: &Inputs, secrets: &Secrets, earlier: Vec<Check>, offsets: &BTreeMap<String, f64>) -> Plan {
+    let config = inputs.config;
+    let mut checks = earlier;
+    if inputs.nodes.is_empty() {
+        checks.push(Check::fail(
+            None,
+            "no node answered: there is nothing to plan",
+            "reach the nodes (see above) and plan again",
+        ));
+    }
+    checks.extend(checks::node_checks(&inputs.nodes, offsets, &inputs.controller, &box_users(config)));
+    if !inputs.accounting && limits_need_enforcing(config) {
+        checks.push(Check::warn(
+            None,
+            "the box's accounts, QOS and limits are not carried without accounting",
+            "plan without --no-accounting",
+        ));
+    }
+    checks.extend(not_carried(config));
+    let mut files = vec![
+        PlanFile { path: "slurm.conf", contents: slurm_conf::render(inputs).into_bytes(), mode: 0o644 },
+        PlanFile {
+            path: "gres.conf",
+            contents: gres_conf::render(&inputs.nodes, config.shards_per_gpu).into_bytes(),
+            mode: 0o644,
+        },
+        PlanFile { path: "cgroup.conf", contents: daemons_conf::cgroup_conf(inputs).into_bytes(), mode: 0o644 },
+        PlanFile { path: "munge.key", contents: secrets.munge_key.clone(), mode: 0o400 },
+        PlanFile {
+            path: "systemd/slurmd.service.d/slurmlet-configless.conf",
+            contents: daemons_conf::slurmd_dropin(inputs).into_bytes(),
+            mode: 0o644,
+        },
+        PlanFile {
+            path: ".gitignore",
+            contents: b"# The plan's secrets.\nmunge.key\nslurmdbd.conf\n".to_vec(),
+            mode: 0o644,
+        },
+    ];
+    if inputs.accounting {
+        files.push(PlanFile {
+            path: "slurmdbd.conf",
+            contents: daemons_conf::slurmdbd_conf(inputs, &secrets.db_password).into_bytes(),
+            mode: 0o600,
+        });
+    }
+    let facts: BTreeMap<&str, &NodeFacts> = inputs.nodes.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let facts = serde_json::to_string_pretty(&facts).unwrap_or_default() + "\n";
+    files.push(PlanFile { path: "nodes.json", contents: facts.into_bytes(), mode: 0o644 });
+    let report = report(inputs, &checks);
+    files.push(PlanFile { path: "report.txt", contents: report.into_bytes(), mode: 0o644 });
+    Plan { files, checks }
+}
+
+fn report(inputs: &Inputs, checks: &[Check]) -> String {
+    let mut out = vec![
+        format!(
+            "# The plan of cluster {}: controller {}, {} node(s), accounting {}",
+            inputs.cluster,
+            inputs.controller,
+            inputs.nodes.len(),
+            if inputs.accounting { "on (slurmdbd)" } else { "off" }
+        ),
+        format!("# nodes reached through {}", inputs.transport),
+    ];
+    out.extend(checks.iter().map(Check::line));
+    let (failed, warned) = (
+        checks.iter().filter(|c| c.level == Level::Fail).count(),
+        checks.iter().filter(|c| c.level == Level::Warn).count(),
+    );
+    out.push(format!("{failed} failed, {warned} to know of, {} fine", checks.len() - failed - warned));
+    out.join("\n") + "\n"
+}

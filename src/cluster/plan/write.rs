@@ -1,0 +1,66 @@
+//! Writing a plan into its directory, and the secrets it keeps from an earlier plan there:
+//! planning again must not change munge's key or the database's password under a running
+//! cluster.
+
+use super::{Plan, Secrets};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// The size of a munge key `mungekey` makes.
+pub const MUNGE_KEY_BYTES: usize = 1024;
+
+/// A plan that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct WriteError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+fn random(n: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; n];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The secrets of the plan in `dir` when it has them, else new ones.
+pub fn secrets(dir: &Path) -> Result<Secrets, WriteError> {
+    let key_path = dir.join("munge.key");
+    let munge_key = match std::fs::read(&key_path) {
+        Ok(key) if key.len() >= 32 && key.len() <= 1 << 20 => key,
+        _ => random(MUNGE_KEY_BYTES).map_err(|source| WriteError { path: key_path.clone(), source })?,
+    };
+    let dbd = std::fs::read_to_string(dir.join("slurmdbd.conf")).unwrap_or_default();
+    let kept = dbd.lines().find_map(|l| l.strip_prefix("StoragePass=")).filter(|p| !p.is_empty()).map(String::from);
+    let db_password = match kept {
+        Some(p) => p,
+        None => {
+            let bytes = random(24).map_err(|source| WriteError { path: "/dev/urandom".into(), source })?;
+            bytes
+                .iter()
+                .map(|b| char::from(b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"[*b as usize % 57]))
+                .collect()
+        }
+    };
+    Ok(Secrets { munge_key, db_password })
+}
+
+/// Writes `plan`'s files into `dir` (made when missing), each replaced whole.
+pub fn write(plan: &Plan, dir: &Path) -> Result<(), WriteError> {
+    for file in &plan.files {
+        let path = dir.join(file.path);
+        let at = |source| WriteError { path: path.clone(), source };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(at)?;
+        }
+        let temp = path.with_extension("planning");
+        let _ = std::fs::remove_file(&temp);
+        std::fs::write(&temp, &file.contents).map_err(at)?;
+        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(file.mode)).map_err(at)?;
+        std::fs::rename(&temp, &path).map_err(at)?;
+    }
+    Ok(())
+}
