@@ -27,7 +27,8 @@
 #
 # Exit status: 0 ok; 3 UNAVAILABLE (not root, no namespaces/veth/bridge, no chroot can be had; the last stderr
 # line is "nodes: UNAVAILABLE: <reason>"); 1 a real failure (logs under $NODES_CACHE/hosts/HOST/log/); 2 usage.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; echo "nodes.sh: FAILED at line $LINENO: $BASH_COMMAND (exit $rc)" >&2' ERR
 HERE="$(cd "$(dirname "$0")" && pwd)"
 T0=${EPOCHREALTIME/[.,]/}
 log() { local d=$(( (${EPOCHREALTIME/[.,]/} - T0) / 100000 )); printf '[real-slurm/nodes.sh %4d.%ds] %s\n' $((d / 10)) $((d % 10)) "$*" >&2; }
@@ -54,7 +55,63 @@ done
 # X HOST CMD... : CMD inside HOST's network, UTS and mount namespaces, chrooted (no lock fd leaks into daemons)
 X() {
   local h=$1; shift
-  nsenter --net=/run/netns/$P-$h --uts=$RUN/$h.uts --mount=$RUN/$h.mnt chroot "$R" "$@" 9>&-
+  ( in_host "$h" chroot "$R" "$@" ) 9>&-
+}
+# in_host HOST CMD... : exec CMD (a host path) in HOST's namespaces; a node with a cgroup namespace (cgroup
+# plugins in use) is entered after moving this process into the node's cgroups, the namespace's root
+in_host() {
+  local h=$1; shift
+  local ns=(--net=/run/netns/$P-$h --uts=$RUN/$h.uts --mount=$RUN/$h.mnt)
+  if [ -e $RUN/$h.cg ]; then cg_join "$h"; ns+=(--cgroup=$RUN/$h.cg); fi
+  exec nsenter "${ns[@]}" "$@"
+}
+# ---- cgroups: each node gets its own cgroup namespace rooted at a cgroup of its own ("slurmlet-$P-HOST",
+# made below this process's cgroup in each hierarchy), with the hierarchies mounted again inside its mount
+# namespace at $R/sys/fs/cgroup, so that every slurmd sees a /sys/fs/cgroup of its own, like a real machine.
+# Slurm's controllers on cgroup v1: freezer (proctrack), cpuset + memory + devices (task), cpuacct (jobacct).
+CG_V1="freezer cpuset memory devices cpuacct"
+cg_mode() {  # v1 when the machine has cgroup v1 hierarchies (legacy or hybrid), else v2
+  if grep -q '^[0-9]*:[^:]' /proc/self/cgroup; then echo v1; else echo v2; fi
+}
+cg_mnt() {  # cg_mnt CONTROLLER : "MOUNTPOINT OPTIONS-LIST" of the host's v1 hierarchy holding it
+  awk -v c="$1" '$3 == "cgroup" { n = split($4, o, ","); l = "";
+      for (i = 1; i <= n; i++) if (o[i] !~ /^(rw|ro|relatime|nosuid|nodev|noexec|clone_children)$/ && o[i] !~ /^(release_agent|xattr)/) l = l (l ? "," : "") o[i];
+      for (i = 1; i <= n; i++) if (o[i] == c) { print $2, l; exit } }' /proc/self/mounts
+}
+cg_dirs() {  # cg_dirs HOST : the host's cgroup directories (one per hierarchy), as seen from the machine
+  local h=$1 c mp opts cur
+  if [ "$(cg_mode)" = v1 ]; then
+    for c in $CG_V1; do
+      read -r mp opts <<<"$(cg_mnt $c)" || true; [ -n "$mp" ] || continue
+      cur=$(awk -F: -v c="$c" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' /proc/self/cgroup)
+      echo "$mp${cur%/}/slurmlet-$P-$h"
+    done
+  else
+    cur=$(sed -n 's/^0:://p' /proc/self/cgroup); echo "/sys/fs/cgroup${cur%/}/slurmlet-$P-$h"
+  fi
+}
+cg_join() {  # cg_join HOST : move this (sub)shell into HOST's cgroups, making them on first use
+  local d
+  for d in $(cg_dirs "$1"); do
+    if [ ! -d "$d" ]; then
+      mkdir -p "$d"
+      if [ -e "$d/cpuset.cpus" ]; then cat "$(dirname "$d")/cpuset.cpus" > "$d/cpuset.cpus"; cat "$(dirname "$d")/cpuset.mems" > "$d/cpuset.mems"; fi
+    fi
+    echo $BASHPID > "$d/cgroup.procs"
+  done
+}
+cg_mounts() {  # what SETUP mounts at $R/sys/fs/cgroup: "v1 OPTS..." (one per hierarchy) or "v2"
+  local c mp opts out=""
+  if [ "$(cg_mode)" = v1 ]; then
+    for c in $CG_V1; do read -r mp opts <<<"$(cg_mnt $c)" || true; [ -n "$mp" ] && out+=" $opts"; done
+    echo "v1$(echo $out | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^/ /;s/ $//')"
+  else echo v2; fi
+}
+cg_cleanup() {  # remove every cgroup directory of ours (after all their processes are gone)
+  local mp
+  for mp in $(awk '$3 == "cgroup" || $3 == "cgroup2" {print $2}' /proc/self/mounts | grep -v "^$R/"); do
+    find "$mp" -depth -type d -path "*/slurmlet-$P-*" -exec rmdir {} \; 2>/dev/null || true
+  done
 }
 hosts_up() { [ -s $RUN/hosts ] && cut -d' ' -f1 $RUN/hosts; }
 ctl_host() { [ -s $RUN/hosts ] && awk '$3 == "ctl" {print $1; exit}' $RUN/hosts; }
@@ -90,6 +147,16 @@ our_pids() {  # host pids of every process in one of our hosts' mount namespaces
     ns=$(readlink "$d/ns/mnt" 2>/dev/null) || continue
     ns=${ns#mnt:[}; ns=${ns%]}
     if [[ "$inos" == *" $ns "* ]]; then echo "${d#/proc/}"; fi
+  done
+}
+
+host_pids() {  # host_pids HOST [COMM] : pids in HOST's mount namespace (named COMM, or COMM-wlm)
+  local ino d c
+  ino=$(stat -L -c %i $RUN/$1.mnt 2>/dev/null) || return 0
+  for d in /proc/[0-9]*; do
+    [ "$(readlink $d/ns/mnt 2>/dev/null)" = "mnt:[$ino]" ] || continue
+    c=$(cat $d/comm 2>/dev/null) || continue
+    if [ -z "${2:-}" ] || [ "$c" = "$2" ] || [ "$c" = "$2-wlm" ]; then echo "${d#/proc/}"; fi
   done
 }
 
@@ -145,6 +212,7 @@ do_down() {
   for m in $(awk -v r="$R/" 'index($2, r) == 1 {print $2}' /proc/self/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
   done
+  cg_cleanup
   [ -z "$(our_pids)" ] || fail "processes still running in the cluster's namespaces: $(our_pids | tr '\n' ' ')"
 }
 
@@ -171,7 +239,7 @@ ensure_root() {
 # /tmp and /dev are this host's own, /home is shared by all hosts (like an NFS home), the rest is the chroot's.
 # shellcheck disable=SC2016
 SETUP='set -eu
-R=$1 H=$2 HD=$3 S=$4 DEVS=$5
+R=$1 H=$2 HD=$3 S=$4 DEVS=$5 CGM=$6
 hostname "$H"
 mount -t proc proc "$R/proc"
 mount --bind /sys "$R/sys"; mount -o remount,bind,ro "$R/sys" 2>/dev/null || true
@@ -198,6 +266,14 @@ mount --bind "$HD/etc-slurm" "$R/etc/slurm"
 mount --bind "$S/hosts" "$R/etc/hosts"
 mount --bind "$S/munge.key" "$R/etc/munge/munge.key"
 mount --bind "$S/home" "$R/home"
+case $CGM in   # only for a node in a cgroup namespace of its own: its cgroups, as the root of /sys/fs/cgroup
+  v2) mount -t cgroup2 cgroup2 "$R/sys/fs/cgroup" ;;
+  v1*) mount -t tmpfs -o mode=0755,nosuid,nodev,noexec,size=64k cgroup "$R/sys/fs/cgroup"
+       for o in ${CGM#v1}; do
+         mkdir "$R/sys/fs/cgroup/$o"; mount -t cgroup -o "$o" cgroup "$R/sys/fs/cgroup/$o"
+         case $o in *,*) for c in ${o//,/ }; do ln -s "$o" "$R/sys/fs/cgroup/$c"; done ;; esac
+       done ;;
+esac
 '
 
 do_up() {
@@ -216,6 +292,11 @@ do_up() {
   all=("$ctl" "${nodes[@]}")
   [ "$(printf '%s\n' "${all[@]}" | sort | uniq -d)" = "" ] || { echo "nodes.sh up: a host name is given twice" >&2; exit 2; }
 
+  # cgroup plugins (proctrack/cgroup, task/cgroup, jobacct_gather/cgroup) -> a cgroup namespace per node
+  local cgroups=0
+  if grep -Eiq '^[[:space:]]*(ProctrackType|TaskPlugin|JobAcctGatherType)[[:space:]]*=.*cgroup' "$conf/slurm.conf"; then
+    cgroups=1; log "cgroup plugins in slurm.conf: each node gets a cgroup namespace ($(cg_mode) hierarchies: $(cg_mounts))"
+  fi
   ensure_root
   [ -x "$R/usr/sbin/slurmd-wlm" ] || fail "no slurmd in $R"
   log "stopping what an earlier up left"
@@ -269,9 +350,12 @@ do_up() {
     ip -n $P-$h addr add $NET.$i/24 dev eth0; ip -n $P-$h link set eth0 up; ip -n $P-$h link set lo up
     # mount + UTS namespaces, kept by bind-mounting them on files in $RUN (private mount)
     touch $RUN/$h.mnt $RUN/$h.uts
-    unshare --mount=$RUN/$h.mnt --uts=$RUN/$h.uts --propagation private \
-      bash -c "$SETUP" setup "$R" "$h" "$HD" "$S" "$devs" 9>&- ||
-      fail "setting up the mount namespace of $h failed"
+    local cgm="" cgns=()
+    if [ "$role" = node ] && [ "$cgroups" = 1 ]; then cgm=$(cg_mounts); touch $RUN/$h.cg; cgns=(--cgroup=$RUN/$h.cg); fi
+    ( if [ -n "$cgm" ]; then cg_join "$h"; fi
+      exec unshare --mount=$RUN/$h.mnt --uts=$RUN/$h.uts "${cgns[@]}" --propagation private \
+        bash -c "$SETUP" setup "$R" "$h" "$HD" "$S" "$devs" "$cgm" ) 9>&- ||
+      fail "setting up the namespaces of $h failed"
     echo "$h $NET.$i $role" >> $RUN/hosts.new
     i=$((i + 1))
   done
@@ -292,8 +376,18 @@ do_up() {
     X "$h" /usr/sbin/slurmd --conf-server "$ctl:$ctld_port" -L /var/log/slurm/slurmd.log ||
       fail "slurmd did not start on $h (log: $HOSTS/$h/log/slurm/slurmd.log)"
   done
-  node_ready() { local s; s=$(X "$ctl" sinfo -h -N -n "$1" -o '%T' 2>/dev/null) && [[ "$s" =~ ^(idle|mixed|allocated) ]]; }
-  for h in "${nodes[@]}"; do wait_for 60 "node $h idle" node_ready "$h"; done
+  node_ready() {  # fails the whole `up` at once when the node's slurmd is gone (a fatal error in its log)
+    local s; s=$(X "$ctl" sinfo -h -N -n "$1" -o '%T' 2>/dev/null) && [[ "$s" =~ ^(idle|mixed|allocated) ]] && return 0
+    if [ -z "$(host_pids "$1" slurmd)" ]; then
+      tail -5 "$HOSTS/$1/log/slurm/slurmd.log" >&2 2>/dev/null || true
+      fail "slurmd on $1 exited (log: $HOSTS/$1/log/slurm/slurmd.log)"
+    fi
+    return 1
+  }
+  for h in "${nodes[@]}"; do
+    for ((t = 0; t < 300; t++)); do node_ready "$h" && break; sleep 0.2; done
+    [ $t -lt 300 ] || fail "timed out after 60s waiting for node $h to be idle (logs: $HOSTS/$h/log/slurm/)"
+  done
   log "cluster up: controller $ctl, nodes ${nodes[*]}"
   print_env
 }
@@ -329,20 +423,25 @@ do_smoke() {
     if [[ "$2" =~ $3 ]]; then echo "ok   $1" >&2; ok=$((ok + 1)); else echo "FAIL $1: got: $2" >&2; bad=$((bad + 1)); fi
   }
   A() { NODES_USER=alice "$HERE/nodes.sh" exec ctl "$@"; }
-  out=$(A sinfo -h -o '%P %a %D %t %N %G' 2>&1 | sort | tr '\n' ';')
+  out=$(A sinfo -h -o '%P %a %D %t %N %G' 2>&1 | sort | tr '\n' ';') || true
   check "sinfo: partitions per GPU type, both nodes idle, gres" "$out" \
     '^a100 up 1 idle n2 gpu:a100:2;all\* up 1 idle n1 gpu:v100:2;all\* up 1 idle n2 gpu:a100:2;v100 up 1 idle n1 gpu:v100:2;$'
-  out=$(A timeout 60 srun -N2 -n2 hostname 2>&1 | sort | tr '\n' ' ')
+  out=$(A timeout 60 srun -N2 -n2 hostname 2>&1 | sort | tr '\n' ' ') || true
   check "srun -N2 -n2 hostname" "$out" '^n1 n2 $'
-  id=$(A sbatch --parsable -N2 -o nodes-%j.out --wrap 'scontrol show hostnames $SLURM_JOB_NODELIST' 2>&1)
+  id=$(A sbatch --parsable -N2 -o nodes-%j.out --wrap 'scontrol show hostnames $SLURM_JOB_NODELIST' 2>&1) || true
   check "sbatch -N2 --wrap" "$id" '^[0-9]+$'
   for _ in $(seq 100); do [ -z "$(A squeue -h -j "$id" 2>/dev/null)" ] && break; sleep 0.2; done
-  out=$(tr '\n' ' ' < "$HOSTS/shared/home/alice/nodes-$id.out" 2>&1)
+  out=$(tr '\n' ' ' < "$HOSTS/shared/home/alice/nodes-$id.out" 2>&1) || true
   check "sbatch -N2 job output lists both nodes" "$out" '^n1 n2 $'
-  out=$(A timeout 60 srun -p all --gres=gpu:a100:1 bash -c 'echo $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES' 2>&1)
+  out=$(A timeout 60 srun -p all --gres=gpu:a100:1 bash -c 'echo $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES' 2>&1) || true
   check "--gres=gpu:a100:1 runs on the a100 node with CUDA_VISIBLE_DEVICES" "$out" '^n2 CUDA_VISIBLE_DEVICES=0$'
-  out=$(A timeout 60 srun -p v100 --gres=gpu:2 bash -c 'echo $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES' 2>&1)
+  out=$(A timeout 60 srun -p v100 --gres=gpu:2 bash -c 'echo $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES' 2>&1) || true
   check "-p v100 --gres=gpu:2 on n1" "$out" '^n1 CUDA_VISIBLE_DEVICES=0,1$'
+  if [ -e $RUN/n2.cg ]; then   # cgroup plugins: the step is in the node's own slurm_n2 tree, its other GPU is denied
+    out=$(A timeout 60 srun -p a100 --gres=gpu:1 bash -c 'grep -o "freezer:.*" /proc/self/cgroup; head -c1 /dev/nvidia1' 2>&1 | tr '\n' ' ') || true
+    check "cgroups: step in freezer:/slurm_n2/…, the GPU not allocated denied" "$out" \
+      '^freezer:/slurm_n2/uid_[0-9]+/job_[0-9]+/step_0 head: cannot open .?/dev/nvidia1.? for reading: Operation not permitted'
+  fi
   t0=${EPOCHREALTIME/[.,]/}
   do_down
   t1=${EPOCHREALTIME/[.,]/}
@@ -373,8 +472,7 @@ case "$cmd" in
     [ -e $RUN/$h.mnt ] || { echo "nodes.sh exec: no host $h is up" >&2; exit 1; }
     U=${NODES_USER:-root}
     HM=$(chroot "$R" getent passwd "$U" | cut -d: -f6)
-    exec nsenter --net=/run/netns/$P-$h --uts=$RUN/$h.uts --mount=$RUN/$h.mnt \
-      chroot --userspec="$U:$U" "$R" env -i HOME="$HM" USER="$U" LOGNAME="$U" PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM="${TERM:-dumb}" \
+    in_host "$h" chroot --userspec="$U:$U" "$R" env -i HOME="$HM" USER="$U" LOGNAME="$U" PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM="${TERM:-dumb}" \
       bash -c 'cd "$HOME" 2>/dev/null; exec "$@"' "$h" "$@" ;;
   status) do_status ;;
   env) print_env ;;
