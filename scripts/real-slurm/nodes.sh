@@ -15,6 +15,7 @@
 #   nodes.sh smoke [CONF_DIR]      up with CONF_DIR (default: nodes-example/ beside this script) and nodes n1 n2,
 #                                  check sinfo / srun -N2 / sbatch -N2 / a GPU job by type, then down
 #   nodes.sh status                what is up (hosts, addresses, daemons)
+#   nodes.sh env                   the KEY=VALUE lines of the cluster that is up
 #
 # Environment (all optional):
 #   NODES_CACHE=/var/cache/slurmlet-nodes      holds the chroot (forky/), the hosts' state (hosts/) and `lock`
@@ -162,7 +163,7 @@ host_pids() {  # host_pids HOST [COMM] : pids in HOST's mount namespace (named C
 
 # ------------------------------------------------------------ down ---
 do_down() {
-  local h pids i m l
+  local h pids i m l c round
   if [ -d $RUN ]; then
     h=$(ctl_host || true)
     if [ -n "$h" ] && [ -e $RUN/$h.mnt ] && mountpoint -q $RUN/$h.mnt; then
@@ -176,11 +177,15 @@ do_down() {
         fi
       fi
     fi
-    # every process in our namespaces at once (the jobs are gone: nothing needs an orderly sequence), SIGKILL
-    # what is left after 10 s; a second round for anything that started meanwhile
-    for _ in 1 2; do
-      pids=$(our_pids | tr '\n' ' ')
-      [ -z "${pids// /}" ] && break
+    # the Slurm daemons of all hosts at once (the jobs are gone), then what they talk to (mariadbd, munged) and
+    # anything else left; SIGKILL what is still there after 10 s
+    for round in slurm rest; do
+      pids=""
+      for i in $(our_pids); do
+        c=$(cat /proc/$i/comm 2>/dev/null) || continue
+        if [ $round = rest ] || [[ "$c" != mariadbd && "$c" != munged ]]; then pids+="$i "; fi
+      done
+      [ -z "${pids// /}" ] && continue
       log "SIGTERM $(for i in $pids; do printf '%s(%s) ' "$(cat /proc/$i/comm 2>/dev/null)" $i; done)"
       # shellcheck disable=SC2086
       kill -TERM $pids 2>/dev/null || true
@@ -266,6 +271,7 @@ mount --bind "$HD/etc-slurm" "$R/etc/slurm"
 mount --bind "$S/hosts" "$R/etc/hosts"
 mount --bind "$S/munge.key" "$R/etc/munge/munge.key"
 mount --bind "$S/home" "$R/home"
+if [ -d "$HD/lib-mysql" ]; then mount --bind "$HD/lib-mysql" "$R/var/lib/mysql"; fi
 case $CGM in   # only for a node in a cgroup namespace of its own: its cgroups, as the root of /sys/fs/cgroup
   v2) mount -t cgroup2 cgroup2 "$R/sys/fs/cgroup" ;;
   v1*) mount -t tmpfs -o mode=0755,nosuid,nodev,noexec,size=64k cgroup "$R/sys/fs/cgroup"
@@ -338,6 +344,9 @@ do_up() {
     mkdir -p $HD/log/slurm $HD/log/munge $HD/spool/slurmd $HD/spool/slurmctld $HD/lib-slurm/slurmd $HD/lib-slurm/slurmctld $HD/lib-munge $HD/etc-slurm
     chown $slurm_uid:$slurm_gid $HD/log/slurm $HD/spool/slurmctld $HD/lib-slurm $HD/lib-slurm/slurmctld
     chown $munge_uid:$munge_gid $HD/log/munge $HD/lib-munge; chmod 0700 $HD/log/munge $HD/lib-munge
+    if [ $role = ctl ] && [ -s "$conf/slurmdbd.conf" ]; then
+      mkdir -p $HD/lib-mysql; chown "$(chroot "$R" id -u mysql):$(chroot "$R" id -g mysql)" $HD/lib-mysql
+    fi
     if [ $role = ctl ]; then
       for f in "$conf"/*.conf; do cp "$f" $HD/etc-slurm/; done
       chmod 0644 $HD/etc-slurm/*.conf
@@ -368,6 +377,7 @@ do_up() {
   for h in "${all[@]}"; do wait_for 10 "munged on $h" X "$h" sh -c 'munge -n | unmunge'; done
   log "munged running on ${all[*]}"
 
+  if [ -s "$conf/slurmdbd.conf" ]; then start_dbd "$ctl" "$conf"; fi
   X "$ctl" /usr/sbin/slurmctld -L /var/log/slurm/slurmctld.log ||
     fail "slurmctld did not start (log: $HOSTS/$ctl/log/slurm/slurmctld.log)"
   wait_for 60 "slurmctld on $ctl" X "$ctl" scontrol ping
@@ -392,6 +402,36 @@ do_up() {
   print_env
 }
 
+# start_dbd HOST CONF_DIR : MariaDB (unix socket only, data in the host's own /var/lib/mysql) + slurmdbd on the
+# controller host, the database user of slurmdbd.conf, and the cluster with account "research" (root, alice)
+start_dbd() {
+  local h=$1 conf=$2 user pass loc cluster
+  user=$(conf_get "$conf/slurmdbd.conf" StorageUser); pass=$(conf_get "$conf/slurmdbd.conf" StoragePass)
+  loc=$(conf_get "$conf/slurmdbd.conf" StorageLoc); loc=${loc:-slurm_acct_db}
+  cluster=$(conf_get "$conf/slurm.conf" ClusterName)
+  X "$h" install -d -o mysql -g mysql -m 0755 /run/mysqld
+  X "$h" install -d -o mysql -g adm -m 0750 /var/log/mysql
+  X "$h" mariadb-install-db --user=mysql --datadir=/var/lib/mysql --skip-test-db --auth-root-authentication-method=socket \
+    >/dev/null 2>&1 || fail "mariadb-install-db failed on $h"
+  ( in_host "$h" chroot "$R" /usr/sbin/mariadbd --user=mysql --datadir=/var/lib/mysql --skip-networking \
+      --socket=/run/mysqld/mysqld.sock --pid-file=/run/mysqld/mysqld.pid --innodb-buffer-pool-size=128M \
+      --innodb-lock-wait-timeout=900 --innodb-snapshot-isolation=OFF --log-error=/var/log/mysql/mariadb.log \
+      >/dev/null 2>&1 & ) 9>&-
+  wait_for 60 "mariadb on $h" X "$h" mariadb-admin --protocol=socket ping
+  X "$h" mariadb --protocol=socket -u root <<SQL
+CREATE DATABASE IF NOT EXISTS $loc;
+CREATE USER IF NOT EXISTS '${user:-slurm}'@'localhost' IDENTIFIED BY '$pass';
+GRANT ALL ON $loc.* TO '${user:-slurm}'@'localhost';
+FLUSH PRIVILEGES;
+SQL
+  X "$h" /usr/sbin/slurmdbd || fail "slurmdbd did not start on $h (log: $HOSTS/$h/log/slurm/)"
+  wait_for 90 "slurmdbd on $h" X "$h" sacctmgr -n list cluster
+  X "$h" sacctmgr -i add cluster "$cluster" >/dev/null
+  X "$h" sacctmgr -i add account research Cluster="$cluster" Description=ci Organization=ci >/dev/null
+  X "$h" sacctmgr -i add user root,alice Account=research DefaultAccount=research Cluster="$cluster" >/dev/null
+  log "mariadb + slurmdbd up on $h (cluster $cluster, account research: root, alice)"
+}
+
 print_env() {
   local h a r nodes="" addrs=""
   while read -r h a r; do [ "$r" = node ] && nodes+="${nodes:+,}$h"; addrs+="${addrs:+,}$h=$a"; done < $RUN/hosts
@@ -413,7 +453,7 @@ OUT
 
 # ------------------------------------------------------------ smoke ---
 do_smoke() {
-  local conf=${1:-$HERE/nodes-example} out t0 t1 id
+  local conf=${1:-$HERE/nodes-example} out t0 t1 id=""
   t0=${EPOCHREALTIME/[.,]/}
   do_up "$conf" n1 n2 > /dev/null
   t1=${EPOCHREALTIME/[.,]/}
@@ -441,6 +481,13 @@ do_smoke() {
     out=$(A timeout 60 srun -p a100 --gres=gpu:1 bash -c 'grep -o "freezer:.*" /proc/self/cgroup; head -c1 /dev/nvidia1' 2>&1 | tr '\n' ' ') || true
     check "cgroups: step in freezer:/slurm_n2/…, the GPU not allocated denied" "$out" \
       '^freezer:/slurm_n2/uid_[0-9]+/job_[0-9]+/step_0 head: cannot open .?/dev/nvidia1.? for reading: Operation not permitted'
+  fi
+  if [ -s "$conf/slurmdbd.conf" ]; then   # accounting: slurmdbd has the sbatch -N2 job, on both nodes
+    for _ in $(seq 50); do
+      out=$(A sacct -X -n -P -j "$id" -o jobid,account,nodelist,state 2>&1) || true
+      [[ "$out" == *COMPLETED* ]] && break; sleep 0.2
+    done
+    check "sacct: the sbatch -N2 job, account research, on n[1-2], COMPLETED" "$out" "^$id\|research\|n\[1-2\]\|COMPLETED$"
   fi
   t0=${EPOCHREALTIME/[.,]/}
   do_down
