@@ -35,7 +35,7 @@ T0=${EPOCHREALTIME/[.,]/}
 log() { local d=$(( (${EPOCHREALTIME/[.,]/} - T0) / 100000 )); printf '[real-slurm/nodes.sh %4d.%ds] %s\n' $((d / 10)) $((d % 10)) "$*" >&2; }
 unavailable() { echo "nodes: UNAVAILABLE: $*" >&2; exit 3; }
 fail() { echo "nodes: FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,32p' "$0" >&2; exit 2; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" >&2; exit 2; }
 
 CACHE=${NODES_CACHE:-/var/cache/slurmlet-nodes}
 R=${NODES_ROOT:-$CACHE/forky}
