@@ -48,6 +48,10 @@ fn read(dir: &Path, file: &str) -> String {
     std::fs::read_to_string(dir.join("plan").join(file)).unwrap()
 }
 
+fn facts_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(dir, "nodes.json")).unwrap()
+}
+
 fn setup() -> Option<tempfile::TempDir> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -113,8 +117,10 @@ fn a_plan_carries_the_boxs_settings_and_each_nodes_gpus_into_slurms_files() {
     }
     let cgroup = read(dir, "cgroup.conf");
     assert!(cgroup.contains("ConstrainCores=yes\n") && cgroup.contains("ConstrainDevices=yes\n"), "{cgroup}");
+    let v1 = facts_of(dir)["n1"]["cgroup_version"] == 1;
+    assert!(cgroup.contains(if v1 { "CgroupPlugin=cgroup/v1\n" } else { "CgroupPlugin=autodetect\n" }), "{cgroup}");
     assert!(read(dir, "systemd/slurmd.service.d/slurmlet-configless.conf").contains("--conf-server localhost"));
-    let facts: serde_json::Value = serde_json::from_str(&read(dir, "nodes.json")).unwrap();
+    let facts = facts_of(dir);
     assert_eq!(facts["n2"]["gpus"][0]["gres_type"], "a100");
     // The secrets are private, ignored by git, and kept by planning again (slurmlet found
     // on the nodes this time).

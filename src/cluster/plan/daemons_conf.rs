@@ -9,7 +9,11 @@ use crate::config::cgroup::PluginChoice;
 pub fn cgroup_conf(inputs: &Inputs) -> String {
     let c = &inputs.config.cgroup;
     let yes = |b: bool| if b { "yes" } else { "no" };
+    // Slurm's autodetection stops slurmd on a machine with v1 hierarchies beside an empty
+    // v2 one ("Hybrid mode is not supported"): where a node has v1, the plan names it.
+    let any_v1 = inputs.nodes.iter().any(|(_, f)| f.cgroup_version == Some(1));
     let plugin = match c.plugin {
+        PluginChoice::Autodetect if any_v1 => "cgroup/v1",
         PluginChoice::Autodetect => "autodetect",
         PluginChoice::V1 => "cgroup/v1",
         PluginChoice::V2 => "cgroup/v2",
