@@ -14,6 +14,7 @@ pub mod install_links;
 pub mod job_command;
 pub mod job_failure;
 pub mod job_ids;
+pub mod node_check;
 pub mod profiles;
 pub mod sacct;
 pub mod sacctmgr;
@@ -100,6 +101,7 @@ commands:
   profiles
   cluster plan NODE… [-o DIR] [--controller HOST] [--via COMMAND]
   cluster probe
+  node-check [--node NAME] [--dry-run] [--prolog]
   install-links [DIR]
   generate [DIR]
 
@@ -153,6 +155,7 @@ fn slurmlet_main(mut args: Vec<OsString>) -> i32 {
         Some("gpus") => gpus::run(rest("slurmlet gpus")),
         Some("board") => board::run(rest("slurmlet board")),
         Some("cluster") => cluster::run(rest("slurmlet cluster")),
+        Some("node-check") => node_check::run(rest("slurmlet node-check")),
         Some("stepd") => crate::stepd::run(crate::stepd::Kind::Job, rest("slurmlet stepd")),
         Some("stepd-step") => crate::stepd::run(crate::stepd::Kind::Step, rest("slurmlet stepd-step")),
         Some("stepd-server") => crate::stepd::fork_server::run(rest("slurmlet stepd-server")),

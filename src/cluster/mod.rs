@@ -6,6 +6,7 @@
 
 pub mod facts;
 pub mod gather;
+pub mod node_check;
 pub mod plan;
 pub mod probe;
 pub mod shell;

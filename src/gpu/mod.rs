@@ -13,6 +13,7 @@ mod nvml;
 mod nvml_health;
 mod nvml_processes;
 mod proc_driver;
+pub mod process;
 mod rocm_smi;
 mod sampler;
 mod stand_in;

@@ -2,7 +2,7 @@
 //! to users ([`ForeignProcess::describe`]).
 
 use super::owners::Owner;
-use super::process;
+use crate::gpu::process;
 use crate::gpu::{Gpu, GpuProcess};
 use std::collections::HashMap;
 

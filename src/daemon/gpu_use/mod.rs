@@ -10,7 +10,6 @@
 pub mod foreign;
 pub mod idle;
 pub mod owners;
-pub mod process;
 pub mod sample_history;
 pub mod share;
 pub mod tally;

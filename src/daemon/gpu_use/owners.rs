@@ -1,7 +1,7 @@
 //! Which job, and which of its steps, each process on the GPUs belongs to ([`owners`]).
 
-use super::process;
 use crate::api::acct::StepId;
+use crate::gpu::process;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
