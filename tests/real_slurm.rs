@@ -178,3 +178,165 @@ fn a_cluster_serving_other_data_parsers_is_spoken_to_in_the_nearest_that_agrees(
     assert!(cached.contains("\"offered\":[\"v0.0.43\"]"), "{cached}");
     assert!(ours("v43", "scancel", &[&id]).status.success());
 }
+
+/// A box's accounts, users, QOS and limits, as a lab moving to a cluster would have them.
+const SACCTMGR_BOX: &str = r#"
+gpus = 0
+preempt_type = "preempt/qos"
+preempt_mode = "REQUEUE"
+default_account = "smgr_default"
+[limits]
+max_running_jobs_per_user = 90
+max_submitted_jobs_per_user = 900
+max_gpus_per_user = 40
+[qos.smgr_scav]
+usage_factor = 0.5
+max_wall = "1-0"
+max_tres_per_user = "cpu=8,mem=64G,gres/gpu=2"
+grp_tres = "gres/gpu=4"
+max_jobs_per_user = 3
+max_submit_jobs_per_user = 20
+flags = ["DenyOnLimit"]
+grace_time = 120
+preempt_mode = "CANCEL"
+[qos.smgr_high]
+priority = 100
+preempt = ["smgr_scav"]
+description = "deadlines, it's urgent"
+[accounts.smgr_lab]
+fairshare = 3
+description = "the whole lab"
+organization = "lab"
+users = { 4711 = 2 }
+qos = ["normal", "smgr_scav", "smgr_high"]
+[accounts.smgr_vision]
+parent = "smgr_lab"
+fairshare = 2
+users = ["4711", "4712"]
+default_qos = "smgr_scav"
+[users.4711]
+default_account = "smgr_vision"
+[users.4712]
+default_qos = "smgr_high"
+"#;
+
+/// Takes away what the sacctmgr test made, and gives root and `normal` back their settings
+/// (also when the test fails, and before it runs after one that was cut short).
+struct SacctmgrCleanup<'a>(&'a Real, String);
+
+impl SacctmgrCleanup<'_> {
+    fn run(&self) {
+        let c = &self.1;
+        for line in [
+            format!("sacctmgr -i delete user smgr_ann,smgr_ben where cluster={c}"),
+            // Without cluster=: the accounts themselves, not only their associations on it.
+            "sacctmgr -i delete account smgr_vision".into(),
+            "sacctmgr -i delete account smgr_lab,smgr_default".into(),
+            "sacctmgr -i delete qos smgr_high,smgr_scav".into(),
+            format!("sacctmgr -i modify account root where cluster={c} set qos=normal defaultqos=-1"),
+            "sacctmgr -i modify qos normal set MaxJobsPerUser=-1 MaxSubmitJobsPerUser=-1 MaxTRESPerUser=gres/gpu=-1"
+                .into(),
+        ] {
+            self.0.shell(&line);
+        }
+    }
+}
+
+impl Drop for SacctmgrCleanup<'_> {
+    fn drop(&mut self) {
+        self.run();
+    }
+}
+
+impl Real {
+    /// Runs one shell command line inside the cluster's chroot, as root.
+    fn shell(&self, line: &str) -> Output {
+        Command::new(&self.sl).args(["bash", "-c", line]).output().expect("run a command in the chroot")
+    }
+
+    /// The lines of `sacctmgr -n -P ARGS` that start with one of `prefixes`.
+    fn sacctmgr_rows(&self, args: &str, prefixes: &[&str]) -> Vec<String> {
+        let o = self.shell(&format!("sacctmgr -n -P {args}"));
+        assert!(o.status.success(), "sacctmgr {args}: {}", text(&o.stderr));
+        text(&o.stdout).lines().filter(|l| prefixes.iter().any(|p| l.starts_with(p))).map(str::to_string).collect()
+    }
+}
+
+#[test]
+fn the_sacctmgr_commands_give_the_cluster_the_box_accounts_users_and_qos() {
+    let Some(real) = Real::from_env("the_sacctmgr_commands_give_the_cluster") else { return };
+    let cluster = std::env::var("REAL_SLURM_CLUSTER").unwrap_or_else(|_| "ci26".into());
+    let cleanup = SacctmgrCleanup(&real, cluster.clone());
+    cleanup.run();
+    for (uid, name) in [(4711, "smgr_ann"), (4712, "smgr_ben")] {
+        real.shell(&format!("id -u {name} >/dev/null 2>&1 || useradd -M -u {uid} {name}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("box.toml"), SACCTMGR_BOX).unwrap();
+    let config = slurmlet::config::Config::load(&dir.path().join("box.toml")).unwrap();
+    let name = |uid: u32| match uid {
+        4711 => Some("smgr_ann".to_string()),
+        4712 => Some("smgr_ben".to_string()),
+        _ => None,
+    };
+    let lines = slurmlet::cluster::plan::sacctmgr::commands(&config, &cluster, &name).unwrap();
+
+    // The cluster exists already (slurmctld knows only its own): sacctmgr says so and fails.
+    assert_eq!(lines[0], format!("sacctmgr -i add cluster {cluster}"));
+    let o = real.shell(&lines[0]);
+    assert_eq!(
+        (o.status.code(), text(&o.stdout)),
+        (Some(1), format!(" This cluster {cluster} already exists.  Not adding.\n"))
+    );
+    for line in &lines[1..] {
+        let o = real.shell(line);
+        assert!(o.status.success(), "{line}: {}{}", text(&o.stdout), text(&o.stderr));
+    }
+
+    let qos = "normal,smgr_high,smgr_scav";
+    let assoc = real.sacctmgr_rows(
+        &format!("show assoc cluster={cluster} format=account,user,parentname,fairshare,qos,defaultqos"),
+        &["smgr_"],
+    );
+    assert_eq!(
+        assoc,
+        [
+            format!("smgr_default||root|1|{qos}|normal"),
+            format!("smgr_lab||root|3|{qos}|normal"),
+            format!("smgr_lab|smgr_ann||2|{qos}|normal"),
+            format!("smgr_vision||smgr_lab|2|{qos}|smgr_scav"),
+            format!("smgr_vision|smgr_ann||1|{qos}|smgr_scav"),
+            format!("smgr_vision|smgr_ben||1|{qos}|smgr_high"),
+        ]
+    );
+    let root = real.sacctmgr_rows(
+        &format!("show assoc cluster={cluster} account=root format=account,user,qos,defaultqos"),
+        &["root"],
+    );
+    assert_eq!(root, [format!("root||{qos}|normal"), format!("root|root|{qos}|normal")]);
+    let users = real.sacctmgr_rows("show user format=user,defaultaccount", &["smgr_"]);
+    assert_eq!(users, ["smgr_ann|smgr_vision", "smgr_ben|smgr_vision"]);
+    let accounts = real.sacctmgr_rows("show account format=account,descr,org", &["smgr_"]);
+    assert_eq!(
+        accounts,
+        ["smgr_default|smgr_default|smgr_default", "smgr_lab|the whole lab|lab", "smgr_vision|smgr_vision|smgr_lab"]
+    );
+    let qos_rows = real.sacctmgr_rows(
+        "show qos format=name,priority,gracetime,preempt,preemptmode,flags,usagefactor,grptres,maxtrespu,maxjobspu,\
+         maxsubmitpu,maxwall,description",
+        &["normal", "smgr_"],
+    );
+    assert_eq!(
+        qos_rows,
+        [
+            "normal|0|00:00:00||cluster||1.000000||gres/gpu=40|90|900||Normal QOS default",
+            "smgr_scav|0|00:02:00||cancel|DenyOnLimit|0.500000|gres/gpu=4|cpu=8,gres/gpu=2,mem=64G|3|20|1-00:00:00|\
+             smgr_scav",
+            // slurmdbd keeps a single quote as a backquote.
+            "smgr_high|100|00:00:00|smgr_scav|cluster||1.000000||||||deadlines, it`s urgent",
+        ]
+    );
+    drop(cleanup);
+    assert!(real.sacctmgr_rows("show assoc format=account", &["smgr_"]).is_empty());
+    assert!(real.sacctmgr_rows("show account format=account", &["smgr_"]).is_empty());
+}
