@@ -115,6 +115,16 @@ fn a_plan_carries_the_boxs_settings_and_each_nodes_gpus_into_slurms_files() {
     ] {
         assert!(gres.lines().any(|l| l == line), "no line {line:?} in:\n{gres}");
     }
+    let accounts = read(dir, "accounts.sh");
+    for line in [
+        "sacctmgr -n -P show cluster format=cluster | grep -qx lab || run sacctmgr -i add cluster lab",
+        "run sacctmgr -i modify qos normal set MaxTRESPerUser=gres/gpu=2",
+        "run sacctmgr -i modify qos high set Priority=100 Preempt=normal",
+        "run sacctmgr -i add account physics cluster=lab parent=root fairshare=1 description=physics organization=physics",
+        "run sacctmgr -i add user nobody cluster=lab account=physics fairshare=1 defaultaccount=physics",
+    ] {
+        assert!(accounts.lines().any(|l| l == line), "no line {line:?} in:\n{accounts}");
+    }
     let cgroup = read(dir, "cgroup.conf");
     assert!(cgroup.contains("ConstrainCores=yes\n") && cgroup.contains("ConstrainDevices=yes\n"), "{cgroup}");
     let v1 = facts_of(dir)["n1"]["cgroup_version"] == 1;

@@ -182,8 +182,8 @@ fn one_node(
         Some(2) => Check::ok(at, format!("cgroup v2 ({})", facts.cgroup_controllers.join(" "))),
         Some(_) => Check::warn(
             at,
-            "cgroup v1 only: Slurm's cgroup/v1 is deprecated",
-            "boot with systemd.unified_cgroup_hierarchy=1",
+            "cgroup v1 hierarchies (legacy or hybrid): cgroup.conf names cgroup/v1, which Slurm deprecates, as its autodetection refuses a hybrid machine",
+            "boot with systemd.unified_cgroup_hierarchy=1 and plan again",
         ),
         None => {
             Check::warn(at, "no cgroup hierarchy: jobs are tracked but not confined", "mount cgroup2 on /sys/fs/cgroup")

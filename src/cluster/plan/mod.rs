@@ -169,6 +169,23 @@ pub fn make(inputs: &Inputs, secrets: &Secrets, earlier: Vec<Check>, offsets: &B
         },
     ];
     if inputs.accounting {
+        match sacctmgr::commands(config, &inputs.cluster, &crate::identity::user_name_of) {
+            Ok(lines) => files.push(PlanFile {
+                path: "accounts.sh",
+                contents: accounts_script(&inputs.cluster, &lines).into_bytes(),
+                mode: 0o755,
+            }),
+            Err(e) => checks.push(Check::fail(
+                None,
+                format!("the accounts cannot be carried: {e}"),
+                "give that uid a user name on this machine, or take it out of the accounts",
+            )),
+        }
+        checks.extend(
+            sacctmgr::notes(config)
+                .into_iter()
+                .map(|n| Check::warn(None, n, "add what it needs to accounts.sh before it is run")),
+        );
         files.push(PlanFile {
             path: "slurmdbd.conf",
             contents: daemons_conf::slurmdbd_conf(inputs, &secrets.db_password).into_bytes(),
@@ -181,6 +198,30 @@ pub fn make(inputs: &Inputs, secrets: &Secrets, earlier: Vec<Check>, offsets: &B
     let report = report(inputs, &checks);
     files.push(PlanFile { path: "report.txt", contents: report.into_bytes(), mode: 0o644 });
     Plan { files, checks }
+}
+
+/// `accounts.sh`: the sacctmgr commands, run once on the controller after slurmdbd is up.
+/// Each failure is told and the rest still run; the cluster is added only when the
+/// database does not have it yet (slurmctld adds its own when it first registers).
+fn accounts_script(cluster: &str, lines: &[String]) -> String {
+    let mut out = vec![
+        "#!/bin/sh".to_string(),
+        "# The box's cluster, QOS, accounts and users in Slurm's database, written by `slurmlet cluster plan`.".into(),
+        "# Run on the controller once slurmdbd is up; it exits 1 when a command failed.".into(),
+        "status=0".into(),
+        "run() { \"$@\" || { echo \"accounts.sh: failed: $*\" >&2; status=1; }; }".into(),
+    ];
+    let add_cluster = format!("sacctmgr -i add cluster {}", crate::cluster::shell::quote(cluster));
+    for line in lines {
+        if *line == add_cluster {
+            let name = crate::cluster::shell::quote(cluster);
+            out.push(format!("sacctmgr -n -P show cluster format=cluster | grep -qx {name} || run {line}"));
+        } else {
+            out.push(format!("run {line}"));
+        }
+    }
+    out.push("exit $status".into());
+    out.join("\n") + "\n"
 }
 
 fn report(inputs: &Inputs, checks: &[Check]) -> String {

@@ -29,6 +29,7 @@
 //! not have access to their default qos.`). `gres/gpu` limits need
 //! `AccountingStorageTRES=gres/gpu` in the cluster's `slurm.conf`.
 
+use crate::cluster::shell::quote;
 use crate::config::accounts::{Account, AccountTree, ROOT};
 use crate::config::qos::{Qos, TresLimits, NORMAL};
 use crate::config::{Config, UserLimits, DEFAULT_MAX_SUBMITTED_JOBS_PER_USER};
@@ -394,17 +395,6 @@ fn user_commands(
 /// `key=value`, the value quoted for the shell where it needs it.
 fn word(key: &str, value: &str) -> String {
     format!("{key}={}", quote(value))
-}
-
-/// `text` as one shell word: as it is when it holds nothing the shell reads, else in
-/// single quotes.
-fn quote(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.,=/:+@%".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }
 
 #[cfg(test)]
