@@ -24,8 +24,8 @@ pub struct NodeCheckArgs {
     /// the node's name in Slurm (default: SLURMD_NODENAME, else the short host name)
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
-    /// Slurm's scontrol
-    #[arg(long, value_name = "PATH", default_value = "scontrol")]
+    /// Slurm's scontrol, as a command line (`ssh ctl scontrol`)
+    #[arg(long, value_name = "COMMAND", default_value = "scontrol")]
     scontrol: String,
     /// say what would be done, and change nothing
     #[arg(long)]
@@ -90,13 +90,15 @@ pub fn action(verdict: &Verdict, node: &str, now: &NodeState) -> Option<Vec<Stri
     }
 }
 
-fn scontrol(path: &str, args: &[String]) -> Result<String, String> {
-    let mut cmd = Command::new(path);
-    cmd.args(args);
-    let done = program::run(&mut cmd, None, Limits { deadline: SCONTROL_DEADLINE, max_output: 1 << 20 })
-        .map_err(|e| e.to_string())?;
+fn scontrol(command: &str, args: &[String]) -> Result<String, String> {
+    let words = crate::cluster::shell::split(command).map_err(|e| format!("--scontrol: {e}"))?;
+    let Some((program, before)) = words.split_first() else { return Err("--scontrol names no command".into()) };
+    let mut cmd = Command::new(program);
+    cmd.args(before).args(args);
+    let limits = Limits { deadline: SCONTROL_DEADLINE, max_output: 1 << 20 };
+    let done = program::run(&mut cmd, None, limits).map_err(|e| e.to_string())?;
     if !done.status.success() {
-        return Err(format!("{path} {} failed: {}", args.join(" "), done.stderr_text()));
+        return Err(format!("{command} {} failed: {}", args.join(" "), done.stderr_text()));
     }
     Ok(done.stdout_text())
 }

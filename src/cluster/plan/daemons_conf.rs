@@ -5,9 +5,17 @@
 use super::Inputs;
 use crate::config::cgroup::PluginChoice;
 
-/// `cgroup.conf` from the box's `[cgroup]` settings.
+/// `cgroup.conf` from the box's `[cgroup]` settings (a shared daemon's where it has none).
 pub fn cgroup_conf(inputs: &Inputs) -> String {
-    let c = &inputs.config.cgroup;
+    // A cluster is shared: a box that said nothing of cgroups (a user's own daemon, which
+    // confines nothing unless asked) gets what a shared daemon does, its jobs confined to
+    // their cores, memory and GPUs.
+    let config = inputs.config;
+    let c = &if config.cgroup.configured || config.mode == crate::config::Mode::System {
+        config.cgroup
+    } else {
+        crate::config::cgroup::Settings::defaults(true)
+    };
     let yes = |b: bool| if b { "yes" } else { "no" };
     // Slurm's autodetection stops slurmd on a machine with v1 hierarchies beside an empty
     // v2 one ("Hybrid mode is not supported"): where a node has v1, the plan names it.
@@ -66,4 +74,44 @@ pub fn slurmd_dropin(inputs: &Inputs) -> String {
          [Unit]\nConditionPathExists=\n\n[Service]\nEnvironment=\"SLURMD_OPTIONS=--conf-server {ctl}\"\n",
         ctl = inputs.controller
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::facts::sample;
+    use crate::config::Config;
+
+    fn inputs(config: &Config, cgroup_version: u8) -> Inputs<'_> {
+        let mut node = sample("n1");
+        node.cgroup_version = Some(cgroup_version);
+        Inputs {
+            config,
+            cluster: "lab".into(),
+            controller: "ctl".into(),
+            nodes: vec![("n1".into(), node)],
+            accounting: true,
+            transport: "ssh".into(),
+        }
+    }
+
+    #[test]
+    fn a_box_that_said_nothing_of_cgroups_gets_a_shared_machines_confinement() {
+        let config = Config::load(std::path::Path::new("/nonexistent/slurmlet.toml")).unwrap();
+        let text = cgroup_conf(&inputs(&config, 2));
+        for line in ["CgroupPlugin=autodetect", "ConstrainCores=yes", "ConstrainRAMSpace=yes", "ConstrainDevices=yes"] {
+            assert!(text.lines().any(|l| l == line), "{line} not in {text}");
+        }
+        assert!(cgroup_conf(&inputs(&config, 1)).contains("CgroupPlugin=cgroup/v1\n"));
+    }
+
+    #[test]
+    fn the_boxs_own_table_is_carried() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmlet.toml");
+        std::fs::write(&path, "[cgroup]\nconstrain_cores = true\nconstrain_devices = false\n").unwrap();
+        let config = Config::load(&path).unwrap();
+        let text = cgroup_conf(&inputs(&config, 2));
+        assert!(text.contains("ConstrainCores=yes\n") && text.contains("ConstrainDevices=no\n"), "{text}");
+    }
 }
