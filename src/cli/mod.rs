@@ -59,6 +59,11 @@ pub const COMMANDS: &[&str] = &[
 pub fn main_with(args: Vec<OsString>) -> i32 {
     let argv0 = args.first().cloned().unwrap_or_default();
     let name = std::path::Path::new(&argv0).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // Slurm runs HealthCheckProgram and Prolog without arguments: a link by this name is
+    // `slurmlet node-check`.
+    if name == "slurmlet-node-check" {
+        return node_check::run(args);
+    }
     if name == "slurmlet" || name.starts_with("slurmlet-") || !dispatchable(&name) {
         return slurmlet_main(args);
     }

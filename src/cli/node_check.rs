@@ -30,7 +30,8 @@ pub struct NodeCheckArgs {
     /// say what would be done, and change nothing
     #[arg(long)]
     dry_run: bool,
-    /// run as a prolog: exit 1 when the node is drained, so that the job does not start
+    /// run as a prolog (as when Slurm sets SLURM_SCRIPT_CONTEXT=prolog_slurmd): exit 1 when
+    /// the node is drained, so that the job does not start there
     #[arg(long)]
     prolog: bool,
 }
@@ -161,7 +162,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
             None => println!("node {node}: clear"),
         },
     }
-    i32::from(opts.prolog && verdict != Verdict::Clear)
+    // Slurm tells a prolog that it is one.
+    let prolog = opts.prolog || std::env::var("SLURM_SCRIPT_CONTEXT").is_ok_and(|c| c == "prolog_slurmd");
+    i32::from(prolog && verdict != Verdict::Clear)
 }
 
 #[cfg(test)]
