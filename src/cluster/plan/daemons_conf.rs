@@ -2,7 +2,7 @@
 //! the database's password, and the systemd drop-in that lets slurmd start with no
 //! slurm.conf of its own (configless), which some distributions' units refuse.
 
-use super::Inputs;
+use super::model::Inputs;
 use crate::config::cgroup::PluginChoice;
 
 /// `cgroup.conf` from the box's `[cgroup]` settings (a shared daemon's where it has none).

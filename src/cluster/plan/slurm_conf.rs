@@ -3,7 +3,7 @@
 //! partitions plus one per GPU type when the nodes' types differ, its priority weights,
 //! limits and preemption, and cgroup confinement where every node has cgroups.
 
-use super::Inputs;
+use super::model::Inputs;
 use crate::cluster::facts::NodeFacts;
 use crate::config::priority::UsageReset;
 use crate::config::qos::PreemptMode;
@@ -159,7 +159,7 @@ fn accounting(inputs: &Inputs, out: &mut Vec<String>) {
         "AccountingStorageTRES=gres/gpu{}",
         if inputs.config.shards_per_gpu > 0 { ",gres/shard" } else { "" }
     ));
-    if super::limits_need_enforcing(inputs.config) {
+    if super::model::limits_need_enforcing(inputs.config) {
         out.push("AccountingStorageEnforce=associations,limits,qos,safe".into());
     }
 }

@@ -2,7 +2,7 @@
 //! planning again must not change munge's key or the database's password under a running
 //! cluster.
 
-use super::{Plan, Secrets};
+use super::model::{Plan, Secrets};
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
