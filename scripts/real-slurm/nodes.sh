@@ -6,8 +6,15 @@
 # Usage (root):
 #   nodes.sh up CONF_DIR NODE...   start a cluster from CONF_DIR (slurm.conf, gres.conf, cgroup.conf, optional
 #                                  munge.key): the controller host (SlurmctldHost=, e.g. "ctl") runs munged +
-#                                  slurmctld, each NODE runs munged + a configless slurmd (--conf-server).
-#                                  Stops what an earlier `up` left first. stdout: KEY=VALUE lines only.
+#                                  slurmctld, each NODE runs munged + a configless slurmd (--conf-server); every
+#                                  File= of gres.conf becomes a stand-in device file. Stops what an earlier `up`
+#                                  left first, unless `hosts` made just these hosts. stdout: KEY=VALUE lines only.
+#   nodes.sh hosts [--ctl HOST] NODE[:DEVICE,...]...
+#                                  only the hosts, as machines before Slurm is set up on them: the controller host
+#                                  (default "ctl") and each NODE, with namespaces, /etc/hosts, /home, a
+#                                  /sys/fs/cgroup of its own and the stand-in device files listed after its name
+#                                  (n1:/dev/nvidia[0-1]); no daemon. A later `up` naming the same hosts starts
+#                                  Slurm in them (so that a planner can probe them first, through `exec`).
 #   nodes.sh down                  stop everything, delete namespaces, links and mounts (idempotent, also after a
 #                                  crash); keeps the chroot and the hosts' logs
 #   nodes.sh exec HOST CMD...      run CMD in HOST's namespaces inside the chroot (as $NODES_USER, default root,
@@ -244,7 +251,7 @@ ensure_root() {
 # /tmp and /dev are this host's own, /home is shared by all hosts (like an NFS home), the rest is the chroot's.
 # shellcheck disable=SC2016
 SETUP='set -eu
-R=$1 H=$2 HD=$3 S=$4 DEVS=$5 CGM=$6
+R=$1 H=$2 HD=$3 S=$4 CGM=$5
 hostname "$H"
 mount -t proc proc "$R/proc"
 mount --bind /sys "$R/sys"; mount -o remount,bind,ro "$R/sys" 2>/dev/null || true
@@ -256,13 +263,8 @@ ln -s /proc/self/fd $D/fd; ln -s /proc/self/fd/0 $D/stdin; ln -s /proc/self/fd/1
 mkdir -m 755 $D/pts; mkdir -m 1777 $D/shm
 mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts $D/pts; ln -s pts/ptmx $D/ptmx
 mount -t tmpfs -o mode=1777,nosuid,nodev,size=64m shm $D/shm
-for d in $DEVS; do   # stand-in GPUs: character devices with the real major/minor, only in this host
-  mkdir -p "$(dirname "$R$d")"; n=${d##*[!0-9]}
-  case $d in /dev/nvidia*) maj=195 ;; /dev/dri/*) maj=226 ;; *) maj=195 ;; esac
-  mknod -m 666 "$R$d" c $maj "${n:-0}"
-done
 mount -t tmpfs -o mode=0755,nosuid,nodev,size=64m run "$R/run"
-mount -t tmpfs -o mode=1777,nosuid,nodev,size=256m tmp "$R/tmp"
+mount -t tmpfs -o mode=1777,nosuid,nodev,size=1g tmp "$R/tmp"
 mount --bind "$HD/log" "$R/var/log"
 mount --bind "$HD/spool" "$R/var/spool"
 mount --bind "$HD/lib-slurm" "$R/var/lib/slurm"
@@ -282,34 +284,39 @@ case $CGM in   # only for a node in a cgroup namespace of its own: its cgroups, 
 esac
 '
 
-do_up() {
-  local conf=$1; shift
-  local nodes=("$@") h i ctl ctld_port slurmd_port all role
-  [ -d "$conf" ] || { echo "nodes.sh up: $conf is not a directory" >&2; exit 2; }
-  conf=$(cd "$conf" && pwd)
-  [ -s "$conf/slurm.conf" ] || { echo "nodes.sh up: $conf/slurm.conf missing" >&2; exit 2; }
-  [ ${#nodes[@]} -ge 1 ] || { echo "nodes.sh up: name at least one node" >&2; exit 2; }
-  ctl=$(conf_get "$conf/slurm.conf" SlurmctldHost); ctl=${ctl%%(*}; ctl=${ctl:-ctl}
-  ctld_port=$(conf_get "$conf/slurm.conf" SlurmctldPort); ctld_port=${ctld_port:-6817}
-  slurmd_port=$(conf_get "$conf/slurm.conf" SlurmdPort); slurmd_port=${slurmd_port:-6818}
-  for h in "$ctl" "${nodes[@]}"; do
-    [[ "$h" =~ ^[a-z][a-z0-9-]{0,20}$ ]] || { echo "nodes.sh up: bad host name '$h' (a-z0-9-, at most 21)" >&2; exit 2; }
+# parse_devs WORD... : the device files of File=-style words (/dev/nvidia[0-1],/dev/nvidia3), one a line
+parse_devs() {
+  local w d
+  for w in "$@"; do for d in ${w//,/ }; do expand "$d"; done; done
+}
+# add_devs HOST DEVICE... : stand-in GPUs in HOST's own /dev (a tmpfs): character devices with the real major
+# and minor numbers, made where missing
+add_devs() {
+  local h=$1; shift
+  [ $# -gt 0 ] || return 0
+  # shellcheck disable=SC2016
+  ( in_host "$h" bash -c 'R=$1; shift; for d in "$@"; do
+      [ -e "$R$d" ] && continue; mkdir -p "$(dirname "$R$d")"; n=${d##*[!0-9]}
+      case $d in /dev/dri/*) maj=226 ;; *) maj=195 ;; esac
+      mknod -m 666 "$R$d" c $maj "${n:-0}"; done' mkdevs "$R" "$@" ) 9>&- || fail "cannot make the device files of $h"
+}
+check_names() {  # check_names HOST... : host names nodes.sh can use, none twice
+  local h
+  for h in "$@"; do
+    [[ "$h" =~ ^[a-z][a-z0-9-]{0,20}$ ]] || { echo "nodes.sh: bad host name '$h' (a-z0-9-, at most 21)" >&2; exit 2; }
   done
-  all=("$ctl" "${nodes[@]}")
-  [ "$(printf '%s\n' "${all[@]}" | sort | uniq -d)" = "" ] || { echo "nodes.sh up: a host name is given twice" >&2; exit 2; }
+  [ "$(printf '%s\n' "$@" | sort | uniq -d)" = "" ] || { echo "nodes.sh: a host name is given twice" >&2; exit 2; }
+}
 
-  # cgroup plugins (proctrack/cgroup, task/cgroup, jobacct_gather/cgroup) -> a cgroup namespace per node
-  local cgroups=0
-  if grep -Eiq '^[[:space:]]*(ProctrackType|TaskPlugin|JobAcctGatherType)[[:space:]]*=.*cgroup' "$conf/slurm.conf"; then
-    cgroups=1; log "cgroup plugins in slurm.conf: each node gets a cgroup namespace ($(cg_mode) hierarchies: $(cg_mounts))"
-  fi
-  ensure_root
-  [ -x "$R/usr/sbin/slurmd-wlm" ] || fail "no slurmd in $R"
-  log "stopping what an earlier up left"
-  do_down
+# make_hosts CGROUPS CTL NODE[:DEVICE,...]... : the hosts, no daemon yet (after do_down). CGROUPS=1 gives each
+# node a cgroup namespace with the hierarchies mounted at its /sys/fs/cgroup. A random munge key until install_conf.
+make_hosts() {
+  local cgroups=$1 ctl=$2; shift 2
+  local all=("$ctl") devs=() h i role arg
+  for arg in "$@"; do all+=("${arg%%:*}"); done
+  devs[0]=""; i=1; for arg in "$@"; do devs[i]=""; [[ "$arg" == *:* ]] && devs[i]=${arg#*:}; i=$((i + 1)); done
   ip link add $BR type bridge 2>/dev/null || unavailable "cannot create a bridge (ip link add $BR type bridge)"
   ip addr add $NET.1/24 dev $BR; ip link set $BR up
-
   # shared, host-side: the description, /etc/hosts, the munge key, /home
   mkdir -p $RUN && mount --bind $RUN $RUN && mount --make-private $RUN ||
     unavailable "cannot make $RUN a private mount (for the namespace files)"
@@ -317,22 +324,12 @@ do_up() {
   local S=$HOSTS/shared
   { echo "127.0.0.1 localhost"; echo "::1 localhost ip6-localhost"
     i=10; for h in "${all[@]}"; do echo "$NET.$i $h"; i=$((i + 1)); done; } > $S/hosts
-  if [ -s "$conf/munge.key" ]; then cp "$conf/munge.key" $S/munge.key; else head -c 1024 /dev/urandom > $S/munge.key; fi
+  head -c 1024 /dev/urandom > $S/munge.key
   chown "$(chroot "$R" id -u munge):$(chroot "$R" id -g munge)" $S/munge.key; chmod 0600 $S/munge.key
   local uid; for u in $(chroot "$R" sh -c 'ls /home'); do
     uid=$(chroot "$R" id -u "$u" 2>/dev/null) || continue
     install -d -o "$uid" -g "$(chroot "$R" id -g "$u")" -m 0755 "$S/home/$u"
   done
-  # stand-in device files: every File= of gres.conf, on every host (a host's gres.conf lines pick its own)
-  local devs=""
-  if [ -s "$conf/gres.conf" ]; then
-    for w in $(sed 's/#.*//' "$conf/gres.conf" | tr ' \t' '\n\n' | sed -n 's/^[Ff][Ii][Ll][Ee]=//p'); do
-      for d in ${w//,/ }; do devs+=" $(expand "$d" | tr '\n' ' ')"; done
-    done
-  fi
-  # shellcheck disable=SC2001
-  devs=$(echo $devs | tr ' ' '\n' | sort -u | tr '\n' ' ')
-
   local slurm_uid slurm_gid munge_uid munge_gid
   slurm_uid=$(chroot "$R" id -u slurm); slurm_gid=$(chroot "$R" id -g slurm)
   munge_uid=$(chroot "$R" id -u munge); munge_gid=$(chroot "$R" id -g munge)
@@ -344,14 +341,9 @@ do_up() {
     mkdir -p $HD/log/slurm $HD/log/munge $HD/spool/slurmd $HD/spool/slurmctld $HD/lib-slurm/slurmd $HD/lib-slurm/slurmctld $HD/lib-munge $HD/etc-slurm
     chown $slurm_uid:$slurm_gid $HD/log/slurm $HD/spool/slurmctld $HD/lib-slurm $HD/lib-slurm/slurmctld
     chown $munge_uid:$munge_gid $HD/log/munge $HD/lib-munge; chmod 0700 $HD/log/munge $HD/lib-munge
-    if [ $role = ctl ] && [ -s "$conf/slurmdbd.conf" ]; then
+    if [ $role = ctl ]; then   # MariaDB's files, used when a slurmdbd.conf comes
       mkdir -p $HD/lib-mysql; chown "$(chroot "$R" id -u mysql):$(chroot "$R" id -g mysql)" $HD/lib-mysql
     fi
-    if [ $role = ctl ]; then
-      for f in "$conf"/*.conf; do cp "$f" $HD/etc-slurm/; done
-      chmod 0644 $HD/etc-slurm/*.conf
-      if [ -e $HD/etc-slurm/slurmdbd.conf ]; then chown $slurm_uid:$slurm_gid $HD/etc-slurm/slurmdbd.conf; chmod 0600 $HD/etc-slurm/slurmdbd.conf; fi
-    fi   # a compute node's /etc/slurm stays empty: configless, it gets its configuration from slurmctld
     # network: netns $P-$h, eth0 = one end of a veth pair whose other end (${P}vN) is in the bridge
     ip netns add $P-$h || unavailable "cannot create a network namespace (ip netns add $P-$h)"
     ip link add ${P}v$i type veth peer name eth0 netns $P-$h || unavailable "cannot create a veth pair"
@@ -363,12 +355,68 @@ do_up() {
     if [ "$role" = node ] && [ "$cgroups" = 1 ]; then cgm=$(cg_mounts); touch $RUN/$h.cg; cgns=(--cgroup=$RUN/$h.cg); fi
     ( if [ -n "$cgm" ]; then cg_join "$h"; fi
       exec unshare --mount=$RUN/$h.mnt --uts=$RUN/$h.uts "${cgns[@]}" --propagation private \
-        bash -c "$SETUP" setup "$R" "$h" "$HD" "$S" "$devs" "$cgm" ) 9>&- ||
+        bash -c "$SETUP" setup "$R" "$h" "$HD" "$S" "$cgm" ) 9>&- ||
       fail "setting up the namespaces of $h failed"
+    # shellcheck disable=SC2046
+    add_devs "$h" $(parse_devs ${devs[$((i - 10))]})
     echo "$h $NET.$i $role" >> $RUN/hosts.new
     i=$((i + 1))
   done
   mv $RUN/hosts.new $RUN/hosts
+}
+
+# do_hosts [--ctl HOST] NODE[:DEVICE,...]... : the hosts a later `up` starts Slurm in. Every node has cgroups of
+# its own, as a machine has, so that what probes it sees them (and a plan made from that uses them).
+do_hosts() {
+  local ctl=ctl arg names=()
+  if [ "${1:-}" = --ctl ]; then ctl=${2:-}; shift 2 || usage; fi
+  [ $# -ge 1 ] || usage
+  for arg in "$@"; do names+=("${arg%%:*}"); done
+  check_names "$ctl" "${names[@]}"
+  ensure_root
+  do_down
+  make_hosts 1 "$ctl" "$@"
+  touch $RUN/unstarted
+  log "hosts up: $ctl (controller), ${names[*]} (no daemon yet)"
+  print_env
+}
+
+# reusable CTL NODE... : whether `hosts` made just these hosts (CTL the controller) and nothing was started there
+reusable() {
+  [ -e $RUN/unstarted ] && [ -s $RUN/hosts ] || return 1
+  [ "$(ctl_host)" = "$1" ] || return 1
+  [ "$(hosts_up | sort | tr '\n' ' ')" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ')" ] || return 1
+  [ -z "$(our_pids)" ]
+}
+
+do_up() {
+  local conf=$1; shift
+  local nodes=("$@") h ctl ctld_port all
+  [ -d "$conf" ] || { echo "nodes.sh up: $conf is not a directory" >&2; exit 2; }
+  conf=$(cd "$conf" && pwd)
+  [ -s "$conf/slurm.conf" ] || { echo "nodes.sh up: $conf/slurm.conf missing" >&2; exit 2; }
+  [ ${#nodes[@]} -ge 1 ] || { echo "nodes.sh up: name at least one node" >&2; exit 2; }
+  # SlurmctldHost=ctl, or ctl(10.77.0.10): the host's name
+  ctl=$(conf_get "$conf/slurm.conf" SlurmctldHost); ctl=${ctl%%(*}; ctl=${ctl:-ctl}
+  ctld_port=$(conf_get "$conf/slurm.conf" SlurmctldPort); ctld_port=${ctld_port:-6817}
+  all=("$ctl" "${nodes[@]}")
+  check_names "${all[@]}"
+  ensure_root
+  [ -x "$R/usr/sbin/slurmd-wlm" ] || fail "no slurmd in $R"
+  if reusable "${all[@]}"; then
+    log "starting Slurm in the hosts that \`hosts\` made"
+  else
+    # cgroup plugins (proctrack/cgroup, task/cgroup, jobacct_gather/cgroup) -> a cgroup namespace per node
+    local cgroups=0
+    if grep -Eiq '^[[:space:]]*(ProctrackType|TaskPlugin|JobAcctGatherType)[[:space:]]*=.*cgroup' "$conf/slurm.conf"; then
+      cgroups=1; log "cgroup plugins in slurm.conf: each node gets a cgroup namespace ($(cg_mode) hierarchies: $(cg_mounts))"
+    fi
+    log "stopping what an earlier up left"
+    do_down
+    make_hosts $cgroups "$ctl" "${nodes[@]}"
+  fi
+  rm -f $RUN/unstarted
+  install_conf "$conf" "$ctl"
 
   for h in "${all[@]}"; do
     X "$h" install -d -o munge -g munge -m 0755 /run/munge
@@ -402,6 +450,26 @@ do_up() {
   print_env
 }
 
+# install_conf CONF_DIR CTL : CONF_DIR's files into the hosts as they are: its munge key (written into the shared
+# key file, which every host has bound), its *.conf in CTL's /etc/slurm (a compute node's stays empty: configless,
+# it gets its configuration from slurmctld), and a stand-in device file for every File= of gres.conf on every
+# host (each host's gres.conf lines pick its own)
+install_conf() {
+  local conf=$1 ctl=$2 HD=$HOSTS/$2 h
+  if [ -s "$conf/munge.key" ]; then cat "$conf/munge.key" > "$HOSTS/shared/munge.key"; fi
+  for f in "$conf"/*.conf; do cp "$f" $HD/etc-slurm/; done
+  chmod 0644 $HD/etc-slurm/*.conf
+  if [ -e $HD/etc-slurm/slurmdbd.conf ]; then
+    chown "$(chroot "$R" id -u slurm):$(chroot "$R" id -g slurm)" $HD/etc-slurm/slurmdbd.conf; chmod 0600 $HD/etc-slurm/slurmdbd.conf
+  fi
+  local devs=()
+  if [ -s "$conf/gres.conf" ]; then
+    # shellcheck disable=SC2046
+    mapfile -t devs < <(parse_devs $(sed 's/#.*//' "$conf/gres.conf" | tr ' \t' '\n\n' | sed -n 's/^[Ff][Ii][Ll][Ee]=//p') | sort -u)
+  fi
+  for h in $(hosts_up); do add_devs "$h" "${devs[@]}"; done
+}
+
 # start_dbd HOST CONF_DIR : MariaDB (unix socket only, data in the host's own /var/lib/mysql) + slurmdbd on the
 # controller host, the database user of slurmdbd.conf, and the cluster with account "research" (root, alice)
 start_dbd() {
@@ -424,6 +492,7 @@ CREATE USER IF NOT EXISTS '${user:-slurm}'@'localhost' IDENTIFIED BY '$pass';
 GRANT ALL ON $loc.* TO '${user:-slurm}'@'localhost';
 FLUSH PRIVILEGES;
 SQL
+  X "$h" install -d -o slurm -g slurm -m 0755 /run/slurmdbd   # as systemd's RuntimeDirectory= makes it
   X "$h" /usr/sbin/slurmdbd || fail "slurmdbd did not start on $h (log: $HOSTS/$h/log/slurm/)"
   wait_for 90 "slurmdbd on $h" X "$h" sacctmgr -n list cluster
   X "$h" sacctmgr -i add cluster "$cluster" >/dev/null
@@ -440,13 +509,13 @@ NODES_CTL=$(ctl_host)
 NODES_NODES=$nodes
 NODES_ADDRS=$addrs
 NODES_CTL_ADDR=$(awk '$3 == "ctl" {print $2; exit}' $RUN/hosts)
-NODES_CTLD_PORT=$(X "$(ctl_host)" scontrol show config 2>/dev/null | awk '$1 == "SlurmctldPort" {print $3}')
+NODES_CTLD_PORT=$([ -z "$(host_pids "$(ctl_host)" slurmctld)" ] || X "$(ctl_host)" scontrol show config 2>/dev/null | awk '$1 == "SlurmctldPort" {print $3}')
 NODES_NETNS_PREFIX=$P-
 NODES_NS_DIR=$RUN
 NODES_BRIDGE=$BR
 NODES_ROOT=$R
 NODES_LOGS=$HOSTS
-NODES_VERSION=$(X "$(ctl_host)" sinfo -V | awk '{print $2}')
+NODES_VERSION=$(X "$(ctl_host)" slurmctld -V | awk '{print $2}')
 NODES_EXEC=$HERE/nodes.sh exec
 OUT
 }
@@ -503,7 +572,7 @@ do_status() {
   while read -r h a r; do
     ino=$(stat -L -c %i $RUN/$h.mnt 2>/dev/null) || ino=none
     printf '%-8s %-14s %-4s %s\n' "$h" "$a" "$r" "$(for d in /proc/[0-9]*; do
-      [ "$(readlink $d/ns/mnt 2>/dev/null)" = "mnt:[$ino]" ] && echo "$(cat $d/comm 2>/dev/null)(${d#/proc/})"; done | tr '\n' ' ')"
+      [ "$(readlink $d/ns/mnt 2>/dev/null)" = "mnt:[$ino]" ] && echo "$(cat $d/comm 2>/dev/null)(${d#/proc/})"; done | tr '\n' ' ' || true)"
   done < $RUN/hosts
 }
 
@@ -511,6 +580,7 @@ cmd=${1:-}; [ $# -gt 0 ] && shift
 mkdir -p "$CACHE"
 case "$cmd" in
   up)   [ $# -ge 2 ] || usage; exec 9>"$CACHE/lock"; flock -w 300 9 || fail "$CACHE/lock busy"; do_up "$@" ;;
+  hosts) [ $# -ge 1 ] || usage; exec 9>"$CACHE/lock"; flock -w 300 9 || fail "$CACHE/lock busy"; do_hosts "$@" ;;
   down) exec 9>"$CACHE/lock"; flock -w 300 9 || fail "$CACHE/lock busy"; T0=${EPOCHREALTIME/[.,]/}; do_down; log "down" ;;
   smoke) exec 9>"$CACHE/lock"; flock -w 300 9 || fail "$CACHE/lock busy"; do_smoke "$@" ;;
   exec)

@@ -82,6 +82,18 @@ pub fn type_partitions(nodes: &[(String, NodeFacts)]) -> Vec<(String, Vec<String
     by_type.into_iter().map(|(t, n)| (t.to_string(), n)).collect()
 }
 
+/// The memory a job gets per CPU when it asks for none: the box's `def_mem_per_cpu`, else
+/// each CPU's share of the smallest node's memory. Without a default, Slurm's `CR_*_Memory`
+/// gives such a job all of its node's memory, and a node runs one job at a time, where the
+/// box (which reserves nothing for it) runs one per GPU; `DefMemPerCPU=0` means the same
+/// there, so the box's 0 gets the share too.
+pub fn def_mem_per_cpu(configured: Option<u64>, nodes: &[(String, NodeFacts)]) -> Option<u64> {
+    match configured {
+        Some(mem) if mem > 0 => Some(mem),
+        _ => nodes.iter().map(|(_, f)| f.real_memory_mib / u64::from(f.cpu.cpus.max(1))).filter(|m| *m > 0).min(),
+    }
+}
+
 /// Whether every node has cgroups, so that jobs can be confined with them.
 pub fn cgroups_everywhere(nodes: &[(String, NodeFacts)]) -> bool {
     nodes.iter().all(|(_, f)| f.cgroup_version.is_some())
@@ -111,7 +123,7 @@ pub fn render(inputs: &Inputs) -> String {
         format!("MinJobAge={}", config.min_job_age),
         format!("MaxArraySize={}", config.max_array_size),
     ];
-    if let Some(mem) = config.def_mem_per_cpu {
+    if let Some(mem) = def_mem_per_cpu(config.def_mem_per_cpu, &inputs.nodes) {
         out.push(format!("DefMemPerCPU={mem}"));
     }
     out.push(format!("GresTypes=gpu{}", if config.shards_per_gpu > 0 { ",shard" } else { "" }));
@@ -269,6 +281,19 @@ mod tests {
             ]
         );
         assert!(type_partitions(&[("n1".to_string(), v100)]).is_empty());
+    }
+
+    #[test]
+    fn a_job_that_asks_for_no_memory_gets_a_cpus_share_not_the_whole_node() {
+        let big = sample("n1");
+        let mut small = sample("n2");
+        small.real_memory_mib = 4000;
+        let nodes = vec![("n1".to_string(), big), ("n2".to_string(), small)];
+        // 15000 MiB / 8 CPUs and 4000 / 8: the smaller share fits on every node.
+        assert_eq!(def_mem_per_cpu(None, &nodes), Some(500));
+        assert_eq!(def_mem_per_cpu(Some(0), &nodes), Some(500));
+        assert_eq!(def_mem_per_cpu(Some(1024), &nodes), Some(1024));
+        assert_eq!(def_mem_per_cpu(None, &[]), None);
     }
 
     #[test]

@@ -1,0 +1,273 @@
+//! A real multi-host Slurm 26.05 on this machine, brought up only from the files
+//! `slurmlet cluster plan` wrote: `scripts/real-slurm/nodes.sh hosts` makes a controller host
+//! and two GPU nodes (each its own network, UTS, mount and cgroup namespaces in a copy of the
+//! cached Debian chroot, with stand-in `/dev/nvidia*`), the plan probes the nodes through
+//! `nodes.sh exec` (the chroot has no slurmlet: this binary is sent) with a slurmlet
+//! configuration per node (n1: 2 × v100, n2: 2 × a100), and `nodes.sh up PLAN` starts Slurm
+//! from the plan's files as they were written, none edited. Then the cluster must do what
+//! the plan promised: a partition per GPU type beside the box's, jobs across both nodes, a
+//! typed GPU request on the node of that type, and with accounting, `sacct` showing a job.
+//!
+//! Needs root and the chroot (built by `scripts/real-slurm/up.sh`, about a minute the first
+//! time); without them each test says loudly that it checked nothing (and fails instead with
+//! `REAL_SLURM_REQUIRED=1`). `.ci/run` runs it after the real-Slurm suite. The tests share
+//! the one cluster of `nodes.sh`: they take turns.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// `nodes.sh` has one cluster at a time: the tests take turns.
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+/// The box the cluster is planned from: its partitions, beside which the plan adds one per
+/// GPU type.
+const BOX: &str = "cluster_name = \"e2e\"\n\
+    [[partitions]]\nname = \"short\"\ndefault = true\nmax_time = \"1:00:00\"\n\
+    [[partitions]]\nname = \"long\"\n";
+
+/// Each node's slurmlet configuration: two GPUs of `gpu_type` with their device files.
+fn node_config(gpu_type: &str) -> String {
+    format!("gpus = {{ type = \"{gpu_type}\", ids = [0, 1], files = [\"/dev/nvidia0\", \"/dev/nvidia1\"] }}\n")
+}
+
+fn nodes_sh() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/real-slurm/nodes.sh")
+}
+
+/// Says loudly that `test` checked nothing, and why, on stderr and as a line of the list of
+/// skipped tests (`REAL_SLURM_SKIPPED_LIST`, else the target directory's
+/// `skipped-tests.txt`, which `.ci/run` prints at its end).
+fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let line = format!("*** {test} SKIPPED, nothing checked: {why} ***");
+    assert!(std::env::var("REAL_SLURM_REQUIRED").ok().as_deref() != Some("1"), "REAL_SLURM_REQUIRED=1: {line}");
+    // Past the harness's capture.
+    let _ = std::io::stderr().write_all(format!("\n{line}\n\n").as_bytes());
+    let list = std::env::var_os("REAL_SLURM_SKIPPED_LIST").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory").join("skipped-tests.txt")
+    });
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&list)
+        .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
+    if let Err(e) = written {
+        eprintln!("cannot record the skip in {}: {e}", list.display());
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The hosts `nodes.sh hosts` made; dropping it takes the cluster down, whatever happened.
+struct Cluster {
+    /// The directory every host sees as `/home`.
+    home: PathBuf,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let t = Instant::now();
+        match Command::new(nodes_sh()).arg("down").output() {
+            Ok(out) if out.status.success() => eprintln!("real_cluster: down took {:.1?}", t.elapsed()),
+            Ok(out) => eprintln!("real_cluster: nodes.sh down failed: {}", text(&out)),
+            Err(e) => eprintln!("real_cluster: nodes.sh down could not run: {e}"),
+        }
+    }
+}
+
+impl Cluster {
+    /// The hosts ctl, n1 and n2 with two stand-in GPUs each, no Slurm yet; `None` (after
+    /// the notice) where they cannot be had here.
+    fn hosts(test: &str) -> Option<Cluster> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            skip(test, "not root: the hosts are namespaces and mounts");
+            return None;
+        }
+        let turn = CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let t = Instant::now();
+        let out = Command::new(nodes_sh()).args(["hosts", "n1:/dev/nvidia[0-1]", "n2:/dev/nvidia[0-1]"]).output();
+        let out = out.expect("run nodes.sh");
+        let logs =
+            String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix("NODES_LOGS=").map(String::from));
+        // Taken down from here on, also after a failed or unavailable `hosts`.
+        let cluster = Cluster { home: Path::new(&logs.unwrap_or_default()).join("shared/home"), _turn: turn };
+        match out.status.code() {
+            Some(0) => {}
+            Some(3) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let why = err.lines().filter_map(|l| l.strip_prefix("nodes: UNAVAILABLE: ")).next_back();
+                skip(test, &format!("the hosts cannot be made here: {}", why.unwrap_or("nodes.sh hosts exit 3")));
+                return None;
+            }
+            _ => panic!("nodes.sh hosts failed: {}", text(&out)),
+        }
+        eprintln!("real_cluster: hosts took {:.1?}", t.elapsed());
+        let configs = cluster.home.join("slurmlet-nodes");
+        std::fs::create_dir_all(&configs).unwrap();
+        std::fs::write(configs.join("n1.toml"), node_config("v100")).unwrap();
+        std::fs::write(configs.join("n2.toml"), node_config("a100")).unwrap();
+        Some(cluster)
+    }
+
+    /// `slurmlet cluster plan` of n1 and n2 into `dir`, each node reached through `nodes.sh
+    /// exec` with its own configuration; the report, which must have no failed check.
+    fn plan(&self, dir: &Path, extra: &[&str]) -> String {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("box.toml"), BOX).unwrap();
+        let via =
+            format!("{} exec {{node}} env SLURMLET_CONF=/home/slurmlet-nodes/{{node}}.toml", nodes_sh().display());
+        let t = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .env("SLURMLET_CONF", work.path().join("box.toml"))
+            .args(["cluster", "plan", "-o"])
+            .arg(dir)
+            .args(["--controller", "ctl", "--via", &via])
+            .args(extra)
+            .args(["n1", "n2"])
+            .output()
+            .unwrap();
+        eprintln!("real_cluster: plan took {:.1?}", t.elapsed());
+        let report = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(!report.lines().any(|l| l.starts_with("FAIL")), "{report}");
+        for node in ["n1", "n2"] {
+            let found =
+                |l: &&str| l.starts_with(&format!("ok   {node} ")) && l.contains(" 2 GPU(s) found by configured");
+            assert!(report.lines().any(|l| found(&l)), "{report}");
+        }
+        report
+    }
+
+    /// `nodes.sh up PLAN n1 n2`: Slurm from the plan's files, in these hosts.
+    fn up(&self, plan: &Path) {
+        let t = Instant::now();
+        let out = Command::new(nodes_sh()).arg("up").arg(plan).args(["n1", "n2"]).output().unwrap();
+        assert!(out.status.success(), "nodes.sh up {}: {}", plan.display(), text(&out));
+        eprintln!("real_cluster: up took {:.1?}", t.elapsed());
+    }
+
+    /// `args` run as alice on the controller host: what it printed, stdout then stderr.
+    fn run(&self, args: &[&str]) -> String {
+        let out =
+            Command::new(nodes_sh()).env("NODES_USER", "alice").args(["exec", "ctl"]).args(args).output().unwrap();
+        text(&out)
+    }
+
+    /// Two one-CPU jobs on n1 run at once, each with a GPU: a job that asks for no memory
+    /// does not get the whole node's (the plan's `DefMemPerCPU`).
+    fn two_jobs_share_a_node(&self) {
+        let submit = || {
+            let id = self.run(&["sbatch", "--parsable", "-w", "n1", "-n1", "--gres=gpu:1", "--wrap", "sleep 60"]);
+            id.trim().to_string()
+        };
+        let ids = [submit(), submit()];
+        let until = Instant::now() + Duration::from_secs(30);
+        let states = loop {
+            let states = self.run(&["squeue", "-h", "-j", &ids.join(","), "-o", "%T %r"]);
+            if states == "RUNNING None\nRUNNING None\n" || Instant::now() > until {
+                break states;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        self.run(&["scancel", &ids[0], &ids[1]]);
+        assert_eq!(states, "RUNNING None\nRUNNING None\n", "jobs {ids:?} on n1");
+    }
+
+    /// Submits `sbatch -N2` writing its nodes' names, waits for it to end: its id and output.
+    fn two_node_batch(&self) -> (String, String) {
+        let id = self.run(&[
+            "sbatch",
+            "--parsable",
+            "-N2",
+            "-o",
+            "nodes-%j.out",
+            "--wrap",
+            "scontrol show hostnames $SLURM_JOB_NODELIST",
+        ]);
+        let id = id.trim().to_string();
+        assert!(!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()), "sbatch: {id}");
+        let until = Instant::now() + Duration::from_secs(60);
+        while !self.run(&["squeue", "-h", "-j", &id]).trim().is_empty() {
+            assert!(Instant::now() < until, "job {id} still queued after 60 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let output = std::fs::read_to_string(self.home.join(format!("alice/nodes-{id}.out"))).unwrap_or_default();
+        (id, output)
+    }
+}
+
+#[test]
+fn a_cluster_planned_for_nodes_of_two_gpu_types_comes_up_from_the_plans_files() {
+    let test = "real_cluster::a_cluster_planned_for_nodes_of_two_gpu_types_comes_up_from_the_plans_files";
+    let Some(cluster) = Cluster::hosts(test) else { return };
+    let plan = tempfile::tempdir().unwrap();
+    let report = cluster.plan(plan.path(), &["--no-accounting"]);
+    assert!(report.contains("accounting off"), "{report}");
+    cluster.up(plan.path());
+    let t = Instant::now();
+    let mut sinfo: Vec<String> =
+        cluster.run(&["sinfo", "-h", "-o", "%P %a %t %N %G"]).lines().map(String::from).collect();
+    sinfo.sort();
+    assert_eq!(
+        sinfo,
+        [
+            "a100 up idle n2 gpu:a100:2",
+            "long up idle n1 gpu:v100:2",
+            "long up idle n2 gpu:a100:2",
+            "short* up idle n1 gpu:v100:2",
+            "short* up idle n2 gpu:a100:2",
+            "v100 up idle n1 gpu:v100:2",
+        ]
+    );
+    let mut hosts: Vec<String> =
+        cluster.run(&["timeout", "60", "srun", "-N2", "-n2", "hostname"]).lines().map(String::from).collect();
+    hosts.sort();
+    assert_eq!(hosts, ["n1", "n2"]);
+    let (_, output) = cluster.two_node_batch();
+    assert_eq!(output, "n1\nn2\n");
+    let typed = cluster.run(&[
+        "timeout",
+        "60",
+        "srun",
+        "--gres=gpu:a100:1",
+        "bash",
+        "-c",
+        "echo $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES",
+    ]);
+    assert_eq!(typed, "n2 CUDA_VISIBLE_DEVICES=0\n");
+    let by_partition = cluster.run(&["timeout", "60", "srun", "-p", "v100", "--gres=gpu:2", "hostname"]);
+    assert_eq!(by_partition, "n1\n");
+    cluster.two_jobs_share_a_node();
+    eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
+}
+
+#[test]
+fn with_accounting_the_plans_slurmdbd_records_a_two_node_job() {
+    let test = "real_cluster::with_accounting_the_plans_slurmdbd_records_a_two_node_job";
+    let Some(cluster) = Cluster::hosts(test) else { return };
+    let plan = tempfile::tempdir().unwrap();
+    let report = cluster.plan(plan.path(), &[]);
+    assert!(report.contains("accounting on (slurmdbd)"), "{report}");
+    assert!(plan.path().join("slurmdbd.conf").exists());
+    cluster.up(plan.path());
+    let t = Instant::now();
+    let (id, output) = cluster.two_node_batch();
+    assert_eq!(output, "n1\nn2\n");
+    // The job's end reaches slurmdbd a moment after squeue forgets it.
+    let until = Instant::now() + Duration::from_secs(30);
+    let row = loop {
+        let row = cluster.run(&["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,nodelist,state,exitcode"]);
+        if row.contains("COMPLETED") || Instant::now() > until {
+            break row;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(row, format!("{id}|alice|n[1-2]|COMPLETED|0:0\n"));
+    eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
+}
