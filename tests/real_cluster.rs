@@ -271,3 +271,152 @@ fn with_accounting_the_plans_slurmdbd_records_a_two_node_job() {
     assert_eq!(row, format!("{id}|alice|n[1-2]|COMPLETED|0:0\n"));
     eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
 }
+
+// The stand-in NVML library, built as the integration tests build it.
+#[path = "fake_nvml/built.rs"]
+mod fake_nvml;
+
+/// `slurmlet node-check` on node n1, with the stand-in NVML library answering for the GPUs
+/// (files under the hosts' shared `/home`).
+struct NodeCheck<'a> {
+    cluster: &'a Cluster,
+    /// Where the binary, the library, its configuration and the machine's JSON are.
+    dir: PathBuf,
+}
+
+impl NodeCheck<'_> {
+    fn on(cluster: &Cluster) -> NodeCheck<'_> {
+        let dir = cluster.home.join("slurmlet-nodes");
+        std::fs::copy(env!("CARGO_BIN_EXE_slurmlet"), dir.join("slurmlet")).unwrap();
+        std::fs::copy(fake_nvml::library(), dir.join("libfake_nvml.so")).unwrap();
+        let config = "nvml_library = \"/home/slurmlet-nodes/libfake_nvml.so\"\nforeign_gpu_memory = 100\n";
+        std::fs::write(dir.join("n1-check.toml"), config).unwrap();
+        let evil = dir.join("evil");
+        std::fs::create_dir_all(&evil).unwrap();
+        // A user's program named like Slurm's step daemon, with a child on the GPU.
+        std::fs::write(evil.join("slurmstepd"), "#!/bin/sh\nsleep 120 &\necho $!\nwait\n").unwrap();
+        std::fs::set_permissions(evil.join("slurmstepd"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        NodeCheck { cluster, dir }
+    }
+
+    /// The machine: n1's first GPU, with these processes on it using 2 GiB each.
+    fn gpu_used_by(&self, pids: &[u32]) {
+        let processes: Vec<String> =
+            pids.iter().map(|p| format!("{{\"pid\": {p}, \"used_memory\": 2147483648}}")).collect();
+        let machine = format!(
+            "{{\"gpus\": [{{\"name\": \"Tesla V100-SXM2-32GB\", \"uuid\": \"GPU-n1-0\", \"pci_bus_id\": \"00000000:07:00.0\", \
+             \"memory_total\": 34359738368, \"minor\": 0, \"processes\": [{}]}}]}}",
+            processes.join(", ")
+        );
+        std::fs::write(self.dir.join("machine.json"), machine).unwrap();
+    }
+
+    /// Runs node-check on n1 (`env` added): its exit code and what it printed.
+    fn run(&self, env: &[&str]) -> (Option<i32>, String) {
+        let mut args = vec!["exec", "n1", "env", "SLURMLET_CONF=/home/slurmlet-nodes/n1-check.toml"];
+        args.push("SLURMLET_FAKE_NVML=/home/slurmlet-nodes/machine.json");
+        args.extend_from_slice(env);
+        args.extend(["/home/slurmlet-nodes/slurmlet", "node-check"]);
+        let out = Command::new(nodes_sh()).args(&args).output().unwrap();
+        (out.status.code(), text(&out))
+    }
+
+    /// n1's `State=` and `Reason=` as root sees them.
+    fn node(&self) -> (String, String) {
+        let out = Command::new(nodes_sh()).args(["exec", "ctl", "scontrol", "show", "node", "n1"]).output().unwrap();
+        let shown = text(&out);
+        let field = |key: &str| {
+            shown.split_whitespace().find_map(|w| w.strip_prefix(key)).map(String::from).unwrap_or_default()
+        };
+        let reason = shown.lines().find_map(|l| l.trim().strip_prefix("Reason=")).unwrap_or("").to_string();
+        (field("State="), reason)
+    }
+
+    /// Starts `args` on n1 in the background; the pid of the process it prints on its first line.
+    fn start(&self, args: &[&str]) -> (std::process::Child, u32) {
+        let mut child = Command::new(nodes_sh())
+            .args(["exec", "n1"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        (child, line.trim().parse().unwrap_or_else(|_| panic!("no pid from {args:?}: {line:?}")))
+    }
+}
+
+#[test]
+fn node_check_drains_a_node_whose_gpu_is_used_outside_the_queue_and_resumes_it() {
+    let test = "real_cluster::node_check_drains_a_node_whose_gpu_is_used_outside_the_queue_and_resumes_it";
+    let Some(cluster) = Cluster::hosts(test) else { return };
+    let plan = tempfile::tempdir().unwrap();
+    cluster.plan(plan.path(), &["--no-accounting"]);
+    cluster.up(plan.path());
+    let check = NodeCheck::on(&cluster);
+    // A job's process on the GPU: Slurm's own step daemon is above it.
+    check.gpu_used_by(&[]);
+    assert_eq!(check.run(&[]), (Some(0), "node n1: clear\n".to_string()));
+    let pid_file = cluster.home.join("alice/job.pid");
+    let job = cluster.run(&["sbatch", "--parsable", "-w", "n1", "--wrap", "echo $$ > job.pid; exec sleep 120"]);
+    let until = Instant::now() + Duration::from_secs(30);
+    let job_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse::<u32>().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < until, "job {job} did not start");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    check.gpu_used_by(&[job_pid]);
+    assert_eq!(check.run(&[]), (Some(0), "node n1: clear\n".to_string()));
+    cluster.run(&["scancel", job.trim()]);
+    // A process outside the queue drains n1, with the finding as its reason.
+    let (mut outsider, outsider_pid) = check.start(&["sh", "-c", "echo $$; exec sleep 120"]);
+    check.gpu_used_by(&[outsider_pid]);
+    let reason = format!("slurmlet: gpu 0 busy outside the queue: pid {outsider_pid} (root), 2048 MiB");
+    let drained = check.run(&[]);
+    eprintln!("real_cluster: node-check: {}", drained.1);
+    assert_eq!(drained, (Some(0), format!("node n1: drained: {reason}\n")));
+    let (state, shown) = check.node();
+    assert!(state.contains("DRAIN") && shown.starts_with(&format!("{reason} [root@")), "{state} {shown}");
+    eprintln!("real_cluster: sinfo -R:\n{}", cluster.run(&["sinfo", "-R"]));
+    // As Slurm's prolog, it keeps the job off the node.
+    assert_eq!(check.run(&["SLURM_SCRIPT_CONTEXT=prolog_slurmd"]).0, Some(1));
+    // A user's program named slurmstepd is no step daemon of Slurm's.
+    let (mut evil, evil_pid) = check.start(&[
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "/home/slurmlet-nodes/evil/slurmstepd",
+    ]);
+    check.gpu_used_by(&[evil_pid]);
+    let (code, said) = check.run(&[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        said.starts_with(&format!("node n1: drained: slurmlet: gpu 0 busy outside the queue: pid {evil_pid} (")),
+        "{said}"
+    );
+    // Clear again: resumed.
+    check.gpu_used_by(&[]);
+    assert_eq!(check.run(&[]), (Some(0), "node n1: resumed\n".to_string()));
+    assert!(!check.node().0.contains("DRAIN"), "{:?}", check.node());
+    // Drained by an admin: left as it is, busy or clear.
+    let admin = Command::new(nodes_sh())
+        .args(["exec", "ctl", "scontrol", "update", "nodename=n1", "state=drain", "reason=bad fan"])
+        .output()
+        .unwrap();
+    assert!(admin.status.success(), "{}", text(&admin));
+    check.gpu_used_by(&[outsider_pid]);
+    assert_eq!(check.run(&[]), (Some(0), format!("node n1: {reason} (left drained as it was: bad fan)\n")));
+    check.gpu_used_by(&[]);
+    assert_eq!(check.run(&[]), (Some(0), "node n1: clear\n".to_string()));
+    let (state, shown) = check.node();
+    assert!(state.contains("DRAIN") && shown.starts_with("bad fan ["), "{state} {shown}");
+    for (child, pid) in [(&mut outsider, outsider_pid), (&mut evil, evil_pid)] {
+        // SAFETY: kill has no memory preconditions.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

@@ -1,7 +1,7 @@
 //! `slurmlet node-check` on a Slurm node: what slurmlet knows of GPUs and Slurm does not.
 //! Slurm runs it as `HealthCheckProgram` (and may run it as a prolog); it looks at the
 //! node's GPUs once, and finds a process outside the queue that holds one (more GPU memory
-//! than `foreign_gpu_memory_mib`, and no Slurm job among its ancestors), or a GPU the driver
+//! than `foreign_gpu_memory` MiB, and no Slurm job among its ancestors), or a GPU the driver
 //! reports lost or waiting for a reset. Its [`Verdict`] drains the node with the reason, and
 //! resumes a node it drained itself once all is clear (never one drained by anybody else).
 
