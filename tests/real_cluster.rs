@@ -278,14 +278,13 @@ mod fake_nvml;
 
 /// `slurmlet node-check` on node n1, with the stand-in NVML library answering for the GPUs
 /// (files under the hosts' shared `/home`).
-struct NodeCheck<'a> {
-    cluster: &'a Cluster,
+struct NodeCheck {
     /// Where the binary, the library, its configuration and the machine's JSON are.
     dir: PathBuf,
 }
 
-impl NodeCheck<'_> {
-    fn on(cluster: &Cluster) -> NodeCheck<'_> {
+impl NodeCheck {
+    fn on(cluster: &Cluster) -> NodeCheck {
         let dir = cluster.home.join("slurmlet-nodes");
         std::fs::copy(env!("CARGO_BIN_EXE_slurmlet"), dir.join("slurmlet")).unwrap();
         std::fs::copy(fake_nvml::library(), dir.join("libfake_nvml.so")).unwrap();
@@ -296,7 +295,7 @@ impl NodeCheck<'_> {
         // A user's program named like Slurm's step daemon, with a child on the GPU.
         std::fs::write(evil.join("slurmstepd"), "#!/bin/sh\nsleep 120 &\necho $!\nwait\n").unwrap();
         std::fs::set_permissions(evil.join("slurmstepd"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-        NodeCheck { cluster, dir }
+        NodeCheck { dir }
     }
 
     /// The machine: n1's first GPU, with these processes on it using 2 GiB each.
@@ -419,4 +418,80 @@ fn node_check_drains_a_node_whose_gpu_is_used_outside_the_queue_and_resumes_it()
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+impl Cluster {
+    /// `slurmlet cluster apply` of the plan in `dir` through `nodes.sh exec`: exit code and
+    /// what it printed.
+    fn apply(&self, dir: &Path, extra: &[&str]) -> (Option<i32>, String) {
+        let t = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .args(["cluster", "apply", "-o"])
+            .arg(dir)
+            .args(["--via", &format!("{} exec {{node}}", nodes_sh().display())])
+            .args(extra)
+            .output()
+            .unwrap();
+        eprintln!("real_cluster: apply took {:.1?}", t.elapsed());
+        (out.status.code(), text(&out))
+    }
+
+    /// Runs a shell line as root on `host`.
+    fn root_on(&self, host: &str, line: &str) -> Output {
+        Command::new(nodes_sh()).args(["exec", host, "sh", "-c", line]).output().unwrap()
+    }
+}
+
+#[test]
+fn apply_makes_the_plan_a_cluster_says_what_to_do_about_a_munged_with_an_old_key_and_changes_nothing_twice() {
+    let test = "real_cluster::apply_makes_the_plan_a_cluster_says_what_to_do_about_a_munged_with_an_old_key_and_changes_nothing_twice";
+    let Some(cluster) = Cluster::hosts(test) else { return };
+    let plan = tempfile::tempdir().unwrap();
+    cluster.plan(plan.path(), &["--no-accounting"]);
+    // n2's munged already runs, with the key the hosts had before the plan's was copied.
+    let started = cluster
+        .root_on("n2", "install -d -o munge -g munge -m 0755 /run/munge && runuser -u munge -- /usr/sbin/munged");
+    assert!(started.status.success(), "{}", text(&started));
+    let (code, said) = cluster.apply(plan.path(), &[]);
+    eprintln!("real_cluster: apply with n2's munged on the old key:\n{said}");
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("FAIL n2           munged there does not take the controller's credentials ("), "{said}");
+    assert!(
+        said.contains("fix: restart munged on n2 (systemctl restart munge): it still runs with the key it had before"),
+        "{said}"
+    );
+    let stopped = cluster.root_on("n2", "kill $(cat /run/munge/munged.pid)");
+    assert!(stopped.status.success(), "{}", text(&stopped));
+    std::thread::sleep(Duration::from_millis(500));
+    let (code, said) = cluster.apply(plan.path(), &[]);
+    eprintln!("real_cluster: apply:\n{said}");
+    assert_eq!(code, Some(0), "{said}");
+    for line in [
+        "n2           munged: started",
+        "n2           munge: takes ctl's credentials",
+        "ctl          slurm.conf: written",
+        "ctl          slurmctld: started",
+        "n1           slurmd: started",
+        "ctl          check: n1 n2 idle",
+        "ctl          check: a one-GPU job on n2: 0",
+        "ctl          check: srun -N2 -n2 hostname ran on n1 n2",
+        "the cluster is up: ctl and n1 n2",
+    ] {
+        assert!(said.lines().any(|l| l == line), "no line {line:?} in:\n{said}");
+    }
+    let sinfo = cluster.run(&["sinfo", "-h", "-p", "a100", "-o", "%N %G"]);
+    assert_eq!(sinfo, "n2 gpu:a100:2\n");
+    // Applied again, nothing changes.
+    let (code, again) = cluster.apply(plan.path(), &[]);
+    assert_eq!(code, Some(0), "{again}");
+    let changed: Vec<&str> = again.lines().filter(|l| l.ends_with(": written") || l.ends_with(": started")).collect();
+    assert!(changed.is_empty(), "{again}");
+    assert!(again.lines().any(|l| l == "ctl          slurmctld: running"), "{again}");
+    // --dry-run says what it would run, through the transport.
+    let (code, dry) = cluster.apply(plan.path(), &["--dry-run"]);
+    assert_eq!(code, Some(0), "{dry}");
+    assert!(
+        dry.lines().any(|l| l.starts_with("n1           slurmd: ") && l.contains("nodes.sh exec n1 sh -c")),
+        "{dry}"
+    );
 }

@@ -4,6 +4,9 @@
 //!   `--via` names) and writes the cluster's files from this machine's configuration and
 //!   the answers, with a report of every check; it exits 1 when a check failed, the files
 //!   written all the same.
+//! - `slurmlet cluster apply` makes the plan a running cluster over the same transport, each
+//!   step idempotent and reported, and checks it end to end; the first failure stops it,
+//!   with what to do.
 //! - `slurmlet cluster probe` is what each node runs: its facts as JSON.
 
 use crate::cluster::gather::{self, Ask};
@@ -29,8 +32,23 @@ pub struct ClusterArgs {
 enum ClusterCommand {
     /// ask each node what it has and write the cluster's files and a report
     Plan(PlanArgs),
+    /// make the plan a running cluster over the same transport, step by step, and check it
+    Apply(ApplyArgs),
     /// print this machine's facts as JSON (what `plan` asks each node)
     Probe(ProbeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ApplyArgs {
+    /// the plan's directory
+    #[arg(short, long, default_value = "slurm-cluster", value_name = "DIR")]
+    output: PathBuf,
+    /// how commands reach a host; {node} stands for its name
+    #[arg(long, value_name = "COMMAND", default_value = transport::DEFAULT)]
+    via: String,
+    /// print the commands each step would run, and run none
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +94,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     match opts.command {
         ClusterCommand::Plan(p) => plan(p),
+        ClusterCommand::Apply(a) => apply(a),
         ClusterCommand::Probe(p) => {
             let (config, _) = crate::config::target::client_config();
             let facts = probe::probe(&config, &Questions { controller: p.controller, users: p.users });
@@ -142,4 +161,43 @@ fn plan(p: PlanArgs) -> i32 {
     print!("{}", made.report());
     println!("plan written to {}", p.output.display());
     i32::from(made.failed())
+}
+
+fn apply(a: ApplyArgs) -> i32 {
+    let transport = match Transport::parse(&a.via) {
+        Ok(t) => t,
+        Err(e) => {
+            super::error(CMD, &e.to_string());
+            return 2;
+        }
+    };
+    let plan = match crate::cluster::apply::plan_dir::PlanDir::read(&a.output) {
+        Ok(p) => p,
+        Err(e) => {
+            super::error(CMD, &format!("{e} (is it a plan's directory? see slurmlet cluster plan)"));
+            return 1;
+        }
+    };
+    println!(
+        "# applying {} to controller {} and {} node(s) through {}",
+        a.output.display(),
+        plan.controller,
+        plan.nodes.len(),
+        transport.describe()
+    );
+    match crate::cluster::apply::Apply::new(&transport, &plan, a.dry_run).run() {
+        Ok(()) if a.dry_run => 0,
+        Ok(()) => {
+            println!(
+                "the cluster is up: {} and {}",
+                plan.controller,
+                plan.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(" ")
+            );
+            0
+        }
+        Err(stop) => {
+            println!("FAIL {:<12} {}\n{:<17} fix: {}", stop.host, stop.what, "", stop.fix);
+            1
+        }
+    }
 }

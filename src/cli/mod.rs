@@ -105,6 +105,7 @@ commands:
   board [--port PORT] [--bind ADDR] [-M|--profile PROFILE]
   profiles
   cluster plan NODE… [-o DIR] [--controller HOST] [--via COMMAND]
+  cluster apply [-o DIR] [--via COMMAND] [--dry-run]
   cluster probe
   node-check [--node NAME] [--dry-run] [--prolog]
   install-links [DIR]

@@ -4,6 +4,7 @@
 //! ([`plan`]). Nothing here schedules across machines: the cluster is Slurm's, and slurmlet
 //! plans it and talks to it.
 
+pub mod apply;
 pub mod facts;
 pub mod gather;
 pub mod node_check;

@@ -1,0 +1,125 @@
+//! The shell commands `cluster apply` runs on a host, each one idempotent: it looks first,
+//! changes only what differs from the plan, and says which it did on its last line
+//! (`same`, `written`, `running`, `started`, …), so that running the plan twice changes
+//! nothing the second time. Each is `sh -c SCRIPT sh ARGS…`: the values are arguments,
+//! never pasted into the script.
+
+/// `sh -c script sh args…`.
+pub fn sh(script: &str, args: &[&str]) -> Vec<String> {
+    let mut argv = vec!["sh".to_string(), "-c".into(), script.into(), "sh".into()];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    argv
+}
+
+/// Writes standard input to `path` with `mode` and `owner` unless it already holds exactly
+/// that; prints `same` or `written`. A file that exists is written in place (it may be a
+/// mount, which cannot be replaced).
+pub fn ensure_file(path: &str, mode: &str, owner: &str) -> Vec<String> {
+    sh(
+        "t=$(mktemp) || exit 1; cat > \"$t\" || exit 1; \
+         if cmp -s \"$t\" \"$1\"; then rm -f \"$t\"; chmod \"$2\" \"$1\" && chown \"$3\" \"$1\" && echo same; \
+         elif [ -e \"$1\" ]; then cat \"$t\" > \"$1\" && rm -f \"$t\" && chmod \"$2\" \"$1\" && chown \"$3\" \"$1\" && echo written; \
+         else install -D -m \"$2\" -o \"${3%%:*}\" -g \"${3##*:}\" \"$t\" \"$1\" && rm -f \"$t\" && echo written; fi",
+        &[path, mode, owner],
+    )
+}
+
+/// Directories owned by `owner`, made where missing.
+pub fn ensure_dirs(owner: &str, dirs: &[&str]) -> Vec<String> {
+    let mut args = vec![owner];
+    args.extend_from_slice(dirs);
+    sh("o=$1; shift; install -d -o \"${o%%:*}\" -g \"${o##*:}\" -m 0755 \"$@\" && echo ready", &args)
+}
+
+/// The packages installed where missing (Debian's apt, Fedora's dnf); prints `installed`
+/// with the ones it installed, or `present`.
+pub fn ensure_packages(packages: &[&str]) -> Vec<String> {
+    sh(
+        "missing=''; for p in \"$@\"; do \
+           if command -v dpkg-query >/dev/null; then s=$(dpkg-query -W -f='${db:Status-Status}' \"$p\" 2>/dev/null); \
+           else rpm -q \"$p\" >/dev/null 2>&1 && s=installed; fi; \
+           [ \"$s\" = installed ] || missing=\"$missing $p\"; done; \
+         [ -z \"$missing\" ] && { echo present; exit 0; }; \
+         if command -v apt-get >/dev/null; then DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2 || exit 1; \
+         else dnf install -y $missing >&2 || exit 1; fi; echo \"installed$missing\"",
+        packages,
+    )
+}
+
+/// munged running with the key on disk: left alone when it answers and `restart` is not
+/// asked, else (re)started by systemd, or directly where systemd does not run the machine.
+pub fn munged(restart: bool) -> Vec<String> {
+    sh(
+        "if [ \"$1\" = no ] && munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then echo running; exit 0; fi; \
+         if [ -d /run/systemd/system ]; then systemctl restart munge || exit 1; \
+         else [ -f /run/munge/munged.pid ] && kill \"$(cat /run/munge/munged.pid)\" 2>/dev/null && sleep 0.5; \
+           install -d -o munge -g munge -m 0755 /run/munge && runuser -u munge -- /usr/sbin/munged || exit 1; fi; \
+         for i in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && { echo started; exit 0; }; sleep 0.2; done; \
+         echo 'munged does not answer' >&2; exit 1",
+        &[if restart { "yes" } else { "no" }],
+    )
+}
+
+/// A Slurm daemon running: left alone when its pid file names a live process, else started
+/// by systemd (`unit`), or directly with `command…`.
+pub fn daemon(pid_file: &str, unit: &str, command: &[&str]) -> Vec<String> {
+    let mut args = vec![pid_file, unit];
+    args.extend_from_slice(command);
+    sh(
+        "p=$1 u=$2; shift 2; \
+         if [ -f \"$p\" ] && kill -0 \"$(cat \"$p\")\" 2>/dev/null; then echo running; exit 0; fi; \
+         if [ -d /run/systemd/system ]; then systemctl daemon-reload && systemctl enable --now \"$u\" || exit 1; \
+         else \"$@\" || exit 1; fi; echo started",
+        &args,
+    )
+}
+
+/// `/etc/slurm/slurm.conf` moved aside on a configless node, which would read it rather
+/// than the controller's.
+pub fn no_local_slurm_conf() -> Vec<String> {
+    sh(
+        "f=/etc/slurm/slurm.conf; if [ -f \"$f\" ]; then mv \"$f\" \"$f.local\" && echo \"moved to $f.local\"; else echo none; fi",
+        &[],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn run(argv: &[String], input: &[u8]) -> (bool, String) {
+        use std::io::Write;
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    #[test]
+    fn a_file_is_written_once_and_then_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("etc/slurm/slurm.conf");
+        let path = path.to_str().unwrap();
+        let owner = format!("{}:{}", crate::identity::uid(), crate::identity::gid());
+        let write = ensure_file(path, "0644", &owner);
+        assert_eq!(run(&write, b"ClusterName=lab\n"), (true, "written".into()));
+        assert_eq!(run(&write, b"ClusterName=lab\n"), (true, "same".into()));
+        assert_eq!(run(&write, b"ClusterName=other\n"), (true, "written".into()));
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "ClusterName=other\n");
+    }
+
+    #[test]
+    fn values_are_arguments_never_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a file; touch pwned");
+        let owner = format!("{}:{}", crate::identity::uid(), crate::identity::gid());
+        assert_eq!(run(&ensure_file(path.to_str().unwrap(), "0600", &owner), b"x"), (true, "written".into()));
+        assert!(path.exists() && !dir.path().join("pwned").exists());
+    }
+}
