@@ -54,7 +54,7 @@ struct ApplyArgs {
 #[derive(Debug, clap::Args)]
 struct PlanArgs {
     /// the compute nodes, as names or host lists (`n[1-3]`)
-    #[arg(required = true, value_name = "NODE")]
+    #[arg(value_name = "NODE")]
     nodes: Vec<String>,
     /// the directory the plan is written to
     #[arg(short, long, default_value = "slurm-cluster", value_name = "DIR")]
@@ -120,6 +120,10 @@ fn plan(p: PlanArgs) -> i32 {
             return 2;
         }
     };
+    if p.nodes.is_empty() {
+        super::error(CMD, "name the compute nodes: slurmlet cluster plan NODE… (names or host lists, n[1-3])");
+        return 2;
+    }
     let mut nodes = Vec::new();
     for text in &p.nodes {
         match crate::options::hostlist::expand(text) {

@@ -125,6 +125,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let threshold = config.foreign_gpu_memory_mib.saturating_mul(1 << 20);
     let verdict = match node_check::look(&mut config) {
+        Ok((gpus, _)) if gpus.is_empty() => {
+            println!("node {node}: no GPU found here: nothing to look at");
+            return 0;
+        }
         Ok((gpus, sample)) => node_check::assess(&sample, &gpus, threshold, node_check::in_a_job),
         Err(e) => {
             super::error(CMD, &e);

@@ -99,9 +99,13 @@ fn outsider(p: &GpuProcess, index: Option<u32>) -> String {
 }
 
 /// One look at this node's GPUs under `config`: the GPUs found, and what their sampler
-/// saw; `Err` when no sampler can look at them (configured or stand-in GPUs).
+/// saw (nothing on a node without GPUs); `Err` when no sampler can look at them
+/// (configured or stand-in GPUs).
 pub fn look(config: &mut Config) -> Result<(Vec<crate::gpu::Gpu>, GpuSample), String> {
     let source = config.discover_gpus();
+    if source.is_none() {
+        return Ok((Vec::new(), GpuSample::default()));
+    }
     let Some(sampler) = crate::gpu::sampler_for(source.as_deref(), &config.nvml_library, &config.gpus) else {
         return Err(format!(
             "the GPUs here ({}) cannot be looked at: node-check needs NVML or nvidia-smi",

@@ -204,7 +204,26 @@ fn a_node_that_lies_or_a_name_that_is_an_option_gets_no_line_in_the_files() {
     );
     assert!(!read(dir, "slurm.conf").contains("evil"));
 
+    let out = plan(dir, &[], &[]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name the compute nodes"), "{out:?}");
+
     let out = plan(dir, &["--"], &["-oProxyCommand=touch"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a host name"), "{out:?}");
+}
+
+#[test]
+fn node_check_on_a_node_without_gpus_says_so_and_asks_slurm_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A node whose configuration says it has none (whatever this machine has).
+    std::fs::write(dir.path().join("cpu.toml"), "gpus = 0\n").unwrap();
+    // `false` as scontrol: any call to it would fail the check.
+    let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+        .env("SLURMLET_CONF", dir.path().join("cpu.toml"))
+        .args(["node-check", "--node", "cpu1", "--scontrol", "false"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "node cpu1: no GPU found here: nothing to look at\n");
 }
