@@ -7,6 +7,7 @@ use super::facts::NodeFacts;
 use super::plan::checks::Check;
 use super::transport::Transport;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long a node may take to answer (a copy of the binary included).
@@ -50,8 +51,12 @@ fn now() -> f64 {
 
 /// Asks every node in `nodes`, all at once.
 pub fn gather(nodes: &[String], ask: &Ask) -> Gathered {
+    // This binary, read once for all the nodes that lack slurmlet.
+    let binary: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
     let answers: Vec<(String, Answer)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = nodes.iter().map(|node| (node, scope.spawn(move || ask_one(node, ask)))).collect();
+        let binary = &binary;
+        let handles: Vec<_> =
+            nodes.iter().map(|node| (node, scope.spawn(move || ask_one(node, ask, binary)))).collect();
         handles
             .into_iter()
             .map(|(node, h)| (node.clone(), h.join().unwrap_or_else(|_| Err("the probe's thread panicked".into()))))
@@ -83,19 +88,20 @@ fn probe_args(ask: &Ask) -> Vec<String> {
 }
 
 /// One node's facts and clock offset, or why there are none.
-fn ask_one(node: &str, ask: &Ask) -> Answer {
+fn ask_one(node: &str, ask: &Ask, binary: &OnceLock<Result<Vec<u8>, String>>) -> Answer {
     let mut argv = vec![ask.remote.to_string(), "cluster".into(), "probe".into()];
     argv.extend(probe_args(ask));
     let mut done = ask.transport.run(node, &argv, None, PROBE_DEADLINE).map_err(|e| e.to_string())?;
     let mut after = now();
     // 127: no slurmlet there; send this one.
     if done.status.code() == Some(127) {
-        let binary = std::env::current_exe()
-            .and_then(std::fs::read)
+        let binary = binary
+            .get_or_init(|| std::env::current_exe().and_then(std::fs::read).map_err(|e| e.to_string()))
+            .as_ref()
             .map_err(|e| format!("slurmlet is not installed there, and this binary cannot be read to send it: {e}"))?;
         let mut argv = vec!["sh".to_string(), "-c".into(), RUN_FROM_STDIN.into(), "sh".into()];
         argv.extend(probe_args(ask));
-        done = ask.transport.run(node, &argv, Some(&binary), PROBE_DEADLINE).map_err(|e| e.to_string())?;
+        done = ask.transport.run(node, &argv, Some(binary), PROBE_DEADLINE).map_err(|e| e.to_string())?;
         after = now();
     }
     if !done.status.success() {

@@ -130,9 +130,9 @@ fn one_node(
             facts.os
         ),
     ));
-    match (&facts.slurm_version, facts.packages.get("slurmd")) {
-        (Some(v), _) => checks.push(Check::ok(at, format!("Slurm {v} installed"))),
-        (None, _) => checks.push(Check::warn(at, "slurmd is not installed", "install the distribution's: apt-get install slurmd (Debian, Ubuntu), dnf install slurm-slurmd (Fedora, EPEL)")),
+    match &facts.slurm_version {
+        Some(v) => checks.push(Check::ok(at, format!("Slurm {v} installed"))),
+        None => checks.push(Check::warn(at, "slurmd is not installed", "install the distribution's: apt-get install slurmd (Debian, Ubuntu), dnf install slurm-slurmd (Fedora, EPEL)")),
     }
     if !facts.packages.contains_key("munge") && facts.munge_user.is_none() {
         checks.push(Check::warn(
