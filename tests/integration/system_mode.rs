@@ -516,10 +516,15 @@ fn a_gpus_shards_serve_one_owner_at_a_time_under_an_mps_server_run_as_that_owner
     shared.wait_state(a0, "COMPLETED");
     shared.wait_state(a1, "COMPLETED");
     shared.wait_state(b, "COMPLETED");
-    let seen = read(&calls);
-    let quits =
-        seen.lines().filter(|l| *l == format!("quit 0 uid={}", alice.uid) || *l == format!("quit 1 uid={}", alice.uid));
-    assert_eq!(quits.count(), 2, "{seen}");
+    // Idle servers are quit by the daemon after their jobs end, not before the end is told:
+    // wait for both quits rather than reading the log once.
+    let her_quit = |l: &&str| *l == format!("quit 0 uid={}", alice.uid) || *l == format!("quit 1 uid={}", alice.uid);
+    let seen = wait_for("both of alice's servers to be quit", T, || {
+        let seen = read(&calls);
+        let quits = seen.lines().filter(her_quit).count();
+        common::until(quits == 2, || seen.clone()).map(|()| seen.clone())
+    });
+    assert_eq!(seen.lines().filter(her_quit).count(), 2, "{seen}");
     // On the GPU Bob's job is given, his server starts once hers there is gone.
     let lines: Vec<&str> = seen.lines().collect();
     let bob_start = lines.iter().position(|l| l.starts_with("start") && l.ends_with(&format!("uid={}", bob.uid)));
