@@ -6,7 +6,9 @@
 //! configuration per node (n1: 2 × v100, n2: 2 × a100), and `nodes.sh up PLAN` starts Slurm
 //! from the plan's files as they were written, none edited. Then the cluster must do what
 //! the plan promised: a partition per GPU type beside the box's, jobs across both nodes, a
-//! typed GPU request on the node of that type, and with accounting, `sacct` showing a job.
+//! typed GPU request on the node of that type. `slurmlet cluster apply` makes the same
+//! hosts a cluster too, with and without accounting (`real_cluster/accounting.rs`: the box's
+//! shares and limits on the cluster, `sacct` showing a job).
 //!
 //! Needs root and the chroot (built by `scripts/real-slurm/up.sh`, about a minute the first
 //! time); without them each test says loudly that it checked nothing (and fails instead with
@@ -118,8 +120,13 @@ impl Cluster {
     /// `slurmlet cluster plan` of n1 and n2 into `dir`, each node reached through `nodes.sh
     /// exec` with its own configuration; the report, which must have no failed check.
     fn plan(&self, dir: &Path, extra: &[&str]) -> String {
+        self.plan_of(BOX, dir, extra)
+    }
+
+    /// [`Cluster::plan`] of a box configured with `box_toml`.
+    fn plan_of(&self, box_toml: &str, dir: &Path, extra: &[&str]) -> String {
         let work = tempfile::tempdir().unwrap();
-        std::fs::write(work.path().join("box.toml"), BOX).unwrap();
+        std::fs::write(work.path().join("box.toml"), box_toml).unwrap();
         let via =
             format!("{} exec {{node}} env SLURMLET_CONF=/home/slurmlet-nodes/{{node}}.toml", nodes_sh().display());
         let t = Instant::now();
@@ -154,8 +161,12 @@ impl Cluster {
 
     /// `args` run as alice on the controller host: what it printed, stdout then stderr.
     fn run(&self, args: &[&str]) -> String {
-        let out =
-            Command::new(nodes_sh()).env("NODES_USER", "alice").args(["exec", "ctl"]).args(args).output().unwrap();
+        self.run_as("alice", args)
+    }
+
+    /// `args` run as `user` on the controller host: what it printed, stdout then stderr.
+    fn run_as(&self, user: &str, args: &[&str]) -> String {
+        let out = Command::new(nodes_sh()).env("NODES_USER", user).args(["exec", "ctl"]).args(args).output().unwrap();
         text(&out)
     }
 
@@ -247,30 +258,9 @@ fn a_cluster_planned_for_nodes_of_two_gpu_types_comes_up_from_the_plans_files() 
     eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
 }
 
-#[test]
-fn with_accounting_the_plans_slurmdbd_records_a_two_node_job() {
-    let test = "real_cluster::with_accounting_the_plans_slurmdbd_records_a_two_node_job";
-    let Some(cluster) = Cluster::hosts(test) else { return };
-    let plan = tempfile::tempdir().unwrap();
-    let report = cluster.plan(plan.path(), &[]);
-    assert!(report.contains("accounting on (slurmdbd)"), "{report}");
-    assert!(plan.path().join("slurmdbd.conf").exists());
-    cluster.up(plan.path());
-    let t = Instant::now();
-    let (id, output) = cluster.two_node_batch();
-    assert_eq!(output, "n1\nn2\n");
-    // The job's end reaches slurmdbd a moment after squeue forgets it.
-    let until = Instant::now() + Duration::from_secs(30);
-    let row = loop {
-        let row = cluster.run(&["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,nodelist,state,exitcode"]);
-        if row.contains("COMPLETED") || Instant::now() > until {
-            break row;
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    };
-    assert_eq!(row, format!("{id}|alice|n[1-2]|COMPLETED|0:0\n"));
-    eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
-}
+// Accounting: apply with slurmdbd, the box's shares and limits on the cluster.
+#[path = "real_cluster/accounting.rs"]
+mod accounting;
 
 // The stand-in NVML library, built as the integration tests build it.
 #[path = "fake_nvml/built.rs"]

@@ -248,6 +248,7 @@ ensure_root() {
 # Runs inside a fresh mount + UTS namespace (unshare), before anything is started there: hostname, and the
 # chroot's per-host view. Everything is mounted at $R/... in this namespace only; the chroot's files are never
 # written: /etc/hosts, /etc/slurm, /etc/munge/munge.key, /run, /var/log, /var/spool, /var/lib/{slurm,munge},
+# the controller's /etc/mysql and /var/lib/{mysql,mariadb},
 # /tmp and /dev are this host's own, /home is shared by all hosts (like an NFS home), the rest is the chroot's.
 # shellcheck disable=SC2016
 SETUP='set -eu
@@ -274,6 +275,8 @@ mount --bind "$S/hosts" "$R/etc/hosts"
 mount --bind "$S/munge.key" "$R/etc/munge/munge.key"
 mount --bind "$S/home" "$R/home"
 if [ -d "$HD/lib-mysql" ]; then mount --bind "$HD/lib-mysql" "$R/var/lib/mysql"; fi
+if [ -d "$HD/lib-mariadb" ] && [ -d "$R/var/lib/mariadb" ]; then mount --bind "$HD/lib-mariadb" "$R/var/lib/mariadb"; fi
+if [ -d "$HD/etc-mysql" ]; then mount --bind "$HD/etc-mysql" "$R/etc/mysql"; fi
 case $CGM in   # only for a node in a cgroup namespace of its own: its cgroups, as the root of /sys/fs/cgroup
   v2) mount -t cgroup2 cgroup2 "$R/sys/fs/cgroup" ;;
   v1*) mount -t tmpfs -o mode=0755,nosuid,nodev,noexec,size=64k cgroup "$R/sys/fs/cgroup"
@@ -342,7 +345,10 @@ make_hosts() {
     chown $slurm_uid:$slurm_gid $HD/log/slurm $HD/spool/slurmctld $HD/lib-slurm $HD/lib-slurm/slurmctld
     chown $munge_uid:$munge_gid $HD/log/munge $HD/lib-munge; chmod 0700 $HD/log/munge $HD/lib-munge
     if [ $role = ctl ]; then   # MariaDB's files, used when a slurmdbd.conf comes
-      mkdir -p $HD/lib-mysql; chown "$(chroot "$R" id -u mysql):$(chroot "$R" id -g mysql)" $HD/lib-mysql
+      # (Debian 13's MariaDB keeps its data in /var/lib/mysql, 14's in /var/lib/mariadb: each is the host's own)
+      mkdir -p $HD/lib-mysql $HD/lib-mariadb
+      chown "$(chroot "$R" id -u mysql):$(chroot "$R" id -g mysql)" $HD/lib-mysql $HD/lib-mariadb
+      cp -a "$R/etc/mysql" $HD/etc-mysql   # its own, as `cluster apply` writes a drop-in there
     fi
     # network: netns $P-$h, eth0 = one end of a veth pair whose other end (${P}vN) is in the bridge
     ip netns add $P-$h || unavailable "cannot create a network namespace (ip netns add $P-$h)"
@@ -589,7 +595,8 @@ case "$cmd" in
     [ -e $RUN/$h.mnt ] || { echo "nodes.sh exec: no host $h is up" >&2; exit 1; }
     U=${NODES_USER:-root}
     HM=$(chroot "$R" getent passwd "$U" | cut -d: -f6)
-    in_host "$h" chroot --userspec="$U:$U" "$R" env -i HOME="$HM" USER="$U" LOGNAME="$U" PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM="${TERM:-dumb}" \
+    UG="$(chroot "$R" id -u "$U"):$(chroot "$R" id -g "$U")" || { echo "nodes.sh exec: no user $U in the hosts" >&2; exit 1; }
+    in_host "$h" chroot --userspec="$UG" "$R" env -i HOME="$HM" USER="$U" LOGNAME="$U" PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM="${TERM:-dumb}" \
       bash -c 'cd "$HOME" 2>/dev/null; exec "$@"' "$h" "$@" ;;
   status) do_status ;;
   env) print_env ;;

@@ -5,9 +5,10 @@
 //! each node with GPUs, a job across all nodes.
 //!
 //! It starts the daemons through systemd where systemd runs the host, else directly (a
-//! container, the test's namespaces). It does not set up slurmdbd and MariaDB yet: a plan
-//! with accounting is refused by name.
+//! container, the test's namespaces). With accounting, MariaDB and slurmdbd come up on the
+//! controller before slurmctld (`database.rs`).
 
+mod database;
 pub mod plan_dir;
 pub mod scripts;
 
@@ -83,9 +84,16 @@ impl<'a> Apply<'a> {
         let ctl = plan.controller.as_str();
         let hosts: Vec<&str> = std::iter::once(ctl).chain(plan.nodes.iter().map(|n| n.reach.as_str())).collect();
         for host in &hosts {
-            let packages: &[&str] =
-                if *host == ctl { &["munge", "slurmctld", "slurm-client"] } else { &["munge", "slurmd"] };
-            self.step(host, "packages", &scripts::ensure_packages(packages), None)?;
+            let mut packages = vec!["munge"];
+            if *host == ctl {
+                packages.extend(["slurmctld", "slurm-client"]);
+                if plan.accounting.is_some() {
+                    packages.extend(["slurmdbd", "mariadb-server"]);
+                }
+            } else {
+                packages.push("slurmd");
+            }
+            self.step(host, "packages", &scripts::ensure_packages(&packages), None)?;
         }
         for host in &hosts {
             let key = self.step(
@@ -178,6 +186,9 @@ impl<'a> Apply<'a> {
             changed |=
                 self.step(ctl, name, &scripts::ensure_file(&path, "0644", "root:root"), Some(text.as_bytes()))?
                     == "written";
+        }
+        if let Some(accounting) = &plan.accounting {
+            self.database(ctl, accounting)?;
         }
         let started = self.step(
             ctl,
@@ -277,6 +288,11 @@ fn fix_for(what: &str) -> String {
         "munged" | "munge key" => "read munged's log (/var/log/munge/munged.log) there and apply again".into(),
         "slurmctld" => "read /var/log/slurm/slurmctld.log on the controller".into(),
         "slurmd" => "read /var/log/slurm/slurmd.log on the node".into(),
+        "MariaDB" | "slurmdbd's database" => "read MariaDB's log (/var/log/mysql/) on the controller".into(),
+        "slurmdbd" => "read /var/log/slurm/slurmdbd.log on the controller".into(),
+        "accounts.sh" => {
+            "read what sacctmgr said above; fix accounts.sh or the database by hand, and apply again".into()
+        }
         _ => "make the transport run commands there as root, and apply again".into(),
     }
 }

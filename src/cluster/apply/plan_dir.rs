@@ -29,14 +29,23 @@ pub struct PlanDir {
     pub dropin: String,
     /// `munge.key`.
     pub munge_key: Vec<u8>,
-    /// Whether it has accounting (`slurmdbd.conf`).
-    pub accounting: bool,
+    /// With accounting: `slurmdbd.conf` and `accounts.sh`.
+    pub accounting: Option<Accounting>,
     /// `SlurmctldHost`, without an address in parentheses.
     pub controller: String,
     /// The nodes.
     pub nodes: Vec<PlanNode>,
     /// The report's failed checks.
     pub failed: Vec<String>,
+}
+
+/// The plan's accounting: slurmdbd's configuration and the script that fills its database.
+#[derive(Debug, Clone)]
+pub struct Accounting {
+    /// `slurmdbd.conf`.
+    pub slurmdbd_conf: String,
+    /// `accounts.sh`.
+    pub accounts_sh: Vec<u8>,
 }
 
 /// `KEY=VALUE` words of a configuration line, the key as written.
@@ -70,21 +79,23 @@ impl PlanDir {
             })
             .collect();
         let report = text("report.txt")?;
+        let failed: Vec<String> = report.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect();
         Ok(PlanDir {
             gres_conf: text("gres.conf")?,
             cgroup_conf: text("cgroup.conf")?,
             dropin: text("systemd/slurmd.service.d/slurmlet-configless.conf")?,
             munge_key: std::fs::read(dir.join("munge.key"))
                 .map_err(|e| format!("{}: {e}", dir.join("munge.key").display()))?,
-            accounting: dir.join("slurmdbd.conf").exists(),
-            failed: report.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect(),
+            // A plan with a failed check may lack accounts.sh; it is refused for the check.
+            accounting: if failed.is_empty() { Accounting::read(dir)? } else { None },
+            failed,
             slurm_conf,
             controller,
             nodes,
         })
     }
 
-    /// Why this plan is not applied: a failed check, or accounting (not set up here yet).
+    /// Why this plan is not applied: a failed check.
     pub fn refusal(&self) -> Result<(), Stop> {
         if let Some(first) = self.failed.first() {
             return Err(Stop {
@@ -93,14 +104,29 @@ impl PlanDir {
                 fix: "fix what report.txt says, plan again, and apply the new plan".into(),
             });
         }
-        if self.accounting {
-            return Err(Stop {
-                host: "cluster".into(),
-                what: "the plan has accounting (slurmdbd.conf): apply does not set up slurmdbd and MariaDB yet".into(),
-                fix: "plan with --no-accounting, or set slurmdbd up by hand as docs/cluster.md describes".into(),
-            });
-        }
         Ok(())
+    }
+}
+
+impl Accounting {
+    /// The plan's accounting files, `None` where it has no `slurmdbd.conf`.
+    fn read(dir: &Path) -> Result<Option<Accounting>, String> {
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{}: {e}", dir.join(name).display()));
+        if !dir.join("slurmdbd.conf").exists() {
+            return Ok(None);
+        }
+        let slurmdbd_conf = String::from_utf8_lossy(&read("slurmdbd.conf")?).into_owned();
+        Ok(Some(Accounting { slurmdbd_conf, accounts_sh: read("accounts.sh")? }))
+    }
+
+    /// `slurmdbd.conf`'s value of `key` (the last one, as slurmdbd reads it).
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.slurmdbd_conf
+            .lines()
+            .filter_map(|l| l.trim().split_once('='))
+            .filter(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.trim())
+            .next_back()
     }
 }
 
@@ -113,14 +139,14 @@ mod tests {
         let d = dir.path();
         let conf = "SlurmctldHost=ctl\nNodeName=n1 NodeAddr=n1.lab CPUs=2 Gres=gpu:v100:2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
         std::fs::write(d.join("slurm.conf"), conf).unwrap();
-        for f in ["gres.conf", "cgroup.conf", "munge.key"] {
+        for f in ["gres.conf", "cgroup.conf", "munge.key", "accounts.sh"] {
             std::fs::write(d.join(f), "x").unwrap();
         }
         std::fs::create_dir_all(d.join("systemd/slurmd.service.d")).unwrap();
         std::fs::write(d.join("systemd/slurmd.service.d/slurmlet-configless.conf"), "[Unit]\n").unwrap();
         std::fs::write(d.join("report.txt"), report).unwrap();
         if accounting {
-            std::fs::write(d.join("slurmdbd.conf"), "x").unwrap();
+            std::fs::write(d.join("slurmdbd.conf"), "StorageUser=slurm\nStoragePass=abc\nstoragepass=def\n").unwrap();
         }
         dir
     }
@@ -141,12 +167,27 @@ mod tests {
     }
 
     #[test]
-    fn a_plan_with_a_failed_check_or_accounting_is_not_applied() {
+    fn a_plan_with_a_failed_check_is_not_applied() {
         let failed =
             PlanDir::read(plan("ok   n1  fine\nFAIL n2  user bob does not exist there\n", false).path()).unwrap();
         let stop = failed.refusal().unwrap_err();
         assert!(stop.what.contains("1 failed check(s), the first: FAIL n2  user bob"), "{stop:?}");
-        let dbd = PlanDir::read(plan("", true).path()).unwrap();
-        assert!(dbd.refusal().unwrap_err().what.contains("apply does not set up slurmdbd"));
+        assert!(failed.accounting.is_none());
+    }
+
+    #[test]
+    fn slurmdbds_settings_are_read_as_slurmdbd_reads_them() {
+        let dir = plan("", true);
+        let dbd = PlanDir::read(dir.path()).unwrap();
+        assert_eq!(dbd.refusal(), Ok(()));
+        let accounting = dbd.accounting.unwrap();
+        assert_eq!(
+            (accounting.setting("StorageUser"), accounting.setting("StoragePass")),
+            (Some("slurm"), Some("def"))
+        );
+        assert_eq!(accounting.setting("StorageLoc"), None);
+        std::fs::remove_file(dir.path().join("accounts.sh")).unwrap();
+        let missing = PlanDir::read(dir.path()).unwrap_err();
+        assert!(missing.ends_with("accounts.sh: No such file or directory (os error 2)"), "{missing}");
     }
 }

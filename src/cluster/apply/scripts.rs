@@ -83,6 +83,81 @@ pub fn no_local_slurm_conf() -> Vec<String> {
     )
 }
 
+/// The directory MariaDB reads its drop-in configuration from (Debian's, Fedora's); prints it.
+pub fn mariadb_conf_dir() -> Vec<String> {
+    sh(
+        "for d in /etc/mysql/mariadb.conf.d /etc/my.cnf.d; do [ -d \"$d\" ] && { echo \"$d\"; exit 0; }; done; \
+         echo 'no /etc/mysql/mariadb.conf.d or /etc/my.cnf.d: is mariadb-server installed?' >&2; exit 1",
+        &[],
+    )
+}
+
+/// What Slurm's accounting guide asks of MariaDB for slurmdbd: a long lock wait (slurmdbd's
+/// rollups hold locks for minutes), and no snapshot isolation (MariaDB 11.6 turned it on, and
+/// slurmdbd's updates then fail with "Record has changed since last read"). `loose-` lets an
+/// older MariaDB that lacks the setting start anyway.
+pub const MARIADB_CNF: &str = "# Written by `slurmlet cluster apply`: MariaDB as slurmdbd needs it.\n\
+     [mysqld]\ninnodb_lock_wait_timeout=900\nloose-innodb_snapshot_isolation=OFF\n";
+
+/// MariaDB answering on its socket: left alone when it answers and `restart` is not asked,
+/// else (re)started by systemd, or directly (its data directory, wherever its configuration
+/// puts it, made first where missing) where systemd does not run the machine.
+pub fn mariadb(restart: bool) -> Vec<String> {
+    sh(
+        "up() { mariadb-admin --protocol=socket ping >/dev/null 2>&1; }; \
+         if [ \"$1\" = no ] && up; then echo running; exit 0; fi; \
+         if [ -d /run/systemd/system ]; then systemctl enable mariadb >&2 && systemctl restart mariadb || exit 1; \
+         else if [ -f /run/mysqld/mysqld.pid ]; then kill \"$(cat /run/mysqld/mysqld.pid)\" 2>/dev/null && \
+             for i in $(seq 100); do [ -f /run/mysqld/mysqld.pid ] || break; sleep 0.1; done; \
+             rm -f /run/mysqld/mysqld.pid; fi; \
+           d=$(mariadbd --help --verbose 2>/dev/null | awk '$1 == \"datadir\" {print $2}'); \
+           [ -d \"${d:-/var/lib/mysql}/mysql\" ] || mariadb-install-db --user=mysql --skip-test-db \
+             --auth-root-authentication-method=socket >&2 || exit 1; \
+           install -d -o mysql -g mysql -m 0755 /run/mysqld && install -d -o mysql -m 0750 /var/log/mysql || exit 1; \
+           setsid -f mariadbd --user=mysql --pid-file=/run/mysqld/mysqld.pid --log-error=/var/log/mysql/error.log \
+             </dev/null >/dev/null 2>&1 || exit 1; fi; \
+         for i in $(seq 300); do up && { echo started; exit 0; }; sleep 0.2; done; \
+         echo 'MariaDB does not answer on its socket (log: /var/log/mysql/)' >&2; exit 1",
+        &[if restart { "yes" } else { "no" }],
+    )
+}
+
+/// Why a value of `slurmdbd.conf` cannot be put into SQL: only letters, digits, `_` and
+/// `-` are (what the plan writes), so that nothing needs quoting.
+fn sql_word<'v>(key: &str, value: Option<&'v str>, default: &'v str) -> Result<&'v str, String> {
+    let value = value.unwrap_or(default);
+    let plain = !value.is_empty() && value.len() <= 64;
+    if plain && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        Ok(value)
+    } else {
+        Err(format!(
+            "slurmdbd.conf: {key}={value:?} is not a plain word (letters, digits, _ and -, at most 64), which apply \
+             puts into MariaDB"
+        ))
+    }
+}
+
+/// The SQL, for MariaDB's root on its socket, that makes slurmdbd's database and user with
+/// the password of `slurmdbd.conf`, or sets them so again. Fed on standard input, so the
+/// password is never on a command line.
+pub fn database_sql(user: Option<&str>, password: Option<&str>, database: Option<&str>) -> Result<String, String> {
+    let user = sql_word("StorageUser", user, "slurm")?;
+    let password = sql_word("StoragePass", password, "")?;
+    let database = sql_word("StorageLoc", database, "slurm_acct_db")?;
+    Ok(format!(
+        "CREATE DATABASE IF NOT EXISTS `{database}`;\n\
+         CREATE USER IF NOT EXISTS '{user}'@'localhost' IDENTIFIED BY '{password}';\n\
+         ALTER USER '{user}'@'localhost' IDENTIFIED BY '{password}';\n\
+         GRANT ALL ON `{database}`.* TO '{user}'@'localhost';\n\
+         SELECT 'ready';\n"
+    ))
+}
+
+/// MariaDB's root, on its socket, running standard input's SQL.
+pub fn mariadb_root() -> Vec<String> {
+    ["mariadb", "--protocol=socket", "-u", "root", "-N", "-B"].map(String::from).to_vec()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +196,16 @@ mod tests {
         let owner = format!("{}:{}", crate::identity::uid(), crate::identity::gid());
         assert_eq!(run(&ensure_file(path.to_str().unwrap(), "0600", &owner), b"x"), (true, "written".into()));
         assert!(path.exists() && !dir.path().join("pwned").exists());
+    }
+
+    #[test]
+    fn only_plain_words_of_slurmdbd_conf_reach_sql() {
+        let sql = database_sql(Some("slurm"), Some("s3cr-et_9"), None).unwrap();
+        assert!(sql.contains("CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 's3cr-et_9';"), "{sql}");
+        assert!(sql.contains("GRANT ALL ON `slurm_acct_db`.* TO 'slurm'@'localhost';"), "{sql}");
+        let quote = database_sql(None, Some("x'; DROP DATABASE mysql; --"), None).unwrap_err();
+        assert!(quote.starts_with("slurmdbd.conf: StoragePass=\"x'; DROP"), "{quote}");
+        assert!(database_sql(None, None, None).unwrap_err().contains("StoragePass=\"\""));
+        assert!(database_sql(Some("slurm"), Some("pw"), Some("a`b")).is_err());
     }
 }

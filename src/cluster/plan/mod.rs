@@ -127,9 +127,18 @@ fn accounts_script(cluster: &str, lines: &[String]) -> String {
     let mut out = vec![
         "#!/bin/sh".to_string(),
         "# The box's cluster, QOS, accounts and users in Slurm's database, written by `slurmlet cluster plan`.".into(),
-        "# Run on the controller once slurmdbd is up; it exits 1 when a command failed.".into(),
-        "status=0".into(),
-        "run() { \"$@\" || { echo \"accounts.sh: failed: $*\" >&2; status=1; }; }".into(),
+        "# Run on the controller once slurmdbd is up; it exits 1 when a command failed. Run again, it".into(),
+        "# changes nothing: what the database already has is counted, not failed (sacctmgr 26.05 says".into(),
+        "# \"Already existing account\" of an account, \"Request didn't affect anything\" of an association).".into(),
+        "status=0 set=0 kept=0".into(),
+        "run() {".into(),
+        "  out=$(\"$@\" 2>&1); rc=$?; [ -z \"$out\" ] || printf '%s\\n' \"$out\" >&2".into(),
+        "  if [ $rc -eq 0 ]; then set=$((set + 1))".into(),
+        "  elif printf '%s' \"$out\" | grep -q -e 'Nothing new added' -e 'Nothing modified' -e 'Already existing' \\"
+            .into(),
+        "    -e 'Request didn.t affect anything'; then kept=$((kept + 1))".into(),
+        "  else echo \"accounts.sh: failed: $*: $(printf '%s' \"$out\" | tail -n 1)\" >&2; status=1; fi".into(),
+        "}".into(),
     ];
     let add_cluster = format!("sacctmgr -i add cluster {}", crate::cluster::shell::quote(cluster));
     for line in lines {
@@ -140,6 +149,7 @@ fn accounts_script(cluster: &str, lines: &[String]) -> String {
             out.push(format!("run {line}"));
         }
     }
+    out.push("echo \"accounts: $set set, $kept already there\"".into());
     out.push("exit $status".into());
     out.join("\n") + "\n"
 }
@@ -162,4 +172,53 @@ fn report(inputs: &Inputs, checks: &[Check]) -> String {
     );
     out.push(format!("{failed} failed, {warned} to know of, {} fine", checks.len() - failed - warned));
     out.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accounts_script;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn accounts_sh_counts_what_the_database_has_and_fails_on_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        // A sacctmgr that has account `old` and user `old` already, and refuses `bad`.
+        let fake = dir.path().join("sacctmgr");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\ncase \"$*\" in\n*show*) echo lab ;;\n*' old'*) echo ' Already existing account old on cluster lab'; exit 1 ;;\n\
+             *' bad'*) echo ' Unknown option: bad'; exit 1 ;;\nesac\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let run = |lines: &[&str]| {
+            let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            let script = dir.path().join("accounts.sh");
+            std::fs::write(&script, accounts_script("lab", &lines)).unwrap();
+            let path = format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap_or_default());
+            let out = std::process::Command::new("sh").arg(&script).env("PATH", path).output().unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let lines = ["sacctmgr -i add cluster lab", "sacctmgr -i add account old", "sacctmgr -i add account new"];
+        assert_eq!(
+            run(&lines),
+            (
+                Some(0),
+                "accounts: 1 set, 1 already there\n".into(),
+                " Already existing account old on cluster lab\n".into()
+            )
+        );
+        let (code, out, err) = run(&["sacctmgr -i add account bad x", "sacctmgr -i add account new"]);
+        assert_eq!((code, out.as_str()), (Some(1), "accounts: 1 set, 0 already there\n"));
+        assert!(
+            err.contains(
+                " Unknown option: bad\naccounts.sh: failed: sacctmgr -i add account bad x:  Unknown option: bad\n"
+            ),
+            "{err}"
+        );
+    }
 }

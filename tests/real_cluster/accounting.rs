@@ -1,0 +1,161 @@
+//! `cluster apply` of a plan with accounting: MariaDB and slurmdbd on the controller, the
+//! box's account tree and limits in the database, and what they do on the cluster.
+
+use super::{nodes_sh, text, Cluster};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The box's users of the test's account tree.
+const PHYSICIST: &str = "slcl_phy";
+const BIOLOGIST: &str = "slcl_bio";
+
+/// A box with an account tree (physics with three shares, bio with one) and a limit of one
+/// running job per user.
+fn lab() -> String {
+    format!(
+        "cluster_name = \"e2e\"\n\
+         [[partitions]]\nname = \"short\"\ndefault = true\nmax_time = \"1:00:00\"\n\
+         [[partitions]]\nname = \"long\"\n\
+         [limits]\nmax_running_jobs_per_user = 1\n\
+         [accounts.physics]\nfairshare = 3\nusers = [\"{PHYSICIST}\"]\n\
+         [accounts.bio]\nusers = [\"{BIOLOGIST}\"]\n"
+    )
+}
+
+/// A user of the box made for the test, and the same name and uid on the cluster's hosts
+/// (their shared root), as a lab's directory service would give it; both removed when
+/// dropped.
+struct LabUser {
+    name: &'static str,
+    root: PathBuf,
+}
+
+impl LabUser {
+    fn create(name: &'static str, root: &Path) -> LabUser {
+        let user = LabUser { name, root: root.into() };
+        user.remove();
+        let out = Command::new("useradd").args(["-M", "-s", "/bin/sh", "-U", name]).output().unwrap();
+        assert!(out.status.success(), "useradd {name}: {}", text(&out));
+        let uid = text(&Command::new("id").args(["-u", name]).output().unwrap()).trim().to_string();
+        let out = Command::new("chroot")
+            .arg(root)
+            .args(["useradd", "-M", "-s", "/bin/sh", "-U", "-u", &uid, name])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "useradd -u {uid} {name} in the hosts' root {}: {}", root.display(), text(&out));
+        user
+    }
+
+    fn remove(&self) {
+        let _ = Command::new("userdel").arg(self.name).output();
+        let _ = Command::new("chroot").arg(&self.root).args(["userdel", self.name]).output();
+    }
+}
+
+impl Drop for LabUser {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// The hosts' shared root (`nodes.sh env`'s `NODES_ROOT`).
+fn hosts_root() -> PathBuf {
+    let out = Command::new(nodes_sh()).arg("env").output().unwrap();
+    let root =
+        String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix("NODES_ROOT=").map(PathBuf::from));
+    root.unwrap_or_else(|| panic!("no NODES_ROOT in nodes.sh env: {}", text(&out)))
+}
+
+/// Waits up to `secs` for `seen` to give `want`; the last seen.
+fn wait_until(secs: u64, want: &str, seen: impl Fn() -> String) -> String {
+    let until = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let now = seen();
+        if now == want || Instant::now() > until {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+#[test]
+fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records_jobs() {
+    let test =
+        "real_cluster::accounting::apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records_jobs";
+    let Some(cluster) = Cluster::hosts(test) else { return };
+    let root = hosts_root();
+    let _users = [LabUser::create(PHYSICIST, &root), LabUser::create(BIOLOGIST, &root)];
+    let plan = tempfile::tempdir().unwrap();
+    let report = cluster.plan_of(&lab(), plan.path(), &[]);
+    assert!(report.contains("accounting on (slurmdbd)"), "{report}");
+    let (code, said) = cluster.apply(plan.path(), &[]);
+    eprintln!("real_cluster: apply with accounting:\n{said}");
+    assert_eq!(code, Some(0), "{said}");
+    for line in [
+        "ctl          MariaDB settings: written",
+        "ctl          MariaDB: started",
+        "ctl          slurmdbd's database: ready",
+        "ctl          slurmdbd: started",
+        "ctl          slurmctld: started",
+        "ctl          check: srun -N2 -n2 hostname ran on n1 n2",
+        "the cluster is up: ctl and n1 n2",
+    ] {
+        assert!(said.lines().any(|l| l == line), "no line {line:?} in:\n{said}");
+    }
+    let counts = |said: &str| {
+        let line = said.lines().find_map(|l| l.strip_prefix("ctl          accounts.sh: accounts: "));
+        let line = line.unwrap_or_else(|| panic!("no line of accounts.sh in:\n{said}"));
+        let numbers: Vec<usize> = line.split(' ').filter_map(|w| w.parse().ok()).collect();
+        assert!(line.ends_with(" already there") && numbers.len() == 2, "{line}");
+        (numbers[0], numbers[1])
+    };
+    // Every `add` of accounts.sh adds, the first time.
+    let script = std::fs::read_to_string(plan.path().join("accounts.sh")).unwrap();
+    let adds = script.lines().filter(|l| l.starts_with("run sacctmgr -i add ")).count();
+    assert!(adds >= 4, "{script}");
+    let (set, kept) = counts(&said);
+    assert!(set >= adds && kept == 0, "{said}");
+    let t = Instant::now();
+    // The box's tree, with its shares.
+    let shares = cluster.run_as("root", &["sshare", "-n", "-P", "-a", "-o", "account,user,rawshares"]);
+    let rows =
+        ["physics||3".to_string(), format!("physics|{PHYSICIST}|1"), "bio||1".into(), format!("bio|{BIOLOGIST}|1")];
+    for row in rows {
+        assert!(shares.lines().any(|l| l.trim_start() == row), "no {row} in sshare:\n{shares}");
+    }
+    // The box's limit: one running job per user; the second waits with the box's reason.
+    let submit = || {
+        let line = ["sbatch", "--parsable", "--chdir=/tmp", "-o", "/dev/null", "--wrap", "sleep 60"];
+        cluster.run_as(BIOLOGIST, &line).trim().to_string()
+    };
+    let first = submit();
+    let state = |id: &str| cluster.run_as("root", &["squeue", "-h", "-j", id, "-o", "%T %r"]);
+    let assocs = || cluster.run_as("root", &["sacctmgr", "-n", "-P", "show", "assoc", "format=account,user,qos"]);
+    let running = wait_until(30, "RUNNING None\n", || state(&first));
+    assert_eq!(running, "RUNNING None\n", "job {first}; the associations:\n{}", assocs());
+    let second = submit();
+    let waits = wait_until(30, "PENDING QOSMaxJobsPerUserLimit\n", || state(&second));
+    cluster.run_as("root", &["scancel", &first, &second]);
+    assert_eq!(waits, "PENDING QOSMaxJobsPerUserLimit\n", "job {second}");
+    // A user the box's tree does not list is added by hand, as the plan's notes say; then
+    // slurmdbd records the job.
+    let added = cluster.run_as("root", &["sacctmgr", "-i", "add", "user", "alice", "account=default"]);
+    assert!(added.contains("Associations"), "{added}");
+    let (id, output) = cluster.two_node_batch();
+    assert_eq!(output, "n1\nn2\n");
+    // The job's end reaches slurmdbd a moment after squeue forgets it.
+    let want = format!("{id}|alice|n[1-2]|COMPLETED|0:0\n");
+    let row = wait_until(30, &want, || {
+        cluster.run(&["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,nodelist,state,exitcode"])
+    });
+    assert_eq!(row, want);
+    eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
+    // Applied again, nothing changes: the database has every account already.
+    let (code, again) = cluster.apply(plan.path(), &[]);
+    assert_eq!(code, Some(0), "{again}");
+    let changed: Vec<&str> = again.lines().filter(|l| l.ends_with(": written") || l.ends_with(": started")).collect();
+    assert!(changed.is_empty(), "{again}");
+    // Every `add` finds what it adds there (a `modify` sets the same again).
+    assert_eq!(counts(&again).1, adds, "{again}");
+}
