@@ -68,6 +68,10 @@ fn text(out: &Output) -> String {
 struct Cluster {
     /// The directory every host sees as `/home`.
     home: PathBuf,
+    /// The controller's address, as this machine reaches it.
+    ctl_addr: String,
+    /// The profiles file `cluster apply` writes the cluster's profile into (not root's own).
+    profiles: tempfile::TempDir,
     _turn: std::sync::MutexGuard<'static, ()>,
 }
 
@@ -95,10 +99,15 @@ impl Cluster {
         let t = Instant::now();
         let out = Command::new(nodes_sh()).args(["hosts", "n1:/dev/nvidia[0-1]", "n2:/dev/nvidia[0-1]"]).output();
         let out = out.expect("run nodes.sh");
-        let logs =
-            String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix("NODES_LOGS=").map(String::from));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let value = |key: &str| stdout.lines().find_map(|l| l.strip_prefix(key).map(String::from)).unwrap_or_default();
         // Taken down from here on, also after a failed or unavailable `hosts`.
-        let cluster = Cluster { home: Path::new(&logs.unwrap_or_default()).join("shared/home"), _turn: turn };
+        let cluster = Cluster {
+            home: Path::new(&value("NODES_LOGS=")).join("shared/home"),
+            ctl_addr: value("NODES_CTL_ADDR="),
+            profiles: tempfile::tempdir().unwrap(),
+            _turn: turn,
+        };
         match out.status.code() {
             Some(0) => {}
             Some(3) => {
@@ -416,14 +425,35 @@ impl Cluster {
     fn apply(&self, dir: &Path, extra: &[&str]) -> (Option<i32>, String) {
         let t = Instant::now();
         let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .env("SLURMLET_PROFILES", self.profiles_file())
+            .env("XDG_CACHE_HOME", self.profiles.path())
             .args(["cluster", "apply", "-o"])
             .arg(dir)
             .args(["--via", &format!("{} exec {{node}}", nodes_sh().display())])
+            .args(["--rest-url", &format!("http://{}:6820", self.ctl_addr)])
             .args(extra)
             .output()
             .unwrap();
         eprintln!("real_cluster: apply took {:.1?}", t.elapsed());
         (out.status.code(), text(&out))
+    }
+
+    /// The profiles file `apply` writes into.
+    fn profiles_file(&self) -> PathBuf {
+        self.profiles.path().join("config.toml")
+    }
+
+    /// This machine's command `args` (its `slurmlet` binary, as root) through `profile` of
+    /// those `apply` wrote: whether it succeeded, and what it printed, stdout then stderr.
+    fn on_box(&self, profile: &str, args: &[&str]) -> (bool, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .env("SLURMLET_PROFILES", self.profiles_file())
+            .env("XDG_CACHE_HOME", self.profiles.path())
+            .env("SLURMLET_PROFILE", profile)
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.success(), text(&out))
     }
 
     /// Runs a shell line as root on `host`.

@@ -457,12 +457,15 @@ do_up() {
 }
 
 # install_conf CONF_DIR CTL : CONF_DIR's files into the hosts as they are: its munge key (written into the shared
-# key file, which every host has bound), its *.conf in CTL's /etc/slurm (a compute node's stays empty: configless,
+# key file, which every host has bound), its JWT key in CTL's /var/spool/slurmctld, its *.conf in CTL's /etc/slurm (a compute node's stays empty: configless,
 # it gets its configuration from slurmctld), and a stand-in device file for every File= of gres.conf on every
 # host (each host's gres.conf lines pick its own)
 install_conf() {
   local conf=$1 ctl=$2 HD=$HOSTS/$2 h
   if [ -s "$conf/munge.key" ]; then cat "$conf/munge.key" > "$HOSTS/shared/munge.key"; fi
+  if [ -s "$conf/jwt_hs256.key" ]; then   # slurmctld's and slurmdbd's, where slurm.conf's AuthAltParameters says
+    install -m 0600 -o "$(chroot "$R" id -u slurm)" -g "$(chroot "$R" id -g slurm)" "$conf/jwt_hs256.key" $HD/spool/slurmctld/
+  fi
   for f in "$conf"/*.conf; do cp "$f" $HD/etc-slurm/; done
   chmod 0644 $HD/etc-slurm/*.conf
   if [ -e $HD/etc-slurm/slurmdbd.conf ]; then

@@ -218,6 +218,54 @@ fn address(name: &str, url: &str) -> Result<Address, ProfileError> {
     Ok(Address::Http(url.trim_end_matches('/').to_string()))
 }
 
+/// What [`install`] did with a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installed {
+    /// The file had no profile of that name: it was appended.
+    Added,
+    /// The file has the same profile already.
+    Same,
+    /// The file has another profile of that name, which was left as it is.
+    Differs,
+}
+
+/// Adds `profile` as `name` to the profiles file at `path` (made, with its directory, when
+/// missing). The file's text is appended to, never rewritten, so that what a person wrote
+/// there (comments, order) stays; a profile of that name already there is kept.
+pub fn install(path: &Path, name: &str, profile: &Profile, comment: &str) -> Result<Installed, ProfileError> {
+    let fail = |e: std::io::Error| ProfileError::File { path: path.into(), why: e.to_string() };
+    match read(path)?.profiles.get(name) {
+        Some(there) if there == profile => return Ok(Installed::Same),
+        Some(_) => return Ok(Installed::Differs),
+        None => {}
+    }
+    let quote = |s: &str| toml::Value::String(s.into()).to_string();
+    let bare = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let mut table = format!(
+        "\n# {comment}\n[profiles.{}]\nurl = {}\n",
+        if bare { name.into() } else { quote(name) },
+        quote(&profile.url)
+    );
+    let fields = [
+        ("user", profile.user.clone()),
+        ("token_env", profile.token_env.clone()),
+        ("token_file", profile.token_file.as_ref().map(|f| f.display().to_string())),
+        ("token_command", profile.token_command.clone()),
+    ];
+    for (key, value) in fields {
+        if let Some(v) = value {
+            table += &format!("{key} = {}\n", quote(&v));
+        }
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(fail)?;
+    file.write_all(table.as_bytes()).map_err(fail)?;
+    Ok(Installed::Added)
+}
+
 /// The profile `slurmlet --profile NAME` selected for this process, if any.
 static FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
@@ -317,5 +365,30 @@ mod tests {
         let env = remote(Profile { token_env: Some("MY_JWT".into()), ..Default::default() });
         assert!(env.renewal().starts_with("set MY_JWT to a new one"), "{}", env.renewal());
         assert!(remote(Profile::default()).renewal().starts_with("set SLURM_JWT to a new one"));
+    }
+
+    #[test]
+    fn a_profile_is_appended_once_and_a_different_one_of_that_name_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmlet/config.toml");
+        let mut profile = Profile {
+            url: "http://ctl:6820".into(),
+            token_command: Some("ssh ctl scontrol token 'lifespan=7200'".into()),
+            ..Profile::default()
+        };
+        assert_eq!(install(&path, "lab", &profile, "the lab").unwrap(), Installed::Added);
+        assert_eq!(install(&path, "lab", &profile, "the lab").unwrap(), Installed::Same);
+        assert_eq!(read(&path).unwrap().profiles["lab"], profile);
+        std::fs::write(&path, format!("# mine\ndefault = \"lab\"\n{}", std::fs::read_to_string(&path).unwrap()))
+            .unwrap();
+        profile.url = "http://other:6820".into();
+        assert_eq!(install(&path, "lab", &profile, "the lab").unwrap(), Installed::Differs);
+        assert_eq!(install(&path, "two words", &profile, "quoted").unwrap(), Installed::Added);
+        let file = read(&path).unwrap();
+        assert_eq!(
+            (file.default.as_deref(), file.profiles["two words"].url.as_str()),
+            (Some("lab"), "http://other:6820")
+        );
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("# mine\n"));
     }
 }

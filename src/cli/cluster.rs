@@ -49,6 +49,9 @@ struct ApplyArgs {
     /// print the commands each step would run, and run none
     #[arg(long)]
     dry_run: bool,
+    /// where this machine reaches the controller's slurmrestd (default: http://CONTROLLER:6820)
+    #[arg(long, value_name = "URL")]
+    rest_url: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -189,7 +192,8 @@ fn apply(a: ApplyArgs) -> i32 {
         plan.nodes.len(),
         transport.describe()
     );
-    match crate::cluster::apply::Apply::new(&transport, &plan, a.dry_run).run() {
+    let profiles = crate::api::profile::profiles_path();
+    match crate::cluster::apply::Apply::new(&transport, &plan, a.dry_run, a.rest_url, profiles).run() {
         Ok(()) if a.dry_run => 0,
         Ok(()) => {
             println!(

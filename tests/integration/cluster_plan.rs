@@ -141,12 +141,21 @@ fn a_plan_carries_the_boxs_settings_and_each_nodes_gpus_into_slurms_files() {
     assert_eq!(std::fs::metadata(dir.join("plan/slurmdbd.conf")).unwrap().permissions().mode() & 0o777, 0o600);
     assert_eq!(
         read(dir, ".gitignore").lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>(),
-        ["munge.key", "slurmdbd.conf"]
+        ["munge.key", "jwt_hs256.key", "slurmdbd.conf"]
     );
+    let jwt_path = dir.join("plan/jwt_hs256.key");
+    let jwt = std::fs::read(&jwt_path).unwrap();
+    assert_eq!((jwt.len(), std::fs::metadata(&jwt_path).unwrap().permissions().mode() & 0o777), (32, 0o400));
+    let jwt_line = "AuthAltParameters=jwt_key=/var/spool/slurmctld/jwt_hs256.key";
+    for conf in ["slurm.conf", "slurmdbd.conf"] {
+        let text = read(dir, conf);
+        assert!(text.contains(&format!("AuthAltTypes=auth/jwt\n{jwt_line}\n")), "{conf}:\n{text}");
+    }
     let dbd = read(dir, "slurmdbd.conf");
     let again = plan(dir, &["--remote-slurmlet", env!("CARGO_BIN_EXE_slurmlet")], &["n1", "n2"]);
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
     assert_eq!(std::fs::read(&key_path).unwrap(), key, "planning again changed munge's key");
+    assert_eq!(std::fs::read(&jwt_path).unwrap(), jwt, "planning again changed the JWT key");
     assert_eq!(read(dir, "slurmdbd.conf"), dbd, "planning again changed the database's password");
 }
 

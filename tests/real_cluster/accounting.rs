@@ -98,6 +98,8 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
         "ctl          slurmdbd's database: ready",
         "ctl          slurmdbd: started",
         "ctl          slurmctld: started",
+        "ctl          JWT key: written",
+        "ctl          slurmrestd: started",
         "ctl          check: srun -N2 -n2 hostname ran on n1 n2",
         "the cluster is up: ctl and n1 n2",
     ] {
@@ -150,6 +152,23 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
         cluster.run(&["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,nodelist,state,exitcode"])
     });
     assert_eq!(row, want);
+    // The profile apply wrote drives the cluster from this machine's own commands.
+    let profiles = std::fs::read_to_string(cluster.profiles_file()).unwrap();
+    assert!(profiles.contains("\n[profiles.e2e]\nurl = \"http://"), "{profiles}");
+    assert!(said.contains("check: slurmrestd answers this machine at http://"), "{said}");
+    let added = format!("this machine profile e2e: added to {}", cluster.profiles_file().display());
+    assert!(said.contains(&added), "{said}");
+    let line = ["sbatch", "--parsable", "-D", "/tmp", "-o", "/dev/null", "-N2", "--wrap", "srun hostname"];
+    let (ok, submitted) = cluster.on_box("e2e", &line);
+    let id = submitted.trim().to_string();
+    assert!(ok && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()), "sbatch through the profile: {submitted}");
+    let (_, queue) = cluster.on_box("e2e", &["squeue", "-h", "-o", "%i %u %D"]);
+    assert!(queue.is_empty() || queue == format!("{id} root 2\n"), "squeue through the profile: {queue}");
+    let want = format!("{id}|root|COMPLETED|2\n");
+    let row = wait_until(60, &want, || {
+        cluster.on_box("e2e", &["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,state,nnodes"]).1
+    });
+    assert_eq!(row, want, "sacct through the profile");
     eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
     // Applied again, nothing changes: the database has every account already.
     let (code, again) = cluster.apply(plan.path(), &[]);

@@ -10,10 +10,12 @@
 
 mod database;
 pub mod plan_dir;
+pub mod rest;
 pub mod scripts;
 
 use super::transport::Transport;
 use plan_dir::PlanDir;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How long one command on a host may take (a package installation included).
@@ -38,12 +40,25 @@ pub struct Apply<'a> {
     transport: &'a Transport,
     plan: &'a PlanDir,
     dry_run: bool,
+    /// Where this machine reaches the controller's slurmrestd.
+    rest_url: String,
+    /// The profiles file the cluster's profile is added to.
+    profiles: PathBuf,
 }
 
 impl<'a> Apply<'a> {
-    /// Applies `plan` through `transport`; with `dry_run`, prints the commands instead.
-    pub fn new(transport: &'a Transport, plan: &'a PlanDir, dry_run: bool) -> Apply<'a> {
-        Apply { transport, plan, dry_run }
+    /// Applies `plan` through `transport`; with `dry_run`, prints the commands instead. The
+    /// cluster's profile (its slurmrestd at `rest_url`, default the controller's name and
+    /// slurmrestd's port) goes into `profiles`.
+    pub fn new(
+        transport: &'a Transport,
+        plan: &'a PlanDir,
+        dry_run: bool,
+        rest_url: Option<String>,
+        profiles: PathBuf,
+    ) -> Apply<'a> {
+        let rest_url = rest_url.unwrap_or_else(|| format!("http://{}:{}", plan.controller, rest::REST_PORT));
+        Apply { transport, plan, dry_run, rest_url, profiles }
     }
 
     fn say(&self, host: &str, text: &str) {
@@ -90,8 +105,15 @@ impl<'a> Apply<'a> {
                 if plan.accounting.is_some() {
                     packages.extend(["slurmdbd", "mariadb-server"]);
                 }
+                if plan.jwt_key.is_some() {
+                    packages.push("slurmrestd");
+                }
             } else {
                 packages.push("slurmd");
+            }
+            if plan.jwt_key.is_some() {
+                // slurm.conf names auth/jwt, so every daemon and command loads the plugin.
+                packages.push("slurm-wlm-jwt-plugin");
             }
             self.step(host, "packages", &scripts::ensure_packages(&packages), None)?;
         }
@@ -130,9 +152,21 @@ impl<'a> Apply<'a> {
             )?;
         }
         if self.dry_run {
+            if plan.jwt_key.is_some() {
+                let profile = self.profile_for(ctl)?;
+                let token = profile.token_command.unwrap_or_default();
+                self.say(
+                    "this machine",
+                    &format!("profile {}: url {}, token_command {token}", plan.cluster, profile.url),
+                );
+            }
             return Ok(());
         }
-        self.check(ctl)
+        self.check(ctl)?;
+        if plan.jwt_key.is_some() {
+            self.install_profile(ctl, &self.profiles)?;
+        }
+        Ok(())
     }
 
     /// A credential of the controller's munged is taken by every node's: the key is the
@@ -179,6 +213,13 @@ impl<'a> Apply<'a> {
             None,
         )?;
         let mut changed = false;
+        if let Some(key) = &plan.jwt_key {
+            let path = format!("{}/{}", crate::cluster::plan::JWT_KEY_DIR, crate::cluster::plan::JWT_KEY_FILE);
+            changed |=
+                self.step(ctl, "JWT key", &scripts::ensure_file(&path, "0600", "slurm:slurm"), Some(key))? == "written";
+        } else {
+            self.say(ctl, "slurmrestd: none (the plan has no jwt_hs256.key: plan again to have it)");
+        }
         for (name, text) in
             [("slurm.conf", &plan.slurm_conf), ("gres.conf", &plan.gres_conf), ("cgroup.conf", &plan.cgroup_conf)]
         {
@@ -196,12 +237,14 @@ impl<'a> Apply<'a> {
             &scripts::daemon("/run/slurmctld.pid", "slurmctld", &["/usr/sbin/slurmctld"]),
             None,
         )?;
-        if self.dry_run {
-            return Ok(());
+        if !self.dry_run {
+            self.wait(ctl, "slurmctld to answer", &["scontrol", "ping"], |out| out.contains("is UP"))?;
+            if changed && started == "running" {
+                self.step(ctl, "scontrol reconfigure", &["scontrol".into(), "reconfigure".into()], None)?;
+            }
         }
-        self.wait(ctl, "slurmctld to answer", &["scontrol", "ping"], |out| out.contains("is UP"))?;
-        if changed && started == "running" {
-            self.step(ctl, "scontrol reconfigure", &["scontrol".into(), "reconfigure".into()], None)?;
+        if plan.jwt_key.is_some() {
+            self.rest(ctl)?;
         }
         Ok(())
     }
@@ -290,6 +333,7 @@ fn fix_for(what: &str) -> String {
         "slurmd" => "read /var/log/slurm/slurmd.log on the node".into(),
         "MariaDB" | "slurmdbd's database" => "read MariaDB's log (/var/log/mysql/) on the controller".into(),
         "slurmdbd" => "read /var/log/slurm/slurmdbd.log on the controller".into(),
+        "slurmrestd" => "read /var/log/slurm/slurmrestd.log on the controller".into(),
         "accounts.sh" => {
             "read what sacctmgr said above; fix accounts.sh or the database by hand, and apply again".into()
         }

@@ -29,6 +29,10 @@ pub struct PlanDir {
     pub dropin: String,
     /// `munge.key`.
     pub munge_key: Vec<u8>,
+    /// `jwt_hs256.key`; `None` in a plan written before slurmrestd was part of it.
+    pub jwt_key: Option<Vec<u8>>,
+    /// `ClusterName`.
+    pub cluster: String,
     /// With accounting: `slurmdbd.conf` and `accounts.sh`.
     pub accounting: Option<Accounting>,
     /// `SlurmctldHost`, without an address in parentheses.
@@ -65,6 +69,12 @@ impl PlanDir {
             .find_map(|l| l.trim().strip_prefix("SlurmctldHost="))
             .map(|h| h.split('(').next().unwrap_or(h).trim().to_string())
             .ok_or_else(|| format!("{}: no SlurmctldHost", dir.join("slurm.conf").display()))?;
+        let cluster = slurm_conf
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("ClusterName="))
+            .map(|n| n.trim().to_string())
+            .ok_or_else(|| format!("{}: no ClusterName", dir.join("slurm.conf").display()))?;
+        let jwt_key = std::fs::read(dir.join(crate::cluster::plan::JWT_KEY_FILE)).ok();
         let nodes = slurm_conf
             .lines()
             .filter(|l| l.trim_start().starts_with("NodeName="))
@@ -91,6 +101,8 @@ impl PlanDir {
             failed,
             slurm_conf,
             controller,
+            cluster,
+            jwt_key,
             nodes,
         })
     }
@@ -137,7 +149,7 @@ mod tests {
     fn plan(report: &str, accounting: bool) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let conf = "SlurmctldHost=ctl\nNodeName=n1 NodeAddr=n1.lab CPUs=2 Gres=gpu:v100:2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
+        let conf = "ClusterName=lab\nSlurmctldHost=ctl\nNodeName=n1 NodeAddr=n1.lab CPUs=2 Gres=gpu:v100:2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
         std::fs::write(d.join("slurm.conf"), conf).unwrap();
         for f in ["gres.conf", "cgroup.conf", "munge.key", "accounts.sh"] {
             std::fs::write(d.join(f), "x").unwrap();

@@ -74,6 +74,32 @@ pub fn daemon(pid_file: &str, unit: &str, command: &[&str]) -> Vec<String> {
     )
 }
 
+/// A system user without a home or a shell, added where missing; prints `present` or
+/// `added`.
+pub fn system_user(name: &str) -> Vec<String> {
+    sh(
+        "if id -u \"$1\" >/dev/null 2>&1; then echo present; \
+         else useradd --system --no-create-home --shell /usr/sbin/nologin \"$1\" && echo added; fi",
+        &[name],
+    )
+}
+
+/// slurmrestd running, with tokens (`rest_auth/jwt`), as `user` once it has bound its port:
+/// left alone when it runs, else started by systemd (whose unit takes the options from the
+/// drop-in), or directly with its pid in `/run/slurmrestd.pid`.
+pub fn slurmrestd(user: &str, listen: &str) -> Vec<String> {
+    sh(
+        "if [ -d /run/systemd/system ]; then systemctl is-active --quiet slurmrestd && { echo running; exit 0; }; \
+           systemctl daemon-reload && systemctl enable --now slurmrestd || exit 1; \
+         else p=/run/slurmrestd.pid; \
+           if [ -f $p ] && kill -0 \"$(cat $p)\" 2>/dev/null; then echo running; exit 0; fi; \
+           setsid -f sh -c 'echo $$ > /run/slurmrestd.pid; \
+             exec env SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt -u \"$1\" -g \"$1\" \"$2\"' sh \"$1\" \"$2\" \
+             </dev/null >>/var/log/slurm/slurmrestd.log 2>&1 || exit 1; fi; echo started",
+        &[user, listen],
+    )
+}
+
 /// `/etc/slurm/slurm.conf` moved aside on a configless node, which would read it rather
 /// than the controller's.
 pub fn no_local_slurm_conf() -> Vec<String> {

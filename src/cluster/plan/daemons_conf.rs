@@ -47,10 +47,13 @@ pub fn cgroup_conf(inputs: &Inputs) -> String {
 /// `slurmdbd.conf`: slurmdbd on the controller with MariaDB beside it; `password` is the
 /// database user's.
 pub fn slurmdbd_conf(inputs: &Inputs, password: &str) -> String {
+    let [jwt_types, jwt_parameters] = super::jwt_lines();
     [
         "# slurmdbd.conf of the cluster, written by `slurmlet cluster plan`. It holds the database's".to_string(),
         "# password: keep it 0600, owned by slurm, and out of version control.".into(),
         "AuthType=auth/munge".into(),
+        jwt_types,
+        jwt_parameters,
         format!("DbdHost={}", inputs.controller),
         "SlurmUser=slurm".into(),
         "LogFile=/var/log/slurm/slurmdbd.log".into(),

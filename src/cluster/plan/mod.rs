@@ -20,6 +20,20 @@ use crate::config::Config;
 use checks::{Check, Level};
 use std::collections::BTreeMap;
 
+/// The JWT key's file, in the plan's directory and on the controller (in
+/// [`JWT_KEY_DIR`]), as Slurm's guide names it.
+pub const JWT_KEY_FILE: &str = "jwt_hs256.key";
+
+/// Where the controller keeps the JWT key: slurmctld's state directory, which only the
+/// `slurm` user reads.
+pub const JWT_KEY_DIR: &str = "/var/spool/slurmctld";
+
+/// `AuthAltTypes` and `AuthAltParameters`: JSON Web Tokens beside munge, for slurmrestd's
+/// users (in `slurm.conf` and `slurmdbd.conf` alike).
+pub fn jwt_lines() -> [String; 2] {
+    ["AuthAltTypes=auth/jwt".into(), format!("AuthAltParameters=jwt_key={JWT_KEY_DIR}/{JWT_KEY_FILE}")]
+}
+
 /// What the box does that the cluster will not, one line each.
 pub fn not_carried(config: &Config) -> Vec<Check> {
     let mut notes = Vec::new();
@@ -77,6 +91,7 @@ pub fn make(inputs: &Inputs, secrets: &Secrets, earlier: Vec<Check>, offsets: &B
         },
         PlanFile { path: "cgroup.conf", contents: daemons_conf::cgroup_conf(inputs).into_bytes(), mode: 0o644 },
         PlanFile { path: "munge.key", contents: secrets.munge_key.clone(), mode: 0o400 },
+        PlanFile { path: JWT_KEY_FILE, contents: secrets.jwt_key.clone(), mode: 0o400 },
         PlanFile {
             path: "systemd/slurmd.service.d/slurmlet-configless.conf",
             contents: daemons_conf::slurmd_dropin(inputs).into_bytes(),
@@ -84,7 +99,7 @@ pub fn make(inputs: &Inputs, secrets: &Secrets, earlier: Vec<Check>, offsets: &B
         },
         PlanFile {
             path: ".gitignore",
-            contents: b"# The plan's secrets.\nmunge.key\nslurmdbd.conf\n".to_vec(),
+            contents: b"# The plan's secrets.\nmunge.key\njwt_hs256.key\nslurmdbd.conf\n".to_vec(),
             mode: 0o644,
         },
     ];

@@ -43,6 +43,9 @@ pub struct Secrets {
     pub munge_key: Vec<u8>,
     /// The database user's password.
     pub db_password: String,
+    /// The key slurmctld and slurmdbd sign and check JSON Web Tokens with (slurmrestd's
+    /// users authenticate with those tokens).
+    pub jwt_key: Vec<u8>,
 }
 
 /// A plan.

@@ -102,6 +102,7 @@ pub fn cgroups_everywhere(nodes: &[(String, NodeFacts)]) -> bool {
 /// The file's text.
 pub fn render(inputs: &Inputs) -> String {
     let config = inputs.config;
+    let [jwt_types, jwt_parameters] = super::jwt_lines();
     let mut out = vec![
         "# slurm.conf of the cluster, written by `slurmlet cluster plan` from the box's configuration".to_string(),
         "# and what each node reported. The nodes fetch it from the controller (configless).".to_string(),
@@ -110,6 +111,8 @@ pub fn render(inputs: &Inputs) -> String {
         "SlurmctldParameters=enable_configless".into(),
         "SlurmUser=slurm".into(),
         "AuthType=auth/munge".into(),
+        jwt_types,
+        jwt_parameters,
         "CredType=cred/munge".into(),
         "StateSaveLocation=/var/spool/slurmctld".into(),
         "SlurmdSpoolDir=/var/spool/slurmd".into(),

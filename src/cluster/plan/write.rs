@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 /// The size of a munge key `mungekey` makes.
 pub const MUNGE_KEY_BYTES: usize = 1024;
 
+/// The size of the JWT key: Slurm's guide makes it of 32 random bytes (HS256).
+pub const JWT_KEY_BYTES: usize = 32;
+
 /// A plan that could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", path.display())]
@@ -28,11 +31,15 @@ fn random(n: usize) -> std::io::Result<Vec<u8>> {
 
 /// The secrets of the plan in `dir` when it has them, else new ones.
 pub fn secrets(dir: &Path) -> Result<Secrets, WriteError> {
-    let key_path = dir.join("munge.key");
-    let munge_key = match std::fs::read(&key_path) {
-        Ok(key) if key.len() >= 32 && key.len() <= 1 << 20 => key,
-        _ => random(MUNGE_KEY_BYTES).map_err(|source| WriteError { path: key_path.clone(), source })?,
+    let kept_or_new = |name: &str, size: usize| {
+        let path = dir.join(name);
+        match std::fs::read(&path) {
+            Ok(key) if key.len() >= 32 && key.len() <= 1 << 20 => Ok(key),
+            _ => random(size).map_err(|source| WriteError { path, source }),
+        }
     };
+    let munge_key = kept_or_new("munge.key", MUNGE_KEY_BYTES)?;
+    let jwt_key = kept_or_new(super::JWT_KEY_FILE, JWT_KEY_BYTES)?;
     let dbd = std::fs::read_to_string(dir.join("slurmdbd.conf")).unwrap_or_default();
     let kept = dbd.lines().find_map(|l| l.strip_prefix("StoragePass=")).filter(|p| !p.is_empty()).map(String::from);
     let db_password = match kept {
@@ -45,7 +52,7 @@ pub fn secrets(dir: &Path) -> Result<Secrets, WriteError> {
                 .collect()
         }
     };
-    Ok(Secrets { munge_key, db_password })
+    Ok(Secrets { munge_key, db_password, jwt_key })
 }
 
 /// Writes `plan`'s files into `dir` (made when missing), each replaced whole.
