@@ -8,6 +8,8 @@
 //!   step idempotent and reported, and checks it end to end; the first failure stops it,
 //!   with what to do.
 //! - `slurmlet cluster probe` is what each node runs: its facts as JSON.
+//! - `slurmlet cluster pending -M CLUSTER` lists the jobs pending here with the command that
+//!   submits each to the cluster; `--move-pending` moves the caller's own.
 
 use crate::cluster::gather::{self, Ask};
 use crate::cluster::plan::{self, Inputs};
@@ -36,6 +38,8 @@ enum ClusterCommand {
     Apply(ApplyArgs),
     /// print this machine's facts as JSON (what `plan` asks each node)
     Probe(ProbeArgs),
+    /// list the jobs pending here with the command that submits each to the cluster, or move them
+    Pending(super::cluster_pending::PendingArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,6 +102,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match opts.command {
         ClusterCommand::Plan(p) => plan(p),
         ClusterCommand::Apply(a) => apply(a),
+        ClusterCommand::Pending(p) => super::cluster_pending::run(p),
         ClusterCommand::Probe(p) => {
             let (config, _) = crate::config::target::client_config();
             let facts = probe::probe(&config, &Questions { controller: p.controller, users: p.users });

@@ -10,5 +10,6 @@ pub mod gather;
 pub mod node_check;
 pub mod plan;
 pub mod probe;
+pub mod resubmit;
 pub mod shell;
 pub mod transport;

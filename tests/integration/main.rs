@@ -20,6 +20,7 @@ mod cgroup_config;
 mod cgroup_devices;
 mod cgroup_group;
 mod cgroup_jobs;
+mod cluster_pending;
 mod cluster_plan;
 mod completions;
 mod config_bounds;

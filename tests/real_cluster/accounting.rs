@@ -18,7 +18,7 @@ fn lab() -> String {
          [[partitions]]\nname = \"short\"\ndefault = true\nmax_time = \"1:00:00\"\n\
          [[partitions]]\nname = \"long\"\n\
          [limits]\nmax_running_jobs_per_user = 1\n\
-         [accounts.physics]\nfairshare = 3\nusers = [\"{PHYSICIST}\"]\n\
+         [accounts.physics]\nfairshare = 3\nusers = [\"{PHYSICIST}\", \"root\"]\n\
          [accounts.bio]\nusers = [\"{BIOLOGIST}\"]\n"
     )
 }
@@ -56,6 +56,57 @@ impl LabUser {
 impl Drop for LabUser {
     fn drop(&mut self) {
         self.remove();
+    }
+}
+
+/// The box's own daemon, on `lab()` with its state in a directory of its own; killed when
+/// dropped.
+struct BoxDaemon {
+    dir: tempfile::TempDir,
+    child: std::process::Child,
+}
+
+impl BoxDaemon {
+    fn start() -> BoxDaemon {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("box.toml");
+        let socket = dir.path().join("box.sock");
+        let state = dir.path().join("state");
+        std::fs::write(&config, format!("state_dir = {state:?}\nsocket = {socket:?}\n{}", lab())).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .args(["daemon", "run", "--config"])
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(Instant::now() < until, "the box's daemon did not come up");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        BoxDaemon { dir, child }
+    }
+
+    /// This machine's command `args` against this daemon, with the profiles `apply` wrote
+    /// in `profiles`: whether it succeeded, and what it printed.
+    fn run(&self, profiles: &Path, args: &[&str]) -> (bool, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_slurmlet"))
+            .env("SLURMLET_CONF", self.dir.path().join("box.toml"))
+            .env("SLURMLET_SOCKET", self.dir.path().join("box.sock"))
+            .env("SLURMLET_PROFILES", profiles)
+            .env("XDG_CACHE_HOME", self.dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.success(), text(&out))
+    }
+}
+
+impl Drop for BoxDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -169,6 +220,7 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
         cluster.on_box("e2e", &["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,state,nnodes"]).1
     });
     assert_eq!(row, want, "sacct through the profile");
+    move_pending(&cluster);
     eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
     // Applied again, nothing changes: the database has every account already.
     let (code, again) = cluster.apply(plan.path(), &[]);
@@ -177,4 +229,52 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
     assert!(changed.is_empty(), "{again}");
     // Every `add` finds what it adds there (a `modify` sets the same again).
     assert_eq!(counts(&again).1, adds, "{again}");
+}
+
+/// A job held on the box moves to the cluster with `cluster pending --move-pending`; the box
+/// keeps its record, which `sacct -M local` reads beside the cluster's profile.
+fn move_pending(cluster: &Cluster) {
+    let on_box = BoxDaemon::start();
+    let profiles = cluster.profiles_file();
+    let (ok, id) = on_box.run(
+        &profiles,
+        &[
+            "sbatch",
+            "--parsable",
+            "--hold",
+            "-J",
+            "moved",
+            "-t",
+            "10",
+            "-D",
+            "/tmp",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "hostname",
+        ],
+    );
+    let id = id.trim().to_string();
+    assert!(ok, "sbatch on the box: {id}");
+    let (ok, listing) = on_box.run(&profiles, &["cluster", "pending", "-M", "e2e"]);
+    assert!(
+        ok && listing.contains(&format!("scontrol -M local write batch_script {id} - | sbatch -M e2e ")),
+        "{listing}"
+    );
+    let (ok, moved) = on_box.run(&profiles, &["cluster", "pending", "-M", "e2e", "--move-pending"]);
+    let new = moved.lines().find_map(|l| l.strip_prefix(&format!("job {id} moved: e2e job "))).map(str::to_string);
+    assert!(ok, "{moved}");
+    let new = new.unwrap_or_else(|| panic!("no move of job {id} in:\n{moved}"));
+    let (_, here) =
+        on_box.run(&profiles, &["sacct", "-M", "local", "-X", "-n", "-P", "-j", &id, "-o", "jobname,state"]);
+    assert!(here.starts_with("moved|CANCELLED"), "the box's record of job {id}: {here}");
+    let (_, there) = cluster.on_box("e2e", &["squeue", "-h", "-j", &new, "-o", "%j|%T|%r|%a|%P"]);
+    assert_eq!(there, "moved|PENDING|JobHeldUser|physics|short\n", "job {new} on the cluster");
+    let (ok, released) = cluster.on_box("e2e", &["scontrol", "release", &new]);
+    assert!(ok, "{released}");
+    let want = format!("{new}|moved|COMPLETED\n");
+    let row = wait_until(60, &want, || {
+        cluster.on_box("e2e", &["sacct", "-X", "-n", "-P", "-j", &new, "-o", "jobid,jobname,state"]).1
+    });
+    assert_eq!(row, want, "the moved job on the cluster");
 }

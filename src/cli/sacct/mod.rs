@@ -49,10 +49,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(plan) => plan,
         Err(code) => return code,
     };
-    // `-M NAME` naming a cluster profile is the cluster to ask, not a filter on its records.
+    // `-M NAME` naming a cluster profile is the cluster to ask, not a filter on its records;
+    // `-M local` is this machine's own history, whatever its cluster is named (a lab that
+    // moved to a cluster keeps reading it so).
     if let Some([name]) = plan.query.clusters.as_deref() {
         let path = crate::api::profile::profiles_path();
-        if crate::api::profile::read(&path).is_ok_and(|f| f.profiles.contains_key(name)) {
+        let profile = crate::api::profile::read(&path).is_ok_and(|f| f.profiles.contains_key(name));
+        if profile || name == crate::api::profile::LOCAL {
             super::choose_cluster(Some(name));
             plan.query.clusters = None;
         }
