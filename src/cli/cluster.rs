@@ -10,6 +10,7 @@
 //! - `slurmlet cluster probe` is what each node runs: its facts as JSON.
 //! - `slurmlet cluster pending -M CLUSTER` lists the jobs pending here with the command that
 //!   submits each to the cluster; `--move-pending` moves the caller's own.
+//! - `slurmlet cluster status` compares the plan with the running cluster.
 
 use crate::cluster::gather::{self, Ask};
 use crate::cluster::plan::{self, Inputs};
@@ -40,6 +41,8 @@ enum ClusterCommand {
     Probe(ProbeArgs),
     /// list the jobs pending here with the command that submits each to the cluster, or move them
     Pending(super::cluster_pending::PendingArgs),
+    /// compare the plan with the running cluster, and say what is left on this machine
+    Status(super::cluster_status::StatusArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -103,6 +106,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         ClusterCommand::Plan(p) => plan(p),
         ClusterCommand::Apply(a) => apply(a),
         ClusterCommand::Pending(p) => super::cluster_pending::run(p),
+        ClusterCommand::Status(s) => super::cluster_status::run(s),
         ClusterCommand::Probe(p) => {
             let (config, _) = crate::config::target::client_config();
             let facts = probe::probe(&config, &Questions { controller: p.controller, users: p.users });

@@ -5,6 +5,7 @@ pub mod allocate;
 pub mod board;
 pub mod cluster;
 pub mod cluster_pending;
+pub mod cluster_status;
 pub mod complete_values;
 pub mod daemon_cmd;
 pub mod dynamic_completions;

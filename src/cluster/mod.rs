@@ -12,4 +12,5 @@ pub mod plan;
 pub mod probe;
 pub mod resubmit;
 pub mod shell;
+pub mod status;
 pub mod transport;

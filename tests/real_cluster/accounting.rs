@@ -220,7 +220,7 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
         cluster.on_box("e2e", &["sacct", "-X", "-n", "-P", "-j", &id, "-o", "jobid,user,state,nnodes"]).1
     });
     assert_eq!(row, want, "sacct through the profile");
-    move_pending(&cluster);
+    move_pending(&cluster, plan.path());
     eprintln!("real_cluster: checks took {:.1?}", t.elapsed());
     // Applied again, nothing changes: the database has every account already.
     let (code, again) = cluster.apply(plan.path(), &[]);
@@ -233,9 +233,12 @@ fn apply_with_accounting_carries_the_boxs_shares_and_limits_and_slurmdbd_records
 
 /// A job held on the box moves to the cluster with `cluster pending --move-pending`; the box
 /// keeps its record, which `sacct -M local` reads beside the cluster's profile.
-fn move_pending(cluster: &Cluster) {
+fn move_pending(cluster: &Cluster, plan: &Path) {
     let on_box = BoxDaemon::start();
     let profiles = cluster.profiles_file();
+    let via = format!("{} exec {{node}}", super::nodes_sh().display());
+    let plan = plan.to_str().unwrap();
+    let status = || on_box.run(&profiles, &["cluster", "status", "-o", plan, "--via", &via]);
     let (ok, id) = on_box.run(
         &profiles,
         &[
@@ -261,6 +264,20 @@ fn move_pending(cluster: &Cluster) {
         ok && listing.contains(&format!("scontrol -M local write batch_script {id} - | sbatch -M e2e ")),
         "{listing}"
     );
+    // The cluster as planned; the job waiting here is said.
+    let (ok, said) = status();
+    assert!(ok, "{said}");
+    for line in [
+        "ok   n1           idle, gpu:v100:2 as planned",
+        "ok   cluster      partition a100 as planned",
+        "ok   this machine profile e2e: slurmrestd answers (v0.0.43)",
+        "WARN this machine 1 job(s) pending",
+    ] {
+        assert!(said.lines().any(|l| l == line), "no line {line:?} in:\n{said}");
+    }
+    let accounts =
+        |l: &str| l.starts_with("ok   cluster      ") && l.ends_with(" accounts and associations as planned");
+    assert!(said.lines().any(accounts), "{said}");
     let (ok, moved) = on_box.run(&profiles, &["cluster", "pending", "-M", "e2e", "--move-pending"]);
     let new = moved.lines().find_map(|l| l.strip_prefix(&format!("job {id} moved: e2e job "))).map(str::to_string);
     assert!(ok, "{moved}");
@@ -277,4 +294,14 @@ fn move_pending(cluster: &Cluster) {
         cluster.on_box("e2e", &["sacct", "-X", "-n", "-P", "-j", &new, "-o", "jobid,jobname,state"]).1
     });
     assert_eq!(row, want, "the moved job on the cluster");
+    // A drained node fails the status, with its reason and the fix.
+    let drained = cluster.root_on("ctl", "scontrol update NodeName=n1 State=DRAIN Reason=checking");
+    assert!(drained.status.success(), "{}", text(&drained));
+    let (ok, said) = status();
+    assert!(!ok, "{said}");
+    let fix = "FAIL n1           drained: checking\n                  fix: once fixed: scontrol update NodeName=n1 State=RESUME";
+    assert!(said.contains(fix), "{said}");
+    assert!(said.lines().any(|l| l == "ok   this machine no jobs pending"), "{said}");
+    let resumed = cluster.root_on("ctl", "scontrol update NodeName=n1 State=RESUME");
+    assert!(resumed.status.success(), "{}", text(&resumed));
 }

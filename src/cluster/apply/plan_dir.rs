@@ -14,6 +14,8 @@ pub struct PlanNode {
     pub reach: String,
     /// Whether it has GPUs (`Gres=gpu…`).
     pub gpus: bool,
+    /// Its `Gres=`, if any.
+    pub gres: Option<String>,
 }
 
 /// The plan's directory.
@@ -39,6 +41,8 @@ pub struct PlanDir {
     pub controller: String,
     /// The nodes.
     pub nodes: Vec<PlanNode>,
+    /// The partitions' names.
+    pub partitions: Vec<String>,
     /// The report's failed checks.
     pub failed: Vec<String>,
 }
@@ -84,9 +88,14 @@ impl PlanDir {
                 PlanNode {
                     reach: get("NodeAddr").unwrap_or_else(|| name.clone()),
                     gpus: get("Gres").is_some_and(|g| g.starts_with("gpu")),
+                    gres: get("Gres"),
                     name,
                 }
             })
+            .collect();
+        let partitions = slurm_conf
+            .lines()
+            .filter_map(|l| words(l).next().filter(|(k, _)| *k == "PartitionName").map(|(_, v)| v.to_string()))
             .collect();
         let report = text("report.txt")?;
         let failed: Vec<String> = report.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect();
@@ -102,6 +111,7 @@ impl PlanDir {
             slurm_conf,
             controller,
             cluster,
+            partitions,
             jwt_key,
             nodes,
         })
@@ -171,8 +181,8 @@ mod tests {
         assert_eq!(
             p.nodes,
             [
-                PlanNode { name: "n1".into(), reach: "n1.lab".into(), gpus: true },
-                PlanNode { name: "n2".into(), reach: "n2".into(), gpus: false }
+                PlanNode { name: "n1".into(), reach: "n1.lab".into(), gpus: true, gres: Some("gpu:v100:2".into()) },
+                PlanNode { name: "n2".into(), reach: "n2".into(), gpus: false, gres: None }
             ]
         );
         assert_eq!(p.refusal(), Ok(()));
