@@ -264,6 +264,26 @@ fn move_pending(cluster: &Cluster, plan: &Path) {
         ok && listing.contains(&format!("scontrol -M local write batch_script {id} - | sbatch -M e2e ")),
         "{listing}"
     );
+    // The fair-share tree: the cluster's raw shares are the box's, account by account and
+    // user by user, and so are the users' normalized shares. The accounts' differ by
+    // `default`, which the cluster has from the start (for the users the box's tree does not
+    // list) and the box only once one of them has run: a sibling with one share and no
+    // users, which holds no place in Fair Tree's ranks.
+    let shares = ["sshare", "-n", "-P", "-a", "-o", "account,user,rawshares,normshares"];
+    let tree = |text: &str| -> Vec<String> {
+        let rows = text.lines().map(str::trim_start).filter(|l| l.starts_with("physics|") || l.starts_with("bio|"));
+        let mut rows: Vec<String> = rows
+            .map(|l| if l.contains("||") { l.rsplit_once('|').map_or(l, |(head, _)| head) } else { l }.to_string())
+            .collect();
+        rows.sort();
+        rows
+    };
+    let (_, here) = on_box.run(&profiles, &shares);
+    let (_, there) = cluster.on_box("e2e", &shares);
+    let direct = cluster.run_as("root", &shares);
+    assert_eq!(tree(&there), tree(&direct), "sshare through the profile and on the controller");
+    assert_eq!(tree(&here), tree(&direct), "the box's sshare:\n{here}\nthe cluster's:\n{direct}");
+    assert_eq!(tree(&here).len(), 5, "{here}");
     // The cluster as planned; the job waiting here is said.
     let (ok, said) = status();
     assert!(ok, "{said}");
