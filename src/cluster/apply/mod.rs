@@ -68,12 +68,8 @@ impl<'a> Apply<'a> {
     /// Runs `argv` on `host` with `input`; its standard output's last line.
     fn step(&self, host: &str, what: &str, argv: &[String], input: Option<&[u8]>) -> Result<String, Stop> {
         if self.dry_run {
-            let cmd = self.transport.command(host, argv).map_err(|e| self.stop(host, what, &e.to_string()))?;
-            let words: Vec<String> = std::iter::once(cmd.get_program())
-                .chain(cmd.get_args())
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
-            self.say(host, &format!("{what}: {}", super::shell::join(&words)));
+            let line = self.command_line(host, argv).map_err(|e| self.stop(host, what, &e))?;
+            self.say(host, &format!("{what}: {line}"));
             return Ok("dry-run".into());
         }
         let done =
@@ -86,6 +82,16 @@ impl<'a> Apply<'a> {
         let said = done.stdout_text().lines().last().unwrap_or("").trim().to_string();
         self.say(host, &format!("{what}: {said}"));
         Ok(said)
+    }
+
+    /// The shell line that runs `argv` on `host` through the transport.
+    fn command_line(&self, host: &str, argv: &[String]) -> Result<String, String> {
+        let cmd = self.transport.command(host, argv).map_err(|e| e.to_string())?;
+        let words: Vec<String> = std::iter::once(cmd.get_program())
+            .chain(cmd.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        Ok(super::shell::join(&words))
     }
 
     fn stop(&self, host: &str, what: &str, why: &str) -> Stop {

@@ -42,16 +42,8 @@ impl Apply<'_> {
     /// asked for, and a token from `scontrol token` on `ctl` through the transport.
     pub(super) fn profile_for(&self, ctl: &str) -> Result<Profile, Stop> {
         let argv = ["scontrol".to_string(), "token".into(), format!("lifespan={TOKEN_LIFESPAN}")];
-        let cmd = self.transport.command(ctl, &argv).map_err(|e| self.stop(ctl, "profile", &e.to_string()))?;
-        let words: Vec<String> = std::iter::once(cmd.get_program())
-            .chain(cmd.get_args())
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        Ok(Profile {
-            url: self.rest_url.clone(),
-            token_command: Some(crate::cluster::shell::join(&words)),
-            ..Profile::default()
-        })
+        let line = self.command_line(ctl, &argv).map_err(|e| self.stop(ctl, "profile", &e))?;
+        Ok(Profile { url: self.rest_url.clone(), token_command: Some(line), ..Profile::default() })
     }
 
     /// This machine pings slurmrestd through the profile, then adds the profile to
