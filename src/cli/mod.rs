@@ -107,7 +107,9 @@ commands:
   board [--port PORT] [--bind ADDR] [-M|--profile PROFILE]
   profiles
   cluster plan NODE… [-o DIR] [--controller HOST] [--via COMMAND]
-  cluster apply [-o DIR] [--via COMMAND] [--dry-run]
+  cluster apply [-o DIR] [--via COMMAND] [--rest-url URL] [--dry-run]
+  cluster status [-o DIR] [--via COMMAND]
+  cluster pending -M CLUSTER [--move-pending]
   cluster probe
   node-check [--node NAME] [--dry-run] [--prolog]
   install-links [DIR]
