@@ -5,13 +5,7 @@ pub use crate::format::{parse, parse_long, push_justified, render, Field, Token}
 
 /// The `-l` date line: `Sun Nov 22 01:40:31 2026` in local time.
 pub fn date_line(ts: u64) -> String {
-    // SAFETY: localtime_r fills a zeroed tm from a valid time_t.
-    let tm = unsafe {
-        let t = ts as libc::time_t;
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::localtime_r(&t, &mut tm);
-        tm
-    };
+    let tm = crate::sys::local_tm(ts as i64);
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     format!(

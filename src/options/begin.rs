@@ -172,13 +172,7 @@ fn spec(i: &str) -> IResult<&str, Spec> {
 }
 
 fn local(t: u64) -> libc::tm {
-    // SAFETY: an all-zero tm is a valid value; localtime_r fills it from a valid time_t.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        let t = t as libc::time_t;
-        libc::localtime_r(&t, &mut tm);
-        tm
-    }
+    crate::sys::local_tm(t as i64)
 }
 
 /// Local date and time to UNIX seconds (DST decided by the C library); `None` if the fields

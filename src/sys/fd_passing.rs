@@ -27,11 +27,11 @@ pub fn send_with_fds(sock: std::os::fd::BorrowedFd, data: &[u8], fds: &[std::os:
         msg.msg_iovlen = 1;
         if !fds.is_empty() {
             msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen = libc::CMSG_SPACE(size) as usize;
+            msg.msg_controllen = libc::CMSG_SPACE(size) as _;
             let cmsg = libc::CMSG_FIRSTHDR(&msg);
             (*cmsg).cmsg_level = libc::SOL_SOCKET;
             (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(size) as usize;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(size) as _;
             let data = libc::CMSG_DATA(cmsg).cast::<i32>();
             for (i, fd) in fds.iter().enumerate() {
                 std::ptr::write_unaligned(data.add(i), fd.as_raw_fd());
@@ -62,7 +62,7 @@ pub fn recv_with_fds(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Resul
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = control.len();
+        msg.msg_controllen = control.len() as _;
         let n = loop {
             let n = libc::recvmsg(sock.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
             if n >= 0 {
@@ -77,7 +77,7 @@ pub fn recv_with_fds(sock: std::os::fd::BorrowedFd, buf: &mut [u8]) -> io::Resul
         let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
         while !cmsg.is_null() {
             if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let count = ((*cmsg).cmsg_len - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<i32>();
+                let count = ((*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<i32>();
                 let data = libc::CMSG_DATA(cmsg).cast::<i32>();
                 for i in 0..count {
                     fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));

@@ -3,7 +3,8 @@
 //! (`crate::sys::pipe`), wherever it lives:
 //!
 //! * `process`: pidfds, signals to processes and groups, what `/proc` says of a process;
-//! * `clock`: the monotonic instant of a UNIX time, local midnight, weekdays and local times;
+//! * `clock`: the monotonic instant of a UNIX time, local broken-down times, local
+//!   midnight, weekdays and local times;
 //! * `files`: atomic writes, umasks, private directories;
 //! * `fd`: pipes, socket pairs, waiting on descriptors, their flags and limit;
 //! * `fd_passing`: descriptors sent with a message over a Unix socket;
@@ -21,7 +22,7 @@ mod process;
 mod signal_fd;
 mod terminal;
 
-pub use clock::{format_local_time, instant_at, local_midnight, local_weekday, now};
+pub use clock::{checked_local_tm, format_local_time, instant_at, local_midnight, local_tm, local_weekday, now};
 pub use fd::{
     close_inherited_on_exec, open_files_limit, pipe, poll_readable, seqpacket_pair, set_cloexec, set_nonblocking,
     wait_closed, wait_readable,

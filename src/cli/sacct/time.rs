@@ -29,13 +29,7 @@ const UNITS: &[(&str, i64)] = &[
 
 /// Local broken-down time of `t`.
 fn local(t: i64) -> libc::tm {
-    // SAFETY: an all-zero tm is a valid value; localtime_r fills it from a valid time_t.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        let t = t as libc::time_t;
-        libc::localtime_r(&t, &mut tm);
-        tm
-    }
+    crate::sys::local_tm(t)
 }
 
 /// `mktime` of local fields, normalising out-of-range ones as the C library does.

@@ -6,13 +6,7 @@
 
 /// The local broken-down time of `t`.
 fn local(t: u64) -> libc::tm {
-    let t = t as libc::time_t;
-    // SAFETY: localtime_r writes into the zeroed tm it is given and reads only `t`.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::localtime_r(&t, &mut tm);
-        tm
-    }
+    crate::sys::local_tm(t as i64)
 }
 
 /// `tm` as UNIX time (mktime normalises out-of-range fields, as Slurm relies on).

@@ -11,14 +11,7 @@ pub fn next_after(period: UsageReset, last: u64) -> Option<u64> {
     if matches!(period, UsageReset::None | UsageReset::Now) {
         return None;
     }
-    // SAFETY: an all-zero `tm` is a valid value of the plain C struct.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let t = last as libc::time_t;
-    // SAFETY: both pointers are to live values of the right types; localtime_r is the
-    // thread-safe form and writes only into `tm`.
-    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
-        return None;
-    }
+    let mut tm = crate::sys::checked_local_tm(last as i64)?;
     tm.tm_sec = 0;
     tm.tm_min = 0;
     tm.tm_hour = 0;
@@ -48,7 +41,7 @@ pub fn next_after(period: UsageReset, last: u64) -> Option<u64> {
     tm.tm_isdst = -1;
     // SAFETY: `tm` is a valid struct that mktime normalises in place.
     let next = unsafe { libc::mktime(&mut tm) };
-    (next > t).then_some(next as u64)
+    (next > last as _).then_some(next as u64)
 }
 
 #[cfg(test)]
