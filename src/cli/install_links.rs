@@ -2,7 +2,10 @@
 //! itself (which the shell completions call), so that every command is on `PATH`.
 //!
 //! Each link points at this executable (canonicalized); the multicall binary then picks the
-//! command from `argv[0]`. Where the executable already is `DIR/slurmlet` it is left as it is.
+//! command from `argv[0]`. Where the executable already is `DIR/slurmlet` it is left as it is,
+//! and the links name it by its file name alone (`sbatch -> slurmlet`), so that the directory
+//! can be moved or packaged as it is (the release tarball and the Debian package are laid out
+//! so).
 
 use clap::Parser;
 use std::ffi::OsString;
@@ -85,7 +88,8 @@ pub fn link(target: &Path, link: &Path, force: bool) -> Result<Outcome, LinkErro
         Ok(meta) if meta.is_dir() => return Err(LinkError::IsDir { path: link.to_path_buf() }),
         Ok(_) if !force => return Err(LinkError::Exists { path: link.to_path_buf() }),
         Ok(_) => {
-            if std::fs::canonicalize(link).ok().as_deref() == Some(target) {
+            let pointed = link.parent().map_or_else(|| target.to_path_buf(), |dir| dir.join(target));
+            if std::fs::canonicalize(link).ok() == std::fs::canonicalize(pointed).ok() {
                 return Err(LinkError::IsSelf { path: link.to_path_buf() });
             }
             Outcome::Replaced
@@ -105,6 +109,16 @@ pub fn link(target: &Path, link: &Path, force: bool) -> Result<Outcome, LinkErro
         return Err(io(link)(e));
     }
     Ok(outcome)
+}
+
+/// What the links in `dir` point at: the executable's file name where it lies in `dir`
+/// itself, its absolute path otherwise.
+pub fn link_target(exe: &Path, dir: &Path) -> PathBuf {
+    let here = std::fs::canonicalize(dir).ok();
+    match (exe.parent(), exe.file_name()) {
+        (Some(parent), Some(name)) if here.as_deref() == Some(parent) => PathBuf::from(name),
+        _ => exe.to_path_buf(),
+    }
 }
 
 /// Runs install-links.
@@ -132,6 +146,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         super::error(CMD, &format!("cannot create {}: {e}", dir.display()));
         return 1;
     }
+    let pointed = link_target(&target, &dir);
     let mut failed = false;
     for name in super::COMMANDS.iter().chain(std::iter::once(&"slurmlet")) {
         let path = dir.join(name);
@@ -140,14 +155,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
             println!("{} is this executable", path.display());
             continue;
         }
-        match link(&target, &path, args.force) {
+        match link(&pointed, &path, args.force) {
             Ok(outcome) => {
                 let note = match outcome {
                     Outcome::Created => "",
                     Outcome::Replaced => " (replaced)",
                     Outcome::Unchanged => " (already there)",
                 };
-                println!("{} -> {}{note}", path.display(), target.display());
+                println!("{} -> {}{note}", path.display(), pointed.display());
             }
             Err(e) => {
                 super::error(CMD, &e.to_string());

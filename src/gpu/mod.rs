@@ -241,6 +241,18 @@ pub enum GpuError {
         /// The loader's message.
         cause: String,
     },
+    /// This binary is linked statically (the release tarball's), and a static binary cannot
+    /// load a shared library: the next sources (nvidia-smi, the driver's files) are asked.
+    #[error(
+        "this slurmlet is a static binary, which cannot load {}: the GPUs are found and sampled \
+         through nvidia-smi instead, and GPU health events (XIDs) are not watched; install the \
+         Debian package or build with cargo for NVML",
+        .library.display()
+    )]
+    StaticBinary {
+        /// The library, as configured.
+        library: PathBuf,
+    },
     /// NVML loaded, and a call into it failed.
     #[error("NVML from {library}: {call} failed: {source}")]
     Nvml {
@@ -266,7 +278,10 @@ impl GpuError {
     /// driver or library. The other errors most often only mean that the machine has no
     /// such program, directory or library, and are no news.
     pub fn warrants_warning(&self) -> bool {
+        // The static binary on a machine with NVIDIA's driver loaded: said, once, at the start.
+        let nvidia_machine = || Path::new("/proc/driver/nvidia").exists();
         matches!(self, GpuError::Nvml { .. } | GpuError::Hung { .. })
+            || matches!(self, GpuError::StaticBinary { .. } if nvidia_machine())
             || matches!(self, GpuError::Tool(e) if e.timed_out())
     }
 }

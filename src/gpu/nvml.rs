@@ -144,6 +144,9 @@ pub(super) fn initialised(library: &Path) -> Result<&'static Library, GpuError> 
     if let Some(nvml) = loaded.get(library) {
         return Ok(nvml);
     }
+    if cfg!(target_feature = "crt-static") {
+        return Err(GpuError::StaticBinary { library: library.to_path_buf() });
+    }
     let nvml = Library::builder().lib_path(library.as_os_str()).init().map_err(|source| match source {
         NvmlError::LibloadingError(e) if is_missing(library) => {
             GpuError::LibraryMissing { library: library.to_path_buf(), cause: e.to_string() }

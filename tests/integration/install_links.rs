@@ -68,5 +68,12 @@ fn the_binary_already_in_the_directory_is_left_as_it_is() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&format!("{} is this executable", copy.display())), "{stdout}");
     assert!(!std::fs::symlink_metadata(&copy).unwrap().file_type().is_symlink(), "the binary was replaced");
-    assert_eq!(std::fs::read_link(tmp.path().join("squeue")).unwrap(), std::fs::canonicalize(&copy).unwrap());
+    // Named by its file name alone, so that the directory can move (a tarball, a package).
+    assert_eq!(std::fs::read_link(tmp.path().join("squeue")).unwrap(), std::path::PathBuf::from("slurmlet"));
+    let moved = tmp.path().with_extension("moved");
+    std::fs::rename(tmp.path(), &moved).unwrap();
+    let out = Command::new(moved.join("sinfo")).arg("--version").output().unwrap();
+    std::fs::rename(&moved, tmp.path()).unwrap();
+    assert!(out.status.success(), "sinfo in the moved directory: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("slurm "), "{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# scripts/dist/check.sh deb FILE | tarball FILE [SUITE]: installs a built package or tarball
+# into a fresh copy of a clean Debian chroot (chroot.sh; default SUITE bookworm), starts the
+# system daemon as its systemd unit starts it, runs a GPU job through the queue as each of
+# two users, and checks what each sees; for the package, then `dpkg -r` (state kept) and
+# `dpkg -P` (state gone). Every check that fails says what it expected and exits 1.
+# Exit status 3 (and a SKIPPED banner, added to $SLURMLET_SKIPPED_LIST when set) where no
+# chroot can be had here; with SLURMLET_DIST_REQUIRED=1 that fails instead.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+kind="${1:?usage: check.sh deb FILE | tarball FILE [SUITE]}"
+artifact="$(realpath "${2:?usage: check.sh deb FILE | tarball FILE [SUITE]}")"
+suite="${3:-bookworm}"
+
+skip() {
+    local line='################################################################################'
+    printf '\n%s\n### SKIPPED: the %s install check did not run\n### reason: %s\n%s\n\n' "$line" "$kind" "$1" "$line" >&2
+    if [ -n "${SLURMLET_SKIPPED_LIST:-}" ]; then
+        printf '*** dist check (%s) SKIPPED, nothing checked: %s ***\n' "$kind" "$1" >>"$SLURMLET_SKIPPED_LIST"
+    fi
+    [ "${SLURMLET_DIST_REQUIRED:-0}" = 1 ] && exit 1
+    exit 3
+}
+fail() {
+    echo "check.sh ($kind): FAILED: $*" >&2
+    [ -s "$work/daemon.log" ] && { echo "--- the daemon's log:" >&2; tail -n 20 "$work/daemon.log" >&2; }
+    exit 1
+}
+step() { echo "check.sh ($kind): $*" >&2; }
+
+errors="$(mktemp)"
+clean="$("$here/chroot.sh" "$suite" 2>"$errors")" || {
+    rc=$?
+    cat "$errors" >&2
+    [ $rc = 3 ] && skip "$(sed -n 's/^chroot.sh: UNAVAILABLE: //p' "$errors" | tail -n 1)"
+    exit $rc
+}
+rm -f "$errors"
+
+work="$(mktemp -d /var/tmp/slurmlet-check.XXXXXX)"
+root="$work/root"
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && sleep 0.5
+    for m in dev/pts dev proc; do umount -l "$root/$m" 2>/dev/null || true; done
+    rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+cp -a "$clean" "$root"
+mount -t proc proc "$root/proc"
+mount --bind /dev "$root/dev"
+C() { chroot "$root" "$@"; }
+# A login as USER: their uid, groups and home, a clean environment, in their home.
+as() {
+    local user="$1"
+    shift
+    chroot --userspec="$user:$user" "$root" env -i HOME="/home/$user" USER="$user" LOGNAME="$user" \
+        PATH=/usr/local/bin:/usr/bin:/bin sh -c 'cd "$HOME" && "$@"' sh "$@"
+}
+
+case "$kind" in
+deb)
+    cp "$artifact" "$root/tmp/slurmlet.deb"
+    step "dpkg -i $(basename "$artifact") into a clean $suite"
+    C dpkg -i /tmp/slurmlet.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
+    bindir=/usr/bin
+    unit=/lib/systemd/system/slurmlet.service
+    [ "$(C dpkg-query -W -f '${db:Status-Abbrev}' slurmlet)" = "ii " ] || fail "slurmlet is not installed"
+    grep -qx /etc/slurmlet/slurmlet.toml "$root/var/lib/dpkg/info/slurmlet.conffiles" ||
+        fail "/etc/slurmlet/slurmlet.toml is not a conffile"
+    [ "$(stat -c %a "$root/var/lib/slurmlet")" = 711 ] || fail "/var/lib/slurmlet is not 0711"
+    man=/usr/share/man/man1/sbatch.1.gz
+    completions=(/usr/share/bash-completion/completions/sbatch /usr/share/zsh/vendor-completions/_sbatch
+        /usr/share/fish/vendor_completions.d/sbatch.fish)
+    ;;
+tarball)
+    step "tar -C /usr/local --strip-components=1 -xzf $(basename "$artifact") into a clean $suite"
+    tar -C "$root/usr/local" --strip-components=1 -xzf "$artifact"
+    mkdir -p "$root/etc/slurmlet"
+    cp "$root/usr/local/share/doc/slurmlet/slurmlet.toml.example" "$root/etc/slurmlet/slurmlet.toml"
+    mkdir -m 711 "$root/var/lib/slurmlet"
+    bindir=/usr/local/bin
+    unit=/usr/local/lib/systemd/system/slurmlet.service
+    man=/usr/local/share/man/man1/sbatch.1.gz
+    completions=(/usr/local/share/bash-completion/completions/sbatch /usr/local/share/zsh/site-functions/_sbatch
+        /usr/local/share/fish/vendor_completions.d/sbatch.fish)
+    ;;
+*) fail "unknown kind $kind (deb or tarball)" ;;
+esac
+
+for cmd in sbatch srun salloc squeue scancel scontrol sinfo sacct sstat sprio sshare sreport sacctmgr seff slurmletd; do
+    [ "$(readlink "$root$bindir/$cmd")" = slurmlet ] || fail "$bindir/$cmd is not a link to slurmlet"
+done
+for f in "$man" "${completions[@]}" "$unit"; do
+    [ -s "$root$f" ] || fail "$f is missing"
+done
+C "$bindir/sbatch" --version | grep -q '^slurm ' || fail "sbatch --version does not answer"
+
+# The machine: two GPUs stood in by configuration, jobs not moved into the host's cgroups.
+cat >>"$root/etc/slurmlet/slurmlet.toml" <<'CONF'
+cpus = 4
+memory = 4096
+gpus = 2
+cgroup = { cgroup_plugin = "disabled" }
+CONF
+C useradd -m -s /bin/sh alice
+C useradd -m -s /bin/sh bob
+
+# As the unit starts it: its ExecStart, as root, in the background.
+exec_start="$(sed -n 's/^ExecStart=//p' "$root$unit")"
+[ -n "$exec_start" ] || fail "$unit has no ExecStart"
+step "starting the daemon as the unit does: $exec_start"
+# shellcheck disable=SC2086
+setsid chroot "$root" $exec_start >"$work/daemon.log" 2>&1 &
+daemon=$!
+for _ in $(seq 100); do
+    [ -S "$root/run/slurmlet/slurmlet.sock" ] && break
+    sleep 0.1
+done
+[ -S "$root/run/slurmlet/slurmlet.sock" ] || fail "the daemon did not make /run/slurmlet/slurmlet.sock in 10 s"
+
+for user in alice bob; do
+    step "a GPU job as $user"
+    id="$(as "$user" sbatch --parsable --wait --gres=gpu:1 \
+        --wrap 'echo "$(id -un) job $SLURM_JOB_ID on GPU $CUDA_VISIBLE_DEVICES"')" ||
+        fail "sbatch --wait as $user failed: $id"
+    out="$root/home/$user/slurm-$id.out"
+    [ -f "$out" ] || fail "$user's job $id wrote no /home/$user/slurm-$id.out"
+    grep -qx "$user job $id on GPU [01]" "$out" || fail "$user's job $id printed: $(cat "$out")"
+    [ "$(C stat -c %U "/home/$user/slurm-$id.out")" = "$user" ] || fail "slurm-$id.out is not $user's"
+done
+listed="$(as bob sacct -a -X -n -P -o User,State)"
+for user in alice bob; do
+    echo "$listed" | grep -qx "$user|COMPLETED" || fail "sacct as bob does not list $user's COMPLETED job: $listed"
+done
+
+if [ "$kind" = deb ]; then
+    # As `systemctl stop` (KillMode=process): the daemon alone.
+    kill "$daemon"
+    wait "$daemon" 2>/dev/null || true
+    daemon=""
+    step "dpkg -r keeps the job store and the configuration"
+    C dpkg -r slurmlet >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -r failed"; }
+    [ ! -e "$root/usr/bin/sbatch" ] || fail "/usr/bin/sbatch is still there after dpkg -r"
+    [ -s "$root/var/lib/slurmlet/slurmlet.db" ] || fail "dpkg -r removed the job store"
+    [ -f "$root/etc/slurmlet/slurmlet.toml" ] || fail "dpkg -r removed the configuration"
+    step "dpkg -P removes them"
+    C dpkg -P slurmlet >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -P failed"; }
+    [ ! -e "$root/var/lib/slurmlet" ] || fail "/var/lib/slurmlet is still there after dpkg -P"
+    [ ! -e "$root/etc/slurmlet" ] || fail "/etc/slurmlet is still there after dpkg -P"
+fi
+step "passed"
