@@ -7,56 +7,11 @@
 # Exit status 3 (and a SKIPPED banner, added to $SLURMLET_SKIPPED_LIST when set) where no
 # chroot can be had here; with SLURMLET_DIST_REQUIRED=1 that fails instead.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
 kind="${1:?usage: check.sh deb FILE | tarball FILE [SUITE]}"
 artifact="$(realpath "${2:?usage: check.sh deb FILE | tarball FILE [SUITE]}")"
 suite="${3:-bookworm}"
-
-skip() {
-    local line='################################################################################'
-    printf '\n%s\n### SKIPPED: the %s install check did not run\n### reason: %s\n%s\n\n' "$line" "$kind" "$1" "$line" >&2
-    if [ -n "${SLURMLET_SKIPPED_LIST:-}" ]; then
-        printf '*** dist check (%s) SKIPPED, nothing checked: %s ***\n' "$kind" "$1" >>"$SLURMLET_SKIPPED_LIST"
-    fi
-    [ "${SLURMLET_DIST_REQUIRED:-0}" = 1 ] && exit 1
-    exit 3
-}
-fail() {
-    echo "check.sh ($kind): FAILED: $*" >&2
-    [ -s "$work/daemon.log" ] && { echo "--- the daemon's log:" >&2; tail -n 20 "$work/daemon.log" >&2; }
-    exit 1
-}
-step() { echo "check.sh ($kind): $*" >&2; }
-
-errors="$(mktemp)"
-clean="$("$here/chroot.sh" "$suite" 2>"$errors")" || {
-    rc=$?
-    cat "$errors" >&2
-    [ $rc = 3 ] && skip "$(sed -n 's/^chroot.sh: UNAVAILABLE: //p' "$errors" | tail -n 1)"
-    exit $rc
-}
-rm -f "$errors"
-
-work="$(mktemp -d /var/tmp/slurmlet-check.XXXXXX)"
-root="$work/root"
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && sleep 0.5
-    for m in dev/pts dev proc; do umount -l "$root/$m" 2>/dev/null || true; done
-    rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
-cp -a "$clean" "$root"
-mount -t proc proc "$root/proc"
-mount --bind /dev "$root/dev"
-C() { chroot "$root" "$@"; }
-# A login as USER: their uid, groups and home, a clean environment, in their home.
-as() {
-    local user="$1"
-    shift
-    chroot --userspec="$user:$user" "$root" env -i HOME="/home/$user" USER="$user" LOGNAME="$user" \
-        PATH=/usr/local/bin:/usr/bin:/bin sh -c 'cd "$HOME" && "$@"' sh "$@"
-}
+source "$(dirname "$0")/sandbox.sh"
+sandbox "$suite"
 
 case "$kind" in
 deb)
@@ -106,18 +61,7 @@ CONF
 C useradd -m -s /bin/sh alice
 C useradd -m -s /bin/sh bob
 
-# As the unit starts it: its ExecStart, as root, in the background.
-exec_start="$(sed -n 's/^ExecStart=//p' "$root$unit")"
-[ -n "$exec_start" ] || fail "$unit has no ExecStart"
-step "starting the daemon as the unit does: $exec_start"
-# shellcheck disable=SC2086
-setsid chroot "$root" $exec_start >"$work/daemon.log" 2>&1 &
-daemon=$!
-for _ in $(seq 100); do
-    [ -S "$root/run/slurmlet/slurmlet.sock" ] && break
-    sleep 0.1
-done
-[ -S "$root/run/slurmlet/slurmlet.sock" ] || fail "the daemon did not make /run/slurmlet/slurmlet.sock in 10 s"
+start_daemon "$unit"
 
 for user in alice bob; do
     step "a GPU job as $user"
@@ -135,18 +79,7 @@ for user in alice bob; do
 done
 
 if [ "$kind" = deb ]; then
-    # As `systemctl stop` (KillMode=process): the daemon alone.
-    kill "$daemon"
-    wait "$daemon" 2>/dev/null || true
-    daemon=""
-    step "dpkg -r keeps the job store and the configuration"
-    C dpkg -r slurmlet >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -r failed"; }
-    [ ! -e "$root/usr/bin/sbatch" ] || fail "/usr/bin/sbatch is still there after dpkg -r"
-    [ -s "$root/var/lib/slurmlet/slurmlet.db" ] || fail "dpkg -r removed the job store"
-    [ -f "$root/etc/slurmlet/slurmlet.toml" ] || fail "dpkg -r removed the configuration"
-    step "dpkg -P removes them"
-    C dpkg -P slurmlet >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -P failed"; }
-    [ ! -e "$root/var/lib/slurmlet" ] || fail "/var/lib/slurmlet is still there after dpkg -P"
-    [ ! -e "$root/etc/slurmlet" ] || fail "/etc/slurmlet is still there after dpkg -P"
+    stop_daemon
+    remove_and_purge
 fi
 step "passed"

@@ -18,6 +18,14 @@ stage_binary() {
     mkdir -p "$bindir"
     install -m 755 "$binary" "$bindir/slurmlet"
     "$bindir/slurmlet" install-links "$bindir" >/dev/null
+    # An older binary (upgrade.sh packages one) linked by absolute path, into this staging
+    # tree: those links are made relative here.
+    local link
+    for link in "$bindir"/*; do
+        if [ -L "$link" ] && [ "$(readlink "$link")" = "$(realpath "$bindir/slurmlet")" ]; then
+            ln -sfn slurmlet "$link"
+        fi
+    done
     [ "$(readlink "$bindir/sbatch")" = slurmlet ] || die "install-links did not make relative links in $bindir"
 }
 
