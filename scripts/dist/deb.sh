@@ -16,7 +16,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ -z "$binary" ]; then
-    (cd "$repo" && cargo build --release --locked --bin slurmlet)
+    # Without its symbol tables (3.6 MB), as Debian ships binaries.
+    (cd "$repo" && CARGO_PROFILE_RELEASE_STRIP=symbols cargo build --release --locked --bin slurmlet)
     binary="${CARGO_TARGET_DIR:-$repo/target}/release/slurmlet"
 fi
 arch="$(dpkg --print-architecture)"
