@@ -20,7 +20,7 @@ unit=/lib/systemd/system/slurmlet.service
 # Long enough to be running through the restart, short enough for a quick check.
 run_for=20
 
-# JOBS: every job's id, user and state as squeue lists it, and as sacct lists it (each array
+# listing: every job's id, user and state as squeue lists it, and as sacct lists it (each array
 # task and each run of a requeued job on its own line), sorted.
 listing() {
     as bob squeue -a -h -o '%i|%u|%T|%r' | sort
