@@ -15,9 +15,7 @@ sandbox "$suite"
 
 case "$kind" in
 deb)
-    cp "$artifact" "$root/tmp/slurmlet.deb"
-    step "dpkg -i $(basename "$artifact") into a clean $suite"
-    C dpkg -i /tmp/slurmlet.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
+    install_deb "$artifact"
     bindir=/usr/bin
     unit=/lib/systemd/system/slurmlet.service
     [ "$(C dpkg-query -W -f '${db:Status-Abbrev}' slurmlet)" = "ii " ] || fail "slurmlet is not installed"

@@ -20,9 +20,10 @@ stage_binary() {
     "$bindir/slurmlet" install-links "$bindir" >/dev/null
     # An older binary (upgrade.sh packages one) linked by absolute path, into this staging
     # tree: those links are made relative here.
-    local link
+    local link absolute
+    absolute="$(realpath "$bindir/slurmlet")"
     for link in "$bindir"/*; do
-        if [ -L "$link" ] && [ "$(readlink "$link")" = "$(realpath "$bindir/slurmlet")" ]; then
+        if [ -L "$link" ] && [ "$(readlink "$link")" = "$absolute" ]; then
             ln -sfn slurmlet "$link"
         fi
     done

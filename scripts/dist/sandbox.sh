@@ -56,9 +56,9 @@ sandbox() {
 sandbox_cleanup() {
     stop_daemon
     # Jobs still running in the chroot (a failed check may leave some): their processes.
-    local pid
-    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-        [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ] && kill -KILL "$pid" 2>/dev/null
+    local proc
+    for proc in /proc/[0-9]*; do
+        [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ] && kill -KILL "${proc#/proc/}" 2>/dev/null
     done
     for m in dev proc; do umount -l "$root/$m" 2>/dev/null || true; done
     rm -rf --one-file-system "$work"
@@ -101,6 +101,13 @@ stop_daemon() {
     kill -TERM "$daemon" 2>/dev/null || true
     wait "$daemon" 2>/dev/null || true
     daemon=""
+}
+
+# install_deb FILE: `dpkg -i` of the package FILE in the chroot; its output shown if it fails.
+install_deb() {
+    cp "$1" "$root/tmp/slurmlet.deb"
+    step "dpkg -i $(basename "$1")"
+    C dpkg -i /tmp/slurmlet.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i $(basename "$1") failed"; }
 }
 
 # remove_and_purge: with the daemon stopped, `dpkg -r` removes the commands and keeps the job

@@ -48,12 +48,6 @@ wait_ended() {
     fail "jobs $* have not ended after 90 s: $(as bob squeue -a -h -o '%i %T %r')"
 }
 
-install_deb() {
-    cp "$1" "$root/tmp/slurmlet.deb"
-    step "dpkg -i $(basename "$1")"
-    C dpkg -i /tmp/slurmlet.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i $(basename "$1") failed"; }
-}
-
 install_deb "$old_deb"
 # Only keys every release knows: an older daemon refuses a key it does not know.
 cat >>"$root/etc/slurmlet/slurmlet.toml" <<'CONF'
