@@ -1,6 +1,8 @@
-//! `nvidia-smi -L`: NVIDIA's tool lists the GPUs its driver sees, with model and UUID.
+//! `nvidia-smi -L`: NVIDIA's tool lists the GPUs its driver sees, with model and UUID. A GPU
+//! is typed by its model as NVML would type it, so that a node shows the same gres whichever
+//! source found its GPUs.
 
-use super::{Gpu, GpuError, GpuSource};
+use super::{gres_type_of_model, Gpu, GpuError, GpuSource};
 
 /// Runs `program -L` (`nvidia-smi`, looked up in `PATH`).
 #[derive(Debug, Clone)]
@@ -40,7 +42,12 @@ fn parse_line(line: &str) -> Option<Gpu> {
         None => (rest, ""),
     };
     let known = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    Some(Gpu { uuid: known(uuid), model: known(model), ..Gpu::nvidia(index) })
+    Some(Gpu {
+        uuid: known(uuid),
+        gres_type: known(model).as_deref().map(gres_type_of_model),
+        model: known(model),
+        ..Gpu::nvidia(index)
+    })
 }
 
 #[cfg(test)]
@@ -64,6 +71,7 @@ mod tests {
         assert_eq!(gpus[1].index, 1);
         assert_eq!(gpus[1].model.as_deref(), Some("NVIDIA H100 80GB HBM3"));
         assert_eq!(gpus[1].uuid.as_deref(), Some("GPU-e2b7d1c0-5a8f-43b6-9e2d-7f1a0c3b8d54"));
+        assert_eq!(gpus[1].gres_type.as_deref(), Some("nvidia_h100_80gb_hbm3"));
         assert_eq!(gpus[0].vendor, Vendor::Nvidia);
     }
 
@@ -85,5 +93,6 @@ mod tests {
         assert!(parse_nvidia_smi_list(text).is_empty());
         let gpus = parse_nvidia_smi_list("GPU 3: Some GPU\n");
         assert_eq!((gpus[0].index, gpus[0].uuid.as_deref()), (3, None));
+        assert_eq!(parse_nvidia_smi_list("GPU 0: (UUID: GPU-1)\n")[0].gres_type, None, "no model, no type");
     }
 }

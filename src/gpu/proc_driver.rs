@@ -1,7 +1,7 @@
 //! `/proc/driver/nvidia/gpus`: one directory per GPU the NVIDIA driver has loaded, named by
 //! its PCI address, each with an `information` file (model, UUID, device minor).
 
-use super::{Gpu, GpuError, GpuSource};
+use super::{gres_type_of_model, Gpu, GpuError, GpuSource};
 use std::path::PathBuf;
 
 /// Reads the driver's GPU directories under `dir`.
@@ -48,7 +48,7 @@ impl GpuSource for ProcDriver {
 }
 
 /// The GPU with index `index` whose driver `information` file reads `text` (`Model: …`,
-/// `GPU UUID: …`, `Device Minor: N`).
+/// `GPU UUID: …`, `Device Minor: N`), typed by its model as NVML would type it.
 pub fn parse_information(index: u32, text: &str) -> Gpu {
     let field = |name: &str| {
         text.lines().find_map(|l| {
@@ -57,9 +57,11 @@ pub fn parse_information(index: u32, text: &str) -> Gpu {
         })
     };
     let minor: Option<u32> = field("Device Minor").and_then(|m| m.parse().ok());
+    let model = field("Model");
     Gpu {
         uuid: field("GPU UUID"),
-        model: field("Model"),
+        gres_type: model.as_deref().map(gres_type_of_model),
+        model,
         devices: minor.map(|m| PathBuf::from(format!("/dev/nvidia{m}"))).into_iter().collect(),
         ..Gpu::nvidia(index)
     }
@@ -89,6 +91,7 @@ GPU Excluded:\t No\n";
         assert_eq!(gpu.model.as_deref(), Some("NVIDIA H100 80GB HBM3"));
         assert_eq!(gpu.uuid.as_deref(), Some("GPU-4a0c6b4e-9f0d-2a51-7c3e-8d1f2b6e0a93"));
         assert_eq!(gpu.devices, vec![PathBuf::from("/dev/nvidia2")]);
+        assert_eq!(gpu.gres_type.as_deref(), Some("nvidia_h100_80gb_hbm3"));
         assert_eq!(gpu.vendor, Vendor::Nvidia);
     }
 

@@ -38,9 +38,10 @@ fn the_daemon_finds_gpus_and_clients_never_look() {
     c.start_daemon_with(&[("PATH", &path_with_bin(&c))]);
     assert_eq!(read(&probes), "-L\n", "the daemon lists GPUs once, at its start");
 
-    assert_eq!(show_node_gres(&c), "Gres=gpu:2");
+    // Typed by the model nvidia-smi gives, as NVML's name would type it.
+    assert_eq!(show_node_gres(&c), "Gres=gpu:nvidia_h100_80gb_hbm3:2");
     let out = c.run("sinfo", &["-h", "-o", "%G"]);
-    assert_eq!(stdout(&out).trim(), "gpu:2", "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "gpu:nvidia_h100_80gb_hbm3:2", "{}", stderr(&out));
     // The daemon, not sbatch, knows that three GPUs are more than the node has.
     let out = c.run("sbatch", &["--test-only", "--gres=gpu:3", "--wrap", "true"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

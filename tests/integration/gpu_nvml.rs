@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 /// What the A100s of [`two_a100s`] are typed as: their name in lower case, spaces made
 /// underscores.
 const A100: &str = "nvidia_a100-sxm4-40gb";
+/// What the H100s of the stand-in `nvidia-smi` are typed as.
+const H100: &str = "nvidia_h100_80gb_hbm3";
 const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
 const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
 
@@ -136,12 +138,47 @@ fn a_missing_library_falls_back_to_nvidia_smi_silently() {
     let path = stand_in_nvidia_smi(&c, &probes);
     c.start_daemon_with(&[("PATH", &path)]);
 
-    assert_eq!(show_node_gres(&c), "Gres=gpu:2", "nvidia-smi gives no type");
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{H100}:2"), "typed by the model nvidia-smi gives");
     assert_eq!(gpu_source(&c), "nvidia-smi");
     assert_eq!(read(&probes), "-L\n");
     let log = c.log();
-    assert!(log.contains("GPUs found by nvidia-smi: gpu:2"), "{log}");
+    assert!(log.contains(&format!("GPUs found by nvidia-smi: gpu:{H100}:2")), "{log}");
     assert!(!log.contains("WARN"), "a missing library is no news: {log}");
+}
+
+/// The same machine shows the same gres whichever source found its GPUs: `nvidia-smi -L`
+/// gives the model NVML names, and the GPUs are typed from it as NVML's are, so a script's
+/// `--gres=gpu:TYPE:N` does not stop working when the library is missing.
+#[test]
+fn nvml_and_nvidia_smi_type_the_same_gpus_alike() {
+    let library = fake_nvml::library();
+    let mut by_nvml = nvml_cluster(&library);
+    let machine = write_machine(&by_nvml, two_a100s(&by_nvml.dir.path().join("nvml-calls")));
+    by_nvml.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    assert_eq!(gpu_source(&by_nvml), "nvml");
+
+    let mut by_smi = nvml_cluster(Path::new("/nonexistent/libnvidia-ml.so.1"));
+    let script = by_smi.bin.join("nvidia-smi");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = -L ] || exit 2\n\
+             echo 'GPU 0: NVIDIA A100-SXM4-40GB (UUID: {UUID0})'\n\
+             echo 'GPU 1: NVIDIA A100-SXM4-40GB (UUID: {UUID1})'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    by_smi.start_daemon_with(&[("PATH", &gpus::path_with_bin(&by_smi))]);
+    assert_eq!(gpu_source(&by_smi), "nvidia-smi");
+
+    for c in [&by_nvml, &by_smi] {
+        assert_eq!(show_node_gres(c), format!("Gres=gpu:{A100}:2"));
+        let id =
+            c.sbatch(&[&format!("--gres=gpu:{A100}:1"), "-o", "typed.out", "--wrap", "echo $CUDA_VISIBLE_DEVICES"]);
+        c.wait_state(id, &["COMPLETED"], T);
+        assert_eq!(c.wait_file("typed.out", T), "0\n");
+    }
 }
 
 #[test]
@@ -157,7 +194,7 @@ fn nvml_that_fails_is_logged_once_and_passed_over() {
     let path = stand_in_nvidia_smi(&c, &probes);
     c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap()), ("PATH", &path)]);
 
-    assert_eq!(show_node_gres(&c), "Gres=gpu:2");
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{H100}:2"));
     assert_eq!(gpu_source(&c), "nvidia-smi");
     let text = c.log();
     let warnings: Vec<&str> = text.lines().filter(|l| l.contains("WARN")).collect();
