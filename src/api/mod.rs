@@ -20,6 +20,7 @@ pub mod sharing;
 pub mod slurmdb;
 pub mod step;
 pub mod step_info;
+pub mod step_list;
 pub mod stream;
 pub mod types;
 pub mod url;

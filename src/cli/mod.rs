@@ -22,6 +22,7 @@ pub mod sacct;
 pub mod sacctmgr;
 pub mod salloc;
 pub mod sbatch;
+mod sbatch_wait;
 pub mod scancel;
 pub mod scontrol;
 pub mod seff;

@@ -11,6 +11,18 @@ use std::os::unix::process::ExitStatusExt;
 
 const CMD: &str = "salloc";
 
+/// Whether the command's variable `name` is one salloc sets: Slurm's salloc sets
+/// `SLURM_MEM_PER_CPU` and `SLURM_MEM_PER_NODE` only from its own `--mem-per-cpu` and `--mem`
+/// (or their input variables), never from the partition's default, which a batch job's
+/// variables do show.
+fn asked_for(o: &crate::options::JobOptions, name: &str) -> bool {
+    match name {
+        "SLURM_MEM_PER_CPU" => o.value("mem-per-cpu").is_some(),
+        "SLURM_MEM_PER_NODE" => o.value("mem").is_some(),
+        _ => true,
+    }
+}
+
 /// Runs salloc.
 pub fn run(args: Vec<OsString>) -> i32 {
     salloc(args).unwrap_or_else(|failure| failure.report(CMD))
@@ -51,7 +63,7 @@ fn salloc(args: Vec<OsString>) -> Result<i32, Failure> {
     let mut child = std::process::Command::new(&command[0])
         .args(&command[1..])
         .current_dir(&cwd)
-        .envs(allocation.grant.env.iter().filter_map(|e| e.split_once('=')))
+        .envs(allocation.grant.env.iter().filter_map(|e| e.split_once('=')).filter(|(k, _)| asked_for(&o, k)))
         .spawn()
         .map_err(|e| Failure::Message(format!("cannot run {}: {e}", command[0]), 1))?;
     let pid = child.id() as i32;

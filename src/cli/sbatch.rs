@@ -6,7 +6,6 @@
 
 use super::job_command;
 use super::job_failure::Failure;
-use super::status_line::StatusLine;
 use crate::api::types::{JobSubmitReq, JobSubmitResponse};
 use crate::options::sources::{self, SourceError};
 use crate::options::{directive, JobOptions, Tool};
@@ -131,7 +130,7 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
         println!("Submitted batch job {}", resp.job_id);
     }
     if merged.has("wait") {
-        return wait(&client, resp.job_id);
+        return super::sbatch_wait::wait(&client, resp.job_id);
     }
     Ok(0)
 }
@@ -179,78 +178,3 @@ fn test_only(client: &crate::api::client::Client, req: &JobSubmitReq) -> Result<
 
 /// Slurm's text for `ESLURM_JOB_HELD`.
 const JOB_HELD: &str = "Job is in held state, pending scheduler release";
-
-/// How often `sbatch --wait` looks at a job on a remote cluster.
-const REMOTE_WAIT_POLL: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Waits until job `id` has ended and returns it, showing its state on `line` meanwhile.
-fn wait_for_end(
-    client: &crate::api::client::Client,
-    id: u32,
-    line: &mut Option<StatusLine>,
-) -> Result<crate::api::types::JobsResponse, Failure> {
-    // Asked every second while a status line is shown; else at the daemon's own pace.
-    let query = if line.is_some() { "?timeout=1" } else { "" };
-    loop {
-        if client.profile().is_some() {
-            // A cluster's slurmrestd has no wait: its jobs are looked at every few seconds.
-            let resp = client.job(&id.to_string()).map_err(|e| Failure::Message(e.to_string(), 1))?;
-            let ended = |j: &crate::api::types::JobInfo| {
-                !matches!(
-                    j.job_state.first().map(String::as_str),
-                    Some("PENDING" | "RUNNING" | "SUSPENDED" | "COMPLETING" | "CONFIGURING" | "REQUEUED")
-                )
-            };
-            if !resp.jobs.is_empty() && resp.jobs.iter().all(ended) {
-                return Ok(resp);
-            }
-            show(line, &resp);
-            std::thread::sleep(REMOTE_WAIT_POLL);
-            continue;
-        }
-        let (status, resp) = client
-            .get_with_status(&format!("/slurmlet/v1/job/{id}/wait{query}"))
-            .map_err(|e| Failure::Message(e.to_string(), 1))?;
-        if status != 202 {
-            return Ok(resp);
-        }
-        show(line, &resp);
-    }
-}
-
-/// Shows the state of the job of `resp` (an array's first task) on `line`.
-fn show(line: &mut Option<StatusLine>, resp: &crate::api::types::JobsResponse) {
-    let (Some(line), Some(job)) = (line.as_mut(), resp.jobs.first()) else { return };
-    let state = job.job_state.first().map(String::as_str).unwrap_or("PENDING");
-    let now = crate::sys::now();
-    let since = if state == "PENDING" { job.submit_time.get() } else { job.start_time.get() };
-    let elapsed = since.filter(|&t| t > 0).map(|t| now.saturating_sub(t));
-    line.set(state, if state == "PENDING" { &job.state_reason } else { "" }, elapsed);
-}
-
-/// `--wait`: blocks until the job ends; exits with its exit code (1 if it ended otherwise).
-/// The daemon answers 202 when the job has not ended within its wait; then it asks again.
-/// On a terminal the job's status line is shown meanwhile (see [`super::status_line`]),
-/// asked every second.
-fn wait(client: &crate::api::client::Client, id: u32) -> Result<i32, Failure> {
-    use std::io::IsTerminal;
-    let mut line = std::io::stderr().is_terminal().then(|| StatusLine::start(id, "PENDING", ""));
-    let ended = wait_for_end(client, id, &mut line);
-    if let Some(line) = line {
-        line.finish();
-    }
-    let resp = ended?;
-    // An array's tasks: the highest of their codes, as Slurm's sbatch --wait returns.
-    let codes = resp.jobs.iter().map(|j| {
-        let rc = j.exit_code.return_code.get().unwrap_or(0) as i32;
-        let state = j.job_state.first().map(String::as_str).unwrap_or("");
-        if rc != 0 {
-            rc
-        } else if state == "COMPLETED" {
-            0
-        } else {
-            1
-        }
-    });
-    Ok(codes.max().unwrap_or(1))
-}

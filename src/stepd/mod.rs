@@ -155,6 +155,8 @@ pub mod files {
     pub const PGID: &str = "pgid";
     /// The end status.
     pub const STATUS: &str = "status.json";
+    /// The directory of the job's step directories, one per srun step, named by its id.
+    pub const STEPS: &str = "steps";
     /// Present when the job is ended because it is requeued (`scontrol requeue`): its
     /// `*** JOB … CANCELLED AT … ***` line then says `DUE TO JOB REQUEUE`.
     pub const REQUEUED: &str = "requeued";
@@ -437,7 +439,7 @@ fn watch(
                     warn_at = None;
                     warned = true;
                     if let Some(w) = spec.warn_signal {
-                        send_warning(child.pid, jail, w);
+                        send_warning(child.pid, dir, w);
                     }
                 }
                 if due(limit_at) {
@@ -546,14 +548,15 @@ pub fn terminate(jail: &dyn containment::Containment) {
     let _ = jail.signal_all(libc::SIGTERM);
 }
 
-/// `--signal`: with `B:` only the batch shell `shell`, otherwise every process of the job
-/// but the batch shell (the job's steps), as Slurm does.
-fn send_warning(shell: i32, jail: &dyn containment::Containment, w: WarnSignal) {
+/// `--signal`: with `B:` only the batch shell `shell`; otherwise the tasks of the job's srun
+/// steps that run (in `job_dir`), and neither the batch shell nor the other processes it
+/// started, as Slurm 26.05 does.
+fn send_warning(shell: i32, job_dir: &Path, w: WarnSignal) {
     if w.batch_only {
         let _ = crate::sys::kill_pid(shell, w.signal);
     } else {
-        for pid in jail.members().into_iter().filter(|&p| p != shell) {
-            let _ = crate::sys::kill_pid(pid, w.signal);
+        for supervisor in step::live_supervisors(job_dir) {
+            let _ = containment::of_step(supervisor).signal_all(w.signal);
         }
     }
 }

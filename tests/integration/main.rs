@@ -52,6 +52,7 @@ mod option_table;
 mod optional_values;
 mod panic_abort;
 mod parity;
+mod parity_third;
 mod pty;
 mod qos_preemption;
 mod queue;

@@ -142,6 +142,31 @@ fn sbatch_wait_shows_its_jobs_state_on_a_terminal_and_nothing_when_piped() {
     assert!(common::stdout(&out).starts_with("Submitted batch job "), "{out:?}");
 }
 
+/// `sbatch --wait --array`: the line follows the array, not its first task: running while a
+/// task runs, with how many tasks are in each state, and sbatch exits with the tasks'
+/// highest exit code, as Slurm's does.
+#[test]
+fn sbatch_wait_of_an_array_shows_the_arrays_state() {
+    let c = Cluster::start("4", "");
+    let blocker = c.sbatch(&["--gres=gpu:3", "--wrap", "sleep 300"]);
+    c.wait_state(blocker, &["RUNNING"], Duration::from_secs(20));
+    let t = Tmux::new();
+    let tasks = "while [ ! -e done ]; do sleep 0.1; done; exit $SLURM_ARRAY_TASK_ID";
+    t.start(&script(&c, "array.sh", &format!("sbatch --wait --array=0-2 --gres=gpu:1 --wrap '{tasks}'")));
+    let screen = t.wait_for("one task running, two pending", |s| s.contains("(tasks: 1 RUNNING, 2 PENDING)"));
+    let id: u32 = screen
+        .lines()
+        .find_map(|l| l.strip_prefix("Submitted batch job "))
+        .and_then(|id| id.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    assert!(screen.contains(&format!("job {id} RUNNING 0:0")), "{screen}");
+    assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
+    t.wait_for("every task running", |s| s.contains(&format!("job {id} RUNNING")) && s.contains("(tasks: 3 RUNNING)"));
+    std::fs::write(c.work.join("done"), "").unwrap();
+    let screen = t.wait_for("sbatch's exit", |s| s.contains("srun-exit="));
+    assert!(screen.contains("srun-exit=2"), "the highest task's code: {screen}");
+}
+
 #[test]
 fn salloc_shows_its_pending_jobs_state_on_a_terminal() {
     let c = Cluster::start("4", "");

@@ -86,9 +86,15 @@ fn the_steps_of_a_running_array_task_are_named_by_the_array() {
         ]
     );
 
-    // One step by its A_T.S name, on one line with -o.
-    let one = lines(&c, "scontrol", &["-o", "show", "step", &format!("{a}_2.0")]);
+    // One step by its A_T.S name, on one line with -o: as Slurm 26.05, step S of job A
+    // itself, which must be task T. Job A is the array's first task here.
+    let one = lines(&c, "scontrol", &["-o", "show", "step", &format!("{a}_1.0")]);
     assert_eq!(one.len(), 1, "{one:#?}");
+    assert!(one[0].starts_with(&format!("StepId={a}_1.0 UserId={uid} ")), "{one:#?}");
+    let o = c.run("scontrol", &["show", "step", &format!("{a}_2.0")]);
+    assert_eq!((o.status.code(), stdout(&o)), (Some(1), format!("Job step {a}_2.0 not found\n")));
+    let task2 = (a + 1).to_string();
+    let one = lines(&c, "scontrol", &["-o", "show", "step", &format!("{task2}.0")]);
     assert!(one[0].starts_with(&format!("StepId={a}_2.0 UserId={uid} ")), "{one:#?}");
     assert!(one[0].contains(" State=RUNNING Partition=") && one[0].contains(" Name=sleep "), "{one:#?}");
     // The array's id names every task's steps.

@@ -87,7 +87,7 @@ pub fn run(keyword: &str, words: &[String], flags: Flags, argv: &[String]) -> i3
         Some(Entity::Jobs) => super::show_job::run(value, flags, argv),
         Some(Entity::Nodes) => super::show_node::run(value, flags, argv),
         Some(Entity::Partitions) => super::show_partition::run(value, flags, argv),
-        Some(Entity::Steps) => super::show_step::run(value, flags),
+        Some(Entity::Steps) => super::show_step::run(value, flags, argv),
         Some(Entity::Reservations) => super::reservation::show(value, flags.one_liner, flags.json, flags.quiet),
         Some(Entity::Unsupported(name)) => {
             if !flags.quiet {

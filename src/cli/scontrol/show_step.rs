@@ -1,10 +1,12 @@
 //! `scontrol show step [ID]` (and `show steps`): the steps of the running jobs in Slurm's
 //! `Key=Value` layout (`_sprint_step_info`), a step of an array task named `A_T.S`.
 //!
-//! ID is read as Slurm reads it (`J`, `A_T`, `J.S`, `A_T.S`, `J.batch`): a job id alone names
-//! its steps (an array's id, those of all its tasks); `J.S` names step S of job J itself.
-//! Unlike Slurm 26.05, which looks `A_T.S` up as step S of job A and so rarely finds it,
-//! `A_T.S` names step S of that task.
+//! ID is read as Slurm 26.05 reads it (`J`, `A_T`, `J.S`, `A_T.S`, `J.batch`): a job id alone
+//! names its steps (an array's id, those of all its tasks); `J.S` names step S of job J
+//! itself; `A_T.S` names step S of job A itself when job A is task T (slurmlet's array id is
+//! its first task's, so `A_0.S`), and no step otherwise. `--json` prints the steps as Slurm's
+//! data parser does (see [`crate::api::step_list`]); there `A_T.S` is step S of job A, its
+//! task not looked at, and an id that names nothing lists no step, as in Slurm 26.05.
 
 use super::record::{or_null, time, Record};
 use super::Flags;
@@ -24,7 +26,15 @@ fn selects(sel: &Selection, s: &StepInfo) -> bool {
     match (sel.step, sel.array_task) {
         (None, task) => s.of_job(sel.job, task),
         (Some(step), None) => step == s.step && s.job_id == sel.job,
-        (Some(step), Some(task)) => step == s.step && s.of_job(sel.job, Some(task)),
+        (Some(step), Some(task)) => step == s.step && s.job_id == sel.job && s.array_task_id == Some(task),
+    }
+}
+
+/// Whether `sel` names step `s` for `--json`, which reads `A_T.S` as step S of job A.
+fn selects_for_json(sel: &Selection, s: &StepInfo) -> bool {
+    match sel.step {
+        Some(_) => selects(&Selection { array_task: None, ..*sel }, s),
+        None => selects(sel, s),
     }
 }
 
@@ -61,8 +71,8 @@ pub fn render(s: &StepInfo, flags: Flags) -> String {
     r.finish()
 }
 
-/// Runs `scontrol show step [ID]`.
-pub fn run(arg: Option<&str>, flags: Flags) -> i32 {
+/// Runs `scontrol show step [ID]`; `argv`, the command line, goes in `--json`'s `meta`.
+pub fn run(arg: Option<&str>, flags: Flags, argv: &[String]) -> i32 {
     let complain = |text: &str| {
         if !flags.quiet {
             crate::cli::error("scontrol", text);
@@ -79,9 +89,6 @@ pub fn run(arg: Option<&str>, flags: Flags) -> i32 {
             return failed(id, why);
         }
     };
-    if flags.json {
-        return complain("show step --json: not supported by slurmlet");
-    }
     let client = match crate::cli::connect("scontrol") {
         Ok(c) => c,
         Err(code) => return code,
@@ -92,6 +99,13 @@ pub fn run(arg: Option<&str>, flags: Flags) -> i32 {
     };
     if let Some(e) = reply.errors.first() {
         return failed(arg.unwrap_or_default(), &e.error);
+    }
+    if flags.json {
+        let named = reply.steps.iter().filter(|s| selection.as_ref().is_none_or(|sel| selects_for_json(sel, s)));
+        let mut doc = crate::api::step_list::StepList::of(named, reply.meta.clone(), crate::sys::now());
+        super::json::stamp(&mut doc.meta, argv);
+        super::json::print(&doc);
+        return 0;
     }
     let steps: Vec<&StepInfo> =
         reply.steps.iter().filter(|s| selection.as_ref().is_none_or(|sel| selects(sel, s))).collect();
@@ -195,8 +209,10 @@ mod tests {
         assert_eq!(named("28"), ["23_1.batch", "23_1.0"]);
         assert_eq!(named("23.0"), ["23_2.0"]);
         assert_eq!(named("28.0"), ["23_1.0"]);
-        assert_eq!(named("23_1.0"), ["23_1.0"]);
-        assert_eq!(named("23_1.batch"), ["23_1.batch"]);
+        // Step 0 of job 23 itself, which is task 2, as Slurm 26.05 looks it up.
+        assert!(named("23_1.0").is_empty() && named("23_1.batch").is_empty());
+        assert_eq!(named("23_2.0"), ["23_2.0"]);
+        assert_eq!(named("28_1.batch"), ["23_1.batch"]);
         assert_eq!(named("30.0"), ["30.0"]);
         assert!(named("30.1").is_empty() && named("30+1").is_empty() && named("30_0").is_empty());
     }

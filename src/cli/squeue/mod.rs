@@ -111,6 +111,8 @@ pub struct SqueueArgs {
 
 /// Runs squeue.
 pub fn run(args: Vec<OsString>) -> i32 {
+    let argv: Vec<String> =
+        std::iter::once(CMD.to_string()).chain(args.iter().skip(1).map(|a| a.to_string_lossy().into_owned())).collect();
     let args: SqueueArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
         Err(code) => return code,
@@ -119,7 +121,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     super::set_verbosity(args.verbose);
     let (users, bad_user) = users(&args);
     if args.steps.is_some() {
-        return steps::run(&args, users, bad_user.as_deref());
+        return steps::run(&args, users, bad_user.as_deref(), &argv);
     }
     if let Some(word) = &args.operand {
         super::error(CMD, &format!("Unrecognized option: {word}"));

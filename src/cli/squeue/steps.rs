@@ -251,8 +251,8 @@ fn value(column: Column, s: &StepInfo, now: u64) -> String {
 }
 
 /// Runs `squeue -s`: `users` are the uids `-u`/`--me` name (`bad_user` the first name that
-/// is none).
-pub fn run(args: &SqueueArgs, users: Option<Vec<u32>>, bad_user: Option<&str>) -> i32 {
+/// is none); `argv` is the command line, which `--json` prints in its `meta`.
+pub fn run(args: &SqueueArgs, users: Option<Vec<u32>>, bad_user: Option<&str>, argv: &[String]) -> i32 {
     let list = args.steps.as_deref().filter(|l| !l.is_empty()).or(args.operand.as_deref());
     let steps = match list.map(parse_step_list).transpose() {
         Ok(s) => s,
@@ -270,10 +270,6 @@ pub fn run(args: &SqueueArgs, users: Option<Vec<u32>>, bad_user: Option<&str>) -
             return 1;
         }
     };
-    if args.json {
-        crate::cli::error(CMD, "--json with --steps: not supported by slurmlet");
-        return 1;
-    }
     let format = step_format(args);
     for e in &format.errors {
         crate::cli::error(CMD, e);
@@ -296,6 +292,17 @@ pub fn run(args: &SqueueArgs, users: Option<Vec<u32>>, bad_user: Option<&str>) -
     }
     let now = crate::sys::now();
     let mut steps: Vec<StepInfo> = reply.steps.into_iter().filter(|s| filter.keeps(s)).collect();
+    if args.json {
+        // The steps in the daemon's order, whatever -S says, as squeue --json lists jobs.
+        if let Some(name) = bad_user {
+            eprintln!("{CMD}: error: Invalid user: {name}\n");
+            steps.clear();
+        }
+        let mut doc = crate::api::step_list::StepList::of(&steps, reply.meta, now);
+        crate::cli::scontrol::json::stamp(&mut doc.meta, argv);
+        crate::cli::scontrol::json::print(&doc);
+        return 0;
+    }
     let sort = args.sort.clone().or_else(|| std::env::var("SQUEUE_SORT").ok());
     sort_steps(&mut steps, sort.as_deref().unwrap_or(STEP_SORT), now);
     if args.long {

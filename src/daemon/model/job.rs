@@ -278,6 +278,15 @@ pub struct Job {
     pub suspended_secs: u64,
     /// Seconds the job ran before its last suspension (Slurm's `SecsPreSuspend`).
     pub pre_sus_secs: u64,
+    /// The highest raw wait status of its srun steps that ended (Slurm's `DerivedExitCode`:
+    /// a step's exit code counts over another's signal, as the raw status orders them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub derived_status: i32,
+}
+
+/// Whether a stored number is 0, and so left out of a job's record.
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 /// One task of a job array: its index and what every task of the array shares.

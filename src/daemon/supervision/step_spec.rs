@@ -32,7 +32,7 @@ pub fn step_dir(job_dir: &Path, step: u32) -> PathBuf {
 
 /// The directory holding a job's step directories.
 pub fn steps_dir(job_dir: &Path) -> PathBuf {
-    job_dir.join("steps")
+    job_dir.join(crate::stepd::files::STEPS)
 }
 
 /// The variables every task of the step starts with: srun's environment, the job's
@@ -191,10 +191,7 @@ pub fn found_steps(job_dir: &Path) -> Vec<FoundStep> {
         }
         let end = crate::stepd::step::end::read(&dir);
         // A step whose end is recorded has ended, whatever is left of its supervisor.
-        let alive = end.is_none()
-            && crate::stepd::read_stepd_pid(&dir).is_some_and(|(pid, ticks)| {
-                crate::sys::process_start_ticks(pid) == Some(ticks) && !crate::sys::is_zombie(pid)
-            });
+        let alive = crate::stepd::step::live_supervisor(&dir).is_some();
         found.push(FoundStep { step, record: started_record(&dir), alive, end });
     }
     found

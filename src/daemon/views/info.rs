@@ -163,7 +163,10 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
         batch_host: row.batch_host().to_string(),
         cluster: row.cluster().to_string(),
         command: job.command.to_string(),
-        derived_exit_code: exit_code(state, 0, 0),
+        derived_exit_code: {
+            let (exit, signal) = crate::daemon::model::job::split_wait_status(job.derived_status);
+            exit_code(state, exit, signal)
+        },
         eligible_time: time(job.begin_time.max(job.submit_time)),
         exit_code: exit_code(state, exit, signal),
         gres_detail: if started { job_gres(job, config).into_iter().collect() } else { Vec::new() },

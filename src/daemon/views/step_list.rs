@@ -22,12 +22,13 @@ pub struct StepsQuery {
     pub stats: bool,
 }
 
-/// The steps of the running (or suspended) jobs `caller` may see, by job id, without their
-/// owners' names.
+/// The steps of the running (or suspended, or completing) jobs `caller` may see, by job id,
+/// without their owners' names: a completing job's steps are listed until they have ended,
+/// as Slurm's controller lists them, with the job's state.
 pub fn running(core: &Core, caller: Caller) -> Vec<StepInfo> {
     let mut jobs: Vec<&Job> = core
         .holding()
-        .filter(|j| matches!(j.state(), JobState::Running | JobState::Suspended))
+        .filter(|j| matches!(j.state(), JobState::Running | JobState::Suspended | JobState::Completing))
         .filter(|j| caller.may_see(j, &core.config))
         .collect();
     jobs.sort_by_key(|j| j.id);

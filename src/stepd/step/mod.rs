@@ -25,6 +25,27 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 
+/// The pid of the supervisor of the step whose directory is `dir`, while it runs: the
+/// process its pid file names, started when the file says (not a later process that got the
+/// same pid) and not a zombie, and the step's end not recorded.
+pub fn live_supervisor(dir: &Path) -> Option<i32> {
+    if end::read(dir).is_some() {
+        return None;
+    }
+    let (pid, ticks) = crate::stepd::read_stepd_pid(dir)?;
+    (crate::sys::process_start_ticks(pid) == Some(ticks) && !crate::sys::is_zombie(pid)).then_some(pid)
+}
+
+/// The supervisors of the steps of the job whose directory is `job_dir` that still run.
+pub fn live_supervisors(job_dir: &Path) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir(job_dir.join(crate::stepd::files::STEPS)) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+        .filter_map(|e| live_supervisor(&e.path()))
+        .collect()
+}
+
 /// Supervises the step whose spec is `dir/spec.json`, over the client's connection `conn`
 /// (already upgraded: frames only). `ended` (if any) is dropped (closed) as soon as every
 /// task process is gone, before the last frames are flushed. Returns the process exit code

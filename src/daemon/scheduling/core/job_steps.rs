@@ -77,7 +77,7 @@ impl Core {
             let end = crate::stepd::step::end::read(&dir);
             let ending = StepEnding::from_status(job, step, end, cancelled_by, crate::sys::now())
                 .with_gpu_use(self.take_gpu_use(job, StepId::Number(step)));
-            drop(self.writer.step_ended(ending));
+            self.record_step_end(ending);
         }
     }
 
@@ -95,8 +95,11 @@ impl Core {
             if let Some(ended) = crate::stepd::step::end::read(&step_spec::step_dir(&job_dir, step)) {
                 let cancelled_by = self.steps.ended(id, step).flatten();
                 let ending = StepEnding::from_status(id, step, Some(ended), cancelled_by, end);
-                drop(self.writer.step_ended(ending.with_gpu_use(gpu_use)));
-            } else if gpu_use.is_some() {
+                self.record_step_end(ending.with_gpu_use(gpu_use));
+                continue;
+            }
+            self.note_step_status(id, ENDED_WITH_JOB);
+            if gpu_use.is_some() {
                 // Still running: it ends with the job, as `end_steps` records it, with its GPU use.
                 let ending = StepEnding {
                     job: id,
@@ -128,8 +131,26 @@ impl Core {
                 }
             }
             if !found.alive {
-                drop(self.writer.step_ended(StepEnding::from_status(id, found.step, found.end, None, now)));
+                self.record_step_end(StepEnding::from_status(id, found.step, found.end, None, now));
             }
+        }
+        // The steps that ended under an earlier daemon count towards the job's derived status.
+        match self.store.steps(id) {
+            Ok(records) => records.iter().filter_map(|r| r.exit_status).for_each(|s| self.note_step_status(id, s)),
+            Err(e) => tracing::warn!(job = id, "cannot read the steps' records: {e}"),
+        }
+    }
+
+    /// Stores the end of a step, and counts its status towards its job's derived status.
+    fn record_step_end(&mut self, ending: StepEnding) {
+        self.note_step_status(ending.job, ending.exit_status);
+        drop(self.writer.step_ended(ending));
+    }
+
+    /// Counts a step's raw wait status towards its job's `DerivedExitCode`: the highest.
+    fn note_step_status(&mut self, id: u32, status: i32) {
+        if let Some(job) = self.jobs.get_mut(&id) {
+            job.derived_status = job.derived_status.max(status);
         }
     }
 
