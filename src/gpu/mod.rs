@@ -7,6 +7,7 @@
 
 mod configured;
 pub mod deadline;
+mod mig_caps;
 mod nvidia_smi;
 mod nvidia_smi_processes;
 mod nvml;
@@ -20,6 +21,7 @@ mod stand_in;
 mod tool;
 
 pub use configured::Configured;
+pub use mig_caps::{MigCaps, DIR_VARIABLE as NVIDIA_CAPS_VARIABLE};
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
 pub use nvidia_smi_processes::{parse_compute_apps, parse_gpu_readings, NvidiaSmiProcesses};
 pub use nvml::{Nvml, DEFAULT_LIBRARY as DEFAULT_NVML_LIBRARY};

@@ -4,8 +4,8 @@
 //! them. The binary neither links against nor needs the library: on a machine without it
 //! this source finds nothing and the next one is asked.
 
-use super::{gres_type_of_mig, gres_type_of_model, Gpu, GpuError, GpuSource};
-use nvml_wrapper::error::NvmlError;
+use super::{gres_type_of_mig, gres_type_of_model, Gpu, GpuError, GpuSource, MigCaps};
+use nvml_wrapper::error::{nvml_try, NvmlError};
 use nvml_wrapper::{Device, Nvml as Library};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,10 +41,12 @@ impl GpuSource for Nvml {
         let nvml = initialised(&self.library)?;
         let count = nvml.device_count().map_err(self.failed("nvmlDeviceGetCount"))?;
         let mut gpus = Vec::new();
+        // Read once, when a GPU in MIG mode needs it.
+        let mut caps: Option<MigCaps> = None;
         for driver_index in 0..count {
             let device = nvml.device_by_index(driver_index).map_err(self.failed("nvmlDeviceGetHandleByIndex"))?;
             let gpu = self.whole_gpu(driver_index, &device)?;
-            let instances = self.mig_instances(&device, &gpu)?;
+            let instances = self.mig_instances(&device, &gpu, &mut caps)?;
             if instances.is_empty() {
                 gpus.push(gpu);
             } else {
@@ -87,9 +89,10 @@ impl Nvml {
         })
     }
 
-    /// The MIG instances of `gpu` (`device`), each typed by the GPU and its profile and
-    /// visible by its UUID; none when the GPU is not in MIG mode (or cannot be).
-    fn mig_instances(&self, device: &Device, gpu: &Gpu) -> Result<Vec<Gpu>, GpuError> {
+    /// The MIG instances of `gpu` (`device`), each typed by the GPU and its profile, visible
+    /// by its UUID, and with its capability device files beside its GPU's (from `caps`,
+    /// read on first need); none when the GPU is not in MIG mode (or cannot be).
+    fn mig_instances(&self, device: &Device, gpu: &Gpu, caps: &mut Option<MigCaps>) -> Result<Vec<Gpu>, GpuError> {
         match device.mig_mode() {
             Ok(mode) if mode.current == MIG_ENABLED => {}
             Ok(_) => return Ok(Vec::new()),
@@ -110,7 +113,18 @@ impl Nvml {
             let name = instance.name().map_err(self.failed("nvmlDeviceGetName"))?;
             let uuid = instance.uuid().map_err(self.failed("nvmlDeviceGetUUID"))?;
             let memory = optional(gpu.index, "nvmlDeviceGetMemoryInfo", instance.memory_info());
+            let caps = caps.get_or_insert_with(MigCaps::read);
+            let cap_files = match (device.minor_number(), instance_ids(&instance)) {
+                (Ok(minor), Some((gi, ci))) => caps.device_files(minor, gi, ci),
+                _ => None,
+            };
+            if cap_files.is_none() {
+                tracing::warn!(gpu = gpu.index, %uuid, "the MIG instance's capability device files are not known");
+            }
+            let mut devices = gpu.devices.clone();
+            devices.extend(cap_files.into_iter().flatten());
             instances.push(Gpu {
+                devices,
                 gres_type: Some(gres_type_of_mig(gpu.model.as_deref().unwrap_or_default(), &name)),
                 model: Some(name),
                 memory_mb: memory.map(|m| m.total >> 20),
@@ -125,6 +139,25 @@ impl Nvml {
         }
         Ok(instances)
     }
+}
+
+/// The GPU instance and compute instance a MIG instance is (`nvmlDeviceGetGpuInstanceId`,
+/// `nvmlDeviceGetComputeInstanceId`); `None` when the library lacks either function (a
+/// driver older than MIG) or they fail.
+fn instance_ids(instance: &Device) -> Option<(u32, u32)> {
+    let lib = instance.nvml().lib();
+    if lib.nvmlDeviceGetGpuInstanceId.is_err() || lib.nvmlDeviceGetComputeInstanceId.is_err() {
+        return None;
+    }
+    let (mut gi, mut ci) = (0, 0);
+    // SAFETY: the handle is a live MIG device of a library that stays loaded for the rest of
+    // the process, both functions were found in it (checked above), and each writes one
+    // c_uint through the pointer it is given.
+    let answered = unsafe {
+        nvml_try(lib.nvmlDeviceGetGpuInstanceId(instance.handle(), &mut gi))
+            .and_then(|()| nvml_try(lib.nvmlDeviceGetComputeInstanceId(instance.handle(), &mut ci)))
+    };
+    answered.map_err(|e| tracing::debug!("a MIG instance's ids: {e}")).ok().map(|()| (gi, ci))
 }
 
 /// `NVML_DEVICE_MIG_ENABLE`: a GPU's MIG mode when it is on.

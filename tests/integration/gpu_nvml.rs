@@ -208,16 +208,30 @@ const MIG0: &str = "MIG-0d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a";
 const MIG1: &str = "MIG-1e9d8c7b-6a5f-4e3d-2c1b-0a9f8e7d6c5b";
 const MIG2: &str = "MIG-2fae9d8c-7b6a-4f5e-3d2c-1b0a9f8e7d6c";
 
-/// A 3g.20gb MIG instance of an A100 with `uuid`, in `slot`.
+/// A 3g.20gb MIG instance of an A100 with `uuid`, in `slot`, GPU instance `slot + 1` and its
+/// compute instance 0.
 fn a100_3g(uuid: &str, slot: u32) -> serde_json::Value {
-    serde_json::json!({ "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": uuid, "memory_total": 20u64 << 30, "slot": slot })
+    serde_json::json!({ "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": uuid, "memory_total": 20u64 << 30,
+                        "slot": slot, "gi": slot + 1, "ci": 0 })
 }
 
-/// Starts a daemon on the fake machine whose GPUs are `gpus`.
+/// The driver's capability minors of the machines here (`/proc/driver/nvidia-caps/mig-minors`):
+/// GPU instances 1 to 3 of both GPUs with their compute instance 0, less GPU 1's instance 1's.
+const MIG_MINORS: &str = "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu0/gi2/access 21\n\
+                          gpu0/gi2/ci0/access 22\ngpu0/gi3/access 30\ngpu0/gi3/ci0/access 31\ngpu1/gi1/access 147\n";
+
+/// Starts a daemon on the fake machine whose GPUs are `gpus`, its driver's capability
+/// minors [`MIG_MINORS`].
 fn start_on(gpus: serde_json::Value) -> Cluster {
     let mut c = nvml_cluster(&fake_nvml::library());
     let machine = write_machine(&c, serde_json::json!({ "gpus": gpus }));
-    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    let caps = c.dir.path().join("nvidia-caps");
+    std::fs::create_dir_all(&caps).unwrap();
+    std::fs::write(caps.join("mig-minors"), MIG_MINORS).unwrap();
+    c.start_daemon_with(&[
+        (MACHINE_VARIABLE, machine.to_str().unwrap()),
+        (slurmlet::gpu::NVIDIA_CAPS_VARIABLE, caps.to_str().unwrap()),
+    ]);
     c
 }
 
@@ -252,12 +266,27 @@ fn mig_instances_take_the_place_of_their_gpus() {
         let text = std::fs::read_to_string(&spec_file).map_err(|e| e.to_string())?;
         serde_json::from_str(&text).map_err(|e| e.to_string())
     });
+    // Each instance's device files: its GPU's, its GPU instance's and its compute
+    // instance's capabilities, so that a device filter confines a job to its instance.
+    let first = &spec["gpus"][0];
+    assert_eq!(
+        first["devices"],
+        serde_json::json!(["/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap12", "/dev/nvidia-caps/nvidia-cap13"]),
+        "{spec}"
+    );
+    assert_eq!(
+        spec["gpus"][1]["devices"],
+        serde_json::json!(["/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap30", "/dev/nvidia-caps/nvidia-cap31"]),
+        "slot 2 is GPU instance 3: {spec}"
+    );
     let third = &spec["gpus"][2];
     assert_eq!(third["uuid"], MIG2, "{spec}");
     assert_eq!(third["mig_parent"], UUID1, "{spec}");
     assert_eq!(third["model"], "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "{spec}");
     assert_eq!(third["memory_mb"], 20 * 1024, "{spec}");
+    // The driver lists no compute instance capability for it: its GPU's file alone, said.
     assert_eq!(third["devices"], serde_json::json!(["/dev/nvidia1"]), "{spec}");
+    assert!(c.log().contains("capability device files are not known"), "{}", c.log());
     std::fs::write(c.work.join("done"), "").unwrap();
     c.wait_state(held, &["COMPLETED"], T);
 }

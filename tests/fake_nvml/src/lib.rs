@@ -11,7 +11,7 @@
 //!     { "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-…", "pci_bus_id": "00000000:07:00.0",
 //!       "memory_total": 42949672960, "minor": 0,
 //!       "mig": [ { "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "uuid": "MIG-…",
-//!                  "memory_total": 21474836480 } ],
+//!                  "memory_total": 21474836480, "gi": 1, "ci": 0 } ],
 //!       "memory_used": 12884901888, "utilization": 87,
 //!       "processes": [ { "pid": 4242, "used_memory": 12025908428, "sm_util": 85 } ] }
 //!   ],
@@ -23,6 +23,8 @@
 //!
 //! A GPU with a `mig` list is in MIG mode with those instances (in its first slots, or in
 //! the slots a `slot` member gives); one without cannot be (`NVML_ERROR_NOT_SUPPORTED`).
+//! An instance's `gi` and `ci` are its GPU and compute instance ids
+//! (`nvmlDeviceGetGpuInstanceId`, `nvmlDeviceGetComputeInstanceId`).
 //! `processes` are the GPU's compute processes (`nvmlDeviceGetComputeRunningProcesses_v3`);
 //! one without `used_memory` reports it as not available; those with `sm_util` have that
 //! SM utilisation (`nvmlDeviceGetProcessUtilization`). `utilization` is the GPU's own
@@ -424,6 +426,36 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
             None => NVML_ERROR_NOT_FOUND,
         }
     })
+}
+
+/// A MIG instance's number `key` (`gi`, `ci`) into `id`; a whole GPU, or an instance
+/// without it, has none (`NVML_ERROR_NOT_SUPPORTED`).
+///
+/// # Safety
+///
+/// `id` points at a writable c_uint, as `nvml.h` asks of the caller.
+unsafe fn instance_number(function: &str, device: nvmlDevice_t, key: &str, id: *mut c_uint) -> nvmlReturn_t {
+    let is_instance = (device as usize >> 16) != 0;
+    with_gpu(function, device, |instance| match instance[key].as_u64().filter(|_| is_instance) {
+        Some(n) => {
+            // SAFETY: as this function's contract says.
+            unsafe { *id = n as c_uint };
+            NVML_SUCCESS
+        }
+        None => NVML_ERROR_NOT_SUPPORTED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+    // SAFETY: `id` is the caller's, as `nvml.h` asks.
+    unsafe { instance_number("nvmlDeviceGetGpuInstanceId", device, "gi", id) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+    // SAFETY: `id` is the caller's, as `nvml.h` asks.
+    unsafe { instance_number("nvmlDeviceGetComputeInstanceId", device, "ci", id) }
 }
 
 #[no_mangle]
