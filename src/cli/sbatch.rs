@@ -85,6 +85,9 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
     if let Some(path) = merged.value("export-file") {
         environment.extend(export_file(path)?);
     }
+    if let Some(asked) = login_environment_asked(&merged) {
+        environment.push(format!("{}={asked}", crate::stepd::user_env::VARIABLE));
+    }
     desc.environment = Some(environment);
     desc.script = Some(script);
     if desc.name.is_none() {
@@ -133,6 +136,16 @@ fn submit(args: Vec<OsString>) -> Result<i32, Failure> {
         return super::sbatch_wait::wait(&client, resp.job_id);
     }
     Ok(0)
+}
+
+/// Whether the job is to start from the user's login environment, and how (`1`, or
+/// `--get-user-env`'s `[timeout][mode]`): asked with `--get-user-env`, or implied by
+/// `--export=NONE` as in Slurm's sbatch.
+fn login_environment_asked(o: &JobOptions) -> Option<String> {
+    if o.has("get-user-env") {
+        return Some(o.value("get-user-env").filter(|v| !v.is_empty()).unwrap_or("1").to_string());
+    }
+    o.value("export").is_some_and(|e| e.eq_ignore_ascii_case("NONE")).then(|| "1".to_string())
 }
 
 /// The `NAME=value` definitions of `--export-file` (NUL- or newline-separated).

@@ -449,15 +449,7 @@ pub static OPTIONS: &[OptSpec] = &[
         NoEffect(NO_BINDING),
         "combine request of sockets, cores and threads",
     ),
-    opt(
-        "get-user-env",
-        None,
-        Optional("timeout][mode"),
-        B,
-        Other,
-        NoEffect("the job already starts with the submitting environment (see --export)"),
-        "load environment from local cluster",
-    ),
+    opt("get-user-env", None, Optional("timeout][mode"), B, Other, Implemented, "load environment from local cluster"),
     opt(
         "gid",
         None,

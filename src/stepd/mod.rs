@@ -27,6 +27,7 @@ pub mod opener;
 pub mod step;
 pub mod stream_files;
 pub mod timing;
+pub mod user_env;
 
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
@@ -337,10 +338,16 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
             return Ok(EndStatus { wait_status: libc::SIGTERM, cause, end_time, usage: None });
         }
     };
+    // `--get-user-env`: the login environment, had before the script's processes start.
+    let (env, login_env_failed) = user_env::merged(&spec.env, owner.as_ref());
+    let spec = &LaunchSpec { env, ..spec.clone() };
     // The job's processes are the batch script's process group.
     let mut jail = containment::for_supervisor(&spec.share, false);
     Ok(match batch_script::start(spec, owner, streams, jail.as_mut()) {
-        Ok(child) => {
+        Ok(mut child) => {
+            if let Some(why) = login_env_failed {
+                child.note(&error_line(&spec.node_name, &format!("{why}\n")));
+            }
             std::fs::write(dir.join(files::PGID), format!("{}\n", child.pid))?;
             watch(spec, dir, child, jail.as_ref())?
         }

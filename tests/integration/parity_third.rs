@@ -260,3 +260,51 @@ fn a_completing_jobs_steps_are_listed() {
     c.wait_state(id, &["CANCELLED"], T);
     assert_eq!(listed(), "");
 }
+
+/// `--get-user-env` starts the batch script from the user's login environment, as Slurm
+/// 26.05 does: the user's login shell runs as the user, what it exports is added where the
+/// submitted environment has nothing, and `--export=NONE` implies it. A profile that hangs
+/// costs the job its timeout and a line in its error output, never the daemon.
+#[test]
+fn get_user_env_adds_the_login_environment() {
+    if !common::system::is_root("get_user_env_adds_the_login_environment") {
+        return;
+    }
+    use std::os::unix::fs::chown;
+    let shared = common::system::Shared::start("");
+    let alice = shared.user("ue");
+    let profile = alice.home.join(".profile");
+    std::fs::write(
+        &profile,
+        "echo noise from the profile\nexport FROM_PROFILE=yes MINE=profile\nid -u > \"$HOME/ran-as\"\n",
+    )
+    .unwrap();
+    chown(&profile, Some(alice.uid), Some(alice.gid)).unwrap();
+    let show = "echo \"[${FROM_PROFILE-}][${MINE-}][${SLURM_GET_USER_ENV-unset}]\"";
+    let run = |out: &str, args: &[&str]| {
+        let mut cmd = shared.command_as(&alice, "sbatch", &[&["--parsable", "-o", out, "--wrap", show], args].concat());
+        let o = cmd.env("MINE", "submitted").output().unwrap();
+        let (stdout, stderr) = common::system::text(&o);
+        assert!(o.status.success(), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}: done, so nothing is said");
+        let id: u32 = stdout.trim().parse().unwrap();
+        shared.wait_state(id, "COMPLETED");
+        read(&alice.home.join(out))
+    };
+    assert_eq!(run("asked.out", &["--get-user-env"]), "[yes][submitted][unset]\n");
+    assert_eq!(read(&alice.home.join("ran-as")).trim(), alice.uid.to_string(), "the profile ran as the user");
+    assert_eq!(run("long.out", &["--get-user-env=10L"]), "[yes][submitted][unset]\n");
+    assert_eq!(run("none.out", &["--export=NONE"]), "[yes][profile][unset]\n");
+    assert_eq!(run("plain.out", &[]), "[][submitted][unset]\n");
+
+    // A profile that never ends: the job starts after the timeout, with what was submitted.
+    std::fs::write(&profile, "sleep 1000\n").unwrap();
+    let started = std::time::Instant::now();
+    let id = shared.sbatch_as(&alice, &["--get-user-env=2", "-o", "hung.out", "--wrap", show]);
+    shared.wait_state(id, "COMPLETED");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    let out = read(&alice.home.join("hung.out"));
+    assert!(out.contains("--get-user-env:") && out.contains("the job runs with the submitted environment"), "{out}");
+    assert!(out.lines().any(|l| l == "[][][unset]"), "{out}");
+    assert!(!process_running("sleep 1000"), "the profile's processes were killed");
+}

@@ -98,7 +98,9 @@ pub fn batch_env(job: &Job, config: &Config, machine: &Machine, submit_env: &[St
     let overridden = |entry: &str| {
         let name = entry.split('=').next().unwrap_or(entry);
         vars.iter().any(|(k, _)| *k == name)
-            || (name.starts_with("SLURM_") && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK"))
+            || (name.starts_with("SLURM_")
+                && !matches!(name, "SLURM_EXPORT_ENV" | "SLURM_UMASK")
+                && name != crate::stepd::user_env::VARIABLE)
             || (job.gpus.is_empty() && matches!(name, "GPU_DEVICE_ORDINAL" | "SLURM_JOB_GPUS" | "SLURM_GPUS_ON_NODE"))
     };
     let mut env: Vec<String> = submit_env.iter().filter(|e| !overridden(e)).cloned().collect();
