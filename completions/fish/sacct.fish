@@ -27,7 +27,7 @@ complete -c sacct -s F -l flags -d 'Only jobs with these scheduling flags' -r
 complete -c sacct -s g -l gid -d 'Only jobs of these groups' -r
 complete -c sacct -s i -l nnodes -d 'Only jobs that ran on this many nodes (min[-max])' -r
 complete -c sacct -s I -l ncpus -d 'Only jobs that ran on this many CPUs (min[-max])' -r
-complete -c sacct -s j -l jobs -d 'Only these jobs or steps (JOB, JOB.STEP, JOB.batch, ARRAY_TASK), comma separated' -r -f -k -a '(__slurmlet_complete jobs)'
+complete -c sacct -s j -l jobs -d 'Only these jobs or steps (JOB, JOB.STEP, JOB.batch, ARRAY_TASK), comma separated' -r -f -k -a '(__slurmlet_complete history)'
 complete -c sacct -s k -l timelimit-min -d 'Only jobs with this time limit (with --timelimit-max: at least this)' -r
 complete -c sacct -s K -l timelimit-max -d 'With --timelimit-min: only jobs with a time limit up to this' -r
 complete -c sacct -s M -l clusters -d 'Only jobs of these clusters' -r

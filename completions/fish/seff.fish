@@ -22,4 +22,4 @@ complete -c seff -s f -d 'Taken and unused, as by Slurm\'s seff' -r
 complete -c seff -s h -d 'Help menu'
 complete -c seff -s v -d 'Version'
 complete -c seff -s d -d 'Debug mode: display raw Slurm data'
-complete -c seff -f -k -a '(__slurmlet_complete jobs)'
+complete -c seff -f -k -a '(__slurmlet_complete history)'

@@ -23,6 +23,9 @@ const DEADLINE: Duration = Duration::from_millis(500);
 pub enum Kind {
     /// Job ids: the caller's own first (running, then pending), then the others'.
     Jobs,
+    /// Job ids for the commands that look back (`sacct -j`, `seff`): those of [`Kind::Jobs`],
+    /// then the caller's jobs that ended in the last [`HISTORY_DAYS`] days, the latest first.
+    History,
     /// Partition names, the default one first.
     Partitions,
     /// GRES names and `name:type`s (`gpu`, `gpu:nvidia_a100`, `shard`).
@@ -38,6 +41,7 @@ impl Kind {
     pub fn named(name: &str) -> Option<Kind> {
         Some(match name {
             "jobs" => Kind::Jobs,
+            "history" => Kind::History,
             "partitions" => Kind::Partitions,
             "gres" => Kind::Gres,
             "users" => Kind::Users,
@@ -75,6 +79,12 @@ impl Request {
         Request { kind, keep: word[..cut].to_string(), prefix: word[cut..].to_string() }
     }
 }
+
+/// How far back [`Kind::History`] looks.
+pub const HISTORY_DAYS: u64 = 7;
+
+/// The most ended jobs [`Kind::History`] offers.
+const HISTORY_MAX: usize = 200;
 
 /// The scontrol subcommands taking job ids.
 const SCONTROL_JOB_ACTIONS: &[&str] = &["hold", "uhold", "release", "requeue", "suspend", "resume"];
@@ -241,6 +251,40 @@ fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
     Ok(rows.rows.iter().filter_map(|cells| job_row(cells.iter().map(|c| c.0.as_ref()))).collect())
 }
 
+/// The caller's (`uid`) jobs of the last [`HISTORY_DAYS`] days, as sacct has them.
+fn ended_jobs(client: &Client, uid: u32) -> Result<Vec<crate::api::acct::AcctJob>, FetchError> {
+    let now = crate::sys::now();
+    let query = crate::api::acct::HistoryQuery {
+        users: Some(vec![uid]),
+        window: Some((now.saturating_sub(HISTORY_DAYS * 24 * 3600), now + 1)),
+        skip_steps: true,
+        ..Default::default()
+    };
+    let reply = client.post_for_bytes("/slurmlet/v1/history", &query)?;
+    Ok(Client::decode::<crate::api::acct::HistoryReply>(&reply)?.jobs)
+}
+
+/// The ended jobs of `jobs` to offer after `offered`: those not offered already, starting
+/// with `prefix`, the latest first, at most [`HISTORY_MAX`]; an array task as `A_T`.
+pub fn ended_candidates(jobs: &[crate::api::acct::AcctJob], prefix: &str, offered: &[Candidate]) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for job in jobs.iter().rev() {
+        let value = match job.array_task_id {
+            Some(task) if job.array_job_id != 0 => format!("{}_{task}", job.array_job_id),
+            _ => job.id.to_string(),
+        };
+        let known = |c: &Candidate| c.value == value;
+        if !value.starts_with(prefix) || offered.iter().any(known) || out.iter().any(known) {
+            continue;
+        }
+        out.push(Candidate { value, description: format!("{} {}", job.name, job.state) });
+        if out.len() == HISTORY_MAX {
+            break;
+        }
+    }
+    out
+}
+
 /// A [`JobRow`] from the values of [`JOB_CODES`], in that order.
 fn job_row<'a>(mut cells: impl Iterator<Item = &'a str>) -> Option<JobRow> {
     let mut next = || cells.next().map(str::to_string);
@@ -254,6 +298,11 @@ fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, Fe
     let uid = crate::identity::uid();
     Ok(match kind {
         Kind::Jobs => job_candidates(&job_rows(client)?, uid, prefix),
+        Kind::History => {
+            let mut out = job_candidates(&job_rows(client)?, uid, prefix);
+            out.extend(ended_candidates(&ended_jobs(client, uid)?, prefix, &out));
+            out
+        }
         Kind::Partitions => {
             let mut parts = client.partitions()?.partitions;
             parts.sort_by_key(|p| !p.flags.iter().any(|f| f == "DEFAULT"));
@@ -365,6 +414,25 @@ pub fn run(args: Vec<OsString>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ended_jobs_come_latest_first_without_those_already_offered() {
+        let job = |id: u32, array: Option<(u32, u32)>| crate::api::acct::AcctJob {
+            id,
+            array_job_id: array.map_or(0, |a| a.0),
+            array_task_id: array.map(|a| a.1),
+            name: "j".into(),
+            state: "COMPLETED".into(),
+            ..Default::default()
+        };
+        let jobs = [job(3, None), job(4, Some((4, 0))), job(5, Some((4, 1))), job(12, None), job(20, None)];
+        let offered = [Candidate { value: "20".into(), description: String::new() }];
+        let values: Vec<String> = ended_candidates(&jobs, "", &offered).into_iter().map(|c| c.value).collect();
+        assert_eq!(values, ["12", "4_1", "4_0", "3"]);
+        let values: Vec<String> = ended_candidates(&jobs, "1", &[]).into_iter().map(|c| c.value).collect();
+        assert_eq!(values, ["12"]);
+        assert_eq!(ended_candidates(&jobs, "", &[])[0].description, "j COMPLETED");
+    }
 
     fn row(id: &str, state: &str, uid: u32) -> JobRow {
         JobRow {

@@ -52,7 +52,7 @@ const DYNAMIC: &[Dynamic] = &[
     Dynamic {
         command: "sacct",
         options: &[
-            (Some('j'), "jobs", "jobs"),
+            (Some('j'), "jobs", "history"),
             (Some('r'), "partition", "partitions"),
             (Some('u'), "user", "users"),
             (Some('N'), "nodelist", "nodes"),
@@ -65,7 +65,7 @@ const DYNAMIC: &[Dynamic] = &[
         operands: None,
     },
     Dynamic { command: "sstat", options: &[(Some('j'), "jobs", "jobs")], operands: Some("jobs") },
-    Dynamic { command: "seff", options: &[], operands: Some("jobs") },
+    Dynamic { command: "seff", options: &[], operands: Some("history") },
 ];
 
 /// `cmd`'s entry of [`DYNAMIC`], its options checked against its clap definition.
@@ -134,7 +134,8 @@ fn bash(cmd: &clap::Command, dynamic: &Dynamic, text: String) -> String {
     let mut cases = String::new();
     for option in dynamic.options {
         cases.push_str(&format!(
-            "        {})\n            _slurmlet_ask \"$value\" \"$part\" {} \"$value\" && return 0\n            ;;\n",
+            "        {})\n            _slurmlet_ask \"$attached$value\" \"$part\" {} \"$value\" && \
+             COMPREPLY=(\"${{COMPREPLY[@]/#/$attached}}\") && return 0\n            ;;\n",
             pattern(option),
             option.2
         ));
@@ -161,7 +162,7 @@ fn bash(cmd: &clap::Command, dynamic: &Dynamic, text: String) -> String {
         r#"{text}{BASH_HELPER}
 # {name}'s arguments that the daemon knows; the rest as above.
 _{name}_slurmlet() {{
-    local line="${{COMP_LINE:0:COMP_POINT}}" part="$2" word="" opt="" value
+    local line="${{COMP_LINE:0:COMP_POINT}}" part="$2" word="" opt="" value attached=""
     [[ $part == "=" ]] && part=""
     local -a words
     read -ra words <<< "$line"
@@ -174,6 +175,11 @@ _{name}_slurmlet() {{
     if [[ $word == --*=* ]]; then
         opt="${{word%%=*}}"
         value="${{word#*=}}"
+    elif [[ $word == -[!-]?* ]]; then
+        # A short option with its value attached (`-pgpu`), as getopt reads it.
+        opt="${{word:0:2}}"
+        value="${{word:2}}"
+        attached="$opt"
     elif [[ $word == -* ]]; then
         opt=""
     fi

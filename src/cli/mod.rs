@@ -58,6 +58,12 @@ pub const COMMANDS: &[&str] = &[
     "slurmletd",
 ];
 
+/// The command line as `--json` puts it in `meta.command`: the command's own name (not the
+/// path it was run by), then its arguments.
+pub fn command_line(cmd: &str, args: &[OsString]) -> Vec<String> {
+    std::iter::once(cmd.to_string()).chain(args.iter().skip(1).map(|a| a.to_string_lossy().into_owned())).collect()
+}
+
 /// Runs the command named by `argv[0]` (or `slurmlet <command> …`) and returns the exit code.
 pub fn main_with(args: Vec<OsString>) -> i32 {
     let argv0 = args.first().cloned().unwrap_or_default();

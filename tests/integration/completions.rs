@@ -70,7 +70,7 @@ fn bash_completes_jobs_partitions_and_gres_from_the_daemon_and_files_without_one
     std::fs::write(
         &rc,
         format!(
-            "{env}PS1='prompt$ '\nbind 'set show-all-if-ambiguous on'\nbind 'set completion-query-items 0'\nsource {dir}/scancel\nsource {dir}/sbatch\nsource {dir}/scontrol\n",
+            "{env}PS1='prompt$ '\nbind 'set show-all-if-ambiguous on'\nbind 'set completion-query-items 0'\nsource {dir}/scancel\nsource {dir}/sbatch\nsource {dir}/scontrol\nsource {dir}/sacct\n",
             env = environment(&c),
             dir = dir.display()
         ),
@@ -100,8 +100,26 @@ fn bash_completes_jobs_partitions_and_gres_from_the_daemon_and_files_without_one
     t.keys(&["l", "Tab"]);
     t.wait_for("the partition completed", |s| s.lines().any(|l| l.trim_end() == "prompt$ sbatch -p long"));
     fresh_prompt(&t, "prompt$");
+    t.keys(&["sbatch -pl", "Tab"]);
+    t.wait_for("an attached value completed", |s| s.lines().any(|l| l.trim_end() == "prompt$ sbatch -plong"));
+    fresh_prompt(&t, "prompt$");
     t.keys(&["sbatch --gres=", "Tab"]);
     t.wait_for("the GRES completed", |s| s.lines().any(|l| l.trim_end() == "prompt$ sbatch --gres=gpu"));
+    t.keys(&["C-u"]);
+    // sacct -j offers the jobs that ended too, after those queued.
+    let ended = c.sbatch(&["-J", "over", "--wrap", "true"]);
+    c.wait_state(ended, &["COMPLETED"], common::T);
+    fresh_prompt(&t, "prompt$");
+    t.keys(&["sacct -j ", "Tab"]);
+    let want_all = format!("{first} {second} {held} {ended}");
+    t.wait_for("sacct's job ids, the ended one last", |s| {
+        s.lines().any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == want_all)
+    });
+    fresh_prompt(&t, "prompt$");
+    t.keys(&["scancel ", "Tab"]);
+    t.wait_for("scancel's job ids without it", |s| {
+        s.lines().any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == want)
+    });
     t.keys(&["C-u"]);
 
     // No daemon: the static completion answers (scancel's options, as clap writes them).

@@ -200,8 +200,7 @@ fn json_parser_ok(value: &str) -> bool {
 
 /// Runs scontrol.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let argv: Vec<String> =
-        std::iter::once(CMD.to_string()).chain(args.iter().skip(1).map(|a| a.to_string_lossy().into_owned())).collect();
+    let argv = super::command_line(CMD, &args);
     let args: ScontrolArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
         Err(code) => return code,

@@ -111,8 +111,7 @@ pub struct SqueueArgs {
 
 /// Runs squeue.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let argv: Vec<String> =
-        std::iter::once(CMD.to_string()).chain(args.iter().skip(1).map(|a| a.to_string_lossy().into_owned())).collect();
+    let argv = super::command_line(CMD, &args);
     let args: SqueueArgs = match super::parse_args(CMD, args, 1) {
         Ok(a) => a,
         Err(code) => return code,
