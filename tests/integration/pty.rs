@@ -29,6 +29,15 @@ fn script(c: &Cluster, name: &str, command: &str) -> std::path::PathBuf {
     path
 }
 
+/// The job id on the screen's line that starts with `prefix` (`Submitted batch job `).
+fn id_after(screen: &str, prefix: &str) -> u32 {
+    screen
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|id| id.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no job id after {prefix:?}: {screen}"))
+}
+
 #[test]
 fn an_interactive_shell_gets_a_terminal_and_the_jobs_gpus() {
     let c = Cluster::start("4", "");
@@ -112,11 +121,7 @@ fn sbatch_wait_shows_its_jobs_state_on_a_terminal_and_nothing_when_piped() {
     let t = Tmux::new();
     t.start(&script(&c, "wait.sh", "sbatch --wait -J waiting --gres=gpu:1 --wrap 'sleep 2'"));
     let screen = t.wait_for("the pending job's status line", |s| s.contains("PENDING") && s.contains("(Resources)"));
-    let id: u32 = screen
-        .lines()
-        .find_map(|l| l.strip_prefix("Submitted batch job "))
-        .and_then(|id| id.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    let id = id_after(&screen, "Submitted batch job ");
     assert!(screen.contains(&format!("job {id} PENDING 0:0")), "{screen}");
     assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
     t.wait_for("the running job's status line", |s| s.contains(&format!("job {id} RUNNING 0:0")));
@@ -154,11 +159,7 @@ fn sbatch_wait_of_an_array_shows_the_arrays_state() {
     let tasks = "while [ ! -e done ]; do sleep 0.1; done; exit $SLURM_ARRAY_TASK_ID";
     t.start(&script(&c, "array.sh", &format!("sbatch --wait --array=0-2 --gres=gpu:1 --wrap '{tasks}'")));
     let screen = t.wait_for("one task running, two pending", |s| s.contains("(tasks: 1 RUNNING, 2 PENDING)"));
-    let id: u32 = screen
-        .lines()
-        .find_map(|l| l.strip_prefix("Submitted batch job "))
-        .and_then(|id| id.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    let id = id_after(&screen, "Submitted batch job ");
     assert!(screen.contains(&format!("job {id} RUNNING 0:0")), "{screen}");
     assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
     t.wait_for("every task running", |s| s.contains(&format!("job {id} RUNNING")) && s.contains("(tasks: 3 RUNNING)"));
@@ -175,11 +176,7 @@ fn salloc_shows_its_pending_jobs_state_on_a_terminal() {
     let t = Tmux::new();
     t.start(&script(&c, "salloc.sh", "salloc --gres=gpu:1 true"));
     let screen = t.wait_for("the pending allocation's status line", |s| s.contains("(Resources)"));
-    let id: u32 = screen
-        .lines()
-        .find_map(|l| l.strip_prefix("salloc: Pending job allocation "))
-        .and_then(|id| id.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no job id: {screen}"));
+    let id = id_after(&screen, "salloc: Pending job allocation ");
     assert!(screen.contains(&format!("job {id} PENDING 0:0")), "{screen}");
     assert!(c.run("scancel", &[&blocker.to_string()]).status.success());
     let screen = t.wait_for("salloc's exit", |s| s.contains("srun-exit="));
