@@ -168,6 +168,7 @@ const BEHAVIOUR: &[&str] = &[
     "exact",
     "export",
     "export-file",
+    "get-user-env",
     "help",
     "ignore-pbs",
     "immediate",
