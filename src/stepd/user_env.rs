@@ -1,11 +1,12 @@
 //! `sbatch --get-user-env[=[timeout][mode]]` (and `--export=NONE`, which implies it): the
 //! batch script starts from the user's login environment, as Slurm's slurmd makes it. The
 //! user's login shell runs as the user (never as root), from a clean environment in their
-//! home directory, under a deadline and with its output bounded; the variables it exports
+//! home directory (entered as the user), under a deadline and with its output bounded; the variables it exports
 //! that the job's environment lacks are added, so that what was submitted wins.
 
 use crate::identity::{Identity, RunAs};
 use crate::program::{self, Limits};
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::Duration;
 
@@ -107,9 +108,21 @@ fn login_environment(user: &Identity, asked: Asked) -> Result<Vec<(String, Strin
         .env("LOGNAME", &user.name)
         .env("SHELL", shell)
         .env("PATH", "/usr/local/bin:/usr/bin:/bin");
-    let home = std::path::Path::new(&user.home);
-    cmd.current_dir(if home.is_dir() { home } else { std::path::Path::new("/") });
     Identity::run_command_as(&mut cmd, RunAs { uid: user.uid, gid: user.gid }).map_err(|e| e.to_string())?;
+    // The home directory is entered as the user, after the switch (the closures run in the
+    // order given), never by root: a home that is a link cannot take the shell anywhere the
+    // user could not go.
+    let home = std::ffi::CString::new(user.home.as_bytes()).unwrap_or_default();
+    // SAFETY: the closure runs in the child right after fork; chdir is async-signal-safe and
+    // reads strings made before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::chdir(home.as_ptr()) != 0 {
+                libc::chdir(c"/".as_ptr());
+            }
+            Ok(())
+        });
+    }
     let limits = Limits { deadline: asked.timeout, max_output: MAX_OUTPUT };
     let done = program::run(&mut cmd, None, limits).map_err(|e| e.to_string())?;
     if !done.status.success() {

@@ -308,3 +308,50 @@ fn get_user_env_adds_the_login_environment() {
     assert!(out.lines().any(|l| l == "[][][unset]"), "{out}");
     assert!(!process_running("sleep 1000"), "the profile's processes were killed");
 }
+
+/// A user who owns the directory another user's home is in can swap that home for a link
+/// into a directory only root may reach. The login shell of `--get-user-env` enters the home
+/// as its user, never as root, so it does not find itself inside that directory.
+#[test]
+fn the_login_shell_enters_the_home_as_its_user() {
+    if !common::system::is_root("the_login_shell_enters_the_home_as_its_user") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let shared = common::system::Shared::start("");
+    let alice = shared.user("uea");
+    let bob_home = alice.home.join("bob");
+    let bob = common::system::User::create(&format!("sl{}ueb", std::process::id() % 100_000), &bob_home);
+    // Root's: a directory only root may pass, with an open one inside.
+    let locked = shared.dir.path().join("locked");
+    std::fs::create_dir_all(locked.join("inner")).unwrap();
+    std::fs::write(locked.join("inner/secret"), "").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(locked.join("inner"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Bob's shell says what the directory it starts in holds.
+    let shell = shared.dir.path().join("look-shell");
+    std::fs::write(
+        &shell,
+        "#!/bin/sh\nprintf '\\nSLURMLET_LOGIN_ENVIRONMENT_FOLLOWS\\n'\nprintf 'SEEN=%s\\0' \"$(ls 2>&1 | head -n 1)\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&shell, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let usermod = std::process::Command::new("usermod").arg("-s").arg(&shell).arg(&bob.name).output().unwrap();
+    assert!(usermod.status.success(), "{}", String::from_utf8_lossy(&usermod.stderr));
+    // Alice, who owns the directory bob's home is in, swaps it for a link.
+    std::fs::remove_dir_all(&bob_home).unwrap();
+    std::os::unix::fs::symlink(locked.join("inner"), &bob_home).unwrap();
+    let out_dir = shared.dir.path().join("bob-out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::set_permissions(&out_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = out_dir.join("seen.out");
+    let mut cmd = shared.command_as(&bob, "sbatch", &["--parsable", "--get-user-env", "-o"]);
+    cmd.current_dir(&out_dir).env("HOME", &out_dir);
+    let o = cmd.arg(&out).args(["--wrap", "echo \"[$SEEN]\""]).output().unwrap();
+    let (stdout, stderr) = common::system::text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let id: u32 = stdout.trim().parse().unwrap();
+    shared.wait_state(id, "COMPLETED");
+    let seen = read(&out);
+    assert!(seen.starts_with('[') && !seen.contains("secret"), "the shell started inside root's directory: {seen}");
+}
