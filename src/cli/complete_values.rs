@@ -84,7 +84,7 @@ impl Request {
 pub const HISTORY_DAYS: u64 = 7;
 
 /// The most ended jobs [`Kind::History`] offers.
-const HISTORY_MAX: usize = 200;
+pub const HISTORY_MAX: usize = 200;
 
 /// The scontrol subcommands taking job ids.
 const SCONTROL_JOB_ACTIONS: &[&str] = &["hold", "uhold", "release", "requeue", "suspend", "resume"];

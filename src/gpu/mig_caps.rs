@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 /// Where the driver lists the capability minors.
 pub const DEFAULT_DIR: &str = "/proc/driver/nvidia-caps";
 
-/// Names a directory that stands for [`DEFAULT_DIR`], for trying MIG on a machine without
-/// it (the tests' stand-in driver files); read by the daemon only, from its own environment.
+/// Names a directory that stands for `/proc/driver/nvidia-caps`, for trying MIG on a machine
+/// without it (the tests' stand-in driver files); read by the daemon only, from its own
+/// environment.
 pub const DIR_VARIABLE: &str = "SLURMLET_NVIDIA_CAPS";
 
 /// The most of `mig-minors` read: a GPU has at most 7 instances of up to 7 compute
@@ -33,13 +34,13 @@ pub struct MigCaps {
 
 impl MigCaps {
     /// Reads `mig-minors` from the driver's directory ([`DIR_VARIABLE`], else
-    /// [`DEFAULT_DIR`]); empty when it cannot be read.
+    /// `/proc/driver/nvidia-caps`); empty when it cannot be read.
     pub fn read() -> MigCaps {
         let dir = std::env::var_os(DIR_VARIABLE).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from);
         MigCaps::read_from(&dir.join("mig-minors"))
     }
 
-    /// Reads the file `path` (at most [`MAX_BYTES`]); empty when it cannot be read.
+    /// Reads the file `path` (at most 1 MiB); empty when it cannot be read.
     pub fn read_from(path: &Path) -> MigCaps {
         let mut text = String::new();
         match std::fs::File::open(path).and_then(|f| f.take(MAX_BYTES).read_to_string(&mut text)) {
