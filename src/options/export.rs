@@ -54,7 +54,7 @@ fn unquote(tok: &str) -> &str {
 }
 
 /// A shell variable name: a letter or `_`, then letters, digits and `_`.
-fn is_name(name: &str) -> bool {
+pub fn is_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

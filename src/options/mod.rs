@@ -27,7 +27,7 @@ pub mod time;
 
 pub use desc::parse_node_range;
 pub use error::OptionError;
-pub use export::{job_environment, parse_export, ExportMode};
+pub use export::{is_name as is_variable_name, job_environment, parse_export, ExportMode};
 pub use parse::JobOptions;
 pub use table::Tool;
 

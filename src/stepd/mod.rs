@@ -338,9 +338,16 @@ fn run_batch(spec: &LaunchSpec, dir: &Path) -> std::io::Result<EndStatus> {
             return Ok(EndStatus { wait_status: libc::SIGTERM, cause, end_time, usage: None });
         }
     };
-    // `--get-user-env`: the login environment, had before the script's processes start.
-    let (env, login_env_failed) = user_env::merged(&spec.env, owner.as_ref());
-    let spec = &LaunchSpec { env, ..spec.clone() };
+    // `--get-user-env`: the login environment, had before the script's processes start (the
+    // spec is copied only for a job that asks for it).
+    let with_login_env;
+    let (spec, login_env_failed) = match user_env::merged(&spec.env, owner.as_ref()) {
+        Some((env, failed)) => {
+            with_login_env = LaunchSpec { env, ..spec.clone() };
+            (&with_login_env, failed)
+        }
+        None => (spec, None),
+    };
     // The job's processes are the batch script's process group.
     let mut jail = containment::for_supervisor(&spec.share, false);
     Ok(match batch_script::start(spec, owner, streams, jail.as_mut()) {

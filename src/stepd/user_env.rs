@@ -64,12 +64,18 @@ impl Asked {
     }
 }
 
-/// `env` with [`VARIABLE`] taken out and, when it asked for it, the login environment of
-/// `owner` (the job's owner when the supervisor acts for one, else the user it runs as)
-/// merged in. The second value is a line for the job's error output when the login
-/// environment could not be had (the job then runs with what was submitted).
-pub fn merged(env: &[String], owner: Option<&Identity>) -> (Vec<String>, Option<String>) {
-    let Some(asked) = Asked::of(env) else { return (env.to_vec(), None) };
+/// When `env` asks for it ([`VARIABLE`]): `env` with that variable taken out and the login
+/// environment of `owner` (the job's owner when the supervisor acts for one, else the user it
+/// runs as) merged in, and a line for the job's error output when the login environment
+/// could not be had (the job then runs with what was submitted). `None` when not asked: the
+/// environment stays as it is.
+pub fn merged(env: &[String], owner: Option<&Identity>) -> Option<(Vec<String>, Option<String>)> {
+    let asked = Asked::of(env)?;
+    Some(merged_as(env, owner, asked))
+}
+
+/// [`merged`] once it is known to be asked for, as `asked`.
+fn merged_as(env: &[String], owner: Option<&Identity>, asked: Asked) -> (Vec<String>, Option<String>) {
     let mut env: Vec<String> = env.iter().filter(|e| e.split('=').next() != Some(VARIABLE)).cloned().collect();
     let user = match owner {
         Some(user) => user.clone(),
@@ -141,17 +147,11 @@ fn parse(output: &[u8]) -> Option<Vec<(String, String)>> {
         after
             .split('\0')
             .filter_map(|entry| entry.split_once('='))
-            .filter(|(name, _)| is_name(name) && !kept_out(name))
+            .filter(|(name, _)| crate::options::is_variable_name(name) && !kept_out(name))
             .map(|(name, value)| (name.to_string(), value.to_string()))
             .take(MAX_VARIABLES)
             .collect(),
     )
-}
-
-/// A shell variable name.
-fn is_name(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -185,13 +185,12 @@ mod tests {
         let me = Identity::lookup(RunAs { uid: crate::identity::uid(), gid: crate::identity::gid() }).unwrap();
         let me = Identity { shell: "/bin/sh".into(), ..me };
         let env = vec!["HOME=/submitted".to_string(), "SLURM_GET_USER_ENV=1".to_string()];
-        let (merged, warning) = merged(&env, Some(&me));
+        let (merged, warning) = merged(&env, Some(&me)).unwrap();
         assert_eq!(warning, None);
         assert!(merged.contains(&"HOME=/submitted".to_string()), "{merged:?}");
         assert!(merged.iter().any(|e| e.starts_with("LOGNAME=")), "{merged:?}");
         assert!(!merged.iter().any(|e| e.starts_with("SLURM_GET_USER_ENV=")), "{merged:?}");
-        let (plain, none) = super::merged(&["A=1".to_string()], Some(&me));
-        assert_eq!((plain, none), (vec!["A=1".to_string()], None));
+        assert_eq!(super::merged(&["A=1".to_string()], Some(&me)), None, "not asked: left as it is");
     }
 
     #[test]
@@ -203,7 +202,7 @@ mod tests {
         std::fs::set_permissions(&shell, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let me = Identity { shell: shell.display().to_string(), ..me };
         let started = std::time::Instant::now();
-        let (env, warning) = merged(&["SLURM_GET_USER_ENV=1S".to_string()], Some(&me));
+        let (env, warning) = merged(&["SLURM_GET_USER_ENV=1S".to_string()], Some(&me)).unwrap();
         assert!(started.elapsed() < Duration::from_secs(20));
         assert!(env.is_empty(), "{env:?}");
         assert!(warning.is_some_and(|w| w.contains("--get-user-env")));
