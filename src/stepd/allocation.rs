@@ -71,6 +71,11 @@ pub fn hold(spec: &LaunchSpec, dir: &std::path::Path, conn: UnixStream) -> std::
             Event::Exited => {
                 let said = client_said(&mut link.borrow_mut());
                 match said {
+                    // srun releases with slurmstepd's `SIG_OOM` when its step ran out of
+                    // memory: the job then ended out of memory, as slurmctld records it.
+                    ClientSaid::Released(wait_status) if wait_status & 0xff == super::SIG_OOM => {
+                        return Ok(ended(wait_status, EndCause::OutOfMemory))
+                    }
                     ClientSaid::Released(wait_status) => return Ok(ended(wait_status, cause)),
                     // Held without a client until cancelled or out of time: what follows (its
                     // end, as it leaves) is no longer heard.

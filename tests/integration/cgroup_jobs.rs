@@ -113,6 +113,32 @@ fn a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes() {
     assert_eq!(c.wait_file("beside.out", Duration::from_secs(5)), "lived\n");
 }
 
+/// Slurm's srun (`launch.c`, `_task_finish`) says a task whose step the kernel killed for
+/// want of memory is `Out Of Memory`, once, and exits 1 (`srun.c`); its own job ends
+/// `OUT_OF_MEMORY` with `0:125`, as slurmctld records a job completed with `SIG_OOM`.
+#[test]
+fn srun_says_a_task_ran_out_of_memory_and_exits_1() {
+    let t = match Contained::start("") {
+        Ok(t) => t,
+        Err(why) => return skip("srun_says_a_task_ran_out_of_memory_and_exits_1", &why),
+    };
+    let c = t.c();
+    let out = c.run(
+        "srun",
+        &["--mem=64M", "-J", "oomstep", "sh", "-c", "head -c 200000000 /dev/zero | tail >/dev/null; echo after"],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.lines().any(|l| l == "srun: error: node1: task 0: Out Of Memory"), "{err}");
+    assert!(!err.contains("Exited with exit code"), "{err}");
+    let stepd_line = err.lines().position(|l| l.contains("oom_kill event in StepId=")).expect(&err);
+    let srun_line = err.lines().position(|l| l.ends_with("Out Of Memory")).expect(&err);
+    assert!(stepd_line < srun_line, "slurmstepd's line comes first, as on a cluster: {err}");
+    let id: u32 = stdout(&c.run("sacct", &["-X", "-n", "-P", "--name=oomstep", "-o", "JobID"])).trim().parse().unwrap();
+    let rows = sacct(c, id, "JobID,State,ExitCode");
+    assert_eq!(rows, [format!("{id}|OUT_OF_MEMORY|0:125"), format!("{id}.0|OUT_OF_MEMORY|0:125")]);
+}
+
 #[test]
 fn processes_that_left_the_jobs_session_end_with_it() {
     let t = match Contained::start("") {

@@ -1,7 +1,8 @@
 //! What srun says about the ends of its tasks, and the exit code it returns, as Slurm's srun
 //! does: `srun: error: vm: tasks 0,2-3: Exited with exit code 1`, `srun: error: vm: task 0:
 //! Killed`; the exit code is the largest task exit code, or 128 + the largest signal when a
-//! task was killed by one.
+//! task was killed by one, or 1 when the kernel killed anything of the step for want of memory
+//! (`srun: error: vm: task 0: Out Of Memory`).
 
 /// How one task ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,12 +16,18 @@ pub enum Ending {
         /// It dumped core.
         core: bool,
     },
+    /// The kernel killed something of its step for want of memory: its supervisor then
+    /// reports slurmstepd's `SIG_OOM` for every task that ends.
+    OutOfMemory,
 }
 
 impl Ending {
     /// Reads a raw wait status.
     pub fn of(wait_status: i32) -> Ending {
-        if libc::WIFSIGNALED(wait_status) {
+        // Read first: as a wait status it would say "killed by signal 125".
+        if wait_status & 0xff == crate::stepd::SIG_OOM {
+            Ending::OutOfMemory
+        } else if libc::WIFSIGNALED(wait_status) {
             Ending::Signaled { signal: libc::WTERMSIG(wait_status), core: libc::WCOREDUMP(wait_status) }
         } else {
             Ending::Exited(libc::WEXITSTATUS(wait_status))
@@ -33,9 +40,10 @@ impl Ending {
     }
 
     /// Slurm's words for it: `Exited with exit code 3`, `Killed`, `Segmentation fault (core
-    /// dumped)`, `Completed`.
+    /// dumped)`, `Out Of Memory`, `Completed`.
     pub fn describe(self) -> String {
         match self {
+            Ending::OutOfMemory => "Out Of Memory".to_string(),
             Ending::Exited(0) => "Completed".to_string(),
             Ending::Exited(code) => format!("Exited with exit code {code}"),
             Ending::Signaled { signal, core } => {
@@ -147,23 +155,36 @@ pub fn report_lost(node: &str, tasks: &[u32]) -> String {
     format!("srun: error: {node}: {}: lost (the step's supervisor went away)", tasks_phrase(tasks))
 }
 
-/// srun's exit code from its tasks' raw wait statuses: 128 + the largest signal if a signal
-/// killed any task (signals outrank exit codes), else the largest exit code; 0 when there
-/// are none.
+/// srun's exit code from its tasks' raw wait statuses: 1 when the step ran out of memory
+/// (that outranks all), else 128 + the largest signal if a signal killed any task (signals
+/// outrank exit codes), else the largest exit code; 0 when there are none.
 pub fn exit_code(statuses: impl IntoIterator<Item = i32>) -> i32 {
-    let mut worst_signal = 0;
-    let mut worst_code = 0;
+    match Ending::of(step_status(statuses)) {
+        Ending::OutOfMemory => 1,
+        Ending::Exited(code) => code,
+        Ending::Signaled { signal, .. } => 128 + signal,
+    }
+}
+
+/// The raw status srun ends an allocation of its own with, as Slurm's srun keeps it from its
+/// tasks' (`launch.c`): `SIG_OOM` once any task ran out of memory, else the status of the
+/// largest signal that killed a task, else that of the largest exit code.
+pub fn step_status(statuses: impl IntoIterator<Item = i32>) -> i32 {
+    let mut worst = 0;
     for status in statuses {
-        match Ending::of(status) {
-            Ending::Exited(code) => worst_code = worst_code.max(code),
-            Ending::Signaled { signal, .. } => worst_signal = worst_signal.max(signal),
+        let keep = match (Ending::of(worst), Ending::of(status)) {
+            (Ending::OutOfMemory, _) => false,
+            (_, Ending::OutOfMemory) => true,
+            (Ending::Signaled { signal: was, .. }, Ending::Signaled { signal, .. }) => signal > was,
+            (Ending::Signaled { .. }, Ending::Exited(_)) => false,
+            (Ending::Exited(_), Ending::Signaled { .. }) => true,
+            (Ending::Exited(was), Ending::Exited(code)) => code > was,
+        };
+        if keep {
+            worst = status;
         }
     }
-    if worst_signal > 0 {
-        128 + worst_signal
-    } else {
-        worst_code
-    }
+    worst
 }
 
 #[cfg(test)]
@@ -196,6 +217,20 @@ mod tests {
             report_exits("vm", &exits, ReportStyle::default()),
             ["srun: error: vm: tasks 0,2-3: Exited with exit code 1"]
         );
+    }
+
+    #[test]
+    fn a_step_out_of_memory_is_said_so_and_exits_1() {
+        let oom = crate::stepd::SIG_OOM;
+        assert_eq!(Ending::of(oom), Ending::OutOfMemory);
+        assert_eq!(
+            report_exits("vm", &[(1, oom), (0, oom), (2, exited(0))], ReportStyle::default()),
+            ["srun: error: vm: tasks 0-1: Out Of Memory"]
+        );
+        let cancelled = ReportStyle { cancelled: true, verbose: false };
+        assert_eq!(report_exits("vm", &[(0, oom)], cancelled), ["srun: error: vm: task 0: Out Of Memory"]);
+        assert_eq!(exit_code([exited(7), libc::SIGKILL, oom]), 1, "out of memory outranks signals and codes");
+        assert_eq!(exit_code([exited(7), libc::SIGKILL]), 128 + libc::SIGKILL);
     }
 
     #[test]

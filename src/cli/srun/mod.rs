@@ -57,7 +57,7 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
                 .ok()
                 .or_else(|| crate::config::Config::load(&client_config().0).ok().map(|c| c.node_name))
                 .unwrap_or_else(crate::paths::hostname);
-            run_step(&client, id, &step, &o, node)
+            run_step(&client, id, &step, &o, node).map(|e| e.exit_code)
         }
         None => {
             let mut desc = o.to_job_desc()?;
@@ -84,23 +84,43 @@ fn srun(args: Vec<OsString>) -> Result<i32, Failure> {
             step.time_limit = None;
             step.environment.extend(allocation.grant.env.iter().cloned());
             let node = allocation.grant.nodes.clone();
-            let code = run_step(&client, allocation.grant.job_id, &step, &o, node);
-            finish(allocation, code.as_ref().copied().unwrap_or(1));
-            code
+            let ended = run_step(&client, allocation.grant.job_id, &step, &o, node);
+            finish(allocation, ended.as_ref().map_or(1 << 8, StepEnd::release_status));
+            ended.map(|e| e.exit_code)
         }
     }
 }
 
-/// Releases an allocation srun made, saying why if it was revoked.
-fn finish(allocation: Allocation, code: i32) {
+/// Releases an allocation srun made with the raw status `wait_status`, saying why if it was
+/// revoked.
+fn finish(allocation: Allocation, wait_status: i32) {
     if let Some(why) = allocation.revoked() {
         eprintln!("{CMD}: {why}");
     }
-    allocation.release((code & 0xff) << 8);
+    allocation.release(wait_status);
 }
 
-/// Starts the step in job `id` and runs its I/O to the end; returns srun's exit code.
-fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: String) -> Result<i32, Failure> {
+/// How a step srun ran ended.
+struct StepEnd {
+    /// srun's exit code.
+    exit_code: i32,
+    /// The step ran out of memory (slurmstepd's `SIG_OOM`).
+    out_of_memory: bool,
+}
+
+impl StepEnd {
+    /// The raw status an allocation of srun's own is released with: `SIG_OOM` for a step out
+    /// of memory (the job ends `OUT_OF_MEMORY`, as slurmctld ends it), else srun's exit code.
+    fn release_status(&self) -> i32 {
+        match self.out_of_memory {
+            true => crate::stepd::SIG_OOM,
+            false => (self.exit_code & 0xff) << 8,
+        }
+    }
+}
+
+/// Starts the step in job `id` and runs its I/O to the end.
+fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: String) -> Result<StepEnd, Failure> {
     let conn = match client.open_stream(&format!("/slurmlet/v1/job/{id}/steps"), step) {
         Ok(Upgrade::Switched(conn)) => conn,
         Ok(Upgrade::Refused(resp)) => {
@@ -110,7 +130,7 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: 
                 }
                 _ => super::error(CMD, &format!("Unable to create step for job {id} ({})", resp.status)),
             }
-            return Ok(1);
+            return Ok(StepEnd { exit_code: 1, out_of_memory: false });
         }
         Err(e) => return Err(Failure::Message(e.to_string(), 1)),
     };
@@ -130,7 +150,9 @@ fn run_step(client: &Client, id: u32, step: &StepRequest, o: &JobOptions, node: 
         wait_after_first: number(o, "wait")?.map(|s| std::time::Duration::from_secs(s as u64)).filter(|d| !d.is_zero()),
     };
     let outcome = io::run_step(conn, &opts).map_err(|e| Failure::Message(format!("step {id}: {e}"), 1))?;
-    Ok(outcome.exit_code)
+    let status = exits::step_status(outcome.exits.iter().map(|&(_, status)| status));
+    let out_of_memory = exits::Ending::of(status) == exits::Ending::OutOfMemory;
+    Ok(StepEnd { exit_code: outcome.exit_code, out_of_memory })
 }
 
 /// A whole number option, or Slurm's error for it.

@@ -120,6 +120,7 @@ pub fn supervise(dir: &Path, ended: Option<OwnedFd>, conn: UnixStream) -> i32 {
         notify,
         wake,
         ended,
+        oom_said: false,
     }
     .run();
     0

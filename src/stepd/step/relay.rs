@@ -65,6 +65,8 @@ pub struct Relay<'a> {
     pub wake: Option<OwnedFd>,
     /// Closed once every task is gone.
     pub ended: Option<OwnedFd>,
+    /// slurmstepd's line about processes killed for want of memory was sent.
+    pub oom_said: bool,
 }
 
 /// What the loop keeps track of besides the descriptors.
@@ -172,11 +174,7 @@ impl Relay<'_> {
         self.signal_all(libc::SIGKILL);
         let statuses: Vec<i32> = self.tasks.iter().map(|t| t.status.unwrap_or(0)).collect();
         let mut wait_status = super::end::step_status(&statuses);
-        let oom_kills = self.jail.oom_kills();
-        if oom_kills > 0 {
-            let step = format!("{}.{}", self.spec.job_id, self.spec.step_id);
-            let line = crate::stepd::error_line(&self.spec.node_name, &crate::stepd::oom_line(oom_kills, &step));
-            self.sink.frame(&Frame::Message(line));
+        if self.say_oom() {
             wait_status = crate::stepd::SIG_OOM;
         }
         let end = super::end::StepEnd { wait_status, end_time: crate::sys::now(), usage: self.jail.usage() };
@@ -335,6 +333,19 @@ impl Relay<'_> {
         }
     }
 
+    /// Whether the kernel killed any of the step's processes for want of memory; the first
+    /// time it has, slurmstepd's line says so, before the exit of the task it was learnt at.
+    fn say_oom(&mut self) -> bool {
+        let kills = self.jail.oom_kills();
+        if kills > 0 && !self.oom_said {
+            self.oom_said = true;
+            let step = format!("{}.{}", self.spec.job_id, self.spec.step_id);
+            let line = crate::stepd::error_line(&self.spec.node_name, &crate::stepd::oom_line(kills, &step));
+            self.sink.frame(&Frame::Message(line));
+        }
+        kills > 0
+    }
+
     /// Reaps every exited task and reports it.
     fn reap(&mut self, buf: &mut [u8]) {
         loop {
@@ -348,7 +359,11 @@ impl Relay<'_> {
             self.tasks[task].done = true;
             self.tasks[task].status = Some(status);
             self.drain_task(task as u32, buf);
-            self.sink.frame(&Frame::TaskExit { task: task as u32, wait_status: status });
+            // As slurmstepd does: once the kernel has killed anything of the step for want of
+            // memory, that is said, and every task that ends is reported as `SIG_OOM`, for
+            // srun's `Out Of Memory` line and exit code. (The kernel's count only grows.)
+            let wait_status = if self.say_oom() { crate::stepd::SIG_OOM } else { status };
+            self.sink.frame(&Frame::TaskExit { task: task as u32, wait_status });
         }
     }
 
