@@ -1,15 +1,25 @@
-# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
-function __slurmlet_complete
-    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+# What the daemon offers (`slurmlet __complete ARGS… WORD`, WORD last), else files.
+function __slurmlet_offer
     set -l found
     if command -q slurmlet
-        set found (slurmlet __complete $argv $word 2>/dev/null)
+        set found (slurmlet __complete $argv 2>/dev/null)
     end
     if set -q found[1]
         printf '%s\n' $found
     else
-        __fish_complete_path $word
+        __fish_complete_path $argv[-1]
     end
+end
+
+# An operand's values (`scancel <TAB>`): the word under the cursor as it is.
+function __slurmlet_complete
+    __slurmlet_offer $argv (commandline -ct)
+end
+
+# An option's value: the word less the option before it, `--partition=` or a short option
+# with its value attached (`-pgpu`, as getopt reads it); fish puts the option back in front.
+function __slurmlet_value
+    __slurmlet_offer $argv (string replace -r -- '^(--[^=]*=|-[^-])' '' (commandline -ct))
 end
 
 # scontrol's words: what the daemon knows after hold, release, show job, update, …
@@ -27,20 +37,20 @@ complete -c sacct -s F -l flags -d 'Only jobs with these scheduling flags' -r
 complete -c sacct -s g -l gid -d 'Only jobs of these groups' -r
 complete -c sacct -s i -l nnodes -d 'Only jobs that ran on this many nodes (min[-max])' -r
 complete -c sacct -s I -l ncpus -d 'Only jobs that ran on this many CPUs (min[-max])' -r
-complete -c sacct -s j -l jobs -d 'Only these jobs or steps (JOB, JOB.STEP, JOB.batch, ARRAY_TASK), comma separated' -r -f -k -a '(__slurmlet_complete history)'
+complete -c sacct -s j -l jobs -d 'Only these jobs or steps (JOB, JOB.STEP, JOB.batch, ARRAY_TASK), comma separated' -r -f -k -a '(__slurmlet_value history)'
 complete -c sacct -s k -l timelimit-min -d 'Only jobs with this time limit (with --timelimit-max: at least this)' -r
 complete -c sacct -s K -l timelimit-max -d 'With --timelimit-min: only jobs with a time limit up to this' -r
 complete -c sacct -s M -l clusters -d 'Only jobs of these clusters' -r
-complete -c sacct -s N -l nodelist -d 'Only jobs that ran on these nodes' -r -f -k -a '(__slurmlet_complete nodes)'
+complete -c sacct -s N -l nodelist -d 'Only jobs that ran on these nodes' -r -f -k -a '(__slurmlet_value nodes)'
 complete -c sacct -l name -d 'Only jobs with these names' -r
 complete -c sacct -l units -d 'Sizes in this unit (K, M, G, T, P)' -r
 complete -c sacct -s o -l format -d 'Fields to print, comma separated, each optionally with %WIDTH (see --helpformat)' -r
 complete -c sacct -s q -l qos -d 'Only jobs of these QOS' -r
-complete -c sacct -s r -l partition -d 'Only jobs of these partitions' -r -f -k -a '(__slurmlet_complete partitions)'
+complete -c sacct -s r -l partition -d 'Only jobs of these partitions' -r -f -k -a '(__slurmlet_value partitions)'
 complete -c sacct -s R -l reason -d 'Only jobs that waited for these reasons' -r
 complete -c sacct -s s -l state -d 'Only jobs in these states during the time window (long or short names)' -r
 complete -c sacct -s S -l starttime -d 'Only jobs eligible after this time (default: midnight; with --state: now)' -r
-complete -c sacct -s u -l user -d 'Only jobs of these users (names or uids; -1: everybody)' -r -f -k -a '(__slurmlet_complete users)'
+complete -c sacct -s u -l user -d 'Only jobs of these users (names or uids; -1: everybody)' -r -f -k -a '(__slurmlet_value users)'
 complete -c sacct -s W -l wckeys -d 'Only jobs with these wckeys' -r
 complete -c sacct -l whole-hetjob -d 'All components of heterogeneous jobs (yes|no; slurmlet has none)' -r
 complete -c sacct -s x -l associations -d 'Only jobs of these association ids' -r

@@ -1,15 +1,25 @@
-# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
-function __slurmlet_complete
-    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+# What the daemon offers (`slurmlet __complete ARGS… WORD`, WORD last), else files.
+function __slurmlet_offer
     set -l found
     if command -q slurmlet
-        set found (slurmlet __complete $argv $word 2>/dev/null)
+        set found (slurmlet __complete $argv 2>/dev/null)
     end
     if set -q found[1]
         printf '%s\n' $found
     else
-        __fish_complete_path $word
+        __fish_complete_path $argv[-1]
     end
+end
+
+# An operand's values (`scancel <TAB>`): the word under the cursor as it is.
+function __slurmlet_complete
+    __slurmlet_offer $argv (commandline -ct)
+end
+
+# An option's value: the word less the option before it, `--partition=` or a short option
+# with its value attached (`-pgpu`, as getopt reads it); fish puts the option back in front.
+function __slurmlet_value
+    __slurmlet_offer $argv (string replace -r -- '^(--[^=]*=|-[^-])' '' (commandline -ct))
 end
 
 # scontrol's words: what the daemon knows after hold, release, show job, update, …
@@ -56,7 +66,7 @@ complete -c sbatch -s G -l gpus -d 'count of GPUs required for the job' -r
 complete -c sbatch -l gpus-per-node -d 'number of GPUs required per allocated node' -r
 complete -c sbatch -l gpus-per-socket -d 'number of GPUs required per allocated socket' -r
 complete -c sbatch -l gpus-per-task -d 'number of GPUs required per spawned task' -r
-complete -c sbatch -l gres -d 'required generic resources' -r -f -k -a '(__slurmlet_complete gres)'
+complete -c sbatch -l gres -d 'required generic resources' -r -f -k -a '(__slurmlet_value gres)'
 complete -c sbatch -l gres-flags -d 'flags related to GRES management' -r
 complete -c sbatch -l hint -d 'bind tasks according to application hints' -r
 complete -c sbatch -s i -l input -d 'file for batch script\'s standard input' -r
@@ -76,7 +86,7 @@ complete -c sbatch -l network -d 'specify information pertaining to the switch o
 complete -c sbatch -l nice -d 'decrease scheduling priority by value' -r
 complete -c sbatch -s k -l no-kill -d 'do not kill job on node failure' -r
 complete -c sbatch -s F -l nodefile -d 'request a specific list of hosts' -r
-complete -c sbatch -s w -l nodelist -d 'request a specific list of hosts' -r -f -k -a '(__slurmlet_complete nodes)'
+complete -c sbatch -s w -l nodelist -d 'request a specific list of hosts' -r -f -k -a '(__slurmlet_value nodes)'
 complete -c sbatch -s N -l nodes -d 'number of nodes on which to run (N = min[-max])' -r
 complete -c sbatch -s n -l ntasks -d 'number of tasks to run' -r
 complete -c sbatch -l ntasks-per-core -d 'number of tasks to invoke on each core' -r
@@ -86,7 +96,7 @@ complete -c sbatch -l ntasks-per-socket -d 'number of tasks to invoke on each so
 complete -c sbatch -l oom-kill-step -d 'set the OOMKillStep behaviour' -r
 complete -c sbatch -l open-mode -d 'open the output and error files using append or truncate mode' -r
 complete -c sbatch -s o -l output -d 'file for batch script\'s standard output' -r
-complete -c sbatch -s p -l partition -d 'partition requested' -r -f -k -a '(__slurmlet_complete partitions)'
+complete -c sbatch -s p -l partition -d 'partition requested' -r -f -k -a '(__slurmlet_value partitions)'
 complete -c sbatch -l prefer -d 'features desired but not required by job' -r
 complete -c sbatch -l priority -d 'set the priority of the job to value' -r
 complete -c sbatch -l profile -d 'enable acct_gather_profile for detailed data' -r

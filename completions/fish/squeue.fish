@@ -1,15 +1,25 @@
-# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
-function __slurmlet_complete
-    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+# What the daemon offers (`slurmlet __complete ARGS… WORD`, WORD last), else files.
+function __slurmlet_offer
     set -l found
     if command -q slurmlet
-        set found (slurmlet __complete $argv $word 2>/dev/null)
+        set found (slurmlet __complete $argv 2>/dev/null)
     end
     if set -q found[1]
         printf '%s\n' $found
     else
-        __fish_complete_path $word
+        __fish_complete_path $argv[-1]
     end
+end
+
+# An operand's values (`scancel <TAB>`): the word under the cursor as it is.
+function __slurmlet_complete
+    __slurmlet_offer $argv (commandline -ct)
+end
+
+# An option's value: the word less the option before it, `--partition=` or a short option
+# with its value attached (`-pgpu`, as getopt reads it); fish puts the option back in front.
+function __slurmlet_value
+    __slurmlet_offer $argv (string replace -r -- '^(--[^=]*=|-[^-])' '' (commandline -ct))
 end
 
 # scontrol's words: what the daemon knows after hold, release, show job, update, …
@@ -18,9 +28,9 @@ function __slurmlet_scontrol
     __slurmlet_complete scontrol $words[2..-1]
 end
 
-complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r -f -k -a '(__slurmlet_complete jobs)'
-complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r -f -k -a '(__slurmlet_complete users)'
-complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r -f -k -a '(__slurmlet_complete partitions)'
+complete -c squeue -s j -l jobs -d 'Comma separated list of jobs IDs to view' -r -f -k -a '(__slurmlet_value jobs)'
+complete -c squeue -s u -l user -d 'Comma separated list of users to view' -r -f -k -a '(__slurmlet_value users)'
+complete -c squeue -s p -l partition -d 'Comma separated list of partitions to view' -r -f -k -a '(__slurmlet_value partitions)'
 complete -c squeue -s R -l reservation -d 'reservation to view' -r
 complete -c squeue -s t -l states -d 'Comma separated list of states to view (default: pending and running)' -r
 complete -c squeue -s n -l name -d 'Comma separated list of job names to view' -r

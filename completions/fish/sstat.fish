@@ -1,15 +1,25 @@
-# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
-function __slurmlet_complete
-    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+# What the daemon offers (`slurmlet __complete ARGS… WORD`, WORD last), else files.
+function __slurmlet_offer
     set -l found
     if command -q slurmlet
-        set found (slurmlet __complete $argv $word 2>/dev/null)
+        set found (slurmlet __complete $argv 2>/dev/null)
     end
     if set -q found[1]
         printf '%s\n' $found
     else
-        __fish_complete_path $word
+        __fish_complete_path $argv[-1]
     end
+end
+
+# An operand's values (`scancel <TAB>`): the word under the cursor as it is.
+function __slurmlet_complete
+    __slurmlet_offer $argv (commandline -ct)
+end
+
+# An option's value: the word less the option before it, `--partition=` or a short option
+# with its value attached (`-pgpu`, as getopt reads it); fish puts the option back in front.
+function __slurmlet_value
+    __slurmlet_offer $argv (string replace -r -- '^(--[^=]*=|-[^-])' '' (commandline -ct))
 end
 
 # scontrol's words: what the daemon knows after hold, release, show job, update, …
@@ -18,7 +28,7 @@ function __slurmlet_scontrol
     __slurmlet_complete scontrol $words[2..-1]
 end
 
-complete -c sstat -s j -l jobs -d 'Stat this job step, or comma-separated list of job steps (<job(.step)>)' -r -f -k -a '(__slurmlet_complete jobs)'
+complete -c sstat -s j -l jobs -d 'Stat this job step, or comma-separated list of job steps (<job(.step)>)' -r -f -k -a '(__slurmlet_value jobs)'
 complete -c sstat -s o -l format -l fields -d 'Comma separated list of fields (use "--helpformat" for a list of available fields)' -r
 complete -c sstat -s a -l allsteps -d 'Print all steps for the given job(s) when no step is specified'
 complete -c sstat -s e -l helpformat -d 'Print a list of fields that can be specified with the \'--format\' option'

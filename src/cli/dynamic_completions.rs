@@ -273,18 +273,28 @@ fn zsh(dynamic: &Dynamic, text: String) -> String {
 
 /// Fish's helpers, the same in every file: the daemon's values, else files.
 const FISH_HELPERS: &str = r#"
-# What the daemon offers (`slurmlet __complete ARGS… WORD`), else files.
-function __slurmlet_complete
-    set -l word (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+# What the daemon offers (`slurmlet __complete ARGS… WORD`, WORD last), else files.
+function __slurmlet_offer
     set -l found
     if command -q slurmlet
-        set found (slurmlet __complete $argv $word 2>/dev/null)
+        set found (slurmlet __complete $argv 2>/dev/null)
     end
     if set -q found[1]
         printf '%s\n' $found
     else
-        __fish_complete_path $word
+        __fish_complete_path $argv[-1]
     end
+end
+
+# An operand's values (`scancel <TAB>`): the word under the cursor as it is.
+function __slurmlet_complete
+    __slurmlet_offer $argv (commandline -ct)
+end
+
+# An option's value: the word less the option before it, `--partition=` or a short option
+# with its value attached (`-pgpu`, as getopt reads it); fish puts the option back in front.
+function __slurmlet_value
+    __slurmlet_offer $argv (string replace -r -- '^(--[^=]*=|-[^-])' '' (commandline -ct))
 end
 
 # scontrol's words: what the daemon knows after hold, release, show job, update, …
@@ -306,7 +316,7 @@ fn fish(dynamic: &Dynamic, text: String) -> String {
         });
         match option {
             Some(o) if line.ends_with(" -r") => {
-                out.push_str(&format!("{line} -f -k -a '(__slurmlet_complete {})'\n", o.2));
+                out.push_str(&format!("{line} -f -k -a '(__slurmlet_value {})'\n", o.2));
                 replaced += 1;
             }
             _ => {

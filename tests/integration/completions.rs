@@ -1,9 +1,9 @@
 //! The shell completions of `completions/` ask the daemon: `scancel <TAB>` offers the caller's
-//! running jobs first, `sbatch -p <TAB>` the partitions, `--gres=<TAB>` the GRES; with no
-//! daemon the static completion answers (files). Driven through tmux in bash (required) and
-//! zsh (where installed); fish's `complete -C` is asked directly (where installed). The helper
-//! they call never starts a daemon, and gives up on one that does not answer.
-
+//! running jobs first, `sbatch -p <TAB>` the partitions (and `sbatch -pl<TAB>`, the value
+//! attached), `--gres=<TAB>` the GRES; with no daemon the static completion answers (files).
+//! Driven through tmux in bash (required) and zsh (where installed); fish's `complete -C` is
+//! asked directly (where installed). The helper they call never starts a daemon, and gives up
+//! on one that does not answer.
 use crate::common;
 use crate::common::tmux;
 use common::Cluster;
@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use tmux::Tmux;
+
+/// The node's name, as tests/integration/common configures it.
+const NODE: &str = "node1";
 
 const PARTITIONS: &str = "[[partitions]]\nname = \"short\"\ndefault = true\n\n[[partitions]]\nname = \"long\"\n";
 
@@ -169,6 +172,18 @@ fn zsh_completes_jobs_with_their_names_and_partitions() {
     fresh_prompt(&t, "prompt%");
     t.keys(&["sbatch -p l", "Tab"]);
     t.wait_for("the partition completed", |s| s.lines().any(|l| l.trim_end() == "prompt% sbatch -p long"));
+    // A short option's attached value (`-plong`), as getopt reads it.
+    fresh_prompt(&t, "prompt%");
+    t.keys(&["sbatch -pl", "Tab"]);
+    t.wait_for("an attached value completed", |s| s.lines().any(|l| l.trim_end() == "prompt% sbatch -plong"));
+    fresh_prompt(&t, "prompt%");
+    t.keys(&["squeue -psh", "Tab"]);
+    t.wait_for("squeue's attached value completed", |s| s.lines().any(|l| l.trim_end() == "prompt% squeue -pshort"));
+    fresh_prompt(&t, "prompt%");
+    t.keys(&[&format!("sbatch -w{}", &NODE[..3]), "Tab"]);
+    t.wait_for("an attached node name completed", |s| {
+        s.lines().any(|l| l.trim_end() == format!("prompt% sbatch -w{NODE}"))
+    });
 }
 
 #[test]
@@ -195,6 +210,15 @@ fn fish_completes_jobs_from_the_daemon() {
     assert!(ids.contains(&format!("{held}\tlater PENDING")), "{ids}");
     let parts = ask("sbatch --partition=");
     assert!(parts.lines().any(|l| l.starts_with("--partition=long")), "{parts}");
+    // A short option's attached value (`-plong`), as getopt reads it: fish puts `-p` back.
+    let attached = ask("sbatch -pl");
+    let values: Vec<&str> = attached.lines().map(|l| l.split('\t').next().unwrap_or(l)).collect();
+    assert_eq!(values, ["-plong"], "{attached}");
+    let attached = ask("sbatch -p");
+    let values: Vec<&str> = attached.lines().map(|l| l.split('\t').next().unwrap_or(l)).collect();
+    assert_eq!(values, ["-pshort", "-plong"], "the default first: {attached}");
+    let nodes = ask(&format!("sbatch -w{}", &NODE[..3]));
+    assert!(nodes.lines().any(|l| l.starts_with(&format!("-w{NODE}\t"))), "{nodes}");
 }
 
 #[test]
