@@ -1,13 +1,17 @@
 //! `slurmlet __complete KIND [WORD]`: the values the shell completions (`completions/`) offer
 //! from the machine — job ids, partitions, GRES, users and node names — asked of the local
-//! daemon.
+//! daemon, or of the cluster a profile selects.
 //!
 //! It prints one candidate a line, `VALUE<TAB>DESCRIPTION`, those that start as `WORD` does;
-//! in a comma-separated list only the last item is completed, the ones before it kept. When no
-//! daemon answers within half a second (none runs, a remote profile is selected, it is busy) it
+//! in a comma-separated list only the last item is completed, the ones before it kept. With a
+//! cluster profile selected the cluster's REST API is asked instead, through the client the
+//! commands use (its `cluster` module), and offers the same, in the same order. When no answer
+//! comes within half a second (no daemon runs, the cluster is far or down, either is busy) it
 //! prints nothing and exits 0, and the completion falls back to its static list: it never
 //! starts a daemon. `slurmlet __complete scontrol WORD…` completes scontrol's words: the
 //! words after `scontrol`, the last one the word under the cursor.
+
+mod cluster;
 
 use crate::api::client::Client;
 use crate::api::types::{JobQuery, JobRows, LayoutField, LayoutItem};
@@ -15,7 +19,8 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::time::Duration;
 
-/// How long the daemon may take to answer before the shell gets nothing (and falls back).
+/// How long the daemon (or the cluster) may take to answer before the shell gets nothing (and
+/// falls back).
 const DEADLINE: Duration = Duration::from_millis(500);
 
 /// What is completed.
@@ -24,7 +29,8 @@ pub enum Kind {
     /// Job ids: the caller's own first (running, then pending), then the others'.
     Jobs,
     /// Job ids for the commands that look back (`sacct -j`, `seff`): those of [`Kind::Jobs`],
-    /// then the caller's jobs that ended in the last [`HISTORY_DAYS`] days, the latest first.
+    /// then the caller's jobs that ended in the last [`HISTORY_DAYS`] days, the latest first
+    /// (where there is a history: a cluster without accounting offers the queued ones alone).
     History,
     /// Partition names, the default one first.
     Partitions,
@@ -225,13 +231,14 @@ enum FetchError {
     /// The daemon did not answer, or not as asked.
     #[error(transparent)]
     Client(#[from] crate::api::client_error::ClientError),
+    /// The cluster answered with an error.
+    #[error("the cluster refused: {0}")]
+    Refused(String),
 }
 
-/// The job listing of the daemon behind `client`: laid out by the daemon as tab-separated
-/// text (its values never hold a control character), which is read without decoding JSON;
-/// a daemon from before layouts is asked for rows.
-fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
-    const PATH: &str = "/slurmlet/v1/jobs/query";
+/// [`JOB_CODES`] as a layout: the values separated by tabs (a value never holds a control
+/// character: squeue's layout shows them as `?`).
+fn job_layout() -> Vec<LayoutItem> {
     let mut layout = Vec::new();
     for code in JOB_CODES.chars() {
         if !layout.is_empty() {
@@ -239,11 +246,26 @@ fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
         }
         layout.push(LayoutItem::Field(LayoutField { code, width: 0, right: false }));
     }
-    let laid_out = JobQuery { layout: Some(layout), ..Default::default() };
+    layout
+}
+
+/// The [`JobRow`]s of the lines of [`job_layout`].
+fn rows_of(text: &str) -> Vec<JobRow> {
+    text.lines().filter_map(|line| job_row(line.split('\t'))).collect()
+}
+
+/// The job listing of the daemon behind `client`: laid out by the daemon as tab-separated
+/// text, which is read without decoding JSON; a daemon from before layouts is asked for rows.
+/// A cluster's jobs are laid out here the same way.
+fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
+    const PATH: &str = "/slurmlet/v1/jobs/query";
+    if client.profile().is_some() {
+        return Ok(rows_of(&cluster::job_text(client, &job_layout())?));
+    }
+    let laid_out = JobQuery { layout: Some(job_layout()), ..Default::default() };
     let reply = client.post_for_bytes(PATH, &laid_out)?;
     if reply.status == 200 {
-        let text = String::from_utf8_lossy(&reply.body);
-        return Ok(text.lines().filter_map(|line| job_row(line.split('\t'))).collect());
+        return Ok(rows_of(&String::from_utf8_lossy(&reply.body)));
     }
     let query = JobQuery { codes: JOB_CODES.to_string(), ..Default::default() };
     let reply = client.post_for_bytes(PATH, &query)?;
@@ -251,12 +273,17 @@ fn job_rows(client: &Client) -> Result<Vec<JobRow>, FetchError> {
     Ok(rows.rows.iter().filter_map(|cells| job_row(cells.iter().map(|c| c.0.as_ref()))).collect())
 }
 
-/// The caller's (`uid`) jobs of the last [`HISTORY_DAYS`] days, as sacct has them.
+/// The caller's jobs of the last [`HISTORY_DAYS`] days, as sacct has them: on this machine
+/// those of uid `uid`, on a cluster those of the profile's user.
 fn ended_jobs(client: &Client, uid: u32) -> Result<Vec<crate::api::acct::AcctJob>, FetchError> {
     let now = crate::sys::now();
+    let window = (now.saturating_sub(HISTORY_DAYS * 24 * 3600), now + 1);
+    if let Some(user) = client.remote_user() {
+        return cluster::ended_jobs(client, user, window);
+    }
     let query = crate::api::acct::HistoryQuery {
         users: Some(vec![uid]),
-        window: Some((now.saturating_sub(HISTORY_DAYS * 24 * 3600), now + 1)),
+        window: Some(window),
         skip_steps: true,
         ..Default::default()
     };
@@ -292,15 +319,32 @@ fn job_row<'a>(mut cells: impl Iterator<Item = &'a str>) -> Option<JobRow> {
     Some(JobRow { id, state, name, user, uid: uid.parse().ok()?, reason })
 }
 
-/// The candidates of `kind` the daemon behind `client` has (job ids: those starting with
-/// `prefix`).
+/// The caller's uid where `rows` were listed: this machine's for the local daemon; on a
+/// cluster, the one its rows give the profile's user (none of theirs there: `u32::MAX`,
+/// which is nobody's, so that every job is another's).
+fn caller_uid(client: &Client, rows: &[JobRow]) -> u32 {
+    match client.remote_user() {
+        None => crate::identity::uid(),
+        Some(user) => rows.iter().find(|r| r.user == user).map_or(u32::MAX, |r| r.uid),
+    }
+}
+
+/// The candidates of `kind` the daemon (or cluster) behind `client` has (job ids: those
+/// starting with `prefix`).
 fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, FetchError> {
-    let uid = crate::identity::uid();
     Ok(match kind {
-        Kind::Jobs => job_candidates(&job_rows(client)?, uid, prefix),
+        Kind::Jobs => {
+            let rows = job_rows(client)?;
+            job_candidates(&rows, caller_uid(client, &rows), prefix)
+        }
         Kind::History => {
-            let mut out = job_candidates(&job_rows(client)?, uid, prefix);
-            out.extend(ended_candidates(&ended_jobs(client, uid)?, prefix, &out));
+            let rows = job_rows(client)?;
+            let uid = caller_uid(client, &rows);
+            let mut out = job_candidates(&rows, uid, prefix);
+            // A history that does not come (a cluster without slurmdbd) leaves the queued jobs.
+            if let Ok(ended) = ended_jobs(client, uid) {
+                out.extend(ended_candidates(&ended, prefix, &out));
+            }
             out
         }
         Kind::Partitions => {
@@ -336,7 +380,10 @@ fn fetch(client: &Client, kind: Kind, prefix: &str) -> Result<Vec<Candidate>, Fe
             .map(|n| Candidate { value: n.name, description: n.state.join(",") })
             .collect(),
         Kind::Users => {
-            let own = crate::identity::user_name(uid);
+            let own = match client.remote_user() {
+                Some(user) => user.to_string(),
+                None => crate::identity::user_name(crate::identity::uid()),
+            };
             let mut out = vec![Candidate { value: own.clone(), description: "you".into() }];
             let mut counts: Vec<(String, usize)> = Vec::new();
             for row in job_rows(client)? {
@@ -394,15 +441,18 @@ fn request_of(args: &[String]) -> Option<Request> {
 pub fn run(args: Vec<OsString>) -> i32 {
     let args: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     let Some(request) = request_of(&args) else { return 0 };
-    // A cluster profile's slurmrestd is not asked: the static completion stands.
-    if !matches!(crate::api::profile::selected(None), Ok(None)) {
-        return 0;
-    }
+    // A profiles file that does not read: nothing, as for a daemon that does not answer.
+    let Ok(remote) = crate::api::profile::selected(None) else { return 0 };
     let socket = crate::config::target::client_target().socket;
     let (tx, rx) = std::sync::mpsc::channel();
     let (kind, prefix) = (request.kind, request.prefix.clone());
+    // The token, the version spoken and the answers all come within the deadline, or not at all.
     std::thread::spawn(move || {
-        let answer = Client::at(&socket).map_err(FetchError::from).and_then(|client| fetch(&client, kind, &prefix));
+        let client = match &remote {
+            Some(remote) => Client::remote(remote),
+            None => Client::at(&socket),
+        };
+        let answer = client.map_err(FetchError::from).and_then(|client| fetch(&client, kind, &prefix));
         let _ = tx.send(answer);
     });
     if let Ok(Ok(candidates)) = rx.recv_timeout(DEADLINE) {

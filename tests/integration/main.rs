@@ -23,6 +23,7 @@ mod cgroup_jobs;
 mod cluster_pending;
 mod cluster_plan;
 mod completions;
+mod completions_remote;
 mod config_bounds;
 mod connection_limits;
 mod cpu_ids;
