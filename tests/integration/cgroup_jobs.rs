@@ -115,7 +115,9 @@ fn a_job_over_its_memory_ends_out_of_memory_while_its_neighbour_completes() {
 
 /// Slurm's srun (`launch.c`, `_task_finish`) says a task whose step the kernel killed for
 /// want of memory is `Out Of Memory`, once, and exits 1 (`srun.c`); its own job ends
-/// `OUT_OF_MEMORY` with `0:125`, as slurmctld records a job completed with `SIG_OOM`.
+/// `OUT_OF_MEMORY` with `0:125`, as slurmctld records a job completed with `SIG_OOM`
+/// (`tests/fixtures/real-slurm-parity-third/FINDINGS-oom-and-gpu-types.md`, experiment A). A second task
+/// that ends later is reported out of memory too, not by its own exit code.
 #[test]
 fn srun_says_a_task_ran_out_of_memory_and_exits_1() {
     let t = match Contained::start("") {
@@ -125,7 +127,15 @@ fn srun_says_a_task_ran_out_of_memory_and_exits_1() {
     let c = t.c();
     let out = c.run(
         "srun",
-        &["--mem=64M", "-J", "oomstep", "sh", "-c", "head -c 200000000 /dev/zero | tail >/dev/null; echo after"],
+        &[
+            "--mem=64M",
+            "-n2",
+            "-J",
+            "oomstep",
+            "sh",
+            "-c",
+            "if [ $SLURM_PROCID = 0 ]; then head -c 200000000 /dev/zero | tail >/dev/null; else sleep 4; exit 3; fi",
+        ],
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -135,8 +145,9 @@ fn srun_says_a_task_ran_out_of_memory_and_exits_1() {
     let srun_line = err.lines().position(|l| l.ends_with("Out Of Memory")).expect(&err);
     assert!(stepd_line < srun_line, "slurmstepd's line comes first, as on a cluster: {err}");
     let id: u32 = stdout(&c.run("sacct", &["-X", "-n", "-P", "--name=oomstep", "-o", "JobID"])).trim().parse().unwrap();
-    let rows = sacct(c, id, "JobID,State,ExitCode");
-    assert_eq!(rows, [format!("{id}|OUT_OF_MEMORY|0:125"), format!("{id}.0|OUT_OF_MEMORY|0:125")]);
+    // As a Slurm 26.05 with cgroups records it.
+    let rows = sacct(c, id, "JobID,State,ExitCode,DerivedExitCode");
+    assert_eq!(rows, [format!("{id}|OUT_OF_MEMORY|0:125|0:125"), format!("{id}.0|OUT_OF_MEMORY|0:125|")]);
 }
 
 #[test]

@@ -132,6 +132,8 @@ pub fn report_exits(node: &str, exits: &[(u32, i32)], style: ReportStyle) -> Vec
     let mut groups: Vec<(i32, Vec<u32>)> = Vec::new();
     for &(task, status) in exits {
         match groups.iter_mut().find(|(s, _)| *s == status) {
+            // Slurm's srun names the tasks of the first report of a step out of memory only.
+            Some(_) if Ending::of(status) == Ending::OutOfMemory => {}
             Some((_, tasks)) => tasks.push(task),
             None => groups.push((status, vec![task])),
         }
@@ -225,7 +227,8 @@ mod tests {
         assert_eq!(Ending::of(oom), Ending::OutOfMemory);
         assert_eq!(
             report_exits("vm", &[(1, oom), (0, oom), (2, exited(0))], ReportStyle::default()),
-            ["srun: error: vm: tasks 0-1: Out Of Memory"]
+            ["srun: error: vm: task 1: Out Of Memory"],
+            "the first task reported only, as on a cluster"
         );
         let cancelled = ReportStyle { cancelled: true, verbose: false };
         assert_eq!(report_exits("vm", &[(0, oom)], cancelled), ["srun: error: vm: task 0: Out Of Memory"]);
