@@ -231,10 +231,10 @@ impl Config {
         })
     }
 
-    /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]), and
-    /// types them when they share a type; the daemon does this once at its start and again
-    /// when it re-reads the file, and logs what it found and where. Returns the name of the
-    /// source they came from (`configured` for those the file lists).
+    /// Finds the machine's GPUs when the file lists none (see [`crate::gpu::sources`]), each
+    /// typed by its model; the daemon does this once at its start and again when it re-reads
+    /// the file, and logs what it found and where. Returns the name of the source they came
+    /// from (`configured` for those the file lists).
     pub fn discover_gpus(&mut self) -> Option<String> {
         if self.gpu_setting != GpuSetting::Detect {
             // Listed in the file: read when the file was, with no hardware probed.
@@ -242,11 +242,6 @@ impl Config {
         }
         let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
         self.gpu_type = crate::gpu::common_gres_type(&found.gpus);
-        let types: std::collections::BTreeSet<&str> =
-            found.gpus.iter().filter_map(|g| g.gres_type.as_deref()).collect();
-        if types.len() > 1 {
-            tracing::info!("GPUs of several types ({types:?}): the node's GPUs are untyped");
-        }
         self.gpus = found.gpus;
         match &found.source {
             Some(source) => tracing::info!("GPUs found by {source}: {}", self.gres()),
@@ -255,19 +250,40 @@ impl Config {
         found.source
     }
 
-    /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, `gpu:4,shard:32`, or `(null)`).
+    /// The `gres` string of the node (`gpu:4`, `gpu:tesla:4`, `gpu:4,shard:32`, or `(null)`);
+    /// GPUs of several types make a group each, in the order of their indices
+    /// (`gpu:nvidia_a100:2,gpu:tesla_t4:1`).
     pub fn gres(&self) -> String {
-        let gpus = match (self.gpus.len(), &self.gpu_type) {
-            (0, _) => return "(null)".into(),
-            (n, Some(t)) => format!("gpu:{t}:{n}"),
-            (n, None) => format!("gpu:{n}"),
-        };
-        // Shards take their GPUs' type, as Slurm's do.
-        match (self.shards(), &self.gpu_type) {
-            (0, _) => gpus,
-            (shards, Some(t)) => format!("{gpus},shard:{t}:{shards}"),
-            (shards, None) => format!("{gpus},shard:{shards}"),
+        let groups = self.gpu_groups();
+        if groups.is_empty() {
+            return "(null)".into();
         }
+        let typed = |name: &str, kind: Option<&str>, n: u32| match kind {
+            Some(t) => format!("{name}:{t}:{n}"),
+            None => format!("{name}:{n}"),
+        };
+        let mut items: Vec<String> = groups.iter().map(|&(kind, n)| typed("gpu", kind, n)).collect();
+        // Shards take their GPUs' type, as Slurm's do.
+        if self.shards_per_gpu > 0 {
+            items.extend(groups.iter().map(|&(kind, n)| typed("shard", kind, n.saturating_mul(self.shards_per_gpu))));
+        }
+        items.join(",")
+    }
+
+    /// The node's GPU types, each with how many GPUs have it, in the order in which the
+    /// GPUs (by index) first show them; `None` for GPUs of no known type.
+    pub fn gpu_groups(&self) -> Vec<(Option<&str>, u32)> {
+        let mut gpus: Vec<&crate::gpu::Gpu> = self.gpus.iter().collect();
+        gpus.sort_by_key(|g| g.index);
+        let mut groups: Vec<(Option<&str>, u32)> = Vec::new();
+        for gpu in gpus {
+            let kind = gpu.gres_type.as_deref();
+            match groups.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => groups.push((kind, 1)),
+            }
+        }
+        groups
     }
 
     /// The node's shards in all (0 when GPUs are not split).

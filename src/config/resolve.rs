@@ -166,6 +166,10 @@ fn read_gpus(
     for (gpu, file) in found.gpus.iter_mut().zip(gpu_files.into_iter().flatten()) {
         gpu.devices = vec![file];
     }
+    // Each GPU carries its type, as detected ones do.
+    for gpu in &mut found.gpus {
+        gpu.gres_type = gpu_type.clone();
+    }
     Ok((gpu_setting, gpu_type, found.gpus))
 }
 

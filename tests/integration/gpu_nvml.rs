@@ -17,6 +17,7 @@ const A100: &str = "nvidia_a100-sxm4-40gb";
 const H100: &str = "nvidia_h100_80gb_hbm3";
 const UUID0: &str = "GPU-6f3a2e1d-0b9c-4d8e-a7f6-5e4d3c2b1a09";
 const UUID1: &str = "GPU-8b7a6f5e-4d3c-2b1a-0f9e-8d7c6b5a4f3e";
+const UUID2: &str = "GPU-1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
 
 /// A cluster whose configuration has no `gpus` key and loads NVML from `library`, its
 /// daemon not started. It does not look at the GPUs' processes
@@ -181,6 +182,78 @@ fn nvml_and_nvidia_smi_type_the_same_gpus_alike() {
     }
 }
 
+/// A workstation with two A100s and a T4: a gres group for each model, in the order of the
+/// GPUs, with shards of each; a job naming a type gets a GPU of that type only (and waits
+/// for it while GPUs of the other type are free), an untyped job gets any, `GresUsed` counts
+/// each type apart, a request no GPU of its type can meet is refused, and the GPU list the
+/// board draws types each GPU.
+#[test]
+fn a_machine_with_two_gpu_models_has_a_gres_group_for_each() {
+    const T4: &str = "tesla_t4";
+    let library = fake_nvml::library();
+    let mut c = nvml_cluster(&library);
+    let config = read(&c.config);
+    std::fs::write(&c.config, format!("{config}shards_per_gpu = 4\n")).unwrap();
+    let mut machine = two_a100s(&c.dir.path().join("nvml-calls"));
+    machine["gpus"].as_array_mut().unwrap().push(fake_nvml::gpu(2, "Tesla T4", UUID2));
+    let machine = write_machine(&c, machine);
+    c.start_daemon_with(&[(MACHINE_VARIABLE, machine.to_str().unwrap())]);
+    assert_eq!(show_node_gres(&c), format!("Gres=gpu:{A100}:2,gpu:{T4}:1,shard:{A100}:8,shard:{T4}:4"));
+    let sinfo = stdout(&c.run("sinfo", &["-h", "-o", "%G"]));
+    assert_eq!(sinfo.trim(), format!("gpu:{A100}:2,gpu:{T4}:1,shard:{A100}:8,shard:{T4}:4"));
+
+    let show_node = || stdout(&c.run("scontrol", &["-d", "show", "node"]));
+    let gres_used = || {
+        let text = show_node();
+        text.split_whitespace()
+            .find(|w| w.starts_with("GresUsed="))
+            .map(String::from)
+            .unwrap_or_else(|| panic!("{text}"))
+    };
+    // Two of the T4's shards; whole T4 jobs then wait for it, though both A100s are free.
+    let shard = c.sbatch(&[&format!("--gres=shard:{T4}:2"), "--wrap", "sleep 300"]);
+    c.wait_state(shard, &["RUNNING"], T);
+    assert_eq!(c.job(shard).gres_detail, ["shard:2(0/4,0/4,2/4)"], "on the T4, untyped as Slurm shows shards");
+    let t4 = c.sbatch(&[&format!("--gres=gpu:{T4}:1"), "-o", "t4.out", "--wrap", "echo $SLURM_JOB_GPUS; sleep 300"]);
+    c.wait_state(t4, &["PENDING"], T);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!((c.state(t4), c.job(t4).state_reason), ("PENDING".to_string(), "Resources".to_string()));
+    let any = c.sbatch(&["--gres=gpu:1", "-o", "any.out", "--wrap", "echo $SLURM_JOB_GPUS; sleep 300"]);
+    c.wait_state(any, &["RUNNING"], T);
+    assert_eq!(c.wait_file("any.out", T), "0\n", "an untyped job gets the first free GPU");
+    assert_eq!(
+        gres_used(),
+        format!("GresUsed=gpu:{A100}:1(IDX:0),gpu:{T4}:0(IDX:N/A),shard:{A100}:0(-/4,0/4),shard:{T4}:2(2/4)")
+    );
+    assert_eq!(c.state(t4), "PENDING");
+
+    assert!(c.run("scancel", &[&shard.to_string()]).status.success());
+    c.wait_state(t4, &["RUNNING"], T);
+    assert_eq!(c.wait_file("t4.out", T), "2\n", "the T4 job runs on the T4");
+    assert_eq!(
+        gres_used(),
+        format!("GresUsed=gpu:{A100}:1(IDX:0),gpu:{T4}:1(IDX:2),shard:{A100}:0(-/4,0/4),shard:{T4}:0(-/4)")
+    );
+    let a100 = c.sbatch(&[&format!("--gres=gpu:{A100}:1"), "-o", "a100.out", "--wrap", "echo $SLURM_JOB_GPUS"]);
+    c.wait_state(a100, &["COMPLETED"], T);
+    assert_eq!(c.wait_file("a100.out", T), "1\n");
+
+    // Refused at submit time: more T4s than there are, a type there is none of, two types.
+    for (gres, says) in [
+        (format!("gpu:{T4}:2"), format!("the job asks for 2 GPUs of type '{T4}'; node node1 has 1")),
+        ("gpu:nvidia_h100:1".to_string(), "no GPU of type 'nvidia_h100' here".to_string()),
+        (format!("gpu:{T4}:1,gpu:{A100}:1"), "a job's GPUs are of one type here".to_string()),
+    ] {
+        let out = c.run("sbatch", &[&format!("--gres={gres}"), "--wrap", "true"]);
+        assert_eq!(out.status.code(), Some(1), "--gres={gres}");
+        assert!(stderr(&out).contains(&says), "--gres={gres}: {}", stderr(&out));
+    }
+    // The board's list of GPUs types each.
+    let gpus = c.client().gpus().unwrap();
+    let types: Vec<Option<String>> = gpus.gpus.iter().map(|g| g.gres_type.clone()).collect();
+    assert_eq!(types, [Some(A100.to_string()), Some(A100.to_string()), Some(T4.to_string())]);
+}
+
 #[test]
 fn nvml_that_fails_is_logged_once_and_passed_over() {
     let library = fake_nvml::library();
@@ -298,7 +371,7 @@ fn whole_gpus_numbered_after_mig_instances_are_visible_by_uuid() {
     let second = fake_nvml::gpu(1, "NVIDIA A100-SXM4-40GB", UUID1);
     let c = start_on(serde_json::json!([first, second]));
 
-    // Two types on one node: its GPUs are untyped.
-    assert_eq!(show_node_gres(&c), "Gres=gpu:3");
+    // Two types on one node: a group for each, in the order of the slots.
+    assert_eq!(show_node_gres(&c), "Gres=gpu:nvidia_a100_3g.20gb:2,gpu:nvidia_a100-sxm4-40gb:1");
     assert_eq!(gpu_variables(&c, "--gres=gpu:3"), format!("{MIG0},{MIG1},{UUID1} 0,1,2\n"));
 }

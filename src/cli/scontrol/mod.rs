@@ -7,6 +7,7 @@
 pub mod config;
 pub mod hold;
 pub mod hostnames;
+mod job_gres;
 pub mod json;
 pub mod ping;
 pub mod record;

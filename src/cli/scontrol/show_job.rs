@@ -101,8 +101,7 @@ fn cpu_ids(job: &JobInfo) -> String {
 /// held an allocation.
 fn write_details(r: &mut Record, job: &JobInfo) {
     let gres = job.gres_detail.first().map(String::as_str).unwrap_or("");
-    let total = gres.split('(').next().unwrap_or("");
-    let _ = write!(r, "JOB_GRES={}", or_null(total));
+    let _ = write!(r, "JOB_GRES={}", or_null(&super::job_gres::gres_totals(gres)));
     r.end_line();
     let _ = write!(r, "  Nodes={} CPU_IDs={} Mem={} GRES={gres}", job.nodes, cpu_ids(job), node_memory(job));
     r.end_line();

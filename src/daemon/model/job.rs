@@ -95,25 +95,30 @@ pub struct Resources {
     /// Shards of one GPU (`--gres=shard:N`); a job asks for whole GPUs or shards, never
     /// both.
     pub shards: u32,
+    /// The type its GPUs or shards' GPU must be (`--gres=gpu:tesla_t4:1`); `None`: any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_type: Option<super::gres_type::GresType>,
 }
 
 impl Resources {
-    /// `self - other` (saturating).
+    /// `self - other` (saturating); the type stays `self`'s.
     pub fn minus(&self, other: &Resources) -> Resources {
         Resources {
             cpus: self.cpus.saturating_sub(other.cpus),
             mem_mb: self.mem_mb.saturating_sub(other.mem_mb),
             gpus: self.gpus.saturating_sub(other.gpus),
             shards: self.shards.saturating_sub(other.shards),
+            gpu_type: self.gpu_type,
         }
     }
-    /// `self + other`.
+    /// `self + other`; the type stays `self`'s.
     pub fn plus(&self, other: &Resources) -> Resources {
         Resources {
             cpus: self.cpus + other.cpus,
             mem_mb: self.mem_mb + other.mem_mb,
             gpus: self.gpus + other.gpus,
             shards: self.shards + other.shards,
+            gpu_type: self.gpu_type,
         }
     }
 }

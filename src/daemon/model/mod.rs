@@ -4,6 +4,7 @@
 //! in the daemon looks down to here; this folder looks at nothing of the daemon's above it.
 
 pub mod caller;
+pub mod gres_type;
 pub mod job;
 pub mod job_ref;
 pub mod machine;

@@ -151,8 +151,10 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
     if mem_mb > config.memory {
         return Err(refused(INVALID_TASK_MEMORY, "Memory required by task is not available"));
     }
-    let super::submit_gres::GpuRequest { gpus, shards } = match &fields.tres_per_node {
-        None => super::submit_gres::GpuRequest { gpus: job.req.gpus, shards: job.req.shards },
+    let super::submit_gres::GpuRequest { gpus, shards, gpu_type } = match &fields.tres_per_node {
+        None => {
+            super::submit_gres::GpuRequest { gpus: job.req.gpus, shards: job.req.shards, gpu_type: job.req.gpu_type }
+        }
         Some(tres) => {
             let asked = JobDescMsg {
                 tres_per_node: Some(tres.clone()),
@@ -166,7 +168,7 @@ fn resize(job: &mut Job, fields: &JobDescMsg, config: &Config) -> Result<(), Upd
         return Err(refused(errno::REQUESTED_NODE_CONFIG_UNAVAILABLE, "Requested node configuration is not available"));
     }
     let mut new = job.clone();
-    new.req = crate::daemon::model::job::Resources { cpus, mem_mb, gpus, shards };
+    new.req = crate::daemon::model::job::Resources { cpus, mem_mb, gpus, shards, gpu_type };
     super::limits::check_submit(&config.limits, &new, 0).map_err(from_api)?;
     job.req = new.req;
     job.mem_per_cpu = mem_per_cpu;
@@ -252,7 +254,7 @@ mod tests {
             time_limit: Some(20),
             ntasks: 1,
             cpus_per_task: 1,
-            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0, gpu_type: None },
             ..Default::default()
         }
     }
@@ -299,7 +301,10 @@ mod tests {
         };
         apply(&mut pending, &fields, OWNER, &c).unwrap();
         assert_eq!(&*pending.partition, "long");
-        assert_eq!(pending.req, crate::daemon::model::job::Resources { cpus: 3, mem_mb: 300, gpus: 2, shards: 0 });
+        assert_eq!(
+            pending.req,
+            crate::daemon::model::job::Resources { cpus: 3, mem_mb: 300, gpus: 2, shards: 0, gpu_type: None }
+        );
         assert_eq!((&*pending.name, &*pending.tres_per_node), ("renamed", "gres/gpu:2"));
 
         let cpt = JobDescMsg { cpus_per_task: Some(2), ..Default::default() };

@@ -128,7 +128,7 @@ mod tests {
     fn job(uid: u32, gpus: u32) -> Job {
         Job {
             uid,
-            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 1, mem_mb: 0, gpus, shards: 0, gpu_type: None },
             ..Default::default()
         }
     }

@@ -9,8 +9,10 @@
 //! GPUs are counted one by one, in units: a GPU split into shards has one unit per shard, one
 //! that is not has one unit. A job asking for whole GPUs needs GPUs with every unit free
 //! throughout its time; one asking for shards needs that many units of one GPU. So a GPU is
-//! given whole or in shards, never both at once.
+//! given whole or in shards, never both at once. A job that names a GPU type is given GPUs
+//! of that type only.
 
+use crate::daemon::model::gres_type::GresType;
 use crate::daemon::model::job::Resources;
 use std::collections::BTreeMap;
 
@@ -41,6 +43,8 @@ pub struct GpuStart {
     pub blocked: Vec<bool>,
     /// Where a GPU's shards serve one user at a time (MPS): each GPU's user now, if any.
     pub owners: Option<Vec<Option<u32>>>,
+    /// Each GPU's type, if known.
+    pub kinds: Vec<Option<GresType>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -79,6 +83,7 @@ pub struct Plan {
     gpus_now: Vec<i64>,
     blocked: Vec<bool>,
     owners: Option<Vec<Option<u32>>>,
+    kinds: Vec<Option<GresType>>,
     deltas: BTreeMap<u64, Delta>,
 }
 
@@ -126,6 +131,7 @@ impl Plan {
             gpus_now: gpus.free.iter().map(|&f| f as i64).collect(),
             blocked: if gpus.blocked.len() == slots { gpus.blocked } else { vec![false; slots] },
             owners: gpus.owners.filter(|o| o.len() == slots),
+            kinds: if gpus.kinds.len() == slots { gpus.kinds } else { vec![None; slots] },
             deltas: BTreeMap::new(),
         };
         for (t, hold) in releases {
@@ -183,7 +189,8 @@ impl Plan {
     /// need them.
     fn choose(&self, need: &Resources, uid: u32, free: &[i64], disregard: Disregard) -> Option<GpuUnits> {
         let usable = |slot: usize| {
-            (disregard.blocked || !self.blocked[slot])
+            self.of_kind(need, slot)
+                && (disregard.blocked || !self.blocked[slot])
                 && (disregard.owners
                     || need.shards == 0
                     || self.owners.as_ref().is_none_or(|o| o[slot].is_none_or(|owner| owner == uid)))
@@ -213,6 +220,17 @@ impl Plan {
             && self.choose(need, uid, &self.gpus_now, disregard).is_some()
     }
 
+    /// Whether the GPU in `slot` is of the type `need` names, if it names one.
+    fn of_kind(&self, need: &Resources, slot: usize) -> bool {
+        need.gpu_type.is_none_or(|t| self.kinds[slot] == Some(t))
+    }
+
+    /// How many of the GPUs with `free` units each (by slot) are of `need`'s type and keep
+    /// `threshold` units.
+    fn with_room(&self, need: &Resources, free: &[i64], threshold: i64) -> usize {
+        (0..free.len()).filter(|&s| free[s] >= threshold && self.of_kind(need, s)).count()
+    }
+
     /// What `need` asks of the GPUs: the free units a GPU must keep, and how many such GPUs.
     fn gpu_threshold(&self, need: &Resources) -> (i64, usize) {
         match (need.gpus, need.shards) {
@@ -228,7 +246,7 @@ impl Plan {
         let (threshold, wanted) = self.gpu_threshold(need);
         state.cpus >= need.cpus as i64
             && state.mem >= need.mem_mb as i64
-            && state.gpus.iter().filter(|&&free| free >= threshold).count() >= wanted
+            && self.with_room(need, &state.gpus, threshold) >= wanted
     }
 
     /// The GPUs `need` gets if it is available throughout `[start, end)`, `state` being what
@@ -242,7 +260,7 @@ impl Plan {
         let (mut cpus, mut mem, mut gpus) = (state.cpus, state.mem, state.gpus.clone());
         let (mut min_cpus, mut min_mem, mut min_gpus) = (cpus, mem, gpus.clone());
         let (threshold, wanted) = self.gpu_threshold(need);
-        let mut with_room = min_gpus.iter().filter(|&&free| free >= threshold).count();
+        let mut with_room = self.with_room(need, &min_gpus, threshold);
         if min_cpus < need.cpus as i64 || min_mem < need.mem_mb as i64 || with_room < wanted {
             return None;
         }
@@ -254,7 +272,7 @@ impl Plan {
             for &(s, n) in &d.gpus {
                 gpus[s] += n;
                 if gpus[s] < min_gpus[s] {
-                    if min_gpus[s] >= threshold && gpus[s] < threshold {
+                    if min_gpus[s] >= threshold && gpus[s] < threshold && self.of_kind(need, s) {
                         with_room -= 1;
                     }
                     min_gpus[s] = gpus[s];
@@ -359,7 +377,7 @@ mod tests {
 
     /// `n` GPUs of `units` units, with `free` of each free.
     fn node(units: u32, free: &[u32]) -> GpuStart {
-        GpuStart { units, free: free.to_vec(), blocked: vec![false; free.len()], owners: None }
+        GpuStart { units, free: free.to_vec(), blocked: vec![false; free.len()], ..Default::default() }
     }
 
     fn whole(slots: &[usize]) -> Hold {
@@ -388,6 +406,30 @@ mod tests {
         assert_eq!(plan.earliest_start(&gpus(4), 0, None), None);
         // Nothing is reserved for a job that can never start, so smaller ones go ahead.
         assert_eq!(plan.place(&gpus(2), 0, None, true), Verdict::StartNow(vec![(0, 1), (1, 1)]));
+    }
+
+    #[test]
+    fn a_typed_job_gets_gpus_of_its_type_only() {
+        // Two A100s and a T4, 4 shards each; the T4 (slot 2) is busy until 100.
+        let (a100, t4) = (GresType::new("a100"), GresType::new("tesla_t4"));
+        let kinds = vec![a100, a100, t4];
+        let start = GpuStart { units: 4, free: vec![4, 4, 0], blocked: vec![false; 3], kinds, ..Default::default() };
+        let busy = Hold { resources: gpus(1), gpus: vec![(2, 4)] };
+        let mut plan = Plan::new(0, 64, 0, start, [(100, busy)]);
+        let of = |need: Resources, kind| Resources { gpu_type: kind, ..need };
+        // The T4 job waits for the T4 though two A100s are free, and is expected at 100.
+        assert_eq!(plan.earliest_start(&of(gpus(1), t4), 0, Some(10)), Some(100));
+        assert_eq!(
+            plan.place(&of(gpus(1), t4), 0, Some(10), true),
+            Verdict::Wait { fits_now: false, expected: Some(100) }
+        );
+        assert!(!plan.fits_now(&of(shards(1), t4), 0, Disregard::default()));
+        // An A100 job and an untyped one take the A100s; a second A100 job then waits.
+        assert_eq!(plan.place(&of(gpus(1), a100), 0, Some(10), true), Verdict::StartNow(vec![(0, 4)]));
+        assert_eq!(plan.place(&gpus(1), 0, Some(10), true), Verdict::StartNow(vec![(1, 4)]));
+        assert!(matches!(plan.place(&of(gpus(1), a100), 0, Some(10), true), Verdict::Wait { fits_now: false, .. }));
+        // Two T4s are never to be had.
+        assert_eq!(plan.earliest_start(&of(gpus(2), t4), 0, Some(10)), None);
     }
 
     #[test]
@@ -432,8 +474,13 @@ mod tests {
 
     #[test]
     fn blocked_gpus_and_other_users_servers_are_passed_over() {
-        let start =
-            GpuStart { units: 4, free: vec![4, 3], blocked: vec![true, false], owners: Some(vec![None, Some(7)]) };
+        let start = GpuStart {
+            units: 4,
+            free: vec![4, 3],
+            blocked: vec![true, false],
+            owners: Some(vec![None, Some(7)]),
+            ..Default::default()
+        };
         let plan = Plan::new(0, 64, 0, start, []);
         assert!(!plan.fits_now(&shards(1), 8, Disregard::default()));
         assert!(plan.fits_now(&shards(1), 7, Disregard::default()));

@@ -61,7 +61,7 @@ pub fn build(
     let labels = read_labels(desc, &environment, &cwd)?;
     let qos = read_qos(desc, caller, &account, config)?;
     let (mail_type, mail_user) = super::submit_mail::read_mail(desc, caller.uid, config, &mut warnings)?;
-    let Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu } = resources;
+    let Requested { cpus, mem_mb, gpus, shards, gpu_type, ntasks, cpus_per_task, mem_per_cpu } = resources;
     // A job without a time limit gets its QOS's longest, as Slurm's does.
     let time_limit = time_limit.or_else(|| config.qos.get(&qos).and_then(|q| q.max_wall_minutes));
     let job = Job {
@@ -77,7 +77,7 @@ pub fn build(
         submit_time: now,
         begin_time,
         time_limit,
-        req: Resources { cpus, mem_mb, gpus, shards },
+        req: Resources { cpus, mem_mb, gpus, shards, gpu_type },
         ntasks,
         cpus_per_task,
         cpus_per_task_set: desc.cpus_per_task.is_some(),
@@ -325,6 +325,8 @@ struct Requested {
     gpus: u32,
     /// Shards of one GPU.
     shards: u32,
+    /// The type of its GPUs, if it names one.
+    gpu_type: Option<crate::daemon::model::gres_type::GresType>,
     /// Tasks.
     ntasks: u32,
     /// CPUs per task.
@@ -339,7 +341,7 @@ fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, Refus
     // CPUs and GPUs.
     let cpus_per_task = desc.cpus_per_task.unwrap_or(1).max(1);
     let ntasks = desc.tasks.or(desc.tasks_per_node).unwrap_or(1).max(1);
-    let GpuRequest { gpus, shards } = requested_gres(desc, config, ntasks)?;
+    let GpuRequest { gpus, shards, gpu_type } = requested_gres(desc, config, ntasks)?;
     let cpus_per_gpu = per_gpu(desc.cpus_per_tres.as_deref())?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
     let cpus =
         ntasks.saturating_mul(cpus_per_task).max(desc.minimum_cpus.unwrap_or(0)).max(gpus.saturating_mul(cpus_per_gpu));
@@ -383,7 +385,7 @@ fn read_resources(desc: &JobDescMsg, config: &Config) -> Result<Requested, Refus
         ));
     }
     let mem_per_cpu = if per_node.is_none() { per_cpu.or(config.def_mem_per_cpu) } else { None };
-    Ok(Requested { cpus, mem_mb, gpus, shards, ntasks, cpus_per_task, mem_per_cpu })
+    Ok(Requested { cpus, mem_mb, gpus, shards, gpu_type, ntasks, cpus_per_task, mem_per_cpu })
 }
 
 /// The signal sent ahead of the time limit (`--signal`), when one is asked for.

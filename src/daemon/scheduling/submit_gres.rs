@@ -5,6 +5,7 @@
 use super::submit_refusals::{explained, submit_error, NODE_CONFIG};
 use crate::api::types::{errno, JobDescMsg};
 use crate::config::Config;
+use crate::daemon::model::gres_type::{GresType, MAX_GRES_TYPE};
 use crate::daemon::model::refusal::Refusal;
 use crate::options::gres;
 
@@ -15,6 +16,8 @@ pub(in crate::daemon) struct GpuRequest {
     pub gpus: u32,
     /// Shards of one GPU (`--gres=shard:N`).
     pub shards: u32,
+    /// The type of GPU asked for (`--gres=gpu:tesla_t4:1`), one of the node's; `None`: any.
+    pub gpu_type: Option<GresType>,
 }
 
 /// The GPUs and shards a job asks for: of each, the largest of its per-node, per-job and
@@ -25,13 +28,7 @@ pub(in crate::daemon) fn requested_gres(
     config: &Config,
     ntasks: u32,
 ) -> Result<GpuRequest, Refusal> {
-    let invalid = |why: String| {
-        explained(
-            errno::INVALID_GRES,
-            "Invalid generic resource (gres) specification",
-            format!("Invalid generic resource (gres) specification: {why}"),
-        )
-    };
+    let invalid = invalid_gres;
     let mut asked = GpuRequest::default();
     let per_task = desc.tres_per_task.as_deref().map(|t| (t, ntasks));
     let whole = [desc.tres_per_node.as_deref(), desc.tres_per_job.as_deref()].into_iter().flatten().map(|t| (t, 1));
@@ -56,9 +53,20 @@ pub(in crate::daemon) fn requested_gres(
                 }
             }
             if let Some(kind) = &r.kind {
-                if config.gpu_type.as_deref() != Some(kind.as_str()) {
-                    return Err(invalid(format!("no GPU of type '{kind}' here (this node has {})", config.gres())));
+                let kind = typed(kind, config, &asked)?;
+                let have = config.gpus.iter().filter(|g| g.gres_type.as_deref() == Some(kind.as_str())).count();
+                if r.name == "gpu" && count as usize > have {
+                    return Err(explained(
+                        errno::REQUESTED_NODE_CONFIG_UNAVAILABLE,
+                        NODE_CONFIG,
+                        format!(
+                            "the job asks for {count} GPUs of type '{kind}'; node {} has {have} ({})",
+                            config.node_name,
+                            config.gres()
+                        ),
+                    ));
                 }
+                asked.gpu_type = Some(kind);
             }
         }
     }
@@ -79,6 +87,38 @@ pub(in crate::daemon) fn requested_gres(
         ));
     }
     Ok(asked)
+}
+
+/// Slurm's refusal of a GRES request it cannot read, with why.
+fn invalid_gres(why: String) -> Refusal {
+    explained(
+        errno::INVALID_GRES,
+        "Invalid generic resource (gres) specification",
+        format!("Invalid generic resource (gres) specification: {why}"),
+    )
+}
+
+/// The GPU type `kind` of a request, if the node has GPUs of that type and the request has
+/// named no other; refused otherwise, as Slurm refuses a type no node has ("Requested node
+/// configuration is not available"). A job's GPUs are of one type here.
+fn typed(kind: &str, config: &Config, asked: &GpuRequest) -> Result<GresType, Refusal> {
+    let unavailable = |why: String| explained(errno::REQUESTED_NODE_CONFIG_UNAVAILABLE, NODE_CONFIG, why);
+    if !config.gpus.iter().any(|g| g.gres_type.as_deref() == Some(kind)) {
+        let why = format!("no GPU of type '{kind}' here (this node has {})", config.gres());
+        // Where no GPU is typed, Slurm finds the request itself invalid.
+        return Err(match config.gpus.iter().any(|g| g.gres_type.is_some()) {
+            true => unavailable(why),
+            false => invalid_gres(why),
+        });
+    }
+    let kind =
+        GresType::new(kind).ok_or_else(|| unavailable(format!("a GPU type name is at most {MAX_GRES_TYPE} bytes")))?;
+    match asked.gpu_type {
+        Some(other) if other != kind => Err(unavailable(format!(
+            "the job asks for GPUs of two types ('{other}' and '{kind}'): a job's GPUs are of one type here"
+        ))),
+        _ => Ok(kind),
+    }
 }
 
 /// The number in a per-GPU request (`gres/gpu:N`, as sent for `--cpus-per-gpu` and

@@ -528,7 +528,7 @@ mod tests {
         assert_eq!((old.restarts, old.requeue, old.suspended_secs), (0, false, 0));
         assert_eq!(old.batch_usage, None);
         assert_eq!(old.account, "");
-        assert_eq!(old.req, Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0 });
+        assert_eq!(old.req, Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 0, gpu_type: None });
         assert_eq!(old.warn_signal, Some(WarnSignal { signal: 10, seconds: 60, batch_only: false }));
         assert_eq!(old.array.map(|a| (a.job_id, a.step, a.max_running)), Some((3, 1, 0)));
         // …and the others as they were stored.

@@ -202,9 +202,10 @@ pub fn job_info(job: &Job, config: &Config) -> JobInfo {
 
 /// A started job's `gres_detail` (see [`gres::job_gres`]).
 fn job_gres(job: &Job, config: &Config) -> Option<String> {
-    let node_gpus: Vec<u32> = config.gpus.iter().map(|g| g.index).collect();
+    let node_gpus: Vec<(u32, Option<&str>)> = config.gpus.iter().map(|g| (g.index, g.gres_type.as_deref())).collect();
     let job_gpus: Vec<u32> = job.gpus.iter().map(|g| g.index).collect();
-    gres::job_gres(&node_gpus, &job_gpus, job.req.shards, config.shards_per_gpu)
+    let job_type = job.req.gpu_type.as_ref().map(|t| t.as_str());
+    gres::job_gres(&node_gpus, &job_gpus, job_type, job.req.shards, config.shards_per_gpu)
 }
 
 /// The node as `node`.
@@ -218,8 +219,9 @@ pub fn node(core: &Core, caller: Caller) -> Node {
     } else {
         "MIXED"
     };
-    let held: Vec<(u32, GpuHeld)> = c.gpus.iter().map(|g| (g.index, core.gpu_held(g.index))).collect();
-    let gres_used = gres::gres_used(c.gpu_type.as_deref(), &held, c.shards_per_gpu);
+    let held: Vec<(u32, Option<&str>, GpuHeld)> =
+        c.gpus.iter().map(|g| (g.index, g.gres_type.as_deref(), core.gpu_held(g.index))).collect();
+    let gres_used = gres::gres_used(&held, c.shards_per_gpu);
     // Slurm lists gres/shard in a node's TRES only where AccountingStorageTRES tracks it;
     // this node's accounting always counts shards (sacct's AllocTRES has them), so it is
     // listed wherever GPUs are split.

@@ -375,7 +375,7 @@ mod tests {
             priority: 1,
             submit_time: 1_000,
             time_limit: Some(90),
-            req: Resources { cpus: 4, mem_mb: 2048, gpus: 2, shards: 0 },
+            req: Resources { cpus: 4, mem_mb: 2048, gpus: 2, shards: 0, gpu_type: None },
             ntasks: 2,
             cpus_per_task: 2,
             tres_per_node: "gres/gpu:2".into(),

@@ -79,7 +79,7 @@ mod tests {
             submit_time: 100,
             begin_time: 500,
             time_limit: Some(10),
-            req: crate::daemon::model::job::Resources { cpus: 2, mem_mb: 0, gpus: 1, shards: 0 },
+            req: crate::daemon::model::job::Resources { cpus: 2, mem_mb: 0, gpus: 1, shards: 0, gpu_type: None },
             ..Default::default()
         };
         let e = entry(&pending);

@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn a_shard_counts_its_part_of_a_gpu_and_a_job_that_never_ran_nothing() {
-        let req = Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 2 };
+        let req = Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 2, gpu_type: None };
         let job =
             Job { uid: 5, state: Some(JobState::Completed), start_time: 10, end_time: 20, req, ..Default::default() };
         assert_eq!(Run::of(&job, 8), Some(Run { uid: 5, start: 10, end: 20, gpus: 0.25 }));

@@ -3,6 +3,7 @@
 //! whole holds every unit. The scheduler's plan starts from these counts.
 
 use super::Core;
+use crate::daemon::model::gres_type::GresType;
 use crate::daemon::model::job::Job;
 use crate::daemon::scheduling::plan::{GpuStart, GpuUnits};
 
@@ -116,7 +117,7 @@ impl Core {
     }
 
     /// The GPUs as the scheduling plan starts from them: each one's free units, those in
-    /// use outside the queue, and (under MPS) each one's shard user.
+    /// use outside the queue, (under MPS) each one's shard user, and each one's type.
     pub(super) fn gpu_start(&self) -> GpuStart {
         let avoided = self.avoided_gpus();
         let slots = self.config.gpus.len();
@@ -125,6 +126,7 @@ impl Core {
             free: (0..slots).map(|s| self.resources.gpus.free_units(s)).collect(),
             blocked: self.config.gpus.iter().map(|g| avoided.contains(&g.index)).collect(),
             owners: self.config.mps.then(|| (0..slots).map(|s| self.resources.gpus.shard_user(s)).collect()),
+            kinds: self.config.gpus.iter().map(|g| g.gres_type.as_deref().and_then(GresType::new)).collect(),
         }
     }
 

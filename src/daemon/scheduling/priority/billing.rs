@@ -34,7 +34,7 @@ mod tests {
 
     #[test]
     fn billing_is_cpus_without_weights_and_the_weighted_sum_with_them() {
-        let held = Resources { cpus: 4, mem_mb: 8192, gpus: 2, shards: 0 };
+        let held = Resources { cpus: 4, mem_mb: 8192, gpus: 2, shards: 0, gpu_type: None };
         assert_eq!(billing(&held, &TresWeights::default(), 0), 4.0);
         let w = TresWeights::parse("k", "CPU=1.0,Mem=0.25G,GRES/gpu=10").unwrap();
         assert_eq!(billing(&held, &w, 0), 4.0 + 2.0 + 20.0);
@@ -43,7 +43,7 @@ mod tests {
     #[test]
     fn a_shard_costs_its_part_of_a_gpu() {
         let w = TresWeights::parse("k", "GRES/gpu=10").unwrap();
-        let quarter = Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 2 };
+        let quarter = Resources { cpus: 1, mem_mb: 0, gpus: 0, shards: 2, gpu_type: None };
         assert_eq!(billing(&quarter, &w, 8), 2.5);
     }
 }
