@@ -108,7 +108,7 @@ pub fn look(config: &mut Config) -> Result<(Vec<crate::gpu::Gpu>, GpuSample), St
     }
     let Some(sampler) = crate::gpu::sampler_for(source.as_deref(), &config.nvml_library, &config.gpus) else {
         return Err(format!(
-            "the GPUs here ({}) cannot be looked at: node-check needs NVML or nvidia-smi",
+            "the GPUs here ({}) cannot be looked at: node-check needs NVML, nvidia-smi, amd-smi or rocm-smi",
             source.as_deref().unwrap_or("none found")
         ));
     };

@@ -5,6 +5,8 @@
 //! Only the daemon discovers GPUs, once at its start (and again when its configuration is
 //! re-read); client commands ask the daemon.
 
+mod amd_processes;
+mod amd_smi;
 mod configured;
 pub mod deadline;
 mod mig_caps;
@@ -16,10 +18,12 @@ mod nvml_processes;
 mod proc_driver;
 pub mod process;
 mod rocm_smi;
+mod rocm_smi_use;
 mod sampler;
 mod stand_in;
 mod tool;
 
+pub use amd_processes::AmdProcesses;
 pub use configured::Configured;
 pub use mig_caps::{MigCaps, DIR_VARIABLE as NVIDIA_CAPS_VARIABLE};
 pub use nvidia_smi::{parse_nvidia_smi_list, NvidiaSmi};
@@ -264,6 +268,22 @@ pub enum GpuError {
         call: &'static str,
         /// NVML's answer.
         source: nvml_wrapper::error::NvmlError,
+    },
+    /// A tool ran and printed what cannot be read (no JSON where JSON was asked for).
+    #[error("{program} said what cannot be read: {why}")]
+    Unreadable {
+        /// The program.
+        program: String,
+        /// What was wrong.
+        why: String,
+    },
+    /// A tool failed, and the one asked in its place failed too.
+    #[error("{first}; and then {then}")]
+    Both {
+        /// The first tool's error.
+        first: Box<GpuError>,
+        /// The second's.
+        then: Box<GpuError>,
     },
     /// A call into the library did not answer in time (see [`deadline`]).
     #[error("{what} did not answer within {} s; the call is abandoned", .after.as_secs_f64())]

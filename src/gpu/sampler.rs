@@ -141,8 +141,8 @@ pub trait GpuSampler: Send + Sync {
 
 /// The sampler of `gpus`, found by the source named `source` ([`super::GpuSource::name`]):
 /// NVML's for NVML's GPUs, nvidia-smi's queries for those `nvidia-smi -L` or the driver's
-/// `/proc` files listed; `None` for the others (configured or stand-ins), whose use is not
-/// watched.
+/// `/proc` files listed, `amd-smi`'s (or `rocm-smi`'s) for the AMD GPUs `rocm-smi` listed;
+/// `None` for the others (configured or stand-ins), whose use is not watched.
 pub fn sampler_for(
     source: Option<&str>,
     nvml_library: &std::path::Path,
@@ -151,6 +151,7 @@ pub fn sampler_for(
     match source {
         Some("nvml") => Some(Box::new(super::NvmlProcesses::new(nvml_library.to_path_buf(), gpus))),
         Some("nvidia-smi" | "/proc/driver/nvidia/gpus") => Some(Box::new(super::NvidiaSmiProcesses::default())),
+        Some("rocm-smi") => Some(Box::new(super::AmdProcesses::new(gpus))),
         _ => None,
     }
 }

@@ -19,7 +19,13 @@ pub const TOOL_OUTPUT_MAX: usize = 1 << 20;
 /// What `program ARGS` (looked up in `PATH`, with no input) prints, in whole lines; an error
 /// when it cannot be started, runs past its deadline or exits with a failure.
 pub fn output_of(program: &str, args: &[&str]) -> Result<String, GpuError> {
-    let limits = Limits { deadline: TOOL_DEADLINE, max_output: TOOL_OUTPUT_MAX };
+    output_within(program, args, TOOL_DEADLINE)
+}
+
+/// [`output_of`] with a deadline of `deadline` (at most [`TOOL_DEADLINE`]): for a sampler
+/// that asks several tools in one look and keeps them all within the look's time.
+pub fn output_within(program: &str, args: &[&str], deadline: Duration) -> Result<String, GpuError> {
+    let limits = Limits { deadline: deadline.min(TOOL_DEADLINE), max_output: TOOL_OUTPUT_MAX };
     let done = program::run(std::process::Command::new(program).args(args), None, limits)?;
     if !done.status.success() {
         return Err(GpuError::Failed { program: program.to_string(), status: done.status });

@@ -34,6 +34,7 @@ mod fair_share;
 mod file_size;
 mod generated_files;
 mod gpu_accounting;
+mod gpu_amd;
 mod gpu_busy;
 mod gpu_detection;
 mod gpu_health;

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long one look may take before it is given up on: the deadline of a vendor's tool,
-/// twice (nvidia-smi is asked twice a look), and a little more. A look into a library that
+/// twice (nvidia-smi is asked twice a look; AMD's sampler keeps all its calls within that
+/// time too), and a little more. A look into a library that
 /// hangs in the driver is abandoned then (its thread left to it), and no other look starts
 /// while it is out.
 pub const LOOK_DEADLINE: Duration = TOOL_DEADLINE.saturating_mul(2).saturating_add(Duration::from_secs(5));
