@@ -148,6 +148,21 @@ fn srun_says_a_task_ran_out_of_memory_and_exits_1() {
     // As a Slurm 26.05 with cgroups records it.
     let rows = sacct(c, id, "JobID,State,ExitCode,DerivedExitCode");
     assert_eq!(rows, [format!("{id}|OUT_OF_MEMORY|0:125|0:125"), format!("{id}.0|OUT_OF_MEMORY|0:125|")]);
+
+    // In a batch job whose script goes on: the job completes, its derived code tells.
+    let batch = c.sbatch(&[
+        "--mem=64M",
+        "-o",
+        "batch-oom.out",
+        "--wrap",
+        "srun sh -c 'head -c 200000000 /dev/zero | tail >/dev/null'; echo rc=$?",
+    ]);
+    c.wait_state(batch, &["COMPLETED", "FAILED", "OUT_OF_MEMORY"], std::time::Duration::from_secs(30));
+    let out = c.wait_file("batch-oom.out", std::time::Duration::from_secs(5));
+    assert!(out.contains("srun: error: node1: task 0: Out Of Memory\nrc=1"), "{out}");
+    let rows = sacct(c, batch, "JobID,State,ExitCode,DerivedExitCode");
+    assert_eq!(rows[0], format!("{batch}|COMPLETED|0:0|0:125"), "{rows:?}");
+    assert!(rows.contains(&format!("{batch}.0|OUT_OF_MEMORY|0:125|")), "{rows:?}");
 }
 
 #[test]
