@@ -117,7 +117,8 @@ pub struct Config {
     /// ([`Config::discover_gpus`]). Reading the configuration probes no hardware, so a
     /// client's copy has none when the file lists none: clients ask the daemon.
     pub gpus: Vec<crate::gpu::Gpu>,
-    /// GPU type, if any: the configured one, or the one the found GPUs share.
+    /// The type all the GPUs share, if they share one: the configured one, or the one the
+    /// found GPUs share (each GPU's own is its `gres_type`).
     pub gpu_type: Option<String>,
     /// The NVML library loaded to detect GPUs.
     pub nvml_library: PathBuf,
