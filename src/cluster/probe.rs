@@ -77,14 +77,13 @@ pub fn probe(config: &Path, questions: &Questions) -> NodeFacts {
 fn gpus(config: &Path) -> (Vec<GpuFact>, Option<String>) {
     let Ok(mut config) = Config::load(config) else { return (Vec::new(), None) };
     let source = config.discover_gpus();
-    let gpu_type = config.gpu_type.clone();
     let facts = config
         .gpus
         .iter()
         .map(|g| GpuFact {
             index: g.index,
             model: g.model.clone(),
-            gres_type: g.gres_type.clone().or_else(|| gpu_type.clone()),
+            gres_type: g.gres_type.clone(),
             files: g.devices.clone(),
             vendor: match g.vendor {
                 crate::gpu::Vendor::Nvidia => "nvidia".into(),

@@ -117,9 +117,6 @@ pub struct Config {
     /// ([`Config::discover_gpus`]). Reading the configuration probes no hardware, so a
     /// client's copy has none when the file lists none: clients ask the daemon.
     pub gpus: Vec<crate::gpu::Gpu>,
-    /// The type all the GPUs share, if they share one: the configured one, or the one the
-    /// found GPUs share (each GPU's own is its `gres_type`).
-    pub gpu_type: Option<String>,
     /// The NVML library loaded to detect GPUs.
     pub nvml_library: PathBuf,
     /// Seconds between two looks at the GPUs' processes; 0: never.
@@ -242,7 +239,6 @@ impl Config {
             return (!self.gpus.is_empty()).then(|| crate::gpu::Configured::NAME.to_string());
         }
         let found = crate::gpu::discover(&self.gpu_setting, &self.nvml_library);
-        self.gpu_type = crate::gpu::common_gres_type(&found.gpus);
         self.gpus = found.gpus;
         match &found.source {
             Some(source) => tracing::info!("GPUs found by {source}: {}", self.gres()),

@@ -53,7 +53,6 @@ impl Config {
             memory,
             gpu_setting,
             gpus,
-            gpu_type,
             nvml_library,
             gpu_sample_interval,
             job_acct_gather_frequency,
@@ -78,8 +77,8 @@ impl Config {
         note("node_name", node_name != self.node_name);
         note("cpus", cpus != self.cpus);
         note("memory", memory != self.memory);
-        // The GPUs' type is the `gpus` key's too (`type = …`).
-        note("gpus", gpu_setting != self.gpu_setting || gpus != self.gpus || gpu_type != self.gpu_type);
+        // Each GPU carries the `gpus` key's type too (`type = …`).
+        note("gpus", gpu_setting != self.gpu_setting || gpus != self.gpus);
         note("nvml_library", nvml_library != self.nvml_library);
         note("gpu_sample_interval", gpu_sample_interval != self.gpu_sample_interval);
         note("job_acct_gather_frequency", job_acct_gather_frequency != self.job_acct_gather_frequency);

@@ -28,7 +28,7 @@ impl Config {
         let refuse = Refuse { path };
         let out_of_range = |which| refuse.out_of_range(which);
         let nvml_library = file.nvml_library.clone().unwrap_or_else(|| crate::gpu::DEFAULT_NVML_LIBRARY.into());
-        let (gpu_setting, gpu_type, gpus) = read_gpus(file.gpus.take(), &nvml_library, &refuse)?;
+        let (gpu_setting, gpus) = read_gpus(file.gpus.take(), &nvml_library, &refuse)?;
         let partitions = read_partitions(file.partitions.take(), &refuse)?;
         let operators = read_operators(file.operators.take(), &refuse)?;
         let mode = file.mode.unwrap_or_default();
@@ -61,7 +61,6 @@ impl Config {
                 .unwrap_or_else(detect_memory_mb),
             gpu_setting,
             gpus,
-            gpu_type,
             nvml_library,
             gpu_sample_interval: bounds::GPU_SAMPLE_INTERVAL
                 .read_opt("gpu_sample_interval", file.gpu_sample_interval)
@@ -126,12 +125,12 @@ impl Config {
 }
 
 /// The `gpus` key: the GPUs it lists (found now, with no hardware probed, their device
-/// files given) and their type, or none to detect at the daemon's start.
+/// files and type given), or none to detect at the daemon's start.
 fn read_gpus(
     gpus: Option<GpuConfig>,
     nvml_library: &Path,
     refuse: &Refuse,
-) -> Result<(GpuSetting, Option<String>, Vec<crate::gpu::Gpu>), ConfigError> {
+) -> Result<(GpuSetting, Vec<crate::gpu::Gpu>), ConfigError> {
     let invalid = |message| refuse.invalid(message);
     let out_of_range = |which| refuse.out_of_range(which);
     let (gpu_setting, gpu_type, gpu_files) = match gpus {
@@ -170,7 +169,7 @@ fn read_gpus(
     for gpu in &mut found.gpus {
         gpu.gres_type = gpu_type.clone();
     }
-    Ok((gpu_setting, gpu_type, found.gpus))
+    Ok((gpu_setting, found.gpus))
 }
 
 /// The partitions (one, `gpu`, when the file names none), their time limits checked, one of

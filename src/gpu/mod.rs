@@ -145,13 +145,6 @@ pub fn share_of(total: u64, shards: u32, shards_per_gpu: u32) -> u64 {
     (total as u128 * shards as u128 / shards_per_gpu.max(1) as u128) as u64
 }
 
-/// The type all of `gpus` share, if each has one and it is the same (the node's gres has one
-/// type; GPUs of several models leave it untyped).
-pub fn common_gres_type(gpus: &[Gpu]) -> Option<String> {
-    let first = gpus.first()?.gres_type.clone()?;
-    gpus.iter().all(|g| g.gres_type.as_ref() == Some(&first)).then_some(first)
-}
-
 /// A GPU as read: a full record, or a bare index (as [`as_indices`] writes it).
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -497,15 +490,6 @@ mod tests {
         let all = format!("{},1", mig.visible_id.as_deref().unwrap());
         assert_eq!(visible_devices(&node, &node), [("CUDA_VISIBLE_DEVICES", all)]);
         assert_eq!(index_list(&node), "0,1", "SLURM_JOB_GPUS keeps the indices");
-    }
-
-    #[test]
-    fn the_node_has_a_type_when_its_gpus_share_one() {
-        let typed = |index, t: &str| Gpu { gres_type: Some(t.into()), ..Gpu::nvidia(index) };
-        assert_eq!(common_gres_type(&[typed(0, "a100"), typed(1, "a100")]), Some("a100".into()));
-        assert_eq!(common_gres_type(&[typed(0, "a100"), typed(1, "h100")]), None);
-        assert_eq!(common_gres_type(&[typed(0, "a100"), Gpu::nvidia(1)]), None);
-        assert_eq!(common_gres_type(&[]), None);
     }
 
     #[test]

@@ -15,12 +15,7 @@ use crate::id_set::ranges;
 pub fn gres_used(held: &[(u32, Option<&str>, GpuHeld)], shards_per_gpu: u32) -> String {
     let mut held = held.to_vec();
     held.sort_by_key(|&(index, _, _)| index);
-    let mut kinds: Vec<Option<&str>> = Vec::new();
-    for &(_, kind, _) in &held {
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
+    let kinds = kinds_in_order(held.iter().map(|&(_, kind, _)| kind));
     let of_kind = |kind: Option<&str>| -> Vec<(u32, GpuHeld)> {
         held.iter().filter(|(_, k, _)| *k == kind).map(|&(i, _, h)| (i, h)).collect()
     };
@@ -76,14 +71,10 @@ pub fn job_gres(
     if job_gpus.is_empty() {
         return None;
     }
-    let mut kinds: Vec<Option<&str>> = Vec::new();
-    for &(_, kind) in &node_gpus {
-        if !kinds.contains(&kind) && job_type.is_none_or(|t| kind == Some(t)) {
-            kinds.push(kind);
-        }
-    }
+    let kinds = kinds_in_order(node_gpus.iter().map(|&(_, kind)| kind));
     let items: Vec<String> = kinds
         .into_iter()
+        .filter(|&kind| job_type.is_none_or(|t| kind == Some(t)))
         .map(|kind| {
             let held: Vec<u32> =
                 node_gpus.iter().filter(|&&(i, k)| k == kind && job_gpus.contains(&i)).map(|&(i, _)| i).collect();
@@ -92,6 +83,18 @@ pub fn job_gres(
         })
         .collect();
     Some(items.join(","))
+}
+
+/// The GPU types of `kinds` (`None`: untyped), each once, in the order they come: the
+/// order of the groups in Slurm's GRES strings.
+fn kinds_in_order<'a>(kinds: impl Iterator<Item = Option<&'a str>>) -> Vec<Option<&'a str>> {
+    let mut out = Vec::new();
+    for kind in kinds {
+        if !out.contains(&kind) {
+            out.push(kind);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -336,8 +336,12 @@ impl Relay<'_> {
     /// Whether the kernel killed any of the step's processes for want of memory; the first
     /// time it has, slurmstepd's line says so, before the exit of the task it was learnt at.
     fn say_oom(&mut self) -> bool {
+        // Once said, the count is not read again: it only grows.
+        if self.oom_said {
+            return true;
+        }
         let kills = self.jail.oom_kills();
-        if kills > 0 && !self.oom_said {
+        if kills > 0 {
             self.oom_said = true;
             let step = format!("{}.{}", self.spec.job_id, self.spec.step_id);
             let line = crate::stepd::error_line(&self.spec.node_name, &crate::stepd::oom_line(kills, &step));
